@@ -5,5 +5,6 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from cogsim import cube  # noqa: E402
+from cogsim.envs import list_envs, make, make_vec  # noqa: E402
 
-__all__ = ["__version__", "cube"]
+__all__ = ["__version__", "cube", "make", "make_vec", "list_envs"]

@@ -1,0 +1,115 @@
+"""The contract every cogsim benchmark env follows, so one model loop runs them all.
+
+An episode is a conversation. Each observation is the next user turn; each action is the raw text
+the model (or a scripted agent) answered. The env parses that text with the benchmark's own parser,
+so scripted agents and models go through identical code.
+
+Observation (a dict):
+    "text":    str, the user message for this turn (the first one carries the task preamble)
+    "images":  tuple of HxWx3 uint8 arrays shown with this turn (empty for text-only suites)
+    "options": tuple of option texts for multiple choice, in label order A, B, ... (else empty)
+    "player":  int, whose turn it is (0 unless the env is a multi-agent protocol such as a duel)
+
+step(action: str) -> (observation, reward, terminated, truncated, info) where info holds:
+    "parse":   "ok" | "parse_failure" | "invalid" (parsed, but not a legal move)
+    "parsed":  a JSON-able form of the parsed action, or None
+    "episode": on the last step only, a JSON-able dict of per-episode outcomes for the metrics
+
+Scripted agents live with the env because they need its hidden state: ``scripted_response(name,
+rng)`` answers as the named policy would, in the benchmark's answer format. Every env knows
+"oracle" and "random"; suites add their own strong agents to ``scripted_policies``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Optional
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+
+class FreeText(spaces.Text):
+    """A gymnasium Text space that accepts any unicode string up to max_length (models write anything)."""
+
+    def __init__(self, max_length: int = 1 << 20):
+        super().__init__(max_length=max_length, min_length=0)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and len(x) <= self.max_length
+
+
+class ImageTuple(spaces.Space):
+    """Any number of HxWx3 uint8 frames (sizes vary by suite and option)."""
+
+    def __init__(self):
+        super().__init__(shape=None, dtype=None)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, tuple) and all(
+            isinstance(a, np.ndarray) and a.dtype == np.uint8 and a.ndim == 3 and a.shape[2] == 3 for a in x
+        )
+
+
+def observation_space() -> spaces.Dict:
+    return spaces.Dict(
+        {
+            "text": FreeText(),
+            "images": ImageTuple(),
+            "options": spaces.Sequence(FreeText(4096), stack=False),
+            "player": spaces.Discrete(16),
+        }
+    )
+
+
+def observation(text: str, images=(), options=(), player: int = 0) -> dict:
+    return {"text": text, "images": tuple(images), "options": tuple(options), "player": int(player)}
+
+
+class TextEnv(gym.Env):
+    """Base class for cogsim benchmark envs. Subclasses implement ``_reset`` and ``_step``.
+
+    Class attributes a subclass sets:
+        suite:              family name used by metrics and reports ("wilt", "cube", "pairs", ...)
+        default_history:    the conversation policy the paper used: "full", "last:K" or "current"
+        scripted_policies:  names accepted by ``scripted_response``
+        num_players:        agents taking turns in one episode (2 for duels)
+    """
+
+    metadata: ClassVar[dict] = {"render_modes": []}
+    suite: ClassVar[str] = ""
+    default_history: ClassVar[str] = "full"
+    scripted_policies: ClassVar[tuple[str, ...]] = ("oracle", "random")
+    num_players: ClassVar[int] = 1
+
+    def __init__(self, env_id: str = "", **options: Any):
+        self.env_id = env_id
+        self.options = dict(options)
+        self.observation_space = observation_space()
+        self.action_space = FreeText()
+        self.system_prompt: Optional[str] = None
+
+    # -- gymnasium API -------------------------------------------------------------------------
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        super().reset(seed=seed)
+        if seed is None:
+            seed = int(self.np_random.integers(0, 2**31 - 1))
+        self.episode_seed = int(seed)
+        obs = self._reset(self.episode_seed, dict(options or {}))
+        return obs, {"episode_seed": self.episode_seed}
+
+    def step(self, action: str):
+        if not isinstance(action, str):
+            raise TypeError(f"action must be the response text (str), got {type(action).__name__}")
+        return self._step(action)
+
+    # -- subclass hooks --------------------------------------------------------------------------
+    def _reset(self, seed: int, options: dict) -> dict:
+        raise NotImplementedError
+
+    def _step(self, action: str):
+        raise NotImplementedError
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        """The answer text the named scripted policy gives for the current observation."""
+        raise NotImplementedError(f"{type(self).__name__} has no scripted policy {policy!r}")

@@ -1,0 +1,80 @@
+"""The env registry and the vector env, on a tiny env defined here (the suites test their own)."""
+
+import numpy as np
+import pytest
+
+import cogsim
+from cogsim import envs
+from cogsim.envs import TextEnv, observation
+from cogsim.metrics import mean_ci, wilson
+
+
+class CountToThree(TextEnv):
+    suite = "test"
+
+    def _reset(self, seed, options):
+        self.count = 0
+        return observation("Say the next number, starting at 1.")
+
+    def _step(self, action):
+        expected = str(self.count + 1)
+        ok = action.strip() == expected
+        self.count += ok
+        done = not ok or self.count == 3
+        info = {"parse": "ok" if action.strip().isdigit() else "parse_failure", "parsed": action.strip()}
+        if done:
+            info["episode"] = {"reached": self.count}
+        return observation(f"Next after {self.count}?"), float(ok), done, False, info
+
+
+envs.register("test/count", CountToThree)
+
+
+def test_make_passes_options_and_id():
+    env = cogsim.make("test/count", flavour="plain")
+    assert env.env_id == "test/count" and env.options == {"flavour": "plain"}
+    obs, info = env.reset(seed=7)
+    assert env.observation_space.contains(obs)
+    assert info["episode_seed"] == 7
+
+
+def test_unknown_env_id_names_the_known_ones():
+    with pytest.raises(ValueError, match="unknown env id 'nope/x'.*test/count"):
+        cogsim.make("nope/x")
+
+
+def test_step_rejects_non_text_actions():
+    env = cogsim.make("test/count")
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match="response text"):
+        env.step(3)
+
+
+def test_vector_env_steps_in_lockstep():
+    vec = cogsim.make_vec("test/count", 3)
+    obs, _ = vec.reset(seed=10)
+    assert len(obs) == 3
+    obs, rewards, terminated, truncated, info = vec.step(["1", "2", "x"])
+    assert rewards.tolist() == [1.0, 0.0, 0.0]
+    assert terminated.tolist() == [False, True, True]
+    assert info["per_env"][2]["parse"] == "parse_failure"
+    with pytest.raises(ValueError, match="expected 3 actions"):
+        vec.step(["1"])
+    with pytest.raises(ValueError, match="num_envs"):
+        cogsim.make_vec("test/count", 0)
+
+
+def test_wilson_matches_hand_computation():
+    # 8 of 10: centre (0.8 + 1.92/10)/(1 + 3.84/10) ... the textbook values 0.4902, 0.9433
+    est = wilson(8, 10)
+    assert est.value == 0.8
+    assert est.low == pytest.approx(0.4902, abs=1e-4) and est.high == pytest.approx(0.9433, abs=1e-4)
+    assert wilson(0, 0).n == 0 and wilson(0, 0).format() == "n/a"
+    with pytest.raises(ValueError):
+        wilson(3, 2)
+
+
+def test_mean_ci_matches_hand_computation():
+    est = mean_ci([1.0, 2.0, 3.0, 4.0])
+    half = 1.959963984540054 * np.std([1, 2, 3, 4], ddof=1) / 2
+    assert est.value == 2.5 and est.low == pytest.approx(2.5 - half) and est.high == pytest.approx(2.5 + half)

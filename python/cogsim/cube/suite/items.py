@@ -1,0 +1,316 @@
+"""Seeded item generation for the seven tests, and seed lists (export, import).
+
+Episode ``index`` at scramble depth ``d`` uses seed ``index`` (or the seed a seed list maps it to):
+the seed fixes the scramble (``cube.scramble(d, seed)``, an exact-depth optimal scramble shared by
+all tests), the teacher plan (the inverse scramble), the distractors and the oracle labels, so every
+model sees identical items.
+
+Fairness: the correct option's slot is balanced by construction rather than by rejection. Within
+each block of four consecutive indices the gold slot visits A, B, C and D once, in a seeded order,
+so at any prefix of a seed list no slot is more than one ahead of another (the paper tracked slot
+counts and regenerated; this gives the same near-uniform counts without depending on history).
+Yes/No labels (verification) and effect classes (move-effect) are balanced the same way in blocks
+of two and three. Options within an item are always distinct moves.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from cogsim import cube
+from cogsim.cube import DECREASE, INCREASE, MOVES, NO_CHANGE, Cube
+from cogsim.cube.suite import views
+from cogsim.cube.suite.parsers import COLOURS, EFFECT_LABELS
+from cogsim.cube.suite.prompts import PROMPT_VERSION
+
+LABELS = "ABCD"
+TESTS = ("reconstruction", "verification", "optimal-move", "reflection", "closed-loop", "move-effect", "recovery")
+EFFECT_NAMES = {DECREASE: "DECREASE", NO_CHANGE: "NO_CHANGE", INCREASE: "INCREASE"}
+SEED_LIST_FORMAT = "cogsim-cubebench-seed-list/1"
+MAX_DEPTH = 20
+
+
+def check_depth(depth: object) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= MAX_DEPTH:
+        raise ValueError(f"depth must be an int in 1..{MAX_DEPTH}, got {depth!r}")
+    return int(depth)
+
+
+def check_seed(seed: object, what: str = "seed") -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise ValueError(f"{what} must be a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def _salt(*parts: object) -> int:
+    return zlib.crc32("|".join(str(p) for p in parts).encode())
+
+
+def item_rng(test: str, depth: int, seed: int, *parts: object) -> np.random.Generator:
+    """The generator for one item's random choices (PCG64 through SeedSequence: same on every machine)."""
+    return np.random.default_rng([seed, depth, _salt(test, *parts)])
+
+
+def balanced_position(index: int, k: int, *key: object) -> int:
+    """Position in 0..k-1 for ``index``: each block of k consecutive indices visits every position
+    once, in an order seeded by the block and ``key``."""
+    block, offset = divmod(index, k)
+    order = np.random.default_rng([block, _salt(*key)]).permutation(k)
+    return int(order[offset])
+
+
+def place(gold: str, others: list[str], slot: int) -> list[str]:
+    options = list(others)
+    options.insert(slot, gold)
+    return options
+
+
+def scramble_of(depth: int, seed: int) -> list[str]:
+    return cube.scramble(depth, seed)
+
+
+def effect_labels(state: Cube) -> dict[str, str]:
+    return {move: EFFECT_NAMES[effect] for move, effect in cube.move_effects(state).items()}
+
+
+def move_options(state: Cube, gold_move: str, rng, slot: int, effects: Optional[dict] = None) -> dict:
+    """Four distinct moves: the gold move at ``slot`` and three legal non-progress distractors."""
+    effects = effects if effects is not None else effect_labels(state)
+    non_progress = [m for m in MOVES if effects[m] != "DECREASE"]
+    distractors = [str(m) for m in rng.choice(non_progress, size=3, replace=False)]
+    options = place(gold_move, distractors, slot)
+    return {"options": options, "gold": LABELS[slot], "effects": {m: effects[m] for m in options}}
+
+
+def _base(test: str, depth: int, seed: int, index: int) -> dict:
+    scramble = scramble_of(depth, seed)
+    state = Cube.from_moves(" ".join(scramble))
+    return {
+        "test": test,
+        "depth": depth,
+        "seed": seed,
+        "index": index,
+        "prompt_version": PROMPT_VERSION,
+        "scramble": " ".join(scramble),
+        "facelets": state.to_facelets(),
+        "teacher": views.inverse_sequence(scramble),
+    }
+
+
+def reconstruction_item(depth: int, seed: int, index: int) -> dict:
+    item = _base("reconstruction", depth, seed, index)
+    item["gold_grid"] = list(views.front_rows(item["facelets"]))
+    return item
+
+
+def verification_item(depth: int, seed: int, index: int) -> dict:
+    """Half Yes, half No per block of two; negatives edit one or two stickers of the true grid
+    (token edit) or show the Front face after one extra move (move edit)."""
+    item = _base("verification", depth, seed, index)
+    rng = item_rng("verification", depth, seed)
+    truth = list(views.front_rows(item["facelets"]))
+    positive = balanced_position(index, 2, "verification", depth) == 0
+    item.update(gold_grid=truth, gold="Yes" if positive else "No", negative_kind=None, negative_move=None)
+    shown = truth
+    if not positive:
+        if rng.random() < 0.5:
+            shown, item["negative_kind"] = _token_edit(truth, rng), "token_edit"
+        else:
+            shown, move = _move_edit(Cube.from_facelets(item["facelets"]), truth, rng)
+            item["negative_kind"], item["negative_move"] = "move", move
+    item["shown_grid"] = shown
+    return item
+
+
+def _token_edit(truth: list[str], rng) -> list[str]:
+    letters = list("".join(truth))
+    for position in rng.choice(9, size=int(rng.integers(1, 3)), replace=False):
+        letters[position] = str(rng.choice([c for c in COLOURS if c != letters[position]]))
+    flat = "".join(letters)
+    return [flat[0:3], flat[3:6], flat[6:9]]
+
+
+def _move_edit(state: Cube, truth: list[str], rng) -> tuple[list[str], str]:
+    for move in rng.permutation(MOVES):
+        shown = list(views.front_rows(state.apply(str(move))))
+        if shown != truth:
+            return shown, str(move)
+    raise AssertionError("every face turn leaves the Front face unchanged, which no cube state allows")
+
+
+def optimal_move_item(depth: int, seed: int, index: int, test: str = "optimal-move") -> dict:
+    """The teacher's next move (first move of the inverse scramble; it always reduces the distance by
+    one) and three legal moves that do not."""
+    item = _base(test, depth, seed, index)
+    rng = item_rng("optimal-move", depth, seed)
+    state = Cube.from_facelets(item["facelets"])
+    slot = balanced_position(index, 4, "optimal-move", depth)
+    item.update(move_options(state, item["teacher"][0], rng, slot))
+    item["gold_move"] = item["teacher"][0]
+    return item
+
+
+def reflection_item(depth: int, seed: int, index: int) -> dict:
+    return optimal_move_item(depth, seed, index, test="reflection")
+
+
+def closed_loop_item(depth: int, seed: int, index: int) -> dict:
+    """One option set per step along the teacher path (the path is fixed: the episode stops at the
+    first step that is not the teacher's move, and the only progress option is the teacher's)."""
+    item = _base("closed-loop", depth, seed, index)
+    rng = item_rng("closed-loop", depth, seed)
+    state = Cube.from_facelets(item["facelets"])
+    steps = []
+    for step, move in enumerate(item["teacher"]):
+        slot = balanced_position(index, 4, "closed-loop", depth, step)
+        steps.append({"facelets": state.to_facelets(), **move_options(state, move, rng, slot)})
+        state = state.apply(move)
+    item["steps"] = steps
+    return item
+
+
+def move_effect_item(depth: int, seed: int, index: int) -> dict:
+    """Four candidate moves covering every effect class the state has; the queried move's class
+    cycles through DECREASE / NO_CHANGE / INCREASE in blocks of three (falling back to another class
+    when the state has none of it), and the queried slot rotates through A-D in blocks of four."""
+    item = _base("move-effect", depth, seed, index)
+    rng = item_rng("move-effect", depth, seed)
+    effects = effect_labels(Cube.from_facelets(item["facelets"]))
+    by_class = {label: [m for m in MOVES if effects[m] == label] for label in EFFECT_LABELS}
+    target = EFFECT_LABELS[balanced_position(index, 3, "move-effect-class", depth)]
+    if not by_class[target]:
+        target = str(rng.choice([label for label in EFFECT_LABELS if by_class[label]]))
+    query_move = str(rng.choice(by_class[target]))
+    others = [str(rng.choice(by_class[label])) for label in EFFECT_LABELS if label != target and by_class[label]]
+    rest = [m for m in MOVES if m != query_move and m not in others]
+    others += [str(m) for m in rng.choice(rest, size=3 - len(others), replace=False)]
+    others = [others[i] for i in rng.permutation(3)]
+    slot = balanced_position(index, 4, "move-effect-slot", depth)
+    options = place(query_move, others, slot)
+    item.update(
+        options=options, query=LABELS[slot], query_move=query_move, gold=target,
+        effects={m: effects[m] for m in options},
+    )
+    return item
+
+
+def recovery_budget(depth: int) -> int:
+    """Steps allowed after the failure: depth + 3 (4-7 at depths 1-4, as in the paper)."""
+    return depth + 3
+
+
+def recovery_horizon(depth: int) -> int:
+    """Closed-loop steps watched for the first failure (``start="closed-loop"``): the depth."""
+    return depth
+
+
+def recovery_item(depth: int, seed: int, index: int) -> dict:
+    """The depth-d scramble followed by one seeded non-progress move: the injected first failure.
+    The teacher plan after it is the failure's inverse followed by the inverse scramble."""
+    item = _base("recovery", depth, seed, index)
+    rng = item_rng("recovery", depth, seed)
+    state = Cube.from_facelets(item["facelets"])
+    effects = effect_labels(state)
+    failure = str(rng.choice([m for m in MOVES if effects[m] != "DECREASE"]))
+    item.update(
+        failure_move=failure,
+        failure_effect=effects[failure],
+        recovery_facelets=state.apply(failure).to_facelets(),
+        recovery_teacher=[views.inverse_move(failure)] + item["teacher"],
+        horizon=recovery_horizon(depth),
+        budget=recovery_budget(depth),
+    )
+    return item
+
+
+GENERATORS = {
+    "reconstruction": reconstruction_item,
+    "verification": verification_item,
+    "optimal-move": optimal_move_item,
+    "reflection": reflection_item,
+    "closed-loop": closed_loop_item,
+    "move-effect": move_effect_item,
+    "recovery": recovery_item,
+}
+
+
+def make_item(test: str, depth: int, seed: int, index: Optional[int] = None) -> dict:
+    """The JSON-able item of episode ``index`` (default: the seed) of ``test`` at ``depth``."""
+    if test not in GENERATORS:
+        raise ValueError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
+    depth, seed = check_depth(depth), check_seed(seed)
+    index = seed if index is None else check_seed(index, "index")
+    return GENERATORS[test](depth, seed, index)
+
+
+# -- seed lists -------------------------------------------------------------------------------------
+
+
+def build_seed_list(test: str, depth: int, count: int, first_seed: int = 0, unique_states: bool = False) -> dict:
+    """Items for episode indices 0..count-1. Episode i uses seed first_seed + i, unless
+    ``unique_states`` skips seeds whose scramble state repeats an earlier one (then the list records
+    which seed each index uses)."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a positive int, got {count!r}")
+    depth = check_depth(depth)
+    seed, seen, episodes = check_seed(first_seed, "first_seed"), set(), {}
+    while len(episodes) < count:
+        if unique_states:
+            state = Cube.from_moves(" ".join(scramble_of(depth, seed))).to_facelets()
+            if state in seen:
+                seed += 1
+                if seed - first_seed > 1000 * count:
+                    raise ValueError(f"depth {depth} has fewer than {count} distinct scramble states")
+                continue
+            seen.add(state)
+        index = len(episodes)
+        episodes[str(index)] = make_item(test, depth, seed, index)
+        seed += 1
+    return {"format": SEED_LIST_FORMAT, "prompt_version": PROMPT_VERSION, "test": test, "depth": depth, "episodes": episodes}
+
+
+def export_seed_list(seed_list: dict, path: Union[str, Path]) -> Path:
+    path = Path(path)
+    path.write_text(json.dumps(seed_list, indent=1, sort_keys=True))
+    return path
+
+
+def load_seed_list(source: Union[str, Path, dict]) -> dict:
+    """Reads a seed list (a path or an already-loaded dict) and checks its shape and its ground
+    truth: each item must equal what its seed generates (so edited lists are refused, not trusted)."""
+    data = json.loads(Path(source).read_text()) if isinstance(source, (str, Path)) else source
+    if not isinstance(data, dict) or data.get("format") != SEED_LIST_FORMAT:
+        raise ValueError(f"seed_list must be a {SEED_LIST_FORMAT} JSON object")
+    episodes = data.get("episodes")
+    if not isinstance(episodes, dict) or not episodes:
+        raise ValueError("seed_list['episodes'] must map episode indices to items")
+    return data
+
+
+def verify_seed_list(data: dict) -> None:
+    """Regenerates every item of a seed list from its seed; raises ValueError on any difference."""
+    for key, item in load_seed_list(data)["episodes"].items():
+        regenerated = make_item(item["test"], item["depth"], item["seed"], item["index"])
+        if _jsonable(regenerated) != _jsonable(item):
+            raise ValueError(f"seed_list episode {key} differs from what seed {item['seed']} generates")
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, sort_keys=True))
+
+
+def seed_list_item(data: dict, test: str, depth: int, index: int) -> dict:
+    item = data["episodes"].get(str(index))
+    if item is None:
+        raise ValueError(f"seed_list has no episode {index}; it holds {len(data['episodes'])} episodes")
+    if item.get("test") != test or item.get("depth") != depth:
+        raise ValueError(
+            f"seed_list episode {index} is for test {item.get('test')!r} depth {item.get('depth')!r}, "
+            f"not {test!r} depth {depth}"
+        )
+    return item

@@ -1,0 +1,114 @@
+"""Strict answer parsers of Cube Bench. Anything outside the documented formats is a parse failure,
+which the metrics count against the model (never silently repaired).
+
+Accepted wrappers around an answer token X, each the whole response (surrounding whitespace allowed):
+    X                       the bare token
+    <ANSWER>X</ANSWER>      spaces inside the tags allowed
+    ANSWER: X               spaces after the colon allowed
+
+Tokens are case-sensitive (A-D, DECREASE/NO_CHANGE/INCREASE, W/Y/R/O/G/B) except Yes/No and the
+abstention variants (IDK, I don't know, I do not know), which accept any case. The reflection turn,
+where the model writes its reflection first, reads only the last non-empty line (``last_line=True``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
+OK, PARSE_FAILURE, INVALID = "ok", "parse_failure", "invalid"
+IDK = "IDK"
+EFFECT_LABELS = ("DECREASE", "NO_CHANGE", "INCREASE")
+COLOURS = "WYROGB"
+MAX_RESPONSE_CHARS = 1 << 16  # longer answers are not one-line formats; refuse before any regex work
+
+_TAGGED = re.compile(r"<ANSWER>[ \t]*([^\n<>]*?)[ \t]*</ANSWER>")
+_PREFIXED = re.compile(r"ANSWER:[ \t]*([^\n]*?)")
+_IDK = re.compile(r"idk|i (?:don['\u2019]?t|do not) know", re.IGNORECASE)
+_LETTER = re.compile(r"[A-Z]")
+_GRID_ROW = re.compile(rf"[{COLOURS}] [{COLOURS}] [{COLOURS}]")
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """status: "ok" | "parse_failure" | "invalid" (well-formed but not an allowed answer)."""
+
+    status: str
+    value: Optional[Union[str, tuple]] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+
+def _answer_text(response: object, last_line: bool) -> Optional[str]:
+    if not isinstance(response, str) or len(response) > MAX_RESPONSE_CHARS:
+        return None
+    text = response.strip()
+    if last_line:
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        text = lines[-1] if lines else ""
+    return text
+
+
+def _token(text: str) -> Optional[str]:
+    """The answer token inside one of the three wrappers, or None when the text is no such line."""
+    if "\n" in text or "\r" in text:
+        return None
+    for wrapper in (_TAGGED, _PREFIXED):
+        match = wrapper.fullmatch(text)
+        if match:
+            return match.group(1)
+    return text
+
+
+def parse_choice(
+    response: str, labels: Sequence[str] = "ABCD", allow_idk: bool = False, idk_label: Optional[str] = None,
+    last_line: bool = False,
+) -> Parsed:
+    """A multiple-choice letter. With ``allow_idk``, IDK variants (and ``idk_label`` if the
+    abstention option has a letter) parse to "IDK"; without, they are "invalid"."""
+    text = _answer_text(response, last_line)
+    token = _token(text) if text is not None else None
+    if not token:
+        return Parsed(PARSE_FAILURE)
+    if _IDK.fullmatch(token) or (idk_label is not None and token == idk_label):
+        return Parsed(OK, IDK) if allow_idk else Parsed(INVALID, IDK)
+    if token in labels:
+        return Parsed(OK, token)
+    if _LETTER.fullmatch(token):
+        return Parsed(INVALID, token)
+    return Parsed(PARSE_FAILURE)
+
+
+def parse_yes_no(response: str, last_line: bool = False) -> Parsed:
+    text = _answer_text(response, last_line)
+    token = _token(text) if text is not None else None
+    if token and token.lower() in ("yes", "no"):
+        return Parsed(OK, token.capitalize())
+    return Parsed(PARSE_FAILURE)
+
+
+def parse_effect(response: str, last_line: bool = False) -> Parsed:
+    """One of DECREASE, NO_CHANGE, INCREASE (the move's effect on the distance to solved)."""
+    text = _answer_text(response, last_line)
+    token = _token(text) if text is not None else None
+    if token in EFFECT_LABELS:
+        return Parsed(OK, token)
+    return Parsed(PARSE_FAILURE)
+
+
+def parse_grid(response: str) -> Parsed:
+    """A 3x3 grid of colour letters: three lines "X X X" (letters W Y R O G B, one space apart),
+    bare or between <ANSWER> and </ANSWER> (tags on their own lines or around the grid).
+    The value is a tuple of three 3-letter strings, top row first."""
+    text = _answer_text(response, last_line=False)
+    if text is None:
+        return Parsed(PARSE_FAILURE)
+    if text.startswith("<ANSWER>") and text.endswith("</ANSWER>"):
+        text = text[len("<ANSWER>") : -len("</ANSWER>")].strip()
+    rows = [line.strip() for line in text.splitlines()]
+    if len(rows) != 3 or not all(_GRID_ROW.fullmatch(row) for row in rows):
+        return Parsed(PARSE_FAILURE)
+    return Parsed(OK, tuple(row.replace(" ", "") for row in rows))

@@ -1,0 +1,484 @@
+"""Cube Bench: the seven tests of the paper as registered envs (``cube/<test>``).
+
+Every episode is generated from (depth, seed) by ``cogsim.cube.suite.items`` (or read from an
+imported seed list); prompts live in ``cogsim.cube.suite.prompts`` and answers go through the strict
+parsers of ``cogsim.cube.suite.parsers``, for scripted agents and models alike. ``info["episode"]``
+carries the per-episode outcomes that ``cogsim.metrics.cube`` turns into the paper's tables.
+
+Options common to all tests: ``depth`` (scramble depth, 1..20; keep <= 7 for fast oracle labels),
+``sticker`` (net image sticker size in px), ``seed_list`` (path or dict from
+``items.build_seed_list``: episode ``seed`` then means the list's index). Per test: ``modality``
+("image+text" | "image" | "text"), ``abstention`` / ``abstain_policy`` (closed-loop), ``regime``
+(reflection), ``start`` (recovery).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Optional
+
+import numpy as np
+
+from cogsim import cube
+from cogsim.cube import Cube
+from cogsim.cube.suite import items as items_mod
+from cogsim.cube.suite import parsers, prompts, views
+from cogsim.cube.suite.items import LABELS
+from cogsim.envs import register
+from cogsim.envs.base import TextEnv, observation
+
+ABSTAIN_LABEL = "E"
+ABSTAIN_POLICIES = ("teacher_on_abstain", "skip_item")
+REGIMES = ("guided-redacted", "guided-unredacted")
+RECOVERY_STARTS = ("injected", "closed-loop")
+
+
+def _one_of(name: str, value: object, allowed: tuple) -> Any:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
+def _sticker(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 8 <= value <= 256:
+        raise ValueError(f"sticker must be an int in 8..256 (px per sticker), got {value!r}")
+    return int(value)
+
+
+class CubeBenchEnv(TextEnv):
+    """Shared machinery: options, item lookup, state observations, episode bookkeeping."""
+
+    suite = "cube"
+    default_history = "current"
+    test: ClassVar[str] = ""
+    modalities: ClassVar[tuple[str, ...]] = prompts.MODALITIES
+    default_modality: ClassVar[str] = "image+text"
+
+    def __init__(self, env_id: str = "", depth: int = 1, modality: Optional[str] = None, sticker: int = 32,
+                 seed_list=None, **options: Any):
+        modality = self.default_modality if modality is None else modality
+        super().__init__(env_id, depth=depth, modality=modality, sticker=sticker, **options)
+        self.depth = items_mod.check_depth(depth)
+        self.modality = _one_of("modality", modality, self.modalities)
+        self.sticker = _sticker(sticker)
+        self.seed_list = None if seed_list is None else items_mod.load_seed_list(seed_list)
+        self.item: dict = {}
+
+    # -- episode setup -------------------------------------------------------------------------
+    def _load_item(self, seed: int) -> dict:
+        if self.seed_list is not None:
+            return items_mod.seed_list_item(self.seed_list, self.test, self.depth, seed)
+        return items_mod.make_item(self.test, self.depth, seed)
+
+    def _images(self, facelets: str) -> tuple:
+        return () if self.modality == "text" else (views.net_image(facelets, self.sticker),)
+
+    def _state_block(self, facelets: str) -> str:
+        return prompts.state_block(self.modality, views.state_text(facelets))
+
+    def _episode(self, **outcomes: Any) -> dict:
+        base = {"test": self.test, "depth": self.depth, "modality": self.modality, "index": self.item["index"],
+                "prompt_version": self.item["prompt_version"]}
+        return {**base, **outcomes}
+
+    def _check_policy(self, policy: str) -> None:
+        _one_of("policy", policy, self.scripted_policies)
+
+
+def _answer(token: str) -> str:
+    return f"ANSWER: {token}"
+
+
+def _choice_info(parsed: parsers.Parsed) -> dict:
+    return {"parse": parsed.status, "parsed": parsed.value}
+
+
+# -- 1. face reconstruction ----------------------------------------------------------------------
+
+
+class ReconstructionEnv(CubeBenchEnv):
+    """Image only: write the Front face as a 3x3 grid of colour letters."""
+
+    test = "reconstruction"
+    modalities = ("image",)
+    default_modality = "image"
+
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.item = self._load_item(seed)
+        text = prompts.RECONSTRUCTION.format(layout=prompts.NET_LAYOUT, colours=prompts.COLOUR_KEY)
+        return observation(text, self._images(self.item["facelets"]))
+
+    def _step(self, action: str):
+        parsed = parsers.parse_grid(action)
+        gold = self.item["gold_grid"]
+        predicted = list(parsed.value) if parsed.ok else None
+        stickers = sum(a == b for p, g in zip(predicted, gold) for a, b in zip(p, g)) if predicted else 0
+        episode = self._episode(parse=parsed.status, predicted_grid=predicted, gold_grid=gold,
+                                stickers_correct=stickers, matrix_correct=stickers == 9)
+        info = {"parse": parsed.status, "parsed": predicted, "episode": episode}
+        return observation(""), float(stickers == 9), True, False, info
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        self._check_policy(policy)
+        rows = self.item["gold_grid"] if policy == "oracle" else [
+            "".join(rng.choice(list(parsers.COLOURS), size=3)) for _ in range(3)]
+        return views.grid_text(rows)
+
+
+# -- 2. cross-modal verification -----------------------------------------------------------------
+
+
+class VerificationEnv(CubeBenchEnv):
+    """Image plus a textual Front-face grid: does the text match the image? (Yes/No)"""
+
+    test = "verification"
+    modalities = ("image",)
+    default_modality = "image"
+
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.item = self._load_item(seed)
+        text = prompts.VERIFICATION.format(layout=prompts.NET_LAYOUT, colours=prompts.COLOUR_KEY,
+                                           grid=views.grid_text(self.item["shown_grid"]))
+        return observation(text, self._images(self.item["facelets"]))
+
+    def _step(self, action: str):
+        parsed = parsers.parse_yes_no(action)
+        correct = parsed.ok and parsed.value == self.item["gold"]
+        episode = self._episode(parse=parsed.status, answer=parsed.value, gold=self.item["gold"],
+                                correct=bool(correct), negative_kind=self.item["negative_kind"])
+        return observation(""), float(correct), True, False, {**_choice_info(parsed), "episode": episode}
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        self._check_policy(policy)
+        return _answer(self.item["gold"] if policy == "oracle" else str(rng.choice(["Yes", "No"])))
+
+
+# -- 3. optimal move prediction ------------------------------------------------------------------
+
+
+class OptimalMoveEnv(CubeBenchEnv):
+    """Four moves, one of which (the teacher's next move) reduces the distance by one."""
+
+    test = "optimal-move"
+
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.item = self._load_item(seed)
+        return self._question()
+
+    def _question(self) -> dict:
+        item = self.item
+        text = prompts.OPTIMAL_MOVE.format(
+            state=self._state_block(item["facelets"]), notation=prompts.NOTATION, distance=prompts.DISTANCE,
+            options=prompts.option_lines(LABELS, item["options"]), answer_format=prompts.choice_format(LABELS))
+        return observation(text, self._images(item["facelets"]), item["options"])
+
+    def _outcome(self, parsed: parsers.Parsed) -> dict:
+        chosen = self.item["options"][LABELS.index(parsed.value)] if parsed.ok else None
+        return {"parse": parsed.status, "answer": parsed.value, "gold": self.item["gold"],
+                "correct": bool(parsed.ok and parsed.value == self.item["gold"]), "chosen_move": chosen,
+                "chosen_effect": self.item["effects"][chosen] if chosen else None}
+
+    def _step(self, action: str):
+        parsed = parsers.parse_choice(action, LABELS)
+        episode = self._episode(**self._outcome(parsed))
+        return observation(""), float(episode["correct"]), True, False, {**_choice_info(parsed), "episode": episode}
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        self._check_policy(policy)
+        return _answer(self.item["gold"] if policy == "oracle" else str(rng.choice(list(LABELS))))
+
+
+# -- 4. reflection-guided re-answering -----------------------------------------------------------
+
+
+class ReflectionEnv(OptimalMoveEnv):
+    """Optimal-move item answered twice: a draft, then one reflection pass ending in a re-answer.
+    guided-redacted: generic reflection guidance. guided-unredacted: the guidance reveals the gold
+    option (the oracle upper bound of reflection)."""
+
+    test = "reflection"
+    default_history = "full"
+    scripted_policies = ("oracle", "random", "random_then_hint")
+
+    def __init__(self, env_id: str = "", regime: str = "guided-redacted", **options: Any):
+        super().__init__(env_id, regime=regime, **options)
+        self.regime = _one_of("regime", regime, REGIMES)
+
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.item = self._load_item(seed)
+        self.draft: Optional[dict] = None
+        return self._question()
+
+    def _step(self, action: str):
+        if self.draft is None:
+            parsed = parsers.parse_choice(action, LABELS)
+            self.draft = self._outcome(parsed)
+            return observation(self._reflection_prompt()), 0.0, False, False, _choice_info(parsed)
+        parsed = parsers.parse_choice(action, LABELS, last_line=True)
+        final = self._outcome(parsed)
+        episode = self._episode(
+            regime=self.regime, gold=self.item["gold"], initial_parse=self.draft["parse"],
+            initial_answer=self.draft["answer"], initial_correct=self.draft["correct"], final_parse=final["parse"],
+            final_answer=final["answer"], final_correct=final["correct"])
+        return observation(""), float(final["correct"]), True, False, {**_choice_info(parsed), "episode": episode}
+
+    def _reflection_prompt(self) -> str:
+        labels = ", ".join(LABELS)
+        if self.regime == "guided-unredacted":
+            return prompts.REFLECTION_UNREDACTED.format(gold=self.item["gold"], gold_move=self.item["gold_move"],
+                                                        labels=labels)
+        return prompts.REFLECTION_REDACTED.format(labels=labels)
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        self._check_policy(policy)
+        gold = self.item["gold"]
+        if self.draft is None:
+            return _answer(gold if policy == "oracle" else str(rng.choice(list(LABELS))))
+        if policy == "oracle" or (policy == "random_then_hint" and self.regime == "guided-unredacted"):
+            return f"The move {self.item['gold_move']} undoes the last scramble move.\n{_answer(gold)}"
+        if policy == "random_then_hint":
+            return f"I keep my answer.\n{_answer(self.draft['answer'] or 'A')}"
+        return f"Reconsidering.\n{_answer(str(rng.choice(list(LABELS))))}"
+
+
+# -- 5. closed-loop step-by-step -----------------------------------------------------------------
+
+
+class ClosedLoopEnv(CubeBenchEnv):
+    """From a depth-d state, choose one of four moves per step; the choice is executed. The only
+    progress option is the teacher's move; the episode stops at the first non-progress step or
+    parse failure, or when solved. With ``abstention`` a fifth option E (IDK) is offered:
+    teacher_on_abstain applies the teacher's move and goes on, skip_item ends the item."""
+
+    test = "closed-loop"
+
+    def __init__(self, env_id: str = "", abstention: bool = False, abstain_policy: str = "teacher_on_abstain",
+                 **options: Any):
+        super().__init__(env_id, abstention=abstention, abstain_policy=abstain_policy, **options)
+        if not isinstance(abstention, bool):
+            raise ValueError(f"abstention must be True or False, got {abstention!r}")
+        self.abstention = abstention
+        self.abstain_policy = _one_of("abstain_policy", abstain_policy, ABSTAIN_POLICIES)
+        self.labels = LABELS + (ABSTAIN_LABEL if abstention else "")
+
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.item = self._load_item(seed)
+        self.step_index, self.outcomes = 0, []
+        return self._step_observation()
+
+    def _step_observation(self) -> dict:
+        step = self.item["steps"][self.step_index]
+        option_texts = list(step["options"]) + ([prompts.ABSTAIN_OPTION] if self.abstention else [])
+        text = prompts.CLOSED_LOOP_STEP.format(
+            state=self._state_block(step["facelets"]), notation=prompts.NOTATION, distance=prompts.DISTANCE,
+            step=self.step_index + 1, options=prompts.option_lines(self.labels, option_texts),
+            answer_format=prompts.choice_format(LABELS, ABSTAIN_LABEL if self.abstention else None))
+        return observation(text, self._images(step["facelets"]), option_texts)
+
+    def _step(self, action: str):
+        step = self.item["steps"][self.step_index]
+        parsed = parsers.parse_choice(action, LABELS, allow_idk=self.abstention,
+                                      idk_label=ABSTAIN_LABEL if self.abstention else None)
+        if not parsed.ok:
+            outcome, advance = parsed.status, False
+        elif parsed.value == parsers.IDK:
+            outcome, advance = "abstain", self.abstain_policy == "teacher_on_abstain"
+        else:
+            chosen = step["options"][LABELS.index(parsed.value)]
+            outcome = "adherent" if parsed.value == step["gold"] else "wrong"
+            advance = outcome == "adherent"
+            if (step["effects"][chosen] == "DECREASE") != advance:
+                raise AssertionError("closed-loop options must hold exactly one progress move, the teacher's")
+        self.outcomes.append(outcome)
+        self.step_index += int(advance)
+        done = not advance or self.step_index == self.depth
+        info = _choice_info(parsed)
+        if not done:
+            return self._step_observation(), float(outcome == "adherent"), False, False, info
+        info["episode"] = self._summary()
+        return observation(""), float(outcome == "adherent"), True, False, info
+
+    def _summary(self) -> dict:
+        count = self.outcomes.count
+        return self._episode(
+            abstention=self.abstention, abstain_policy=self.abstain_policy if self.abstention else None,
+            steps_total=self.depth, outcomes=list(self.outcomes), adherent=count("adherent"),
+            abstained=count("abstain"), answered=len(self.outcomes) - count("abstain"),
+            decisions=len(self.outcomes), parse_failures=count("parse_failure") + count("invalid"),
+            perfect_solve=count("adherent") == self.depth, solved=self.step_index == self.depth)
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        self._check_policy(policy)
+        if policy == "oracle":
+            return _answer(self.item["steps"][self.step_index]["gold"])
+        return _answer(str(rng.choice(list(self.labels))))
+
+
+# -- 6. causal move-effect -----------------------------------------------------------------------
+
+
+class MoveEffectEnv(CubeBenchEnv):
+    """Predict whether a candidate move DECREASEs, does NO_CHANGE to, or INCREASEs the distance."""
+
+    test = "move-effect"
+
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.item = item = self._load_item(seed)
+        text = prompts.MOVE_EFFECT.format(
+            state=self._state_block(item["facelets"]), notation=prompts.NOTATION, distance=prompts.DISTANCE,
+            options=prompts.option_lines(LABELS, item["options"]), query=item["query"], move=item["query_move"])
+        return observation(text, self._images(item["facelets"]), item["options"])
+
+    def _step(self, action: str):
+        parsed = parsers.parse_effect(action)
+        correct = parsed.ok and parsed.value == self.item["gold"]
+        episode = self._episode(parse=parsed.status, answer=parsed.value, gold=self.item["gold"],
+                                correct=bool(correct), query=self.item["query"])
+        return observation(""), float(correct), True, False, {**_choice_info(parsed), "episode": episode}
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        self._check_policy(policy)
+        return _answer(self.item["gold"] if policy == "oracle" else str(rng.choice(parsers.EFFECT_LABELS)))
+
+
+# -- 7. learning curve / recovery ----------------------------------------------------------------
+
+
+class RecoveryEnv(CubeBenchEnv):
+    """Recovery after the first closed-loop failure under the paper's accept-progress control: the
+    teacher's move is applied and popped; another progress move is applied and the teacher replans;
+    any other move is applied and its inverse is pushed onto the teacher plan. The budget is
+    depth + 3 steps. start="injected" (default) starts from the item's seeded failure (identical for
+    every model); start="closed-loop" first runs closed-loop steps (horizon: depth) and recovers from
+    the model's own first failure (episodes without one record failure_step None)."""
+
+    test = "recovery"
+
+    def __init__(self, env_id: str = "", start: str = "injected", **options: Any):
+        super().__init__(env_id, start=start, **options)
+        self.start = _one_of("start", start, RECOVERY_STARTS)
+
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.item = item = self._load_item(seed)
+        self.outcomes, self.distances, self.steps_used, self.parse_failures = [], [], 0, 0
+        if self.start == "injected":
+            self._enter_recovery(Cube.from_facelets(item["recovery_facelets"]), list(item["recovery_teacher"]),
+                                 failure_step=0, failure_move=item["failure_move"], before=self.depth)
+        else:
+            self.phase, self.state, self.plan = "probe", Cube.from_facelets(item["facelets"]), list(item["teacher"])
+            self.failure_step, self.failure_move, self.before_failure = None, None, None
+        return self._step_observation()
+
+    def _enter_recovery(self, state: Cube, plan: list, failure_step: int, failure_move: str, before: int) -> None:
+        self.phase, self.state, self.plan = "recover", state, plan
+        self.failure_step, self.failure_move, self.before_failure = failure_step, failure_move, before
+        self.distances = [cube.distance(state)]
+
+    def _options(self) -> dict:
+        """Seeded by the item and the trajectory so far: the teacher's next move at a balanced slot;
+        probe distractors are non-progress moves, recovery distractors any other moves."""
+        step_key = len(self.outcomes)
+        rng = items_mod.item_rng("recovery-step", self.depth, self.item["seed"], self.phase, step_key,
+                                 self.state.to_facelets())
+        slot = items_mod.balanced_position(self.item["index"], 4, "recovery", self.depth, self.phase, step_key)
+        effects = items_mod.effect_labels(self.state)
+        gold = self.plan[0]
+        if self.phase == "probe":
+            return items_mod.move_options(self.state, gold, rng, slot, effects)
+        others = [str(m) for m in rng.choice([m for m in cube.MOVES if m != gold], size=3, replace=False)]
+        options = items_mod.place(gold, others, slot)
+        return {"options": options, "gold": LABELS[slot], "effects": {m: effects[m] for m in options}}
+
+    def _step_observation(self) -> dict:
+        self.current = self._options()
+        facelets = self.state.to_facelets()
+        fields = dict(state=self._state_block(facelets), notation=prompts.NOTATION, distance=prompts.DISTANCE,
+                      options=prompts.option_lines(LABELS, self.current["options"]),
+                      answer_format=prompts.choice_format(LABELS))
+        if self.phase == "probe":
+            text = prompts.CLOSED_LOOP_STEP.format(step=len(self.outcomes) + 1, **fields)
+        else:
+            text = prompts.RECOVERY_STEP.format(step=self.steps_used + 1, budget=self.item["budget"], **fields)
+        return observation(text, self._images(facelets), self.current["options"])
+
+    def _step(self, action: str):
+        parsed = parsers.parse_choice(action, LABELS)
+        info = _choice_info(parsed)
+        if not parsed.ok:
+            self.outcomes.append(parsed.status)
+            return self._end(info)
+        chosen = self.current["options"][LABELS.index(parsed.value)]
+        effect = self.current["effects"][chosen]
+        done = self._probe(chosen, effect) if self.phase == "probe" else self._recover(chosen, effect)
+        if done:
+            return self._end(info)
+        return self._step_observation(), 0.0, False, False, info
+
+    def _probe(self, chosen: str, effect: str) -> bool:
+        if effect == "DECREASE":
+            self.outcomes.append("probe_progress")
+            self.state, self.plan = self.state.apply(chosen), self.plan[1:]
+            return self.state.is_solved() or len(self.outcomes) >= self.item["horizon"]
+        self.outcomes.append("probe_failure")
+        before = cube.distance(self.state)
+        self._enter_recovery(self.state.apply(chosen), [views.inverse_move(chosen)] + self.plan,
+                             failure_step=len(self.outcomes), failure_move=chosen, before=before)
+        return False
+
+    def _recover(self, chosen: str, effect: str) -> bool:
+        self.state = self.state.apply(chosen)
+        if chosen == self.plan[0]:
+            self.outcomes.append("teacher")
+            self.plan = self.plan[1:]
+        elif effect == "DECREASE":
+            self.outcomes.append("progress")
+            self.plan = cube.solve(self.state)
+        else:
+            self.outcomes.append("off_path")
+            self.plan = [views.inverse_move(chosen)] + self.plan
+        self.steps_used += 1
+        self.distances.append(cube.distance(self.state))
+        return self.state.is_solved() or self.steps_used >= self.item["budget"]
+
+    def _end(self, info: dict):
+        solved = self.phase == "recover" and self.state.is_solved()
+        recovered_at = next((k for k, d in enumerate(self.distances) if k > 0 and d <= self.before_failure), None) \
+            if self.phase == "recover" else None
+        info["episode"] = self._episode(
+            start=self.start, failure_step=self.failure_step, failure_move=self.failure_move,
+            budget=self.item["budget"], horizon=self.item["horizon"], steps_used=self.steps_used,
+            solved=solved, solved_at=self.steps_used if solved else None, recovered_at=recovered_at,
+            distances=[int(d) for d in self.distances], outcomes=list(self.outcomes),
+            parse_failures=sum(o in (parsers.PARSE_FAILURE, parsers.INVALID) for o in self.outcomes))
+        return observation(""), float(solved), True, False, info
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        self._check_policy(policy)
+        return _answer(self.current["gold"] if policy == "oracle" else str(rng.choice(list(LABELS))))
+
+
+_DESCRIPTIONS = {
+    ReconstructionEnv: "Cube Bench 1: read the Front face off a cube-net image (3x3 colour grid)",
+    VerificationEnv: "Cube Bench 2: does a textual Front-face grid match the image? (Yes/No)",
+    OptimalMoveEnv: "Cube Bench 3: pick the optimal next move among four (image+text, image, text)",
+    ReflectionEnv: "Cube Bench 4: draft answer, one reflection pass, re-answer (guided-redacted/-unredacted)",
+    ClosedLoopEnv: "Cube Bench 5: closed-loop solving, one A-D move per step (optional IDK abstention)",
+    MoveEffectEnv: "Cube Bench 6: predict DECREASE / NO_CHANGE / INCREASE of distance for a candidate move",
+    RecoveryEnv: "Cube Bench 7: recover from the first failure under accept-progress control",
+}
+
+for _env_class, _description in _DESCRIPTIONS.items():
+    register(f"cube/{_env_class.test}", _env_class, description=_description)
+
+# What ``cogsim demo`` runs for this family: every test, small depths, a handful of episodes.
+DEMO_SUITES = [
+    {"env_id": "cube/reconstruction", "options": {"depth": 2}, "episodes": 8, "agents": ["oracle", "random"]},
+    {"env_id": "cube/verification", "options": {"depth": 2}, "episodes": 8, "agents": ["oracle", "random"]},
+    {"env_id": "cube/optimal-move", "options": {"depth": 1}, "episodes": 8, "agents": ["oracle", "random"]},
+    {"env_id": "cube/reflection", "options": {"depth": 1, "regime": "guided-unredacted"}, "episodes": 8,
+     "agents": ["oracle", "random"]},
+    {"env_id": "cube/closed-loop", "options": {"depth": 3}, "episodes": 8, "agents": ["oracle", "random"]},
+    {"env_id": "cube/closed-loop", "options": {"depth": 3, "abstention": True}, "episodes": 8,
+     "agents": ["oracle", "random"]},
+    {"env_id": "cube/move-effect", "options": {"depth": 2}, "episodes": 9, "agents": ["oracle", "random"]},
+    {"env_id": "cube/recovery", "options": {"depth": 2}, "episodes": 8, "agents": ["oracle", "random"]},
+]

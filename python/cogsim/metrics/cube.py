@@ -1,0 +1,259 @@
+"""Cube Bench metrics and the paper-shaped tables (per agent, variant and scramble depth).
+
+Parse failures always count against the model: they are wrong answers in every accuracy, a
+missing prediction in kappa and macro-F1, and a failed step in closed-loop control.
+
+Readings of the paper made explicit here:
+- Yes-bias = share of Yes among parsed verification answers minus the share of Yes among the gold
+  labels (0 for an unbiased answerer; the gold labels are balanced, so it is Yes rate - 0.5).
+- TA% (teacher adherence) divides adherent steps by all steps every episode could have taken
+  (depth per episode), whether or not the episode got that far: unconditional denominators.
+- APA (abstention-penalised accuracy) credits a correct answer 1, an abstention s (0.25, what a
+  uniform guess among four options earns) and anything else 0, over all decisions.
+- Recovery: P@k is the share of episodes whose distance is back at or below its value before the
+  failure within k steps; Med@Solved the median steps to solve over solved episodes; Avg@All the
+  mean steps used over all episodes (the budget for unsolved ones).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import numpy as np
+
+from cogsim.metrics import Estimate, Table, mean_ci, register, wilson
+
+ABSTAIN_CREDIT = 0.25
+EFFECT_LABELS = ("DECREASE", "NO_CHANGE", "INCREASE")
+
+
+# -- metric functions (pure, checked against hand computations in the tests) ----------------------
+
+
+def proportion(flags: Iterable[bool]) -> Estimate:
+    flags = [bool(f) for f in flags]
+    return wilson(sum(flags), len(flags))
+
+
+def element_accuracy(predicted: Sequence[Optional[Sequence[str]]], gold: Sequence[Sequence[str]]) -> Estimate:
+    """Share of correct stickers over all 9 per item (an unparsed grid has none correct)."""
+    correct = sum(_stickers_correct(p, g) for p, g in zip(predicted, gold))
+    return wilson(correct, 9 * len(gold))
+
+
+def matrix_accuracy(predicted: Sequence[Optional[Sequence[str]]], gold: Sequence[Sequence[str]]) -> Estimate:
+    return proportion(_stickers_correct(p, g) == 9 for p, g in zip(predicted, gold))
+
+
+def _stickers_correct(predicted: Optional[Sequence[str]], gold: Sequence[str]) -> int:
+    if predicted is None:
+        return 0
+    return sum(a == b for p, g in zip(predicted, gold) for a, b in zip(p, g))
+
+
+def balanced_accuracy(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: str = "Yes") -> float:
+    """Mean of the recall on positives and on negatives (nan if either class is absent)."""
+    recalls = []
+    for is_positive in (True, False):
+        pairs = [(g, p) for g, p in zip(gold, predicted) if (g == positive) == is_positive]
+        if not pairs:
+            return float("nan")
+        recalls.append(sum(g == p for g, p in pairs) / len(pairs))
+    return float(np.mean(recalls))
+
+
+def yes_bias(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: str = "Yes") -> float:
+    parsed = [p for p in predicted if p is not None]
+    if not parsed or not gold:
+        return float("nan")
+    return sum(p == positive for p in parsed) / len(parsed) - sum(g == positive for g in gold) / len(gold)
+
+
+def cohen_kappa(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS) -> float:
+    """Cohen's kappa of predictions against gold; an unparsed prediction is its own category that
+    never agrees."""
+    n = len(gold)
+    if n == 0:
+        return float("nan")
+    observed = sum(g == p for g, p in zip(gold, predicted)) / n
+    expected = sum((sum(g == label for g in gold) / n) * (sum(p == label for p in predicted) / n) for label in labels)
+    if expected == 1.0:
+        return 1.0 if observed == 1.0 else float("nan")
+    return (observed - expected) / (1.0 - expected)
+
+
+def macro_f1(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS) -> float:
+    """Unweighted mean F1 over the labels that occur in gold or predictions."""
+    scores = []
+    for label in labels:
+        tp = sum(g == label and p == label for g, p in zip(gold, predicted))
+        fp = sum(g != label and p == label for g, p in zip(gold, predicted))
+        fn = sum(g == label and p != label for g, p in zip(gold, predicted))
+        if tp + fp + fn:
+            scores.append(2 * tp / (2 * tp + fp + fn))
+    return float(np.mean(scores)) if scores else float("nan")
+
+
+def apa(correct: int, abstained: int, decisions: int, credit: float = ABSTAIN_CREDIT) -> float:
+    """Abstention-penalised accuracy: (correct + credit x abstained) / decisions."""
+    if decisions == 0:
+        return float("nan")
+    return (correct + credit * abstained) / decisions
+
+
+def error_fix_rate(initial: Sequence[bool], final: Sequence[bool]) -> Estimate:
+    """EFR: of the items answered wrongly at first, the share answered correctly after reflection."""
+    return proportion(f for i, f in zip(initial, final) if not i)
+
+
+def overthink_rate(initial: Sequence[bool], final: Sequence[bool]) -> Estimate:
+    """OTR: of the items answered correctly at first, the share answered wrongly after reflection."""
+    return proportion(not f for i, f in zip(initial, final) if i)
+
+
+def recovered_within(recovered_at: Sequence[Optional[int]], k: int) -> Estimate:
+    """P@k: share of episodes back at (or below) their pre-failure distance within k steps."""
+    return proportion(r is not None and r <= k for r in recovered_at)
+
+
+def median_steps_solved(solved_at: Sequence[Optional[int]]) -> float:
+    solved = [s for s in solved_at if s is not None]
+    return float(np.median(solved)) if solved else float("nan")
+
+
+def average_steps_all(steps_used: Sequence[int], solved: Sequence[bool], budgets: Sequence[int]) -> float:
+    if not steps_used:
+        return float("nan")
+    return float(np.mean([s if ok else b for s, ok, b in zip(steps_used, solved, budgets)]))
+
+
+# -- tables -----------------------------------------------------------------------------------------
+
+
+def _flatten(episode: dict) -> dict:
+    inner = episode.get("episode")
+    return {**episode, **inner} if isinstance(inner, dict) else dict(episode)
+
+
+def _groups(episodes: Sequence[dict], test: str, variant: Callable[[dict], Any] = lambda e: "") -> list:
+    groups: dict = defaultdict(list)
+    for episode in episodes:
+        if episode.get("test") == test:
+            groups[(str(episode.get("agent", "?")), variant(episode), int(episode["depth"]))].append(episode)
+    return sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]), kv[0][2]))
+
+
+def _parse_rate(episodes: Sequence[dict], key: str = "parse") -> Estimate:
+    return proportion(e.get(key) == "ok" for e in episodes)
+
+
+def _nan_or(value: float) -> Any:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else round(value, 3)
+
+
+def reconstruction_table(episodes: Sequence[dict]) -> Optional[Table]:
+    rows = []
+    for (agent, _, depth), group in _groups(episodes, "reconstruction"):
+        predicted, gold = [e["predicted_grid"] for e in group], [e["gold_grid"] for e in group]
+        rows.append([agent, depth, len(group), element_accuracy(predicted, gold), matrix_accuracy(predicted, gold),
+                     _parse_rate(group)])
+    return Table("Table 1. Cube face reconstruction (image only)",
+                 ["agent", "depth", "n", "element acc.", "matrix acc.", "parse rate"], rows,
+                 "Wilson 95% intervals; element accuracy pools the 9 stickers of every item.") if rows else None
+
+
+def verification_table(episodes: Sequence[dict]) -> Optional[Table]:
+    rows = []
+    for (agent, _, depth), group in _groups(episodes, "verification"):
+        gold, answers = [e["gold"] for e in group], [e["answer"] for e in group]
+        rows.append([agent, depth, len(group), _nan_or(balanced_accuracy(gold, answers)), _parse_rate(group),
+                     _nan_or(yes_bias(gold, answers))])
+    return Table("Table 1b. Cross-modal verification (image + text grid, Yes/No)",
+                 ["agent", "depth", "n", "balanced acc.", "parse rate", "Yes-bias"], rows,
+                 "Yes/No balanced per depth; Yes-bias = Yes share of parsed answers - Yes share of gold.") if rows else None
+
+
+def optimal_move_table(episodes: Sequence[dict]) -> Optional[Table]:
+    rows = [[agent, modality, depth, len(group), proportion(e["correct"] for e in group), _parse_rate(group)]
+            for (agent, modality, depth), group in _groups(episodes, "optimal-move", lambda e: e["modality"])]
+    return Table("Table 2. Optimal move prediction (four options, one optimal)",
+                 ["agent", "modality", "depth", "n", "accuracy", "parse rate"], rows,
+                 "Chance is 25%. Identical items in every modality.") if rows else None
+
+
+def move_effect_table(episodes: Sequence[dict]) -> Optional[Table]:
+    rows = []
+    for (agent, modality, depth), group in _groups(episodes, "move-effect", lambda e: e["modality"]):
+        gold, answers = [e["gold"] for e in group], [e["answer"] for e in group]
+        rows.append([agent, modality, depth, len(group), proportion(e["correct"] for e in group),
+                     _nan_or(macro_f1(gold, answers)), _nan_or(cohen_kappa(gold, answers)), _parse_rate(group)])
+    return Table("Table 2b. Causal move-effect (DECREASE / NO_CHANGE / INCREASE)",
+                 ["agent", "modality", "depth", "n", "micro acc.", "macro-F1", "kappa", "parse rate"], rows,
+                 "Classes balanced per depth; chance accuracy 1/3, chance kappa 0.") if rows else None
+
+
+def _closed_loop_variant(episode: dict) -> str:
+    abstain = f", IDK/{episode['abstain_policy']}" if episode.get("abstention") else ""
+    return f"{episode['modality']}{abstain}"
+
+
+def closed_loop_table(episodes: Sequence[dict]) -> Optional[Table]:
+    rows = []
+    for (agent, variant, depth), group in _groups(episodes, "closed-loop", _closed_loop_variant):
+        adherent = sum(e["adherent"] for e in group)
+        abstained = sum(e["abstained"] for e in group)
+        answered = sum(e["answered"] for e in group)
+        decisions = sum(e["decisions"] for e in group)
+        ta = mean_ci([e["adherent"] / e["steps_total"] for e in group])
+        rows.append([agent, variant, depth, len(group), ta, proportion(e["perfect_solve"] for e in group),
+                     wilson(answered, decisions), wilson(adherent, answered), _nan_or(apa(adherent, abstained, decisions)),
+                     wilson(decisions - sum(e["parse_failures"] for e in group), decisions)])
+    return Table("Table 3. Closed-loop step-by-step control",
+                 ["agent", "variant", "depth", "n", "TA%", "perfect solve", "coverage", "selective acc.",
+                  f"APA (s={ABSTAIN_CREDIT})", "parse rate"], rows,
+                 "TA% over all depth x n steps (unconditional denominators), normal interval over episodes. "
+                 "Coverage, selective accuracy and APA count decisions actually presented.") if rows else None
+
+
+def reflection_table(episodes: Sequence[dict]) -> Optional[Table]:
+    rows = []
+    for (agent, regime, depth), group in _groups(episodes, "reflection", lambda e: e["regime"]):
+        initial = [bool(e["initial_correct"]) for e in group]
+        final = [bool(e["final_correct"]) for e in group]
+        rows.append([agent, regime, depth, len(group), proportion(initial), proportion(final),
+                     round(float(np.mean(final)) - float(np.mean(initial)), 3), error_fix_rate(initial, final),
+                     overthink_rate(initial, final), _parse_rate(group, "final_parse")])
+    return Table("Table 4. Reflection-guided re-answering",
+                 ["agent", "regime", "depth", "n", "initial acc.", "final acc.", "gain", "EFR", "OTR",
+                  "final parse rate"], rows,
+                 "EFR: wrong drafts fixed; OTR: correct drafts broken. guided-unredacted reveals the gold option.") \
+        if rows else None
+
+
+def recovery_table(episodes: Sequence[dict]) -> Optional[Table]:
+    rows = []
+    for (agent, start, depth), group in _groups(episodes, "recovery", lambda e: e["start"]):
+        failed = [e for e in group if e["failure_step"] is not None]
+        recovered = [e["recovered_at"] for e in failed]
+        rows.append([agent, start, depth, len(group), len(failed), proportion(e["solved"] for e in failed),
+                     recovered_within(recovered, 1), recovered_within(recovered, 3),
+                     _nan_or(median_steps_solved([e["solved_at"] for e in failed])),
+                     _nan_or(average_steps_all([e["steps_used"] for e in failed], [e["solved"] for e in failed],
+                                               [e["budget"] for e in failed]))])
+    return Table("Table 5. Learning curve / recovery after the first failure",
+                 ["agent", "start", "depth", "n", "failures", "solve rate", "P@1", "P@3", "Med@Solved", "Avg@All"],
+                 rows, "Budget depth+3 steps after the failure; rates over episodes with a failure.") if rows else None
+
+
+TABLES = (reconstruction_table, verification_table, optimal_move_table, move_effect_table, closed_loop_table,
+          reflection_table, recovery_table)
+
+
+def summarize(episodes: Sequence[dict]) -> list[Table]:
+    flat = [_flatten(e) for e in episodes]
+    return [table for build in TABLES if (table := build(flat)) is not None]
+
+
+register("cube", summarize)

@@ -75,7 +75,7 @@ def parse_choice(
         return Parsed(PARSE_FAILURE)
     if _IDK.fullmatch(token) or (idk_label is not None and token == idk_label):
         return Parsed(OK, IDK) if allow_idk else Parsed(INVALID, IDK)
-    if token in labels:
+    if token in tuple(labels):  # a tuple: "AB" is not a label even though it is in "ABCD"
         return Parsed(OK, token)
     if _LETTER.fullmatch(token):
         return Parsed(INVALID, token)

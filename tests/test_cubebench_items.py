@@ -1,0 +1,167 @@
+"""Cube Bench items: deterministic, labelled by the oracle, balanced, exportable."""
+
+import json
+from collections import Counter
+
+import pytest
+
+from cogsim import cube
+from cogsim.cube import MOVES, Cube
+from cogsim.cube.suite import items, views
+
+DEPTHS = (1, 2, 3, 5)
+
+
+@pytest.fixture(autouse=True)
+def _oracle(cube_oracle):
+    return cube_oracle
+
+
+@pytest.mark.parametrize("test", items.TESTS)
+def test_same_seed_same_item_and_shared_scramble(test):
+    first, again = items.make_item(test, 3, 11), items.make_item(test, 3, 11)
+    assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
+    assert first["scramble"].split() == cube.scramble(3, 11)
+    assert first["teacher"] == views.inverse_sequence(first["scramble"].split())
+    assert Cube.from_facelets(first["facelets"]).apply(first["teacher"]).is_solved()
+    assert items.make_item(test, 3, 12)["scramble"] != first["scramble"]
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_optimal_move_options_are_labelled_by_the_oracle(depth):
+    for seed in range(12):
+        item = items.make_item("optimal-move", depth, seed)
+        state = Cube.from_facelets(item["facelets"])
+        assert len(set(item["options"])) == 4
+        base = cube.distance(state)
+        assert base == depth
+        for label, move in zip(items.LABELS, item["options"]):
+            decreases = cube.distance(state.apply(move)) == base - 1
+            assert decreases == (label == item["gold"]), (seed, move)
+        assert item["options"][items.LABELS.index(item["gold"])] == item["teacher"][0]
+
+
+@pytest.mark.parametrize("test", ["optimal-move", "move-effect"])
+@pytest.mark.parametrize("depth", (1, 3))
+def test_gold_slots_are_balanced_in_every_block_of_four(test, depth):
+    key = "gold" if test == "optimal-move" else "query"
+    slots = [items.make_item(test, depth, seed)[key] for seed in range(40)]
+    for block in range(10):
+        assert sorted(slots[4 * block : 4 * block + 4]) == list("ABCD")
+    prefix = Counter(slots[:23])
+    assert max(prefix.values()) - min(prefix.values()) <= 1
+
+
+def test_balanced_position_visits_every_position_per_block():
+    for k in (2, 3, 4):
+        positions = [items.balanced_position(i, k, "key") for i in range(6 * k)]
+        for block in range(6):
+            assert sorted(positions[block * k : (block + 1) * k]) == list(range(k))
+    assert [items.balanced_position(i, 4, "a") for i in range(8)] != [items.balanced_position(i, 4, "b") for i in range(8)]
+
+
+@pytest.mark.parametrize("depth", (1, 2, 4))
+def test_closed_loop_steps_follow_the_teacher_with_one_progress_option(depth):
+    item = items.make_item("closed-loop", depth, 7)
+    state = Cube.from_facelets(item["facelets"])
+    assert len(item["steps"]) == depth
+    for step, move in zip(item["steps"], item["teacher"]):
+        assert step["facelets"] == state.to_facelets()
+        effects = cube.move_effects(state)
+        assert [effects[m] for m in step["options"]].count(cube.DECREASE) == 1
+        assert step["options"][items.LABELS.index(step["gold"])] == move
+        state = state.apply(move)
+    assert state.is_solved()
+
+
+@pytest.mark.parametrize("depth", (1, 2, 3))
+def test_move_effect_labels_and_class_balance(depth):
+    gold = []
+    for seed in range(18):
+        item = items.make_item("move-effect", depth, seed)
+        state = Cube.from_facelets(item["facelets"])
+        assert len(set(item["options"])) == 4
+        assert item["options"][items.LABELS.index(item["query"])] == item["query_move"]
+        change = cube.distance(state.apply(item["query_move"])) - cube.distance(state)
+        assert item["gold"] == {-1: "DECREASE", 0: "NO_CHANGE", 1: "INCREASE"}[change]
+        gold.append(item["gold"])
+    assert Counter(gold) == {"DECREASE": 6, "NO_CHANGE": 6, "INCREASE": 6}
+
+
+@pytest.mark.parametrize("depth", (1, 3))
+def test_verification_is_balanced_and_negatives_differ(depth):
+    kinds = Counter()
+    for seed in range(40):
+        item = items.make_item("verification", depth, seed)
+        truth = list(views.front_rows(item["facelets"]))
+        assert item["gold_grid"] == truth
+        assert (item["shown_grid"] == truth) == (item["gold"] == "Yes")
+        if item["negative_kind"] == "move":
+            moved = Cube.from_facelets(item["facelets"]).apply(item["negative_move"])
+            assert item["shown_grid"] == list(views.front_rows(moved))
+        kinds[item["negative_kind"]] += 1
+    assert kinds[None] == 20 and kinds["token_edit"] > 3 and kinds["move"] > 3
+
+
+def test_recovery_item_injects_a_non_progress_failure():
+    for depth in (1, 2, 4):
+        item = items.make_item("recovery", depth, 3)
+        start = Cube.from_facelets(item["facelets"])
+        after = start.apply(item["failure_move"])
+        assert after.to_facelets() == item["recovery_facelets"]
+        assert cube.distance(after) >= depth
+        assert after.apply(item["recovery_teacher"]).is_solved()
+        assert (item["horizon"], item["budget"]) == (depth, depth + 3)
+
+
+def test_reconstruction_gold_is_the_front_face_colours():
+    item = items.make_item("reconstruction", 1, 0)
+    front = item["facelets"][18:27]
+    scheme = {"U": "W", "R": "R", "F": "G", "D": "Y", "L": "O", "B": "B"}
+    assert "".join(item["gold_grid"]) == "".join(scheme[f] for f in front)
+
+
+def test_seed_list_export_import_and_tamper_check(tmp_path):
+    seed_list = items.build_seed_list("optimal-move", 2, 6)
+    assert [e["seed"] for e in seed_list["episodes"].values()] == list(range(6))
+    path = items.export_seed_list(seed_list, tmp_path / "optimal-move-d2.json")
+    loaded = items.load_seed_list(path)
+    assert loaded == json.loads(json.dumps(seed_list))
+    items.verify_seed_list(loaded)
+    loaded["episodes"]["3"]["gold"] = "A" if loaded["episodes"]["3"]["gold"] != "A" else "B"
+    with pytest.raises(ValueError, match="episode 3 differs"):
+        items.verify_seed_list(loaded)
+
+
+def test_unique_seed_lists_skip_repeated_states():
+    seed_list = items.build_seed_list("reconstruction", 1, 18, unique_states=True)
+    states = [e["facelets"] for e in seed_list["episodes"].values()]
+    assert len(set(states)) == 18  # every depth-1 state once
+    with pytest.raises(ValueError, match="fewer than 19 distinct"):
+        items.build_seed_list("reconstruction", 1, 19, unique_states=True)
+
+
+@pytest.mark.parametrize("bad", [0, 21, -1, 1.5, True, "2"])
+def test_bad_depth_is_a_value_error(bad):
+    with pytest.raises(ValueError, match="depth"):
+        items.make_item("optimal-move", bad, 0)
+
+
+def test_bad_test_seed_and_seed_list_are_value_errors():
+    with pytest.raises(ValueError, match="test must be one of"):
+        items.make_item("nope", 1, 0)
+    with pytest.raises(ValueError, match="seed"):
+        items.make_item("optimal-move", 1, -3)
+    with pytest.raises(ValueError, match="seed_list"):
+        items.load_seed_list({"format": "other"})
+    with pytest.raises(ValueError, match="no episode 9"):
+        items.seed_list_item(items.build_seed_list("optimal-move", 1, 2), "optimal-move", 1, 9)
+    with pytest.raises(ValueError, match="is for test"):
+        items.seed_list_item(items.build_seed_list("optimal-move", 1, 2), "move-effect", 1, 0)
+
+
+def test_options_never_repeat_a_move():
+    for test in ("optimal-move", "move-effect", "reflection"):
+        for seed in range(30):
+            options = items.make_item(test, 2, seed)["options"]
+            assert len(set(options)) == 4 and set(options) <= set(MOVES)

@@ -1,0 +1,289 @@
+"""Cube Bench envs: the oracle scores 100%, random sits at chance, images match the text state."""
+
+import numpy as np
+import pytest
+
+import cogsim
+from cogsim.cube import Cube
+from cogsim.cube.suite import items, parsers, views
+from cogsim.metrics import summarize
+from cogsim.metrics import cube as cube_metrics
+from cogsim.render import cube_net
+
+TEST_IDS = ["cube/reconstruction", "cube/verification", "cube/optimal-move", "cube/reflection", "cube/closed-loop",
+            "cube/move-effect", "cube/recovery"]
+
+
+@pytest.fixture(autouse=True)
+def _oracle(cube_oracle):
+    return cube_oracle
+
+
+def run(env_id, policy, seeds, **options):
+    env = cogsim.make(env_id, **options)
+    rng = np.random.default_rng(123)
+    episodes = []
+    for seed in seeds:
+        obs, _ = env.reset(seed=seed)
+        assert env.observation_space.contains(obs)
+        while True:
+            obs, reward, terminated, truncated, info = env.step(env.scripted_response(policy, rng))
+            assert info["parse"] in ("ok", "parse_failure", "invalid")
+            if terminated or truncated:
+                episodes.append({"env_id": env_id, "options": options, "seed": seed, "agent": policy, **info["episode"]})
+                break
+    return episodes
+
+
+def test_the_seven_tests_are_registered():
+    assert set(TEST_IDS) <= set(cogsim.list_envs())
+
+
+@pytest.mark.parametrize("depth", (1, 2, 3))
+@pytest.mark.parametrize("env_id,options,key", [
+    ("cube/reconstruction", {}, "matrix_correct"),
+    ("cube/verification", {}, "correct"),
+    ("cube/optimal-move", {"modality": "image+text"}, "correct"),
+    ("cube/optimal-move", {"modality": "image"}, "correct"),
+    ("cube/optimal-move", {"modality": "text"}, "correct"),
+    ("cube/reflection", {"regime": "guided-unredacted", "modality": "text"}, "final_correct"),
+    ("cube/closed-loop", {"modality": "text"}, "perfect_solve"),
+    ("cube/closed-loop", {"modality": "text", "abstention": True}, "perfect_solve"),
+    ("cube/move-effect", {"modality": "text"}, "correct"),
+    ("cube/recovery", {"modality": "text"}, "solved"),
+    ("cube/recovery", {"modality": "text", "start": "closed-loop"}, "failure_step"),
+])
+def test_oracle_scores_everything(env_id, options, key, depth):
+    episodes = run(env_id, "oracle", range(8), depth=depth, **options)
+    if key == "failure_step":  # the oracle never fails, so closed-loop start never needs recovery
+        assert all(e["failure_step"] is None and not e["solved"] for e in episodes)
+        return
+    assert all(e[key] for e in episodes)
+
+
+def test_oracle_at_depth_seven_solves_closed_loop_and_recovery():
+    assert all(e["perfect_solve"] for e in run("cube/closed-loop", "oracle", range(4), depth=7, modality="text"))
+    assert all(e["solved"] for e in run("cube/recovery", "oracle", range(4), depth=7, modality="text"))
+
+
+def _within(rate, chance, n, sigmas=4.0):
+    return abs(rate - chance) <= sigmas * np.sqrt(chance * (1 - chance) / n)
+
+
+@pytest.mark.parametrize("depth", (1, 2, 3))
+def test_random_is_at_chance_per_depth(depth):
+    n = 200
+    optimal = run("cube/optimal-move", "random", range(n), depth=depth, modality="text")
+    assert _within(np.mean([e["correct"] for e in optimal]), 0.25, n)
+    loop = run("cube/closed-loop", "random", range(n), depth=depth, modality="text")
+    first_step = [e["outcomes"][0] == "adherent" for e in loop]
+    assert _within(np.mean(first_step), 0.25, n)
+    effect = run("cube/move-effect", "random", range(n), depth=depth, modality="text")
+    gold, answers = [e["gold"] for e in effect], [e["answer"] for e in effect]
+    assert _within(np.mean([e["correct"] for e in effect]), 1 / 3, n)
+    assert abs(cube_metrics.cohen_kappa(gold, answers)) < 0.12
+    verification = run("cube/verification", "random", range(n), depth=depth, sticker=8)
+    balanced = cube_metrics.balanced_accuracy([e["gold"] for e in verification], [e["answer"] for e in verification])
+    assert _within(balanced, 0.5, n)
+
+
+def test_random_reconstruction_is_at_sticker_chance():
+    episodes = run("cube/reconstruction", "random", range(60), depth=2, sticker=8)
+    stickers = sum(e["stickers_correct"] for e in episodes)
+    assert _within(stickers / (9 * 60), 1 / 6, 9 * 60)
+
+
+def _front_from_image(frame, sticker):
+    letters = list(cube_net.COLOUR_RGB)
+    palette = np.array([cube_net.COLOUR_RGB[c] for c in letters], dtype=float)
+    centres = np.round(cube_net.NetLayout(sticker).sticker_centres()[18:27]).astype(int)
+    samples = frame[centres[:, 1], centres[:, 0]].astype(float)
+    distance = ((samples[:, None, :] - palette[None]) ** 2).sum(-1)
+    assert np.sqrt(distance.min(axis=1)).max() < 12, "a sticker centre is off the palette"
+    flat = "".join(letters[i] for i in distance.argmin(axis=1))
+    return [flat[0:3], flat[3:6], flat[6:9]]
+
+
+def _front_from_text(text):
+    lines = text.splitlines()
+    start = lines.index("Front:") + 1
+    return [line.replace(" ", "") for line in lines[start : start + 3]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_front_face_of_the_image_equals_the_text_state(seed):
+    env = cogsim.make("cube/optimal-move", depth=4, modality="image+text", sticker=16)
+    obs, _ = env.reset(seed=seed)
+    (frame,) = obs["images"]
+    assert _front_from_image(frame, 16) == _front_from_text(obs["text"]) == list(views.front_rows(env.item["facelets"]))
+    recon = cogsim.make("cube/reconstruction", depth=4, sticker=16)
+    obs, _ = recon.reset(seed=seed)
+    assert _front_from_image(obs["images"][0], 16) == recon.item["gold_grid"]
+    assert "Front:" not in obs["text"]  # image only
+
+
+def test_modalities_show_identical_items():
+    texts = {}
+    for modality in ("image+text", "image", "text"):
+        env = cogsim.make("cube/optimal-move", depth=2, modality=modality, sticker=8)
+        obs, _ = env.reset(seed=5)
+        texts[modality] = obs
+        assert obs["options"] == tuple(env.item["options"])
+        assert len(obs["images"]) == (0 if modality == "text" else 1)
+        assert ("Front:" in obs["text"]) == (modality != "image")
+    assert texts["image"]["options"] == texts["text"]["options"] == texts["image+text"]["options"]
+
+
+def test_parse_failures_count_against_the_model():
+    env = cogsim.make("cube/optimal-move", depth=1, modality="text")
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step("I think the answer is B")
+    assert terminated and reward == 0.0 and info["parse"] == "parse_failure"
+    assert info["episode"]["correct"] is False and info["episode"]["parse"] == "parse_failure"
+    loop = cogsim.make("cube/closed-loop", depth=3, modality="text")
+    loop.reset(seed=0)
+    _, _, terminated, _, info = loop.step("ANSWER: E")
+    assert terminated and info["parse"] == "invalid" and info["episode"]["outcomes"] == ["invalid"]
+    assert info["episode"]["adherent"] == 0 and info["episode"]["parse_failures"] == 1
+
+
+@pytest.mark.parametrize("policy,decisions,solved", [("teacher_on_abstain", 3, True), ("skip_item", 1, False)])
+def test_abstention_policies(policy, decisions, solved):
+    env = cogsim.make("cube/closed-loop", depth=3, modality="text", abstention=True, abstain_policy=policy)
+    obs, _ = env.reset(seed=2)
+    assert len(obs["options"]) == 5 and obs["options"][-1] == "I don't know (abstain)"
+    done = False
+    while not done:
+        _, _, done, _, info = env.step("IDK")
+    episode = info["episode"]
+    assert episode["decisions"] == decisions and episode["abstained"] == decisions
+    assert episode["solved"] is solved and episode["perfect_solve"] is False
+    assert cube_metrics.apa(episode["adherent"], episode["abstained"], episode["decisions"]) == 0.25
+
+
+def test_abstention_is_invalid_without_the_option():
+    env = cogsim.make("cube/closed-loop", depth=2, modality="text")
+    env.reset(seed=0)
+    assert env.step("IDK")[4]["parse"] == "invalid"
+
+
+def test_reflection_turns_and_regimes():
+    env = cogsim.make("cube/reflection", depth=2, modality="text", regime="guided-unredacted")
+    obs, _ = env.reset(seed=1)
+    wrong = next(label for label in "ABCD" if label != env.item["gold"])
+    obs, _, terminated, _, info = env.step(f"ANSWER: {wrong}")
+    assert not terminated and info["parse"] == "ok"
+    assert f"the correct option is {env.item['gold']}) {env.item['gold_move']}" in obs["text"]
+    _, _, terminated, _, info = env.step(f"On reflection the hint is right.\nANSWER: {env.item['gold']}")
+    assert terminated and info["episode"]["initial_correct"] is False and info["episode"]["final_correct"] is True
+    redacted = cogsim.make("cube/reflection", depth=2, modality="text")
+    redacted.reset(seed=1)
+    obs, *_ = redacted.step("A")
+    assert "correct option" not in obs["text"] and redacted.item["gold_move"] not in obs["text"]
+
+
+def test_hint_following_agent_fixes_every_error_only_when_unredacted():
+    for regime, fixed in (("guided-unredacted", 1.0), ("guided-redacted", 0.0)):
+        episodes = run("cube/reflection", "random_then_hint", range(24), depth=1, modality="text", regime=regime)
+        initial = [e["initial_correct"] for e in episodes]
+        final = [e["final_correct"] for e in episodes]
+        assert cube_metrics.error_fix_rate(initial, final).value == fixed
+        assert cube_metrics.overthink_rate(initial, final).value == 0.0
+
+
+def test_recovery_accept_progress_control():
+    env = cogsim.make("cube/recovery", depth=2, modality="text")
+    env.reset(seed=4)
+    plan = list(env.plan)
+    off_path = next(label for label, move in zip("ABCD", env.current["options"])
+                    if move != plan[0] and env.current["effects"][move] != "DECREASE")
+    move = env.current["options"]["ABCD".index(off_path)]
+    detour_effect = env.current["effects"][move]
+    env.step(off_path)
+    assert env.plan == [views.inverse_move(move)] + plan  # off the path: the inverse is pushed
+    assert env.outcomes == ["off_path"]
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(env.scripted_response("oracle", rng))
+    assert info["episode"]["solved"] and info["episode"]["steps_used"] == len(plan) + 2
+    # Back at the pre-failure distance: after undoing the detour and the failure (INCREASE), or at
+    # once / after undoing the detour when the failure and the detour kept the distance.
+    if env.item["failure_effect"] == "INCREASE":
+        expected = 3
+    else:
+        expected = 1 if detour_effect == "NO_CHANGE" else 2
+    assert info["episode"]["recovered_at"] == expected
+    assert info["episode"]["distances"][-1] == 0
+
+
+def test_recovery_from_the_models_own_failure():
+    env = cogsim.make("cube/recovery", depth=3, modality="text", start="closed-loop")
+    env.reset(seed=0)
+    wrong = next(label for label in "ABCD" if label != env.current["gold"])
+    env.step(wrong)
+    assert env.phase == "recover" and env.failure_step == 1
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(env.scripted_response("oracle", rng))
+    assert info["episode"]["solved"] and info["episode"]["failure_step"] == 1
+
+
+def test_seed_list_option_replays_exported_items(tmp_path):
+    path = items.export_seed_list(items.build_seed_list("move-effect", 2, 3, first_seed=100), tmp_path / "list.json")
+    env = cogsim.make("cube/move-effect", depth=2, modality="text", seed_list=str(path))
+    env.reset(seed=1)
+    assert env.item == items.make_item("move-effect", 2, 101, 1)
+    with pytest.raises(ValueError, match="no episode 3"):
+        env.reset(seed=3)
+    with pytest.raises(ValueError, match="is for test"):
+        cogsim.make("cube/optimal-move", depth=2, seed_list=str(path)).reset(seed=0)
+
+
+@pytest.mark.parametrize("env_id,options,match", [
+    ("cube/optimal-move", {"modality": "audio"}, "modality"),
+    ("cube/reconstruction", {"modality": "text"}, "modality"),
+    ("cube/optimal-move", {"depth": 0}, "depth"),
+    ("cube/optimal-move", {"sticker": 2}, "sticker"),
+    ("cube/closed-loop", {"abstain_policy": "guess"}, "abstain_policy"),
+    ("cube/closed-loop", {"abstention": "yes"}, "abstention"),
+    ("cube/reflection", {"regime": "free"}, "regime"),
+    ("cube/recovery", {"start": "middle"}, "start"),
+])
+def test_bad_options_are_value_errors(env_id, options, match):
+    with pytest.raises(ValueError, match=match):
+        cogsim.make(env_id, **options)
+
+
+def test_unknown_scripted_policy_is_a_value_error():
+    env = cogsim.make("cube/optimal-move", modality="text")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="policy"):
+        env.scripted_response("genius", np.random.default_rng(0))
+
+
+def test_vector_env_and_tables_for_every_test():
+    vec = cogsim.make_vec("cube/optimal-move", 3, depth=1, modality="text")
+    obs, _ = vec.reset(seed=0)
+    assert len(obs) == 3
+    episodes = []
+    for env_id in TEST_IDS:
+        for policy in ("oracle", "random"):
+            options = {} if env_id in ("cube/reconstruction", "cube/verification") else {"modality": "text"}
+            episodes += run(env_id, policy, range(4), depth=1, sticker=8, **options)
+    tables = summarize("cube", episodes)
+    assert [t.title.split(".")[0] for t in tables] == ["Table 1", "Table 1b", "Table 2", "Table 2b", "Table 3",
+                                                       "Table 4", "Table 5"]
+    for table in tables:
+        assert {row[0] for row in table.rows} == {"oracle", "random"}
+        assert all(len(row) == len(table.columns) for row in table.rows)
+
+
+def test_demo_suites_run_quickly():
+    from cogsim.envs import cube as cube_envs
+
+    for suite in cube_envs.DEMO_SUITES:
+        for agent in suite["agents"]:
+            episodes = run(suite["env_id"], agent, range(suite["episodes"]), **suite["options"])
+            assert len(episodes) == suite["episodes"]

@@ -287,3 +287,20 @@ def test_demo_suites_run_quickly():
         for agent in suite["agents"]:
             episodes = run(suite["env_id"], agent, range(suite["episodes"]), **suite["options"])
             assert len(episodes) == suite["episodes"]
+
+
+def test_stepping_outside_an_episode_is_a_clear_error():
+    env = cogsim.make("cube/optimal-move", modality="text")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step("A")
+    env.reset(seed=0)
+    env.step("A")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step("A")
+
+
+def test_paper_suites_name_registered_envs_with_valid_options():
+    from cogsim.envs import cube as cube_envs
+
+    for suite in cube_envs.PAPER_SUITES:
+        cogsim.make(suite["env_id"], **suite["options"])

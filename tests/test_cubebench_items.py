@@ -165,3 +165,14 @@ def test_options_never_repeat_a_move():
         for seed in range(30):
             options = items.make_item(test, 2, seed)["options"]
             assert len(set(options)) == 4 and set(options) <= set(MOVES)
+
+
+def test_command_line_export_and_verify(tmp_path, capsys):
+    from cogsim.cube.suite.__main__ import main
+
+    out = tmp_path / "closed-loop-d2.json"
+    assert main(["export", "--test", "closed-loop", "--depth", "2", "--count", "3", "--out", str(out)]) == 0
+    assert main(["verify", str(out)]) == 0
+    assert json.loads(out.read_text())["episodes"]["2"]["seed"] == 2
+    assert main(["export", "--test", "closed-loop", "--depth", "0", "--count", "3", "--out", str(out)]) == 2
+    assert "depth must be" in capsys.readouterr().err

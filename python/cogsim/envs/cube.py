@@ -62,6 +62,20 @@ class CubeBenchEnv(TextEnv):
         self.sticker = _sticker(sticker)
         self.seed_list = None if seed_list is None else items_mod.load_seed_list(seed_list)
         self.item: dict = {}
+        self._running = False
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        self._running = False
+        result = super().reset(seed=seed, options=options)
+        self._running = True
+        return result
+
+    def step(self, action: str):
+        if not self._running:
+            raise RuntimeError("no episode is running: call reset() first (and again after the last step)")
+        result = super().step(action)
+        self._running = not (result[2] or result[3])
+        return result
 
     # -- episode setup -------------------------------------------------------------------------
     def _load_item(self, seed: int) -> dict:
@@ -468,6 +482,23 @@ _DESCRIPTIONS = {
 
 for _env_class, _description in _DESCRIPTIONS.items():
     register(f"cube/{_env_class.test}", _env_class, description=_description)
+
+# The paper's grid: depths 1-3 (recovery 1-4), every modality of the optimal-move test, both
+# reflection regimes, closed-loop with and without abstention. For full runs with models.
+PAPER_DEPTHS = (1, 2, 3)
+PAPER_SUITES = (
+    [{"env_id": "cube/reconstruction", "options": {"depth": d}, "episodes": 100} for d in PAPER_DEPTHS]
+    + [{"env_id": "cube/verification", "options": {"depth": d}, "episodes": 100} for d in PAPER_DEPTHS]
+    + [{"env_id": "cube/optimal-move", "options": {"depth": d, "modality": m}, "episodes": 100}
+       for d in PAPER_DEPTHS for m in prompts.MODALITIES]
+    + [{"env_id": "cube/reflection", "options": {"depth": d, "regime": r}, "episodes": 100}
+       for d in PAPER_DEPTHS for r in REGIMES]
+    + [{"env_id": "cube/closed-loop", "options": {"depth": d, **a}, "episodes": 100} for d in PAPER_DEPTHS
+       for a in ({}, {"abstention": True, "abstain_policy": "teacher_on_abstain"},
+                 {"abstention": True, "abstain_policy": "skip_item"})]
+    + [{"env_id": "cube/move-effect", "options": {"depth": d}, "episodes": 99} for d in PAPER_DEPTHS]
+    + [{"env_id": "cube/recovery", "options": {"depth": d}, "episodes": 100} for d in (1, 2, 3, 4)]
+)
 
 # What ``cogsim demo`` runs for this family: every test, small depths, a handful of episodes.
 DEMO_SUITES = [

@@ -104,10 +104,21 @@ def _front_from_image(frame, sticker):
     return [flat[0:3], flat[3:6], flat[6:9]]
 
 
-def _front_from_text(text):
+def _face_from_text(text, label="Front"):
     lines = text.splitlines()
-    start = lines.index("Front:") + 1
+    start = lines.index(f"{label}:") + 1
     return [line.replace(" ", "") for line in lines[start : start + 3]]
+
+
+def _net_from_image(frame, sticker):
+    """Every face read off the image, keyed by its label, in facelet order U R F D L B."""
+    letters = list(cube_net.COLOUR_RGB)
+    palette = np.array([cube_net.COLOUR_RGB[c] for c in letters], dtype=float)
+    centres = np.round(cube_net.NetLayout(sticker).sticker_centres()).astype(int)
+    samples = frame[centres[:, 1], centres[:, 0]].astype(float)
+    flat = "".join(letters[i] for i in ((samples[:, None, :] - palette[None]) ** 2).sum(-1).argmin(axis=1))
+    return {cube_net.FACE_LABELS[face]: [flat[9 * k + 3 * r : 9 * k + 3 * r + 3] for r in range(3)]
+            for k, face in enumerate(cube_net.FACE_ORDER)}
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -115,7 +126,9 @@ def test_front_face_of_the_image_equals_the_text_state(seed):
     env = cogsim.make("cube/optimal-move", depth=4, modality="image+text", sticker=16)
     obs, _ = env.reset(seed=seed)
     (frame,) = obs["images"]
-    assert _front_from_image(frame, 16) == _front_from_text(obs["text"]) == list(views.front_rows(env.item["facelets"]))
+    assert _front_from_image(frame, 16) == _face_from_text(obs["text"]) == list(views.front_rows(env.item["facelets"]))
+    for label, rows in _net_from_image(frame, 16).items():  # the rest of the text state matches too
+        assert _face_from_text(obs["text"], label) == rows, label
     recon = cogsim.make("cube/reconstruction", depth=4, sticker=16)
     obs, _ = recon.reset(seed=seed)
     assert _front_from_image(obs["images"][0], 16) == recon.item["gold_grid"]

@@ -263,6 +263,8 @@ def test_seed_list_option_replays_exported_items(tmp_path):
     ("cube/closed-loop", {"abstention": "yes"}, "abstention"),
     ("cube/reflection", {"regime": "free"}, "regime"),
     ("cube/recovery", {"start": "middle"}, "start"),
+    ("cube/closed-loop", {"abstension": True}, "unknown option.*abstension"),
+    ("cube/optimal-move", {"regime": "guided-redacted"}, "unknown option.*regime"),
 ])
 def test_bad_options_are_value_errors(env_id, options, match):
     with pytest.raises(ValueError, match=match):

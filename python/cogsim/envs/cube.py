@@ -52,9 +52,14 @@ class CubeBenchEnv(TextEnv):
     test: ClassVar[str] = ""
     modalities: ClassVar[tuple[str, ...]] = prompts.MODALITIES
     default_modality: ClassVar[str] = "image+text"
+    test_options: ClassVar[tuple[str, ...]] = ()  # options a subclass reads itself
 
     def __init__(self, env_id: str = "", depth: int = 1, modality: Optional[str] = None, sticker: int = 32,
                  seed_list=None, **options: Any):
+        unknown = sorted(set(options) - set(self.test_options))
+        if unknown:
+            allowed = ["depth", "modality", "sticker", "seed_list", *self.test_options]
+            raise ValueError(f"unknown option(s) {', '.join(unknown)} for {env_id or self.test}; allowed: {', '.join(allowed)}")
         modality = self.default_modality if modality is None else modality
         super().__init__(env_id, depth=depth, modality=modality, sticker=sticker, **options)
         self.depth = items_mod.check_depth(depth)
@@ -210,6 +215,7 @@ class ReflectionEnv(OptimalMoveEnv):
     option (the oracle upper bound of reflection)."""
 
     test = "reflection"
+    test_options = ("regime",)
     default_history = "full"
     scripted_policies = ("oracle", "random", "random_then_hint")
 
@@ -264,6 +270,7 @@ class ClosedLoopEnv(CubeBenchEnv):
     teacher_on_abstain applies the teacher's move and goes on, skip_item ends the item."""
 
     test = "closed-loop"
+    test_options = ("abstention", "abstain_policy")
 
     def __init__(self, env_id: str = "", abstention: bool = False, abstain_policy: str = "teacher_on_abstain",
                  **options: Any):
@@ -366,6 +373,7 @@ class RecoveryEnv(CubeBenchEnv):
     the model's own first failure (episodes without one record failure_step None)."""
 
     test = "recovery"
+    test_options = ("start",)
 
     def __init__(self, env_id: str = "", start: str = "injected", **options: Any):
         super().__init__(env_id, start=start, **options)

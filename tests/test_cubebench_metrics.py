@@ -100,3 +100,12 @@ def test_tables_group_by_agent_variant_and_depth_and_accept_nested_episodes():
 
 def test_no_cube_episodes_no_tables():
     assert summarize("cube", [{"test": "other", "depth": 1}]) == []
+
+
+def test_plot_draws_one_panel_per_table(tmp_path):
+    from cogsim.metrics import plot
+
+    episodes = [_loop("x", 3, depth=d) for d in (1, 2, 3)] + [_loop("y", 0, depth=d) for d in (1, 2)]
+    ((caption, path),) = plot("cube", episodes, tmp_path)
+    assert "depth" in caption and path.exists() and path.stat().st_size > 1000
+    assert plot("cube", [], tmp_path) == []

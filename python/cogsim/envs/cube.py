@@ -381,7 +381,7 @@ class RecoveryEnv(CubeBenchEnv):
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = item = self._load_item(seed)
-        self.outcomes, self.distances, self.steps_used, self.parse_failures = [], [], 0, 0
+        self.outcomes, self.distances, self.steps_used = [], [], 0
         if self.start == "injected":
             self._enter_recovery(Cube.from_facelets(item["recovery_facelets"]), list(item["recovery_teacher"]),
                                  failure_step=0, failure_move=item["failure_move"], before=self.depth)

@@ -256,4 +256,53 @@ def summarize(episodes: Sequence[dict]) -> list[Table]:
     return [table for build in TABLES if (table := build(flat)) is not None]
 
 
-register("cube", summarize)
+# The headline column of each table, drawn against depth (one line per agent and variant).
+HEADLINES = {"Table 1": "matrix acc.", "Table 1b": "balanced acc.", "Table 2": "accuracy", "Table 2b": "micro acc.",
+             "Table 3": "TA%", "Table 4": "final acc.", "Table 5": "solve rate"}
+VARIANT_COLUMNS = ("modality", "variant", "regime", "start")
+
+
+def _value(cell: Any) -> float:
+    if isinstance(cell, Estimate):
+        return cell.value
+    return float(cell) if isinstance(cell, (int, float)) else float("nan")
+
+
+def plot(episodes: Sequence[dict], out_dir) -> list[tuple[str, Any]]:
+    """One figure: the headline metric of every test against scramble depth."""
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tables = summarize(episodes)
+    if not tables:
+        return []
+    figure, axes = plt.subplots(1, len(tables), figsize=(3.2 * len(tables), 3.0), squeeze=False)
+    for axis, table in zip(axes[0], tables):
+        headline = HEADLINES[table.title.split(".")[0]]
+        column = table.columns.index(headline)
+        variant = next((table.columns.index(c) for c in VARIANT_COLUMNS if c in table.columns), None)
+        lines: dict = defaultdict(list)
+        for row in table.rows:
+            label = row[0] if variant is None else f"{row[0]} ({row[variant]})"
+            lines[label].append((row[table.columns.index("depth")], _value(row[column])))
+        for label, points in lines.items():
+            depths, values = zip(*sorted(points))
+            axis.plot(depths, values, marker="o", label=label)
+        axis.set_title(table.title.split(". ", 1)[1].split(" (")[0], fontsize=8)
+        axis.xaxis.get_major_locator().set_params(integer=True)
+        axis.set_xlabel("scramble depth")
+        axis.set_ylabel(headline)
+        axis.set_ylim(-0.05, 1.05)
+        axis.legend(fontsize=5)
+    figure.tight_layout()
+    path = Path(out_dir) / "cube_by_depth.png"
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return [("Cube Bench: headline metric of each test by scramble depth", path)]
+
+
+register("cube", summarize, plot)

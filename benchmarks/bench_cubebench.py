@@ -45,3 +45,57 @@ def test_oracle_episodes(benchmark, env_id, depth, modality):
     env = cogsim.make(env_id, depth=depth, modality=modality)
     benchmark.pedantic(_episodes, args=(env, range(EPISODES)), rounds=3, warmup_rounds=1)
     benchmark.extra_info["episodes_per_second"] = EPISODES / benchmark.stats.stats.median
+
+
+# -- scripted baselines: `python benchmarks/bench_cubebench.py [episodes] [depths]` -------------------
+
+
+def baseline_episodes(episodes_per_depth: int, depths) -> list:
+    """Oracle and random agents on every test and variant, text modality where the test has one
+    (scripted agents ignore the image; tests 1 and 2 are image-only and render for real)."""
+    variants = {
+        "cube/reconstruction": [{}], "cube/verification": [{}], "cube/optimal-move": [{"modality": "text"}],
+        "cube/reflection": [{"modality": "text", "regime": r} for r in ("guided-redacted", "guided-unredacted")],
+        "cube/closed-loop": [{"modality": "text"}, {"modality": "text", "abstention": True}],
+        "cube/move-effect": [{"modality": "text"}], "cube/recovery": [{"modality": "text"}],
+    }
+    records = []
+    for env_id, option_sets in variants.items():
+        for options in option_sets:
+            for depth in depths:
+                env = cogsim.make(env_id, depth=depth, **options)
+                for agent in ("oracle", "random"):
+                    rng = np.random.default_rng(1)
+                    for seed in range(episodes_per_depth):
+                        env.reset(seed=seed)
+                        done = False
+                        while not done:
+                            _, _, done, _, info = env.step(env.scripted_response(agent, rng))
+                        records.append({"env_id": env_id, "options": options, "seed": seed, "agent": agent,
+                                        **info["episode"]})
+    return records
+
+
+def _cell(value) -> str:
+    from cogsim.metrics import Estimate
+
+    return value.format(percent=True) if isinstance(value, Estimate) else str(value)
+
+
+if __name__ == "__main__":
+    import sys
+    import time
+
+    from cogsim.metrics import summarize
+
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    depth_list = [int(d) for d in sys.argv[2].split(",")] if len(sys.argv) > 2 else [1, 2, 3, 4]
+    cube.configure(progress=None)
+    started = time.perf_counter()
+    records = baseline_episodes(count, depth_list)
+    for table in summarize("cube", records):
+        print(f"\n### {table.title}\n\n| {' | '.join(table.columns)} |\n|{'---|' * len(table.columns)}")
+        for row in table.rows:
+            print(f"| {' | '.join(_cell(c) for c in row)} |")
+        print(f"\n{table.note}")
+    print(f"\n{len(records)} episodes in {time.perf_counter() - started:.1f} s")

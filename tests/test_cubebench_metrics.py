@@ -76,8 +76,9 @@ def _loop(agent, adherent, depth=3, **extra):
 
 
 def test_teacher_adherence_uses_unconditional_denominators():
-    (table,) = summarize("cube", [_loop("x", 3), _loop("x", 1), _loop("x", 0)])
+    table, by_step = summarize("cube", [_loop("x", 3), _loop("x", 1), _loop("x", 0)])
     row = dict(zip(table.columns, table.rows[0]))
+    assert [c.value for c in by_step.rows[0][4:]] == pytest.approx([2 / 3, 1 / 3, 1 / 3])
     assert row["TA%"].value == pytest.approx(4 / 9)  # 4 adherent steps of 3 x 3 possible
     assert row["perfect solve"].value == pytest.approx(1 / 3)
     assert row["selective acc."].value == pytest.approx(4 / 6)  # 4 adherent of 6 answered decisions

@@ -217,6 +217,23 @@ def closed_loop_table(episodes: Sequence[dict]) -> Optional[Table]:
                  "Coverage, selective accuracy and APA count decisions actually presented.") if rows else None
 
 
+def adherence_by_step_table(episodes: Sequence[dict]) -> Optional[Table]:
+    """TA@t: share of all episodes whose step t was the teacher's move (episodes that stopped
+    earlier count as not adherent at t)."""
+    groups = _groups(episodes, "closed-loop", _closed_loop_variant)
+    if not groups:
+        return None
+    longest = max(depth for (_, _, depth), _ in groups)
+    rows = []
+    for (agent, variant, depth), group in groups:
+        cells = [proportion(len(e["outcomes"]) > t and e["outcomes"][t] == "adherent" for e in group)
+                 if t < depth else "" for t in range(longest)]
+        rows.append([agent, variant, depth, len(group), *cells])
+    return Table("Table 3b. Teacher adherence by step (closed loop)",
+                 ["agent", "variant", "depth", "n", *[f"TA@{t + 1}" for t in range(longest)]], rows,
+                 "Unconditional denominators: every episode counts at every step up to its depth.")
+
+
 def reflection_table(episodes: Sequence[dict]) -> Optional[Table]:
     rows = []
     for (agent, regime, depth), group in _groups(episodes, "reflection", lambda e: e["regime"]):
@@ -248,7 +265,7 @@ def recovery_table(episodes: Sequence[dict]) -> Optional[Table]:
 
 
 TABLES = (reconstruction_table, verification_table, optimal_move_table, move_effect_table, closed_loop_table,
-          reflection_table, recovery_table)
+          adherence_by_step_table, reflection_table, recovery_table)
 
 
 def summarize(episodes: Sequence[dict]) -> list[Table]:
@@ -258,7 +275,7 @@ def summarize(episodes: Sequence[dict]) -> list[Table]:
 
 # The headline column of each table, drawn against depth (one line per agent and variant).
 HEADLINES = {"Table 1": "matrix acc.", "Table 1b": "balanced acc.", "Table 2": "accuracy", "Table 2b": "micro acc.",
-             "Table 3": "TA%", "Table 4": "final acc.", "Table 5": "solve rate"}
+             "Table 3": "TA%", "Table 3b": "TA@1", "Table 4": "final acc.", "Table 5": "solve rate"}
 VARIANT_COLUMNS = ("modality", "variant", "regime", "start")
 
 

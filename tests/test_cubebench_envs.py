@@ -1,5 +1,7 @@
 """Cube Bench envs: the oracle scores 100%, random sits at chance, images match the text state."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -29,7 +31,9 @@ def run(env_id, policy, seeds, **options):
         while True:
             obs, reward, terminated, truncated, info = env.step(env.scripted_response(policy, rng))
             assert info["parse"] in ("ok", "parse_failure", "invalid")
+            json.dumps(info["parsed"])
             if terminated or truncated:
+                json.dumps(info["episode"])  # the results store keeps episodes as JSON
                 episodes.append({"env_id": env_id, "options": options, "seed": seed, "agent": policy, **info["episode"]})
                 break
     return episodes
@@ -319,3 +323,21 @@ def test_paper_suites_name_registered_envs_with_valid_options():
 
     for suite in cube_envs.PAPER_SUITES:
         cogsim.make(suite["env_id"], **suite["options"])
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(TEST_IDS), st.lists(st.text(max_size=30), min_size=1, max_size=6))
+def test_any_model_text_is_parsed_never_crashes(env_id, responses):
+    options = {"sticker": 8} if env_id in ("cube/reconstruction", "cube/verification") else {"modality": "text"}
+    env = cogsim.make(env_id, depth=2, **options)
+    env.reset(seed=len(responses))
+    for text in responses:
+        _, reward, terminated, _, info = env.step(text)
+        assert info["parse"] in ("ok", "parse_failure", "invalid") and reward in (0.0, 1.0)
+        if terminated:
+            assert isinstance(info["episode"], dict)
+            break

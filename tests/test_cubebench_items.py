@@ -176,3 +176,14 @@ def test_command_line_export_and_verify(tmp_path, capsys):
     assert json.loads(out.read_text())["episodes"]["2"]["seed"] == 2
     assert main(["export", "--test", "closed-loop", "--depth", "0", "--count", "3", "--out", str(out)]) == 2
     assert "depth must be" in capsys.readouterr().err
+
+
+def test_items_are_pinned_so_published_seed_lists_stay_valid():
+    # Any change here changes every published seed list: bump PROMPT_VERSION / the list format.
+    item = items.make_item("optimal-move", 3, 5)
+    assert item["scramble"] == "R' D2 B'"
+    assert (item["options"], item["gold"]) == (["B2", "D'", "B", "R"], "C")
+    effect = items.make_item("move-effect", 3, 5)
+    assert (effect["options"], effect["query"], effect["gold"]) == (["B'", "U2", "B", "D'"], "C", "DECREASE")
+    verification = items.make_item("verification", 3, 5)
+    assert (verification["gold"], verification["shown_grid"]) == ("No", ["BGW", "GGW", "YBB"])

@@ -39,3 +39,8 @@ __all__ = [
     "optimal_responses",
     "parse_flip",
 ]
+
+from cogsim.pairs.sft import EVAL_SEEDS, TRAIN_SEEDS, sft_records, write_jsonl
+from cogsim.pairs.tournament import play_duel, tournament
+
+__all__ += ["EVAL_SEEDS", "TRAIN_SEEDS", "play_duel", "sft_records", "tournament", "write_jsonl"]

@@ -176,7 +176,8 @@ void register_maze(py::module_& m) {
 pairs::Games games(const py::dict& batch, py::ssize_t& count) {
   count = length_of<int32_t>(batch, "pending");
   const auto cards_total = length_of<int16_t>(batch, "identities");
-  pairs::Games g{field<int16_t>(batch, "identities", cards_total), field<int64_t>(batch, "offset", count),
+  pairs::Games g{field<int16_t>(batch, "identities", cards_total), field<int32_t>(batch, "partner", cards_total),
+                 field<int64_t>(batch, "offset", count),
                  field<int32_t>(batch, "cards", count),           field<int32_t>(batch, "players", count),
                  field<uint8_t>(batch, "state", cards_total),     field<uint8_t>(batch, "seen", cards_total),
                  field<int32_t>(batch, "pending", count),         field<int32_t>(batch, "player", count),
@@ -186,6 +187,15 @@ pairs::Games games(const py::dict& batch, py::ssize_t& count) {
         g.players[i] < 1 || g.players[i] > 2 || g.player[i] < 0 || g.player[i] >= g.players[i] ||
         g.pending[i] < -1 || g.pending[i] >= g.cards[i]) {
       throw py::value_error("game " + std::to_string(i) + " has cards, offset, players or pending out of range");
+    }
+    // The policy trusts partners, so check that they pair cards of one identity within the game.
+    for (int32_t k = 0; k < g.cards[i]; ++k) {
+      const int64_t card = g.offset[i] + k;
+      const int32_t other = g.partner[card];
+      if (other < 0 || other >= g.cards[i] || other == k || g.partner[g.offset[i] + other] != k ||
+          g.identities[g.offset[i] + other] != g.identities[card]) {
+        throw py::value_error("game " + std::to_string(i) + " has an inconsistent partner table at card " + std::to_string(k));
+      }
     }
   }
   return g;

@@ -136,6 +136,10 @@ def test_batch_dict_is_validated():
     with pytest.raises(ValueError, match="pending"):
         games.flip([0])
     games = PairsBatch.from_boards([pairs.deal(4, 4, 0)])
+    games.arrays["partner"][0] = 0
+    with pytest.raises(ValueError, match="partner"):
+        games.optimal()
+    games = PairsBatch.from_boards([pairs.deal(4, 4, 0)])
     games.arrays["state"] = games.arrays["state"].astype(np.int32)
     with pytest.raises(ValueError, match="state"):
         games.optimal()

@@ -26,13 +26,7 @@ std::vector<int16_t> deal(int rows, int cols, uint64_t seed) {
 
 namespace {
 
-int32_t partner_of(const Games& g, size_t i, int32_t card) {
-  const int16_t* ids = g.identities + g.offset[i];
-  for (int32_t k = 0; k < g.cards[i]; ++k) {
-    if (k != card && ids[k] == ids[card]) return k;
-  }
-  return -1;
-}
+int32_t partner_of(const Games& g, size_t i, int32_t card) { return g.partner[g.offset[i] + card]; }
 
 int32_t first_unseen(const Games& g, size_t i, int32_t except) {
   const int64_t base = g.offset[i];

@@ -23,6 +23,7 @@ std::vector<int16_t> deal(int rows, int cols, uint64_t seed);
 // at offset[i] in identities, state and seen; scores holds two counters per game.
 struct Games {
   const int16_t* identities;
+  const int32_t* partner;  // index of the other card of the same identity
   const int64_t* offset;
   const int32_t* cards;
   const int32_t* players;  // 1 (single) or 2 (duel)

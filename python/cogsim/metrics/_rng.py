@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from typing import Callable, Optional, Sequence
 
@@ -29,7 +30,12 @@ def group(episodes: Sequence[dict], key: Callable[[dict], tuple]) -> dict[tuple,
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for episode in episodes:
         groups[key(episode)].append(episode)
-    return dict(sorted(groups.items(), key=lambda item: tuple(map(str, item[0]))))
+    return dict(sorted(groups.items(), key=lambda item: tuple(_natural(str(part)) for part in item[0])))
+
+
+def _natural(text: str) -> tuple:
+    """Sort key that orders embedded numbers by value ("4x4" before "10x10")."""
+    return tuple(int(piece) if piece.isdigit() else piece for piece in re.split(r"(\d+)", text))
 
 
 def bootstrap_statistic(episodes: Sequence[dict], statistic: Callable[[Sequence[dict]], float],

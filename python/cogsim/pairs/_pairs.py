@@ -60,6 +60,7 @@ class PairsBatch:
         count = len(boards)
         arrays = {
             "identities": np.concatenate([b.ravel() for b in boards]).astype(np.int16),
+            "partner": np.concatenate([_partners(b.ravel()) for b in boards]).astype(np.int32),
             "offset": np.concatenate(([0], np.cumsum(cards)[:-1])).astype(np.int64),
             "cards": cards,
             "players": np.full(count, players, np.int32),
@@ -111,6 +112,14 @@ class PairsBatch:
 
     def remaining(self, index: int = 0) -> int:
         return int(self.arrays["remaining"][index])
+
+
+def _partners(identities: np.ndarray) -> np.ndarray:
+    """partner[k]: the other card with identity identities[k]."""
+    order = np.argsort(identities, kind="stable")
+    partner = np.empty(len(identities), np.int64)
+    partner[order[0::2]], partner[order[1::2]] = order[1::2], order[0::2]
+    return partner
 
 
 def optimal_responses(board: np.ndarray) -> int:

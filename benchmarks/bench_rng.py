@@ -127,8 +127,8 @@ def scripted_scores(quick: bool) -> list:
     episodes_per_cell = 10 if quick else 40
     pair_episodes = []
     for rows, cols in ((4, 4), (6, 6), (8, 8), (10, 10), (12, 14)):
-        env = cogsim.make("pairs/single", rows=rows, cols=cols)
-        for agent in ("oracle", "random"):
+        for agent, memory_map in (("oracle", False), ("forgetful", False), ("forgetful", True), ("random", False)):
+            env = cogsim.make("pairs/single", rows=rows, cols=cols, memory_map=memory_map)
             for seed in range(episodes_per_cell):
                 pair_episodes.append(_play(env, agent, seed))
     maze_episodes = []
@@ -137,7 +137,7 @@ def scripted_scores(quick: bool) -> list:
         for agent in ("oracle", "explorer", "random"):
             for seed in range(episodes_per_cell):
                 maze_episodes.append(_play(env, agent, seed))
-    return metrics.summarize("pairs", pair_episodes)[:1] + metrics.summarize("maze3d", maze_episodes)[:1]
+    return metrics.summarize("pairs", pair_episodes) + metrics.summarize("maze3d", maze_episodes)
 
 
 def _play(env, agent: str, seed: int) -> dict:

@@ -153,3 +153,15 @@ def test_history_option_sets_the_conversation_policy():
     assert cogsim.make("pairs/single").default_history == "full"
     assert cogsim.make("pairs/single", history="last:5").default_history == "last:5"
     assert {"pairs/single", "pairs/duel", "maze3d/nav"} <= set(cogsim.list_envs())
+
+
+def test_forgetful_agent_shows_a_memory_gap_that_the_memory_map_closes():
+    def mean_score(memory_map):
+        env = cogsim.make("pairs/single", rows=6, cols=6, max_resp_per_pair=3, memory_map=memory_map)
+        return np.mean([play(env, ["forgetful"], seed, rng_seed=seed)[0][-1]["episode"]["score"] for seed in range(8)])
+
+    forgetful, with_map = mean_score(False), mean_score(True)
+    assert with_map > forgetful + 0.1
+    env = cogsim.make("pairs/single", rows=6, cols=6, memory_map=True)
+    infos, terminated, _ = play(env, ["forgetful"], 0)
+    assert terminated and all(i["parse"] == "ok" for i in infos)  # it never flips an invalid card

@@ -262,4 +262,5 @@ register("maze3d/nav", MazeNavEnv, description="RNG-Bench 3D Maze: egocentric na
 
 DEMO_SUITES = [
     {"env_id": "maze3d/nav", "options": {"size": 5, "modality": "text"}, "episodes": 4, "agents": ["oracle", "explorer", "random"]},
+    {"env_id": "maze3d/nav", "options": {"size": 5, "image_size": 128, "minimap": True}, "episodes": 1, "agents": ["oracle"]},
 ]

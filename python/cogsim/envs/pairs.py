@@ -21,14 +21,14 @@ import numpy as np
 
 from cogsim.envs import register
 from cogsim.envs.base import TextEnv, observation
-from cogsim.pairs import _pairs, text
+from cogsim.pairs import _pairs, agents, text
 from cogsim.pairs._pairs import FACE_UP, FIRST_FLIP, MATCH, MISMATCH, REMOVED, PairsBatch
 
 THEMES = {"ascii": "ascii", "poker": "poker", "textures": "textures", "noise": "noise", "abstract": "shapes",
           "shapes": "shapes", "similar_colors": "colors", "similar_colours": "colors", "colors": "colors"}
 MODALITIES = ("text", "image")
 HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
-POLICIES = ("oracle", "optimal", "random")
+POLICIES = ("oracle", "optimal", "forgetful", "random")
 
 
 def _flag(options: dict, name: str, default: bool) -> bool:
@@ -91,6 +91,7 @@ class PairsEnv(TextEnv):
         self.parse_failures = [0] * self.num_players
         self.invalid = [0] * self.num_players
         self.inbox: list[list[tuple[str, tuple]]] = [[] for _ in range(self.num_players)]
+        self.flip_log: list[int] = []  # every valid flip, row-major card index
         self.system_prompt = text.task_prompt(self.rows, self.cols, self.budget, self.modality, self.cot, self.num_players == 2)
         self._post(0, "The game begins; every card is face down.", ())
         return self._observation()
@@ -131,6 +132,7 @@ class PairsEnv(TextEnv):
             reason = self._invalid_reason(row, col)
             self._post(player, f"Invalid flip ({row + 1}, {col + 1}): {reason}. Flip another card." if self.feedback else "", ())
             return
+        self.flip_log.append(row * self.cols + col)
         info.update(parse="ok", outcome={FIRST_FLIP: "first", MATCH: "match", MISMATCH: "mismatch"}[outcome])
         identity = int(self.board[row, col])
         revealed = ((row, col),) if outcome == FIRST_FLIP else ((row, col), divmod(first, self.cols))
@@ -228,6 +230,9 @@ class PairsEnv(TextEnv):
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         if policy in ("oracle", "optimal"):
             card = int(self.game.optimal(threads=1)[0])
+        elif policy == "forgetful":
+            known = agents.remembered_cards(self.flip_log, self.game.seen(), self.memory_map)
+            card = agents.forgetful_flip(self.board, self.game.state(), self.game.pending(), known, rng)
         elif policy == "random":
             state = self.game.state().ravel()
             card = int(rng.choice(np.flatnonzero(state == _pairs.FACE_DOWN)))
@@ -247,5 +252,7 @@ register("pairs/single", PairsEnv, description="RNG-Bench Matching Pairs, one pl
 register("pairs/duel", PairsDuelEnv, description="RNG-Bench Matching Pairs duel: two agents alternate on one board (Win%, W/T/L, Elo)")
 
 DEMO_SUITES = [
-    {"env_id": "pairs/single", "options": {"rows": 4, "cols": 4}, "episodes": 4, "agents": ["oracle", "random"]},
+    {"env_id": "pairs/single", "options": {"rows": 4, "cols": 4}, "episodes": 4, "agents": ["oracle", "forgetful", "random"]},
+    {"env_id": "pairs/single", "options": {"rows": 4, "cols": 4, "memory_map": True}, "episodes": 4, "agents": ["forgetful"]},
+    {"env_id": "pairs/single", "options": {"rows": 2, "cols": 4, "modality": "image", "theme": "poker"}, "episodes": 1, "agents": ["oracle"]},
 ]

@@ -133,8 +133,8 @@ def scripted_scores(quick: bool) -> list:
                 pair_episodes.append(_play(env, agent, seed))
     maze_episodes = []
     for size in (5, 7, 9, 11, 13, 15):
-        env = cogsim.make("maze3d/nav", size=size, modality="text")
-        for agent in ("oracle", "explorer", "random"):
+        for agent, memory_map in (("oracle", False), ("explorer", False), ("forgetful", False), ("forgetful", True), ("random", False)):
+            env = cogsim.make("maze3d/nav", size=size, modality="text", memory_map=memory_map)
             for seed in range(episodes_per_cell):
                 maze_episodes.append(_play(env, agent, seed))
     return metrics.summarize("pairs", pair_episodes) + metrics.summarize("maze3d", maze_episodes)

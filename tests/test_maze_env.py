@@ -124,3 +124,19 @@ def test_options_are_validated_and_history_is_kept():
                           ({"history": "some"}, "history"), ({"minimap": 1}, "minimap")]:
         with pytest.raises(ValueError, match=name):
             cogsim.make("maze3d/nav", **options)
+
+
+def test_forgetful_explorer_with_the_memory_map_is_the_explorer():
+    def actions(policy, memory_map, seed, size=11):
+        env = cogsim.make("maze3d/nav", size=size, modality="text", memory_map=memory_map)
+        infos = play(env, policy, seed)[0]
+        return [i["parsed"] for i in infos], infos[-1]["episode"]
+
+    differs = False
+    for seed in range(4):
+        explorer, _ = actions("explorer", False, seed)
+        assert actions("forgetful", True, seed)[0] == explorer
+        forgetful, episode = actions("forgetful", False, seed)
+        assert episode["collisions"] == 0  # the side ahead is always freshly seen
+        differs |= forgetful != explorer
+    assert differs

@@ -229,6 +229,9 @@ class MazeNavEnv(TextEnv):
         elif policy == "explorer":
             action = agents.explorer_action(self.walls, self.sight, row, col, heading, self.goal)
             belief = self.sight.belief_walls(self.walls)
+        elif policy == "forgetful":
+            action = agents.forgetful_action(self.walls, self.sight, row, col, heading, self.goal, self.memory_map)
+            belief = self.sight.belief_walls(self.walls, None if self.memory_map else agents.FORGETFUL_SPAN)
         elif policy == "random":
             action = agents.random_action(rng)
             belief = np.full(self.walls.shape, -1)

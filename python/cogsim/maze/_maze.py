@@ -214,28 +214,37 @@ def cells_ahead(walls: np.ndarray, row: int, col: int, heading: int, vision_rang
 
 
 class Sight:
-    """What an agent has seen so far: cell sides (n, n, 4) and whether it saw the goal."""
+    """What an agent has seen so far: per cell side (n, n, 4) the last look that showed it (-1 for
+    never), and whether it saw the goal."""
 
     def __init__(self, size: int):
-        self.seen = np.zeros((size, size, 4), dtype=bool)
+        self.last_seen = np.full((size, size, 4), -1, dtype=np.int64)
+        self.looks = 0
         self.goal_seen = False
+
+    @property
+    def seen(self) -> np.ndarray:
+        return self.last_seen >= 0
 
     def look(self, walls: np.ndarray, row: int, col: int, heading: int, vision_range: int, goal) -> None:
         n = walls.shape[0]
         for r, c, side in visible_sides(walls, row, col, heading, vision_range):
-            self.seen[r, c, side] = True
+            self.last_seen[r, c, side] = self.looks
             nr, nc = r + DELTAS[side][0], c + DELTAS[side][1]
             if 0 <= nr < n and 0 <= nc < n:
-                self.seen[nr, nc, (side + 2) % 4] = True
+                self.last_seen[nr, nc, (side + 2) % 4] = self.looks
         if tuple(goal) in cells_ahead(walls, row, col, heading, vision_range):
             self.goal_seen = True
+        self.looks += 1
 
-    def belief_walls(self, walls: np.ndarray) -> np.ndarray:
-        """Walls where seen, the outer boundary always, every unseen interior side assumed open."""
+    def belief_walls(self, walls: np.ndarray, span: Optional[int] = None) -> np.ndarray:
+        """Walls where seen (within the last ``span`` looks if given), the outer boundary always,
+        every other interior side assumed open."""
         n = walls.shape[0]
+        known = self.seen if span is None else self.last_seen >= self.looks - span
         bits = np.zeros((n, n), np.uint8)
         for side, bit in enumerate(SIDE_BITS):
-            bits |= np.where(self.seen[:, :, side], walls & bit, 0).astype(np.uint8)
+            bits |= np.where(known[:, :, side], walls & bit, 0).astype(np.uint8)
         bits[0] |= NORTH
         bits[-1] |= SOUTH
         bits[:, 0] |= WEST

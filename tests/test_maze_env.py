@@ -140,3 +140,11 @@ def test_forgetful_explorer_with_the_memory_map_is_the_explorer():
         assert episode["collisions"] == 0  # the side ahead is always freshly seen
         differs |= forgetful != explorer
     assert differs
+
+
+def test_memory_map_drawing_by_hand():
+    walls = np.array([[9, 3], [12, 6]], np.uint8)
+    seen = np.ones((2, 2, 4), bool)
+    seen[1, 1, 1] = False  # the goal cell's east side: unseen
+    drawing = text.memory_map(walls, seen, np.ones((2, 2), bool), 0, 0, 1, (1, 1)).splitlines()[1:6]
+    assert drawing == ["+-+-+", "|> .|", "+ + +", "|. G?", "+-+-+"]

@@ -7,7 +7,7 @@ Options (all keyword arguments of ``cogsim.make("maze3d/nav", ...)``):
     cot (True): chain of thought allowed, else the answer must be the action line only;
     memory_map (False): the oracle condition, the true hidden state (seen walls, visited cells,
     pose) injected as text every step; minimap (False): add a top-down image of visited cells, pose
-    and seen walls; wall_tags (False): colour-tagged walls; ask_output (False): the model also writes
+    and seen walls (in text modality the same map as text); wall_tags (False): colour-tagged walls; ask_output (False): the model also writes
     its wall map every step, scored by Traj-Match; history ("full" | "last:3" | "last:5" |
     "last:10" | "current"): the conversation window the loop keeps; vision_range (4): cells seen
     ahead; image_size (256); patch_radius (2); max_steps (None: max(80, 4 L*)).

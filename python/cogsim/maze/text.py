@@ -83,22 +83,16 @@ def memory_map(walls: np.ndarray, seen: np.ndarray, visited: np.ndarray, row: in
     """The oracle memory: seen walls ('-', '|'), unseen sides ('?'), visited cells ('.'), the agent
     (^ > v <) and the goal (G), drawn on a (2n+1)-character grid, with the pose in words."""
     n = walls.shape[0]
-    grid = [[" "] * (2 * n + 1) for _ in range(2 * n + 1)]
-    for r in range(2 * n + 1):
-        for c in range(2 * n + 1):
-            if r % 2 == 0 and c % 2 == 0:
-                grid[r][c] = "+"
+    grid = [["+" if r % 2 == 0 and c % 2 == 0 else "?" for c in range(2 * n + 1)] for r in range(2 * n + 1)]
     for r in range(n):
         for c in range(n):
             cy, cx = 2 * r + 1, 2 * c + 1
             grid[cy][cx] = "." if visited[r, c] else " "
             for side in range(4):
                 dy, dx = DELTAS[side]
-                if seen[r, c, side]:
-                    mark = ("-" if side % 2 == 0 else "|") if walls[r, c] & SIDE_BITS[side] else " "
-                else:
-                    mark = "?"
-                grid[cy + dy][cx + dx] = mark if grid[cy + dy][cx + dx] in (" ", "?") else grid[cy + dy][cx + dx]
+                if seen[r, c, side] and grid[cy + dy][cx + dx] == "?":
+                    wall = walls[r, c] & SIDE_BITS[side]
+                    grid[cy + dy][cx + dx] = ("-" if side % 2 == 0 else "|") if wall else " "
     gr, gc = goal
     grid[2 * gr + 1][2 * gc + 1] = "G"
     grid[2 * row + 1][2 * col + 1] = "^>v<"[heading]

@@ -165,3 +165,17 @@ def test_forgetful_agent_shows_a_memory_gap_that_the_memory_map_closes():
     env = cogsim.make("pairs/single", rows=6, cols=6, memory_map=True)
     infos, terminated, _ = play(env, ["forgetful"], 0)
     assert terminated and all(i["parse"] == "ok" for i in infos)  # it never flips an invalid card
+
+
+def test_stepping_after_the_end_asks_for_a_reset():
+    env = cogsim.make("pairs/single", rows=2, cols=2)
+    play(env, ["oracle"], 0)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step("Action: (1, 1)")
+    maze_env = cogsim.make("maze3d/nav", size=3, modality="text")
+    obs, _ = maze_env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not any(maze_env.step(maze_env.scripted_response("oracle", rng))[2:4]):
+        pass
+    with pytest.raises(RuntimeError, match="reset"):
+        maze_env.step("Action: move_forward")

@@ -106,6 +106,8 @@ class MazeNavEnv(TextEnv):
         self.sight.look(self.walls, row, col, heading, self.vision_range, self.goal)
 
     def _step(self, action: str):
+        if self.walker.done[0] or self.responses >= self.budget:
+            raise RuntimeError("the episode is over; call reset() to start another")
         self.responses += 1
         info: dict = {}
         if self.ask_output:

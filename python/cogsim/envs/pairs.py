@@ -102,6 +102,8 @@ class PairsEnv(TextEnv):
         self.inbox[player].append((line, snapshot))
 
     def _step(self, action: str):
+        if self.game.remaining() == 0 or sum(self.responses) >= self.budget:
+            raise RuntimeError("the episode is over; call reset() to start another")
         player = self.game.player()
         self.responses[player] += 1
         info: dict = {}

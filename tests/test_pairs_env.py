@@ -6,9 +6,12 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import cogsim
 from cogsim import pairs
+from cogsim.maze import text as maze_text
 from cogsim.pairs.text import ParseError, parse_flip
 
 
@@ -181,14 +184,10 @@ def test_stepping_after_the_end_asks_for_a_reset():
         maze_env.step("Action: move_forward")
 
 
-from hypothesis import given, settings, strategies as st
-
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_any_model_text_is_parsed_or_rejected_with_a_parse_error(response):
-    from cogsim.maze import text as maze_text
-
     for cot in (True, False):
         for parse in (lambda r: parse_flip(r, cot=cot), lambda r: maze_text.parse_action(r, cot=cot, ask_output=True)):
             try:

@@ -206,7 +206,7 @@ def closed_loop_table(episodes: Sequence[dict]) -> Optional[Table]:
         abstained = sum(e["abstained"] for e in group)
         answered = sum(e["answered"] for e in group)
         decisions = sum(e["decisions"] for e in group)
-        ta = mean_ci([e["adherent"] / e["steps_total"] for e in group])
+        ta = mean_ci([e["adherent"] / e["steps_total"] for e in group], bounds=(0.0, 1.0))
         rows.append([agent, variant, depth, len(group), ta, proportion(e["perfect_solve"] for e in group),
                      wilson(answered, decisions), wilson(adherent, answered), _nan_or(apa(adherent, abstained, decisions)),
                      wilson(decisions - sum(e["parse_failures"] for e in group), decisions)])

@@ -65,13 +65,13 @@ def summarize(episodes: Sequence[dict]) -> list[Table]:
         wins = sum(bool(e["success"]) for e in items)
         row = [
             agent, f"{size}x{size}", cond, len(items), _percent(wilson(wins, len(items))),
-            mean_ci([e["optimal_steps"] / e["steps"] for e in items if e["success"]]),
-            _percent(mean_ci([e["visited_cells"] / e["cells"] for e in items])),
+            mean_ci([e["optimal_steps"] / e["steps"] for e in items if e["success"]], bounds=(0.0, 1.0)),
+            _percent(mean_ci([e["visited_cells"] / e["cells"] for e in items], bounds=(0.0, 1.0))),
             mean_ci([e["collisions"] for e in items]),
             bootstrap_statistic(items, game_score),
         ]
         if asks:
-            row.append(_percent(mean_ci([e["traj_match"] for e in items if e.get("traj_match") is not None])))
+            row.append(_percent(mean_ci([e["traj_match"] for e in items if e.get("traj_match") is not None], bounds=(0.0, 1.0))))
         table.rows.append(row)
     for (agent, size, cond, memory), items in group(
         episodes, lambda e: (agent_name(e), int(e["size"]), condition(e, with_memory=False), bool(option(e, "memory_map", False)))

@@ -42,7 +42,7 @@ def responses_per_pair(episodes: Sequence[dict]) -> float:
 
 
 def score(episodes: Sequence[dict]) -> Estimate:
-    return mean_ci([e["matched"] / e["pairs"] for e in episodes])
+    return mean_ci([e["matched"] / e["pairs"] for e in episodes], bounds=(0.0, 1.0))
 
 
 def single_table(episodes: Sequence[dict]) -> Table:
@@ -135,7 +135,7 @@ def duel_tables(episodes: Sequence[dict]) -> list[Table]:
     for player in sorted(record, key=lambda p: -ratings[p]):
         w, t, l = record[player]
         n = w + t + l
-        table.rows.append([player, n, _percent(wilson(w, n)), f"{w}/{t}/{l}", _percent(mean_ci(pairs_won[player])), round(ratings[player], 1)])
+        table.rows.append([player, n, _percent(wilson(w, n)), f"{w}/{t}/{l}", _percent(mean_ci(pairs_won[player], bounds=(0.0, 1.0))), round(ratings[player], 1)])
     head = _head_to_head(games)
     return [table] + ([head] if head else [])
 

@@ -8,7 +8,7 @@
 #include <deque>
 #include <stdexcept>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "common/rng.hpp"
 #include "kidgym/state.hpp"
@@ -342,36 +342,53 @@ bool apply(State& s, const Action& a) {
 
 namespace {
 
-struct Node {
-  State state;
-  Action first;
-};
-
 std::string identity(const State& s) { return std::string(reinterpret_cast<const char*>(&s), kIdentityBytes); }
 
-// Breadth-first over high-level actions; returns the depth of the shallowest success (-1: none).
+constexpr int kImpossible = 1 << 20;
+
+// Admissible lower bound on the actions a successful finish still needs (never more than the truth).
+int lower_bound(const State& s) {
+  int grid_items = 0;
+  for (const Cell& c : s.cells) grid_items += c.kind == Kind::Item;
+  const int bag = bag_count(s);
+  const int unstarted = s.phase == 0 ? 1 : 0;
+  switch (static_cast<Task>(s.task)) {
+    case Task::Classification: return 2 * grid_items + bag;  // every item is picked and put
+    case Task::Selection:
+    case Task::MemoryDecode: return unstarted + (s.level - s.progress);  // one correct choice each
+    case Task::Sorting: return (s.level + 1 - s.progress > bag) ? kImpossible : bag;  // every animal is placed
+    case Task::MemoryMaze: return unstarted + 1;
+    default: return 1;
+  }
+}
+
+// Depth-first search for a success within `depth` actions; `failed` remembers, per state, the
+// largest depth already known to fail.
+bool dfs(const State& s, int depth, std::unordered_map<std::string, int>& failed, Action* first_out) {
+  if (lower_bound(s) > depth) return false;
+  std::string key = identity(s);
+  const auto known = failed.find(key);
+  if (known != failed.end() && known->second >= depth) return false;
+  for (const Action& action : enumerate(s)) {
+    State child = s;
+    apply(child, action);
+    const bool found = child.done ? child.success != 0 : dfs(child, depth - 1, failed, nullptr);
+    if (found) {
+      if (first_out) *first_out = action;
+      return true;
+    }
+  }
+  failed[std::move(key)] = depth;
+  return false;
+}
+
+// Iterative deepening from the lower bound: the first depth with a plan is the fewest steps.
 int search(const State& start, Action* first_out) {
   if (start.done) return start.success ? 0 : -1;
-  std::unordered_set<std::string> seen{identity(start)};
-  std::vector<Node> layer{{start, {}}};
-  for (int depth = 1; !layer.empty(); ++depth) {
-    std::vector<Node> next;
-    for (const Node& node : layer) {
-      for (const Action& action : enumerate(node.state)) {
-        State child = node.state;
-        apply(child, action);
-        const Action first = depth == 1 ? action : node.first;
-        if (child.done) {
-          if (child.success) {
-            if (first_out) *first_out = first;
-            return depth;
-          }
-          continue;
-        }
-        if (seen.insert(identity(child)).second) next.push_back({child, first});
-      }
-    }
-    layer = std::move(next);
+  const int remaining = start.budget - start.steps;
+  std::unordered_map<std::string, int> failed;
+  for (int depth = std::max(1, lower_bound(start)); depth <= remaining; ++depth) {
+    if (dfs(start, depth, failed, first_out)) return depth;
   }
   return -1;
 }

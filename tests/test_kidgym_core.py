@@ -1,0 +1,137 @@
+"""KidGym core: determinism, the action list is exactly the executable set, generators are
+solvable in exactly the budget, the oracle takes the fewest steps, bad input raises ValueError."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from kidgym_reference import executable_actions
+
+from cogsim import _core, kidgym
+from cogsim.kidgym.tasks import CONTINUE, PLACE, TASKS
+
+CASES = [(name, level) for name in TASKS for level in kidgym.LEVELS]
+
+
+@pytest.mark.parametrize("name, level", CASES)
+def test_same_seed_same_episode(name, level):
+    a = kidgym.generate(name, level, range(20))
+    b = kidgym.generate(name, level, range(20), threads=2)
+    assert [s.to_bytes() for s in a] == [s.to_bytes() for s in b]
+    assert len({s.to_bytes() for s in a}) == 20  # different seeds, different episodes
+
+
+@pytest.mark.parametrize("name, level", CASES)
+def test_oracle_solves_every_seed_in_exactly_the_budget(name, level):
+    seeds = range(300)
+    success, steps = kidgym.simulate(name, level, seeds, policy="oracle")
+    budget = _core.kidgym_default_budget(TASKS[name].core_id, level)
+    assert success.all()
+    assert (steps == budget).all()
+
+
+@pytest.mark.parametrize("name, level", CASES)
+def test_action_list_is_exactly_the_executable_set(name, level):
+    rng = np.random.default_rng(level)
+    for state in kidgym.generate(name, level, range(25)):
+        while not state.done:
+            listed = state.enumerate()
+            assert len(listed) == len(set(listed)), "an action is listed twice"
+            assert set(listed) == executable_actions(name, state)
+            assert sorted(state.options()) == sorted(listed)  # options: the same set, shuffled
+            state.apply(listed[rng.integers(len(listed))])
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_an_action_outside_the_list_only_spends_a_step(name):
+    state = kidgym.generate(name, 2, [7])[0]
+    listed = set(state.enumerate())
+    outside = next(a for a in itertools.product(range(7), range(12), range(12)) if a not in listed)
+    before = state.to_bytes()
+    assert state.apply(outside) is False
+    assert state.steps == 1
+    after = state.to_bytes()
+    cells_bytes = 25 * 6
+    assert after[:cells_bytes] == before[:cells_bytes]
+
+
+def _no_shorter_plan(state, depth: int) -> bool:
+    """Brute force: no action sequence shorter than ``depth`` succeeds."""
+    if depth <= 0:
+        return True
+    for action in state.enumerate():
+        child = state.copy()
+        child.apply(action)
+        if child.done and child.success:
+            return False
+        if not child.done and not _no_shorter_plan(child, depth - 1):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_no_plan_is_shorter_than_the_oracle_plan(name):
+    for state in kidgym.generate(name, 1, range(10)):
+        fewest = state.oracle_plan_length()
+        assert fewest == state.budget
+        assert _no_shorter_plan(state, fewest - 1)
+
+
+def test_random_agent_is_far_from_perfect():
+    for name in TASKS:
+        success, _ = kidgym.simulate(name, 3, range(200), policy="random")
+        assert success.mean() < 0.5, name
+
+
+def test_memory_tasks_start_with_continue_only():
+    for name in ("selection", "memory_maze", "memory_decode"):
+        state = kidgym.generate(name, 2, [3])[0]
+        assert state.enumerate() == [(CONTINUE, 0, 0)] and state.phase == 0
+        state.apply((CONTINUE, 0, 0))
+        assert state.phase == 1 and (CONTINUE, 0, 0) not in state.enumerate()
+
+
+def test_budget_exhaustion_truncates():
+    state = kidgym.generate("classification", 1, [0])[0]
+    for _ in range(state.budget):
+        state.waste_step()
+    assert state.done and state.truncated and not state.success
+
+
+def test_longer_budget_is_allowed_and_shorter_is_rejected():
+    state = kidgym.generate("maze", 2, [0], max_steps=9)[0]
+    assert state.budget == 9
+    with pytest.raises(ValueError, match="max_steps"):
+        kidgym.generate("maze", 2, [0], max_steps=3)
+
+
+def test_sorting_places_every_animal_once():
+    state = kidgym.generate("sorting", 3, [11])[0]
+    while not state.done:
+        state.apply(state.enumerate()[0])
+    placed = state.cells[:, :, 4]
+    assert (placed > 0).sum() == 4 and state.bag == []
+    assert all(a[0] == PLACE for a in kidgym.generate("sorting", 3, [11])[0].enumerate())
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: kidgym.generate("classification", 4, [0]), "level"),
+        (lambda: kidgym.generate("counting_sheep", 1, [0]), "task"),
+        (lambda: kidgym.simulate("maze", 1, [0], policy="greedy"), "policy"),
+        (lambda: kidgym.generate("maze", 1, [0])[0].apply((9, 0, 0)), "verb"),
+        (lambda: kidgym.generate("maze", 1, [0])[0].apply((0, 300, 0)), "arguments"),
+        (lambda: _core.kidgym_generate(42, 1, [0], kidgym.catalog.core_catalog()), "task id"),
+    ],
+)
+def test_bad_input_raises_value_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_bad_catalog_raises_value_error():
+    with pytest.raises(ValueError, match="memory_chests"):
+        kidgym.catalog.core_catalog(kidgym.catalog.CatalogOptions(memory_chests=9))

@@ -25,7 +25,7 @@ ActionTuple to_tuple(const Action& a) { return {static_cast<int>(a.verb), a.a, a
 
 Action from_tuple(const ActionTuple& t) {
   const auto [verb, a, b] = t;
-  if (verb < 0 || verb > static_cast<int>(Verb::Place)) throw py::value_error("action verb must be in 0..6, got " + std::to_string(verb));
+  if (verb < 0 || verb > static_cast<int>(Verb::Declare)) throw py::value_error("action verb must be in 0..7, got " + std::to_string(verb));
   if (a < 0 || a > 255 || b < 0 || b > 255) throw py::value_error("action arguments must be in 0..255");
   return {static_cast<Verb>(verb), static_cast<uint8_t>(a), static_cast<uint8_t>(b)};
 }
@@ -57,7 +57,7 @@ void register_kidgym(py::module_& m) {
   py::class_<Catalog>(m, "KidCatalog")
       .def(py::init([](std::array<uint8_t, 4> category_sizes, std::vector<std::vector<uint8_t>> category_scenes, uint8_t maze_scene,
                        uint8_t mixed_scene, uint8_t basket_colours, uint8_t key_colours, std::vector<float> animal_values,
-                       std::vector<uint8_t> rule_ascending, uint8_t selection_extra, uint8_t decode_extra, uint8_t memory_chests, uint8_t maze_decoy_keys) {
+                       std::vector<uint8_t> rule_ascending, uint8_t selection_extra, uint8_t decode_extra, uint8_t memory_chests, uint8_t maze_decoy_keys, uint8_t puzzle_figures, std::vector<uint8_t> counting_categories) {
              Catalog c;
              c.category_sizes = category_sizes;
              c.category_scenes = std::move(category_scenes);
@@ -72,12 +72,15 @@ void register_kidgym(py::module_& m) {
              c.decode_extra = decode_extra;
              c.memory_chests = memory_chests;
              c.maze_decoy_keys = maze_decoy_keys;
+             c.puzzle_figures = puzzle_figures;
+             c.counting_categories = std::move(counting_categories);
              rethrow_as_value_error<int>([&] { validate_catalog(c); return 0; });
              return c;
            }),
            py::arg("category_sizes"), py::arg("category_scenes"), py::arg("maze_scene"), py::arg("mixed_scene"),
            py::arg("basket_colours"), py::arg("key_colours"), py::arg("animal_values"), py::arg("rule_ascending"),
-           py::arg("selection_extra") = 2, py::arg("decode_extra") = 2, py::arg("memory_chests") = 3, py::arg("maze_decoy_keys") = 1);
+           py::arg("selection_extra") = 2, py::arg("decode_extra") = 2, py::arg("memory_chests") = 3, py::arg("maze_decoy_keys") = 1, py::arg("puzzle_figures") = 16,
+           py::arg("counting_categories") = std::vector<uint8_t>{1, 2});
 
   py::class_<State>(m, "KidState")
       .def("copy", [](const State& s) { return State(s); })
@@ -97,21 +100,21 @@ void register_kidgym(py::module_& m) {
       .def_property_readonly("goal", [](const State& s) { return std::vector<int>(s.goal.begin(), s.goal.end()); })
       .def_property_readonly("cells",
                              [](const State& s) {
-                               py::array_t<uint8_t> out({kSide, kSide, 6});
+                               py::array_t<uint8_t> out({kSide, kSide, static_cast<int>(sizeof(Cell))});
                                std::memcpy(out.mutable_data(), s.cells.data(), sizeof(s.cells));
                                return out;
                              },
-                             "uint8 (5, 5, 6): kind, type, aux, label, placed, placed_category per play-area cell")
+                             "uint8 (5, 5, 8): kind, type, aux, label, placed, placed_category, extra, pad per play-area cell")
       .def_property_readonly("bag",
                              [](const State& s) {
-                               std::vector<std::tuple<int, int, int>> out;
+                               std::vector<std::tuple<int, int, int, int>> out;
                                for (const Slot& slot : s.bag) {
                                  if (slot.kind == Kind::Empty) break;
-                                 out.emplace_back(static_cast<int>(slot.kind), slot.category, slot.type);
+                                 out.emplace_back(static_cast<int>(slot.kind), slot.category, slot.type, slot.extra);
                                }
                                return out;
                              },
-                             "(kind, category, type) per filled slot, from slot A")
+                             "(kind, category, type, extra) per filled slot, from slot A")
       .def_property_readonly("reachable",
                              [](const State& s) {
                                const auto r = reachable(s);
@@ -143,10 +146,10 @@ void register_kidgym(py::module_& m) {
     return default_budget(task_of(task), level);
   }, py::arg("task"), py::arg("level"));
   m.def("kidgym_verbs", [] {
-    return std::vector<std::string>{"pick", "put", "obtain", "unlock", "continue", "choose", "place"};
+    return std::vector<std::string>{"pick", "put", "obtain", "unlock", "continue", "choose", "place", "declare"};
   });
   m.def("kidgym_kinds", [] {
-    return std::vector<std::string>{"empty", "item", "basket", "key", "door", "diamond", "chest", "wall", "target", "center"};
+    return std::vector<std::string>{"empty", "item", "basket", "key", "door", "diamond", "chest", "wall", "target", "center", "piece"};
   });
 
   m.def(

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import deque
 
 from cogsim.kidgym.tasks import (
-    BASKET, CHEST, CHOOSE, CONTINUE, DIAMOND, DOOR, EMPTY, ITEM, KEY, OBTAIN, PICK, PLACE, PUT, TARGET, UNLOCK,
+    BASKET, CHEST, CHOOSE, CONTINUE, DECLARE, DIAMOND, DOOR, EMPTY, ITEM, KEY, OBTAIN, PICK, PIECE, PLACE, PUT,
+    TARGET, UNLOCK,
 )
 
-MEMORY = {"selection", "memory_maze", "memory_decode"}
+MEMORY = {"selection", "memory_maze", "memory_decode", "memory_filling"}
 
 
 def reachable_cells(state) -> set[tuple[int, int]]:
@@ -44,7 +45,7 @@ def executable_actions(task: str, state) -> set[tuple[int, int, int]]:
         return int(cells[r, c, 3])
 
     out = set()
-    slots = lambda kind: [i for i, (k, _, _) in enumerate(bag) if k == kind]  # noqa: E731
+    slots = lambda kind: [i for i, (k, *_) in enumerate(bag) if k == kind]  # noqa: E731
     if task == "classification":
         if not full:
             out |= {(PICK, label(r, c), 0) for r, c in cells_of(ITEM)}
@@ -60,6 +61,13 @@ def executable_actions(task: str, state) -> set[tuple[int, int, int]]:
     elif task in ("sorting", "placement"):
         free_targets = [(r, c) for r, c in cells_of(TARGET) if cells[r, c, 4] == 0]
         out |= {(PLACE, s, label(r, c)) for s in slots(ITEM) for r, c in free_targets}
+    elif task == "counting":
+        if not full:
+            out |= {(PICK, label(r, c), 0) for r, c in cells_of(ITEM)}
+        out.add((DECLARE, int(state.goal[0]), 0))
+    elif task in ("filling", "puzzle", "memory_filling"):
+        free_targets = [(r, c) for r, c in cells_of(TARGET) if cells[r, c, 4] == 0]
+        out |= {(PLACE, s, label(r, c)) for s in slots(PIECE) for r, c in free_targets}
     else:
         raise ValueError(task)
     return out

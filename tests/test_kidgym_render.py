@@ -9,7 +9,7 @@ from render_helpers import renderer
 
 from cogsim import kidgym
 from cogsim.kidgym import catalog, scene
-from cogsim.kidgym.tasks import BASKET, CONTINUE, DOOR, ITEM, KEY, TARGET, TASKS
+from cogsim.kidgym.tasks import BASKET, CONTINUE, DOOR, ITEM, KEY, PIECE, TARGET, TASKS
 from cogsim.render import grid
 from cogsim.render.grid import GridScene, Item
 
@@ -94,13 +94,15 @@ def test_placed_and_picked_items_move_between_scene_and_backpack():
     assert sum(1 for i in shown.items if i.sprite != "basket") == 1
 
 
-@pytest.mark.parametrize("name", ["selection", "memory_decode", "memory_maze"])
+@pytest.mark.parametrize("name", ["selection", "memory_decode", "memory_maze", "memory_filling"])
 def test_memory_tasks_hide_what_must_be_remembered(name):
     state = kidgym.generate(name, 2, [6])[0]
     before = scene.grid_scene(TASKS[name], state)
     state.apply((CONTINUE, 0, 0))
     after = scene.grid_scene(TASKS[name], state)
-    if name == "memory_maze":
+    if name == "memory_filling":
+        assert before.hint_sprites == (catalog.item_sprite(int(state.goal[0]), int(state.goal[1])),) and after.hint_sprites == ()
+    elif name == "memory_maze":
         assert "diamond" in {i.sprite for i in before.items} and "diamond" not in {i.sprite for i in after.items}
         chests = [i for i in after.items if i.sprite == "chest"]
         assert len(chests) == 3 and (int(state.goal[0]) // 5, int(state.goal[0]) % 5) in {(i.row, i.col) for i in chests}
@@ -119,3 +121,69 @@ def test_decode_maze_hint_lists_every_key_to_door_rule():
     state = kidgym.generate("decode_maze", 3, [2])[0]
     text, _ = scene.hint(TASKS["decode_maze"], state)
     assert text.startswith("key->door") and text.count("->") == 4 and len(text) <= grid.HINT_TEXT_MAX
+
+
+def _overlay_frames(background: GridScene, overlays):
+    from cogsim.kidgym import _overlay
+
+    return _overlay.render(renderer(), [(background, overlay) for overlay in overlays])
+
+
+def _closest(frame, references, ys, xs) -> int:
+    errors = [np.abs(ref[ys, xs].astype(int) - frame[ys, xs]).mean() for ref in references]
+    return int(np.argmin(errors))
+
+
+def test_counting_piles_show_the_pile_size_the_state_says():
+    from cogsim.kidgym._overlay import Overlay
+
+    state = kidgym.generate("counting", 3, [3])[0]
+    shown, overlay = scene.frame_spec(TASKS["counting"], state, cell_size=64)
+    frame = _overlay_frames(shown, [overlay])[0]
+    empty = GridScene(scene=shown.scene, cell_size=64)
+    sprite = catalog.item_sprite(int(state.goal[1]), int(state.goal[2]))
+    checked = 0
+    for row in range(5):
+        for col in range(5):
+            if state.cells[row, col, 0] != ITEM:
+                continue
+            references = _overlay_frames(empty, [Overlay(piles=((row, col, sprite, n, None),)) for n in (1, 2, 3)])
+            ys, xs = _sprite_region(64, grid.play_cell_rect(shown, row, col))
+            assert _closest(frame, references, ys, xs) + 1 == state.cells[row, col, 6]
+            checked += 1
+    assert checked == 9
+
+
+@pytest.mark.parametrize("name", ["filling", "puzzle", "memory_filling"])
+def test_pieces_show_the_quarter_the_state_says(name):
+    from cogsim.kidgym._overlay import Overlay
+
+    state = _started(kidgym.generate(name, 2, [5])[0])
+    state.apply(state.enumerate()[0])  # place one piece (right or wrong) on a target
+    shown, overlay = scene.frame_spec(TASKS[name], state, cell_size=64)
+    frame = _overlay_frames(shown, [overlay])[0]
+    empty = GridScene(scene=shown.scene, cell_size=64)
+    category, picture = int(state.goal[0]), int(state.goal[1])
+    other = (picture + 1) % (len(catalog.PUZZLE_FIGURES) if category == catalog.FIGURE_CATEGORY else 10)
+    candidates = [(category, p, q) for p in (picture, other) for q in range(4)]
+    checked = 0
+    for row in range(5):
+        for col in range(5):
+            kind, kind_type, aux, _, placed, placed_category, extra, _ = (int(v) for v in state.cells[row, col])
+            if kind == PIECE:
+                truth = (aux, kind_type, extra)
+            elif kind == TARGET and placed:
+                truth = (placed_category, placed - 1, extra)
+            else:
+                continue
+            references = _overlay_frames(empty, [Overlay(pieces=((row, col, scene.piece(*c), None),)) for c in candidates])
+            x0, y0, x1, y1 = grid.play_cell_rect(shown, row, col)
+            ys, xs = slice(y0 + 4, y0 + 34), slice(x0 + 4, x1 - 4)  # clear of the numeral badge
+            assert candidates[_closest(frame, references, ys, xs)] == truth
+            checked += 1
+    assert checked == 3  # two pieces in place and the one just placed
+    for slot, (_, category, picture_id, quarter) in enumerate(state.bag):
+        x0, y0, x1, y1 = grid.backpack_slot_rect(shown, slot)
+        pool = candidates + [(category, picture_id, quarter)]
+        references = _overlay_frames(empty, [Overlay(slot_pieces=((slot, scene.piece(*c)),)) for c in pool])
+        assert pool[_closest(frame, references, slice(y0 + 20, y1 - 8), slice(x0 + 20, x1 - 8))] == (category, picture_id, quarter)

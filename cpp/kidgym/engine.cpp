@@ -77,25 +77,33 @@ int bag_count(const State& s) {
 
 bool bag_full(const State& s) { return bag_count(s) >= s.bag_capacity; }
 
-void bag_add(State& s, Kind kind, uint8_t category, uint8_t type) {
+void bag_add(State& s, Kind kind, uint8_t category, uint8_t type, uint8_t extra = 0) {
   const int n = bag_count(s);
-  s.bag[n] = Slot{kind, category, type};
+  s.bag[n] = Slot{kind, category, type, extra};
 }
 
 // Removes slot `slot`; later items move up one slot, so the backpack stays packed from A.
 void bag_remove(State& s, int slot) {
   for (int i = slot; i + 1 < kMaxBag; ++i) s.bag[i] = s.bag[i + 1];
-  s.bag[kMaxBag - 1] = Slot{Kind::Empty, 0, 0};
+  s.bag[kMaxBag - 1] = Slot{Kind::Empty, 0, 0, 0};
 }
 
-void clear_cell(State& s, int cell) { s.cells[cell] = Cell{Kind::Empty, 0, 0, kNone, 0, 0}; }
+void clear_cell(State& s, int cell) { s.cells[cell] = Cell{Kind::Empty, 0, 0, kNone, 0, 0, 0, 0}; }
 
 void finish(State& s, bool success) {
   s.done = 1;
   s.success = success ? 1 : 0;
 }
 
-bool is_memory(Task t) { return t == Task::Selection || t == Task::MemoryMaze || t == Task::MemoryDecode; }
+bool is_memory(Task t) {
+  return t == Task::Selection || t == Task::MemoryMaze || t == Task::MemoryDecode || t == Task::MemoryFilling;
+}
+
+int bag_total(const State& s) {
+  int total = 0;
+  for (const Slot& slot : s.bag) total += slot.kind == Kind::Item ? slot.extra : 0;
+  return total;
+}
 
 bool keys_open(const State& s, uint8_t key_colour, uint8_t door_colour) {
   if (static_cast<Task>(s.task) == Task::DecodeMaze) return s.goal[key_colour] == door_colour;
@@ -133,13 +141,19 @@ int default_budget(Task task, int level) {
     case Task::DecodeMaze: return 2 * level + 1;
     case Task::MemoryMaze: return 2 * level + 2;
     case Task::MemoryDecode: return level + 1;
+    case Task::Counting: return 5;
+    case Task::Filling: return level;
+    case Task::Puzzle: return level;
+    case Task::MemoryFilling: return level + 1;
   }
   return 0;
 }
 
+bool exact_budget(Task task) { return task != Task::Counting; }
+
 const char* task_name(Task task) {
-  static const char* names[] = {"classification", "maze", "selection", "placement",
-                                "sorting", "decode_maze", "memory_maze", "memory_decode"};
+  static const char* names[] = {"classification", "maze",     "selection", "placement", "sorting", "decode_maze",
+                                "memory_maze",    "memory_decode", "counting", "filling", "puzzle",  "memory_filling"};
   return names[static_cast<int>(task)];
 }
 
@@ -182,6 +196,15 @@ std::vector<Action> enumerate(const State& s) {
     case Task::Sorting:
       enumerate_bag_onto(s, dist, Kind::Item, Kind::Target, Verb::Place, out);
       break;
+    case Task::Counting:
+      if (!bag_full(s)) for_reachable(s, dist, Kind::Item, emit_label(Verb::Pick));
+      out.push_back({Verb::Declare, s.goal[0], 0});
+      break;
+    case Task::Filling:
+    case Task::Puzzle:
+    case Task::MemoryFilling:
+      enumerate_bag_onto(s, dist, Kind::Piece, Kind::Target, Verb::Place, out);
+      break;
   }
   return out;
 }
@@ -211,8 +234,35 @@ bool apply_pick(State& s, const Action& a) {
   if (bag_full(s)) return false;
   const int cell = walk_to(s, Kind::Item, a.a);
   if (cell < 0) return false;
-  bag_add(s, Kind::Item, s.cells[cell].aux, s.cells[cell].type);
+  bag_add(s, Kind::Item, s.cells[cell].aux, s.cells[cell].type, s.cells[cell].extra);
   clear_cell(s, cell);
+  // Counting: a full backpack short of the number can no longer succeed
+  if (static_cast<Task>(s.task) == Task::Counting && bag_full(s) && bag_total(s) < s.goal[0]) finish(s, false);
+  return true;
+}
+
+bool apply_declare(State& s, const Action& a) {
+  if (a.a != s.goal[0]) return false;
+  finish(s, bag_total(s) == s.goal[0]);
+  return true;
+}
+
+// Filling, Puzzle, Memory Filling: a target's `type` is the quarter it expects; goal[0..1] the picture.
+bool apply_place_piece(State& s, const Action& a) {
+  if (!valid_slot(s, a.a, Kind::Piece)) return false;
+  const int cell = find_target(s, a.b);
+  if (cell < 0 || s.cells[cell].placed) return false;
+  if (walk_to(s, Kind::Target, a.b) < 0) return false;
+  const Slot piece = s.bag[a.a];
+  Cell& target = s.cells[cell];
+  target.placed = static_cast<uint8_t>(1 + piece.type);
+  target.placed_category = piece.category;
+  target.extra = piece.extra;
+  bag_remove(s, a.a);
+  if (piece.category == s.goal[0] && piece.type == s.goal[1] && piece.extra == target.type) s.progress++;
+  bool free_target = false;
+  for (const Cell& c : s.cells) free_target = free_target || (c.kind == Kind::Target && !c.placed);
+  if (!free_target) finish(s, s.progress == s.level);
   return true;
 }
 
@@ -333,7 +383,14 @@ bool apply(State& s, const Action& a) {
     case Verb::Obtain: apply_obtain(s, a); break;
     case Verb::Unlock: apply_unlock(s, a); break;
     case Verb::Choose: apply_choose(s, a); break;
-    case Verb::Place: apply_place(s, a); break;
+    case Verb::Place:
+      if (s.bag[a.a].kind == Kind::Piece) {
+        apply_place_piece(s, a);
+      } else {
+        apply_place(s, a);
+      }
+      break;
+    case Verb::Declare: apply_declare(s, a); break;
   }
   (void)task;
   if (++s.steps >= s.budget && !s.done) s.done = 2;
@@ -351,13 +408,16 @@ int lower_bound(const State& s) {
   int grid_items = 0;
   for (const Cell& c : s.cells) grid_items += c.kind == Kind::Item;
   const int bag = bag_count(s);
-  const int unstarted = s.phase == 0 ? 1 : 0;
+  const int unstarted = is_memory(static_cast<Task>(s.task)) && s.phase == 0 ? 1 : 0;
   switch (static_cast<Task>(s.task)) {
     case Task::Classification: return 2 * grid_items + bag;  // every item is picked and put
     case Task::Selection:
     case Task::MemoryDecode: return unstarted + (s.level - s.progress);  // one correct choice each
     case Task::Sorting: return (s.level + 1 - s.progress > bag) ? kImpossible : bag;  // every animal is placed
     case Task::MemoryMaze: return unstarted + 1;
+    case Task::Filling:
+    case Task::Puzzle:
+    case Task::MemoryFilling: return unstarted + (s.level - s.progress);  // one correct piece each
     default: return 1;
   }
 }

@@ -31,7 +31,9 @@ struct Builder {
     return free[rng.below(n)];
   }
 
-  void put(int cell, Kind kind, uint8_t type, uint8_t aux = 0) { s.cells[cell] = Cell{kind, type, aux, kNone, 0, 0}; }
+  void put(int cell, Kind kind, uint8_t type, uint8_t aux = 0, uint8_t extra = 0) {
+    s.cells[cell] = Cell{kind, type, aux, kNone, 0, 0, extra, 0};
+  }
 
   // Distinct values in [0, bound), in random order.
   std::vector<uint8_t> distinct(int count, int bound) {
@@ -62,7 +64,7 @@ struct Builder {
 
 State blank(Task task, int level, int budget, uint64_t shuffle_seed) {
   State s{};
-  for (Cell& c : s.cells) c = Cell{Kind::Empty, 0, 0, kNone, 0, 0};
+  for (Cell& c : s.cells) c = Cell{Kind::Empty, 0, 0, kNone, 0, 0, 0, 0};
   s.task = static_cast<uint8_t>(task);
   s.level = static_cast<uint8_t>(level);
   s.budget = static_cast<uint8_t>(budget);
@@ -288,7 +290,7 @@ void gen_sorting(Builder& b, const Catalog& catalog) {
   b.s.scene = catalog.category_scenes[0][b.rng.below(catalog.category_scenes[0].size())];
   std::vector<uint8_t> bag(animals);
   b.rng.shuffle(bag.begin(), bag.end());
-  for (int i = 0; i < count; ++i) b.s.bag[i] = Slot{Kind::Item, 0, bag[i]};
+  for (int i = 0; i < count; ++i) b.s.bag[i] = Slot{Kind::Item, 0, bag[i], 0};
   b.s.agent = static_cast<uint8_t>(b.rng.below(kCells));
   for (int i = 0; i < count; ++i) {
     const int cell = b.random_empty_cell();
@@ -312,7 +314,7 @@ void gen_placement(Builder& b, const Catalog& catalog) {
     item_category = static_cast<uint8_t>(b.rng.below(4));
     item = static_cast<uint8_t>(b.rng.below(catalog.category_sizes[item_category]));
   } while (item_category == centre_category && item == b.s.cells[centre].type);
-  b.s.bag[0] = Slot{Kind::Item, item_category, item};
+  b.s.bag[0] = Slot{Kind::Item, item_category, item, 0};
   const int places = level == 1 ? 4 : 8;
   const auto numerals = b.distinct(places, places);
   for (int p = 0; p < places; ++p) {
@@ -338,12 +340,76 @@ void gen_placement(Builder& b, const Catalog& catalog) {
   b.s.agent = static_cast<uint8_t>(outer[b.rng.below(n)]);
 }
 
+// Counting: `level` piles of each size 1, 2, 3 of one item; collect N in [level, 3 level] and declare it.
+void gen_counting(Builder& b, const Catalog& catalog) {
+  const int level = b.s.level;
+  const uint8_t category = catalog.counting_categories[b.rng.below(catalog.counting_categories.size())];
+  b.themed_scene(catalog, category);
+  const uint8_t item = static_cast<uint8_t>(b.rng.below(catalog.category_sizes[category]));
+  b.s.goal[0] = static_cast<uint8_t>(level + b.rng.below(2 * level + 1));
+  b.s.goal[1] = category;
+  b.s.goal[2] = item;
+  b.s.agent = static_cast<uint8_t>(b.rng.below(kCells));
+  for (uint8_t size = 1; size <= 3; ++size) {
+    for (int k = 0; k < level; ++k) b.put(b.random_empty_cell(), Kind::Item, item, category, size);
+  }
+  b.label({Kind::Item});
+}
+
+// Filling, Puzzle, Memory Filling: a 2 x 2 picture near the centre with `level` quarters missing
+// (targets numbered I, II, ...); the backpack holds the missing quarters and decoys up to 4 pieces:
+// other quarters of the same picture or the missing quarters of other pictures.
+void gen_filling(Builder& b, const Catalog& catalog, bool figures) {
+  const int level = b.s.level;
+  uint8_t category;
+  int pictures;
+  if (figures) {
+    category = kPictureFigures;
+    pictures = catalog.puzzle_figures;
+    b.s.scene = catalog.mixed_scene;
+  } else {
+    category = static_cast<uint8_t>(b.rng.below(4));
+    pictures = catalog.category_sizes[category];
+    b.themed_scene(catalog, category);
+  }
+  const uint8_t picture = static_cast<uint8_t>(b.rng.below(pictures));
+  b.s.goal[0] = category;
+  b.s.goal[1] = picture;
+  const int top = 1 + static_cast<int>(b.rng.below(2)), left = 1 + static_cast<int>(b.rng.below(2));
+  const auto missing = b.distinct(level, 4);
+  const auto numerals = b.distinct(level, level);
+  for (uint8_t quarter = 0; quarter < 4; ++quarter) {
+    const int cell = (top + quarter / 2) * kSide + left + quarter % 2;
+    const auto hole = std::find(missing.begin(), missing.end(), quarter);
+    if (hole == missing.end()) {
+      b.put(cell, Kind::Piece, picture, category, quarter);
+    } else {
+      b.put(cell, Kind::Target, quarter);
+      b.s.cells[cell].label = static_cast<uint8_t>(numerals[hole - missing.begin()] + 1);
+    }
+  }
+  std::vector<Slot> pieces;
+  for (uint8_t quarter : missing) pieces.push_back(Slot{Kind::Piece, category, picture, quarter});
+  while (pieces.size() < 4) {
+    Slot decoy{Kind::Piece, category, picture, static_cast<uint8_t>(b.rng.below(4))};
+    if (b.rng.below(2) == 0) {  // another picture's piece in a missing place
+      decoy.type = static_cast<uint8_t>(b.rng.below(pictures));
+      decoy.extra = missing[b.rng.below(missing.size())];
+    }
+    const bool repeat = std::any_of(pieces.begin(), pieces.end(), [&](const Slot& p) { return p.type == decoy.type && p.extra == decoy.extra; });
+    if (!repeat) pieces.push_back(decoy);
+  }
+  b.rng.shuffle(pieces.begin(), pieces.end());
+  for (size_t i = 0; i < pieces.size(); ++i) b.s.bag[i] = pieces[i];
+  b.s.agent = static_cast<uint8_t>(b.random_empty_cell());
+}
+
 bool every_object_reachable(const State& s) {
   if (s.cells[s.agent].kind != Kind::Empty) return false;
   const auto open = reachable(s);
   for (int i = 0; i < kCells; ++i) {
     const Kind k = s.cells[i].kind;
-    if (k == Kind::Empty || k == Kind::Wall || k == Kind::Center) continue;
+    if (k == Kind::Empty || k == Kind::Wall || k == Kind::Center || k == Kind::Piece) continue;
     const Task task = static_cast<Task>(s.task);
     const bool maze = task == Task::Maze || task == Task::DecodeMaze || task == Task::MemoryMaze;
     if (maze) continue;  // behind doors by design; the plan check below covers mazes
@@ -369,6 +435,9 @@ void validate_catalog(const Catalog& catalog) {
   if (catalog.key_colours < 4) throw std::invalid_argument("kidgym catalog: key_colours must be >= 4");
   if (catalog.animal_values.size() > catalog.category_sizes[0]) throw std::invalid_argument("kidgym catalog: more animal_values than animals");
   if (catalog.selection_extra > 4 || catalog.decode_extra > 6) throw std::invalid_argument("kidgym catalog: selection_extra <= 4 and decode_extra <= 6");
+  if (catalog.puzzle_figures < 8) throw std::invalid_argument("kidgym catalog: puzzle_figures must be >= 8");
+  if (catalog.counting_categories.empty()) throw std::invalid_argument("kidgym catalog: counting_categories is empty");
+  for (uint8_t c : catalog.counting_categories) if (c > 3) throw std::invalid_argument("kidgym catalog: counting_categories must be category ids 0..3");
   if (catalog.maze_decoy_keys > 1) throw std::invalid_argument("kidgym catalog: maze_decoy_keys must be 0 or 1");
   if (catalog.memory_chests < 2 || catalog.memory_chests > 5) throw std::invalid_argument("kidgym catalog: memory_chests must be in 2..5");
 }
@@ -393,12 +462,17 @@ State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int 
       case Task::DecodeMaze: gen_decode_maze(b, catalog); break;
       case Task::MemoryMaze: gen_memory_maze(b, catalog); break;
       case Task::MemoryDecode: gen_memory_decode(b, catalog); break;
+      case Task::Counting: gen_counting(b, catalog); break;
+      case Task::Filling: gen_filling(b, catalog, false); break;
+      case Task::Puzzle: gen_filling(b, catalog, true); break;
+      case Task::MemoryFilling: gen_filling(b, catalog, false); break;
     }
     } catch (const Retry&) {
       continue;
     }
     // the check runs with the paper's budget, so the shortest plan must use all of it
-    if (every_object_reachable(s) && oracle_plan_length(s) == fewest) {
+    const int plan = every_object_reachable(s) ? oracle_plan_length(s) : -1;
+    if (plan == fewest || (!exact_budget(task) && plan > 0)) {
       s.budget = static_cast<uint8_t>(budget);
       return s;
     }

@@ -28,8 +28,12 @@ enum class Task : uint8_t {
   DecodeMaze = 5,
   MemoryMaze = 6,
   MemoryDecode = 7,
+  Counting = 8,
+  Filling = 9,
+  Puzzle = 10,
+  MemoryFilling = 11,
 };
-inline constexpr int kNumTasks = 8;
+inline constexpr int kNumTasks = 12;
 
 enum class Kind : uint8_t {
   Empty = 0,
@@ -42,23 +46,27 @@ enum class Kind : uint8_t {
   Wall = 7,
   Target = 8,   // label: roman numeral; placed: 0 or 1 + item id, placed_category
   Center = 9,   // the reference item of Placement (aux: category, type: item id)
+  Piece = 10,   // a quarter of a picture in place (aux: category, type: picture id, extra: quarter 0-3)
 };
 
-// One play-area cell. Items, baskets, keys, doors, chests, walls, targets and the centre block
-// the agent; only Empty cells are walked on.
+// One play-area cell. Every object blocks the agent; only Empty cells are walked on.
+// Pictures (Filling, Puzzle): `category` kPictureFigures means an abstract puzzle figure.
 struct Cell {
   Kind kind;
   uint8_t type;
   uint8_t aux;
-  uint8_t label;  // number label (kNone when unlabelled) or roman numeral of a target
+  uint8_t label;   // number label (kNone when unlabelled) or roman numeral of a target
   uint8_t placed;  // targets: 1 + item id placed there, 0 when free
   uint8_t placed_category;
+  uint8_t extra;   // Counting items: pile size; pieces: quarter; targets: quarter placed (Filling)
+  uint8_t pad;
 };
 
 struct Slot {
   Kind kind;  // Empty: free slot
   uint8_t category;
   uint8_t type;
+  uint8_t extra;  // Counting: pile size; pieces: quarter 0-3 (top-left, top-right, bottom-left, bottom-right)
 };
 
 enum class Verb : uint8_t {
@@ -68,7 +76,8 @@ enum class Verb : uint8_t {
   Unlock = 3,    // a = slot, b = door label        "use the key in backpack A to unlock door with label b"
   Continue = 4,  //                                 "continue"
   Choose = 5,    // a = label                       "choose <category> with label a"
-  Place = 6,     // a = slot, b = roman numeral     "place ... from backpack A at grid <numeral>"
+  Place = 6,     // a = slot, b = roman numeral     "place ... from backpack A at grid <numeral>" / "... into the grid at position <numeral>"
+  Declare = 7,   // a = number                      "I have already collected <a> <item>(s)"
 };
 
 struct Action {
@@ -101,7 +110,8 @@ struct State {
   uint64_t shuffle_seed;
 };
 inline constexpr size_t kIdentityBytes = offsetof(State, steps);
-static_assert(sizeof(Cell) == 6 && sizeof(Slot) == 3);
+static_assert(sizeof(Cell) == 8 && sizeof(Slot) == 4);
+inline constexpr uint8_t kPictureFigures = 4;  // picture category id of the abstract puzzle figures
 
 // Catalog sizes and tables the generators draw from (the names stay in Python).
 struct Catalog {
@@ -116,11 +126,15 @@ struct Catalog {
   uint8_t selection_extra = 2;          // Selection: distractors = level + selection_extra
   uint8_t decode_extra = 2;             // Memory Decode: distractor candidates besides the pair targets
   uint8_t memory_chests = 3;            // Memory Maze: chests in the scene (one holds the diamond)
-  uint8_t maze_decoy_keys = 1;          // mazes: keys of a colour no door has (0 or 1; 4 colours, 3 doors)
+  uint8_t maze_decoy_keys = 1;
+  uint8_t puzzle_figures = 0;           // Puzzle: abstract figures in the catalog (each 4 tiles)
+  std::vector<uint8_t> counting_categories = {1, 2};  // Counting: categories piles are drawn from (fruits, foods)          // mazes: keys of a colour no door has (0 or 1; 4 colours, 3 doors)
 };
 
-// Task-level parameters: the paper's step budgets.
+// Task-level parameters: the paper's step budgets. All tasks but Counting must be solved in
+// exactly their budget (every step must be right); Counting allows up to 5 steps.
 int default_budget(Task task, int level);
+bool exact_budget(Task task);
 const char* task_name(Task task);
 
 void validate_catalog(const Catalog& catalog);

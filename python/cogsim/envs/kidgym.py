@@ -17,7 +17,7 @@ import numpy as np
 from cogsim import kidgym
 from cogsim.envs import register
 from cogsim.envs.base import TextEnv, observation
-from cogsim.kidgym import catalog, prompts, scene
+from cogsim.kidgym import _overlay, catalog, prompts, scene
 from cogsim.kidgym.decode import decode_answer
 from cogsim.kidgym.tasks import TASKS, action_text, goal_text
 
@@ -97,7 +97,7 @@ class KidGymEnv(TextEnv):
     def _frame(self, state) -> tuple:
         if not self.images:
             return ()
-        return (renderer().grid(scene.grid_scene(self.task, state, self.cell_size))[0],)
+        return (_overlay.render(renderer(), [scene.frame_spec(self.task, state, self.cell_size)])[0],)
 
     def _observe(self, feedback: str) -> dict:
         state = self.state
@@ -187,7 +187,7 @@ class KidGymEnv(TextEnv):
             options = state.options()
             texts = [action_text(self.task, state, a) for a in options]
             index = options.index(state.oracle_action())
-            scenes.append(scene.grid_scene(self.task, state, self.cell_size))
+            scenes.append(scene.frame_spec(self.task, state, self.cell_size))
             memory_start = self.task.memory and state.phase == 0
             goal = example.goal if not memory_start else example.goal
             state.apply(options[index])
@@ -195,7 +195,7 @@ class KidGymEnv(TextEnv):
             example.steps.append((texts, letter, prompts.reason_for(texts[index], letter, state.done and state.success, memory_start)))
             example.goal = goal
         if self.images:
-            example.frames = list(renderer().grid(scenes))
+            example.frames = list(_overlay.render(renderer(), scenes))
         return example
 
 

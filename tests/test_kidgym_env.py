@@ -145,3 +145,15 @@ def test_stepping_a_finished_episode_raises():
         env.step("A")
     with pytest.raises(ValueError, match="policy"):
         env.scripted_response("genius", np.random.default_rng(0))
+
+
+def test_oracle_answers_like_random_once_success_is_out_of_reach():
+    env = cogsim.make("kidgym/sorting", level=1, images=False)
+    env.reset(seed=2)
+    good = env.state.oracle_action()
+    wrong = next(i for i, a in enumerate(env.state.options()) if a[1] == good[1] and a != good)
+    env.step(chr(ord("A") + wrong))  # the right animal on the wrong numeral
+    assert env.state.oracle_action() is None
+    answer = env.scripted_response("oracle", np.random.default_rng(0))
+    *_, info = env.step(answer)
+    assert info["parse"] == "ok" and not info["episode"]["success"]

@@ -370,7 +370,6 @@ void waste_step(State& s) {
 
 bool apply(State& s, const Action& a) {
   if (s.done) return false;
-  const Task task = static_cast<Task>(s.task);
   const auto allowed = enumerate(s);
   if (std::find(allowed.begin(), allowed.end(), a) == allowed.end()) {
     waste_step(s);
@@ -392,7 +391,6 @@ bool apply(State& s, const Action& a) {
       break;
     case Verb::Declare: apply_declare(s, a); break;
   }
-  (void)task;
   if (++s.steps >= s.budget && !s.done) s.done = 2;
   return true;
 }

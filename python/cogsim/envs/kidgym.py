@@ -160,11 +160,12 @@ class KidGymEnv(TextEnv):
 
     # -- scripted agents ----------------------------------------------------------------------
     def _choice(self, policy: str, state, options, rng: np.random.Generator) -> int:
+        """The oracle plays a fewest-steps plan; from a state where none succeeds any more (after
+        other agents' moves) it answers like the random agent."""
         if policy == "oracle":
             action = state.oracle_action()
-            if action is None:
-                raise ValueError("the oracle has no plan from this state (the episode can no longer succeed)")
-            return options.index(action)
+            if action is not None:
+                return options.index(action)
         return int(rng.integers(len(options)))
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
@@ -189,11 +190,9 @@ class KidGymEnv(TextEnv):
             index = options.index(state.oracle_action())
             scenes.append(scene.frame_spec(self.task, state, self.cell_size))
             memory_start = self.task.memory and state.phase == 0
-            goal = example.goal if not memory_start else example.goal
             state.apply(options[index])
             letter = chr(ord("A") + index)
             example.steps.append((texts, letter, prompts.reason_for(texts[index], letter, state.done and state.success, memory_start)))
-            example.goal = goal
         if self.images:
             example.frames = list(_overlay.render(renderer(), scenes))
         return example
@@ -218,4 +217,6 @@ DEMO_SUITES = [
     {"env_id": "kidgym/classification", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
     {"env_id": "kidgym/maze", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
     {"env_id": "kidgym/memory_decode", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
+    {"env_id": "kidgym/counting", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
+    {"env_id": "kidgym/puzzle", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
 ]

@@ -16,14 +16,13 @@ import numpy as np
 from cogsim import _core
 from cogsim.kidgym import catalog
 from cogsim.kidgym.decode import decode_answer, format_options, letter_list
-from cogsim.kidgym.tasks import CAPABILITIES, NOT_IMPLEMENTED, TASKS, TaskSpec, action_text, goal_text
+from cogsim.kidgym.tasks import CAPABILITIES, TASKS, TaskSpec, action_text, goal_text
 
 LEVELS = (1, 2, 3)
 
 __all__ = [
     "CAPABILITIES",
     "LEVELS",
-    "NOT_IMPLEMENTED",
     "TASKS",
     "TaskSpec",
     "action_text",
@@ -51,15 +50,22 @@ def _check_level(level: int) -> int:
     return level
 
 
+def _seeds(seeds: Sequence[int]) -> list[int]:
+    out = [int(s) for s in seeds]
+    if any(s < 0 or s >= 2**64 for s in out):
+        raise ValueError("seeds must be integers in 0 .. 2**64 - 1")
+    return out
+
+
 def generate(name: str, level: int, seeds: Sequence[int], max_steps: int = 0, options=catalog.CatalogOptions(), threads: int = 0):
     """Core states of episodes ``seeds`` (batched, GIL released). max_steps 0: the paper's budget."""
     spec = task(name)
-    return _core.kidgym_generate(spec.core_id, _check_level(level), [int(s) for s in seeds], catalog.core_catalog(options), max_steps, threads)
+    return _core.kidgym_generate(spec.core_id, _check_level(level), _seeds(seeds), catalog.core_catalog(options), max_steps, threads)
 
 
 def simulate(name: str, level: int, seeds: Sequence[int], policy: str = "random", policy_seed: int = 0,
              max_steps: int = 0, options=catalog.CatalogOptions(), threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Play whole episodes in the core with "oracle" or "random"; returns (success, steps) arrays."""
     spec = task(name)
-    return _core.kidgym_play(spec.core_id, _check_level(level), [int(s) for s in seeds], catalog.core_catalog(options),
+    return _core.kidgym_play(spec.core_id, _check_level(level), _seeds(seeds), catalog.core_catalog(options),
                              policy, policy_seed, max_steps, threads)

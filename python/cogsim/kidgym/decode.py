@@ -1,6 +1,7 @@
 """The KidGym answer decoder, as the paper's evaluation does it.
 
-1. If the response holds ``<answer>...</answer>`` (any case), only the first tagged span is read.
+1. If the response holds ``<answer>...</answer>`` (any case, may span lines), only the first tagged
+   span is read.
 2. If an option's action text appears in it quoted (``'pick up the item with label 2'``), that option.
 3. Otherwise the first uppercase letter standing alone (word boundaries) among the valid labels.
 4. Otherwise the first valid uppercase label letter anywhere (the paper's last resort).

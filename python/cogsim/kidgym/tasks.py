@@ -55,9 +55,6 @@ TASKS: dict[str, TaskSpec] = {
     )
 }
 
-# The paper's tasks this package does not implement (none: all twelve are here).
-NOT_IMPLEMENTED: dict[str, tuple[str, tuple[str, ...]]] = {}
-
 _MAZE_RULE = (
     "When your path is blocked by a door, you can use a key of the same color to unlock it. "
     "Note: You must pick up the key first before you can use it to unlock doors."
@@ -106,7 +103,7 @@ def goal_text(spec: TaskSpec, state) -> str:
                 "following images, several random items will be generated in the scene, and you need to select all "
                 "the items you recall one by one."
             )
-        return text + continue_hint.replace("choose 'continue' to begin", "select the 'continue' action to start")
+        return text + ("" if started else " If you understand the rules, select the 'continue' action to start the task.")
     if spec.name == "memory_decode":
         return (
             "In the first image, arrow-connected items with one-to-one correspondence(s) will be shown on the left "

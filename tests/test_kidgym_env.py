@@ -157,3 +157,18 @@ def test_oracle_answers_like_random_once_success_is_out_of_reach():
     answer = env.scripted_response("oracle", np.random.default_rng(0))
     *_, info = env.step(answer)
     assert info["parse"] == "ok" and not info["episode"]["success"]
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_oracle_reasons_in_chain_of_thought(env_id):
+    env = cogsim.make(env_id, level=2, prompt="cot", images=False)
+    for seed in range(3):
+        observations, infos, reward = play(env, "oracle", seed)
+        assert reward == 1.0 and all(info["parse"] == "ok" for info in infos)
+
+
+def test_in_context_example_explains_each_step():
+    env = cogsim.make("kidgym/classification", level=1, prompt="in_context", images=False)
+    obs, _ = env.reset(seed=3)
+    assert obs["text"].count("Reason: The item with label") == 2 and obs["text"].count("belongs in the") == 2
+    assert obs["images"] == ()  # images=False: text only

@@ -17,7 +17,7 @@ import numpy as np
 from cogsim import kidgym
 from cogsim.envs import register
 from cogsim.envs.base import TextEnv, observation
-from cogsim.kidgym import _overlay, catalog, prompts, scene
+from cogsim.kidgym import _overlay, catalog, prompts, reasons, scene
 from cogsim.kidgym.decode import decode_answer
 from cogsim.kidgym.tasks import TASKS, action_text, goal_text
 
@@ -176,7 +176,10 @@ class KidGymEnv(TextEnv):
         index = self._choice(policy, self.state, self.options, rng)
         letter = chr(ord("A") + index)
         text = action_text(self.task, self.state, self.options[index])
-        why = f"The {policy} agent picks {letter}: '{text}'."
+        if policy == "oracle" and self.prompt == "cot":
+            why = reasons.explain(self.task, self.state, self.options[index])
+        else:
+            why = f"I pick {letter}: '{text}'."
         return prompts.scripted_answer(self.prompt, letter, text, why)
 
     def _worked_example(self, seed: int) -> prompts.WorkedExample:
@@ -189,10 +192,10 @@ class KidGymEnv(TextEnv):
             texts = [action_text(self.task, state, a) for a in options]
             index = options.index(state.oracle_action())
             scenes.append(scene.frame_spec(self.task, state, self.cell_size))
-            memory_start = self.task.memory and state.phase == 0
-            state.apply(options[index])
             letter = chr(ord("A") + index)
-            example.steps.append((texts, letter, prompts.reason_for(texts[index], letter, state.done and state.success, memory_start)))
+            why = reasons.explain(self.task, state, options[index])
+            example.steps.append((texts, letter, f"{why} So the action is {letter}: '{texts[index]}'."))
+            state.apply(options[index])
         if self.images:
             example.frames = list(_overlay.render(renderer(), scenes))
         return example

@@ -82,14 +82,6 @@ class WorkedExample:
         return "\n".join(lines)
 
 
-def reason_for(action_text: str, letter: str, goal_reached: bool, memory_start: bool) -> str:
-    """A short reason in the paper's style for the oracle's choice."""
-    if memory_start:
-        return f"The first image shows what has to be remembered; once it is memorised, choose {letter}: '{action_text}'."
-    tail = " This completes the goal." if goal_reached else ""
-    return f"Following the goal and what the image shows, the next action toward the goal is {letter}: '{action_text}'.{tail}"
-
-
 def scripted_answer(variant: str, letter: str, action_text: str, why: Optional[str] = None) -> str:
     if variant == "cot":
         return f"<THINK>{why or 'This action moves me toward the goal.'}</THINK>\n<ANSWER>{letter}</ANSWER>"

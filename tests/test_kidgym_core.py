@@ -150,3 +150,67 @@ def test_bad_input_raises_value_error(call, message):
 def test_bad_catalog_raises_value_error():
     with pytest.raises(ValueError, match="memory_chests"):
         kidgym.catalog.core_catalog(kidgym.catalog.CatalogOptions(memory_chests=9))
+
+
+_COMPASS = {"north": (-1, 0), "northeast": (-1, 1), "east": (0, 1), "southeast": (1, 1),
+            "south": (1, 0), "southwest": (1, -1), "west": (0, -1), "northwest": (-1, -1)}
+
+
+def _placement_cell(stated: str, rotation) -> tuple[int, int]:
+    """Geometry from the goal's words: the opposite direction, then one compass step if asked."""
+    names = list(_COMPASS)  # clockwise from north
+    opposite = names[(names.index(stated) + 4) % 8]
+    if rotation is not None:
+        opposite = names[(names.index(opposite) + (1 if rotation == "clockwise" else -1)) % 8]
+    dr, dc = _COMPASS[opposite]
+    return 2 + dr, 2 + dc
+
+
+def _verdict(name: str, state) -> bool:
+    """Success judged from the final state alone, independently of the core's bookkeeping."""
+    from cogsim.kidgym import catalog
+    from cogsim.kidgym.tasks import CHEST, DIAMOND, TARGET
+
+    cells, goal, bag, level = state.cells, state.goal, state.bag, state.level
+    kinds = cells[:, :, 0]
+    targets = [cells[r, c] for r in range(5) for c in range(5) if kinds[r, c] == TARGET]
+    if name == "classification":
+        return not (kinds == ITEM).any() and bag == []
+    if name in ("maze", "decode_maze"):
+        return not (kinds == DIAMOND).any()
+    if name == "memory_maze":
+        return kinds[goal[0] // 5, goal[0] % 5] != CHEST
+    if name == "selection":
+        return {(c, t) for _, c, t, _ in bag} == {(goal[0], goal[1 + i]) for i in range(level)}
+    if name == "memory_decode":
+        wanted = [(goal[4 * goal[12 + i] + 2], goal[4 * goal[12 + i] + 3]) for i in range(level)]
+        return [(c, t) for _, c, t, _ in bag] == wanted
+    if name == "sorting":
+        return all(t[4] - 1 == goal[t[3]] for t in targets)
+    if name == "placement":
+        row, col = _placement_cell(catalog.DIRECTIONS[goal[0]], catalog.ROTATIONS[goal[1]])
+        assert goal[2] == 5 * row + col
+        return kinds[row, col] == TARGET and cells[row, col, 4] > 0
+    if name == "counting":
+        return sum(slot[3] for slot in bag) == goal[0]
+    if name in ("filling", "puzzle", "memory_filling"):
+        return all(t[4] - 1 == goal[1] and t[5] == goal[0] and t[6] == t[1] for t in targets)
+    raise ValueError(name)
+
+
+@pytest.mark.parametrize("name, level", CASES)
+def test_success_matches_an_independent_verdict(name, level):
+    rng = np.random.default_rng(100 + level)
+    outcomes = set()
+    for seed, state in enumerate(kidgym.generate(name, level, range(150))):
+        oracle_episode = seed % 3 == 0
+        while not state.done:
+            action = state.oracle_action() if oracle_episode else None
+            if action is None:
+                listed = state.enumerate()
+                action = listed[rng.integers(len(listed))]
+            state.apply(action)
+        expected = False if state.truncated else _verdict(name, state)
+        assert state.success == expected
+        outcomes.add(state.success)
+    assert outcomes == {True, False}

@@ -46,7 +46,7 @@ std::array<int, kCells> distances(const State& s) {
 }
 
 // The free cell beside `target` the agent walks to (nearest; ties north, east, south, west), or -1.
-int approach_cell(const State& s, const std::array<int, kCells>& dist, int target) {
+int approach_cell(const std::array<int, kCells>& dist, int target) {
   int best = -1;
   for (int d = 0; d < 4; ++d) {
     const int next = neighbour(target, d);
@@ -114,7 +114,7 @@ bool keys_open(const State& s, uint8_t key_colour, uint8_t door_colour) {
 template <typename Emit>
 void for_reachable(const State& s, const std::array<int, kCells>& dist, Kind kind, Emit emit) {
   for (int i = 0; i < kCells; ++i) {
-    if (s.cells[i].kind == kind && approach_cell(s, dist, i) >= 0) emit(i);
+    if (s.cells[i].kind == kind && approach_cell(dist, i) >= 0) emit(i);
   }
 }
 
@@ -222,7 +222,7 @@ namespace {
 int walk_to(State& s, Kind kind, uint8_t label) {
   const int cell = kind == Kind::Target ? find_target(s, label) : find_label(s, label, kind);
   if (cell < 0) return -1;
-  const int stand = approach_cell(s, distances(s), cell);
+  const int stand = approach_cell(distances(s), cell);
   if (stand < 0) return -1;
   s.agent = static_cast<uint8_t>(stand);
   return cell;

@@ -443,7 +443,7 @@ void validate_catalog(const Catalog& catalog) {
 }
 
 State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int budget) {
-  if (static_cast<int>(task) < 0 || static_cast<int>(task) >= kNumTasks) throw std::invalid_argument("kidgym: unknown task id");
+  if (static_cast<int>(task) >= kNumTasks) throw std::invalid_argument("kidgym: unknown task id");
   if (level < 1 || level > 3) throw std::invalid_argument("kidgym: level must be 1, 2 or 3, got " + std::to_string(level));
   const int fewest = default_budget(task, level);
   if (budget == 0) budget = fewest;

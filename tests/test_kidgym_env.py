@@ -172,3 +172,33 @@ def test_in_context_example_explains_each_step():
     obs, _ = env.reset(seed=3)
     assert obs["text"].count("Reason: The item with label") == 2 and obs["text"].count("belongs in the") == 2
     assert obs["images"] == ()  # images=False: text only
+
+
+def test_arbitrary_model_text_never_crashes_the_env():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    env = cogsim.make("kidgym/classification", level=3, images=False, max_steps=60)
+
+    @settings(max_examples=150, deadline=None)
+    @given(texts=st.lists(st.text(max_size=200), min_size=1, max_size=6), seed=st.integers(0, 2**31 - 1))
+    def run(texts, seed):
+        env.reset(seed=seed)
+        for text in texts:
+            obs, reward, terminated, truncated, info = env.step(text)
+            assert info["parse"] in ("ok", "parse_failure") and reward in (0.0, 1.0)
+            if terminated or truncated:
+                break
+
+    run()
+
+
+def test_demo_suites_run():
+    from cogsim.envs.kidgym import DEMO_SUITES
+
+    for suite in DEMO_SUITES:
+        env = cogsim.make(suite["env_id"], **suite["options"])
+        for agent in suite["agents"]:
+            for seed in range(suite["episodes"]):
+                _, infos, _ = play(env, agent, seed)
+                assert "episode" in infos[-1]

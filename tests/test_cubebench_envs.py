@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import cogsim
+from cogsim import cube
 from cogsim.cube import Cube
 from cogsim.cube.suite import items, parsers, views
 from cogsim.metrics import summarize
@@ -80,8 +81,11 @@ def test_random_is_at_chance_per_depth(depth):
     optimal = run("cube/optimal-move", "random", range(n), depth=depth, modality="text")
     assert _within(np.mean([e["correct"] for e in optimal]), 0.25, n)
     loop = run("cube/closed-loop", "random", range(n), depth=depth, modality="text")
-    first_step = [e["outcomes"][0] == "adherent" for e in loop]
-    assert _within(np.mean(first_step), 0.25, n)
+    first_step = [e["outcomes"][0] in ("teacher", "progress") for e in loop]
+    progress_options = [items.make_item("closed-loop", depth, seed)["steps"][0]["effects"] for seed in range(n)]
+    chance = np.mean([list(effects.values()).count("DECREASE") / 4 for effects in progress_options])
+    assert chance == (0.25 if depth == 1 else pytest.approx(chance))  # depth 1 has one progress move
+    assert _within(np.mean(first_step), chance, n)
     effect = run("cube/move-effect", "random", range(n), depth=depth, modality="text")
     gold, answers = [e["gold"] for e in effect], [e["answer"] for e in effect]
     assert _within(np.mean([e["correct"] for e in effect]), 1 / 3, n)
@@ -162,6 +166,31 @@ def test_parse_failures_count_against_the_model():
     _, _, terminated, _, info = loop.step("ANSWER: E")
     assert terminated and info["parse"] == "invalid" and info["episode"]["outcomes"] == ["invalid"]
     assert info["episode"]["adherent"] == 0 and info["episode"]["parse_failures"] == 1
+    assert info["episode"]["answered"] == 0 and info["episode"]["decisions"] == 1  # not answered, still decided
+
+
+def test_closed_loop_accepts_any_progress_move_and_replans():
+    """Paper, closed-loop step-by-step: progress means the distance decreased; a progress move other
+    than the teacher's is executed, the teacher replans, and the episode goes on."""
+    env = cogsim.make("cube/closed-loop", depth=3, modality="text")
+    for seed in range(40):
+        obs, _ = env.reset(seed=seed)
+        effects, teacher = env.current["effects"], env.plan[0]
+        other = [label for label, move in zip("ABCD", env.current["options"])
+                 if effects[move] == "DECREASE" and move != teacher]
+        if other:
+            break
+    assert obs["text"].startswith("The cube is 3 move(s) away from being solved.")
+    chosen = env.current["options"]["ABCD".index(other[0])]
+    obs, reward, done, _, _ = env.step(f"<ANSWER> {other[0]} </ANSWER>")
+    assert reward == 1.0 and not done and env.outcomes == ["progress"]
+    assert env.state == Cube.from_facelets(env.item["facelets"]).apply(chosen)
+    assert cube.distance(env.state) == 2 and env.state.apply(env.plan).is_solved() and len(env.plan) == 2
+    while not done:
+        _, _, done, _, info = env.step(env.scripted_response("oracle", np.random.default_rng(0)))
+    episode = info["episode"]
+    assert episode["outcomes"] == ["progress", "teacher", "teacher"] and episode["perfect_solve"]
+    assert episode["adherent"] == 3 and episode["teacher_moves"] == 2
 
 
 @pytest.mark.parametrize("policy,decisions,solved", [("teacher_on_abstain", 3, True), ("skip_item", 1, False)])

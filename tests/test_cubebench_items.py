@@ -61,17 +61,22 @@ def test_balanced_position_visits_every_position_per_block():
 
 
 @pytest.mark.parametrize("depth", (1, 2, 4))
-def test_closed_loop_steps_follow_the_teacher_with_one_progress_option(depth):
-    item = items.make_item("closed-loop", depth, 7)
-    state = Cube.from_facelets(item["facelets"])
-    assert len(item["steps"]) == depth
-    for step, move in zip(item["steps"], item["teacher"]):
-        assert step["facelets"] == state.to_facelets()
-        effects = cube.move_effects(state)
-        assert [effects[m] for m in step["options"]].count(cube.DECREASE) == 1
-        assert step["options"][items.LABELS.index(step["gold"])] == move
-        state = state.apply(move)
-    assert state.is_solved()
+def test_closed_loop_steps_hold_the_teacher_move_and_one_other_progress_move_when_there_is_one(depth):
+    """Paper's step MCQ: the teacher's move, one more progress move when the state has one, the rest
+    non-progress."""
+    for seed in range(12):
+        item = items.make_item("closed-loop", depth, seed)
+        state = Cube.from_facelets(item["facelets"])
+        assert len(item["steps"]) == depth
+        for step, move in zip(item["steps"], item["teacher"]):
+            assert step["facelets"] == state.to_facelets()
+            effects = cube.move_effects(state)
+            progress_moves = [m for m in cube.MOVES if effects[m] == cube.DECREASE]
+            shown = [effects[m] for m in step["options"]].count(cube.DECREASE)
+            assert shown == min(2, len(progress_moves)) and len(set(step["options"])) == 4
+            assert step["options"][items.LABELS.index(step["gold"])] == move
+            state = state.apply(move)
+        assert state.is_solved()
 
 
 @pytest.mark.parametrize("depth", (1, 2, 3))

@@ -8,13 +8,13 @@ from cogsim.cube.suite import parsers
 from cogsim.cube.suite.parsers import parse_choice, parse_effect, parse_grid, parse_yes_no
 
 
-@pytest.mark.parametrize("text", ["B", "  B\n", "ANSWER: B", "ANSWER:B", "ANSWER:   B ", "<ANSWER>B</ANSWER>",
+@pytest.mark.parametrize("text", ["B", "  B\n", "ANSWER: B", "Answer: B", "ANSWER:B", "ANSWER:   B ", "<ANSWER>B</ANSWER>",
                                   "<ANSWER> B </ANSWER>", "\n<ANSWER>B</ANSWER>\n"])
 def test_choice_accepts_the_three_formats(text):
     assert parse_choice(text) == parsers.Parsed("ok", "B")
 
 
-@pytest.mark.parametrize("text", ["", "   ", "b", "B.", "(B)", "B)", "Answer: B", "answer: B", "ANSWER - B",
+@pytest.mark.parametrize("text", ["", "   ", "b", "B.", "(B)", "B)", "answer: B", "ANSWER - B",
                                   "The answer is B", "ANSWER: B\nbecause", "B\nC", "<ANSWER>B", "<answer>B</answer>",
                                   "ANSWER: B C", "AB", "ANSWER: R'", "**B**", "ANSWER: <ANSWER>B</ANSWER>"])
 def test_choice_rejects_everything_else(text):

@@ -107,6 +107,10 @@ def _answer(token: str) -> str:
     return f"ANSWER: {token}"
 
 
+def _tagged(token: str) -> str:
+    return f"<ANSWER> {token} </ANSWER>"
+
+
 def _choice_info(parsed: parsers.Parsed) -> dict:
     return {"parse": parsed.status, "parsed": parsed.value}
 
@@ -120,6 +124,10 @@ class ReconstructionEnv(CubeBenchEnv):
     test = "reconstruction"
     modalities = ("image",)
     default_modality = "image"
+
+    def __init__(self, env_id: str = "", **options: Any):
+        super().__init__(env_id, **options)
+        self.system_prompt = prompts.RECONSTRUCTION_SYSTEM
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = self._load_item(seed)
@@ -140,7 +148,8 @@ class ReconstructionEnv(CubeBenchEnv):
         self._check_policy(policy)
         rows = self.item["gold_grid"] if policy == "oracle" else [
             "".join(rng.choice(list(parsers.COLOURS), size=3)) for _ in range(3)]
-        return views.grid_text(rows)
+        return "ANSWER:\n" + "\n".join(
+            f"Row {k}: [{', '.join(views.COLOUR_NAMES[c].capitalize() for c in row)}]" for k, row in enumerate(rows, 1))
 
 
 # -- 2. cross-modal verification -----------------------------------------------------------------
@@ -152,6 +161,10 @@ class VerificationEnv(CubeBenchEnv):
     test = "verification"
     modalities = ("image",)
     default_modality = "image"
+
+    def __init__(self, env_id: str = "", **options: Any):
+        super().__init__(env_id, **options)
+        self.system_prompt = prompts.VERIFICATION_SYSTEM
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = self._load_item(seed)
@@ -168,7 +181,7 @@ class VerificationEnv(CubeBenchEnv):
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        return _answer(self.item["gold"] if policy == "oracle" else str(rng.choice(["Yes", "No"])))
+        return f"Answer: {self.item['gold'] if policy == 'oracle' else str(rng.choice(['Yes', 'No']))}"
 
 
 # -- 3. optimal move prediction ------------------------------------------------------------------
@@ -179,15 +192,22 @@ class OptimalMoveEnv(CubeBenchEnv):
 
     test = "optimal-move"
 
+    def __init__(self, env_id: str = "", **options: Any):
+        super().__init__(env_id, **options)
+        self.system_prompt = self._draft_system_prompt()
+
+    def _draft_system_prompt(self) -> str:
+        return prompts.OPTIMAL_MOVE_SYSTEM.format(distance=self.depth, target=self.depth - 1, notation=prompts.NOTATION)
+
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = self._load_item(seed)
         return self._question()
 
     def _question(self) -> dict:
         item = self.item
-        text = prompts.OPTIMAL_MOVE.format(
-            state=self._state_block(item["facelets"]), notation=prompts.NOTATION, distance=prompts.DISTANCE,
-            options=prompts.option_lines(LABELS, item["options"]), answer_format=prompts.choice_format(LABELS))
+        text = prompts.OPTIMAL_MOVE.format(state=self._state_block(item["facelets"]),
+                                           options=prompts.option_lines(LABELS, item["options"]),
+                                           answer_format=prompts.tag_format(LABELS))
         return observation(text, self._images(item["facelets"]), item["options"])
 
     def _outcome(self, parsed: parsers.Parsed) -> dict:
@@ -203,7 +223,7 @@ class OptimalMoveEnv(CubeBenchEnv):
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        return _answer(self.item["gold"] if policy == "oracle" else str(rng.choice(list(LABELS))))
+        return _tagged(self.item["gold"] if policy == "oracle" else str(rng.choice(list(LABELS))))
 
 
 # -- 4. reflection-guided re-answering -----------------------------------------------------------
@@ -244,9 +264,9 @@ class ReflectionEnv(OptimalMoveEnv):
     def _reflection_prompt(self) -> str:
         labels = ", ".join(LABELS)
         if self.regime == "guided-unredacted":
-            return prompts.REFLECTION_UNREDACTED.format(gold=self.item["gold"], gold_move=self.item["gold_move"],
+            return prompts.OLD_REFLECTION_UNREDACTED.format(gold=self.item["gold"], gold_move=self.item["gold_move"],
                                                         labels=labels)
-        return prompts.REFLECTION_REDACTED.format(labels=labels)
+        return prompts.OLD_REFLECTION_REDACTED.format(labels=labels)
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
@@ -264,10 +284,13 @@ class ReflectionEnv(OptimalMoveEnv):
 
 
 class ClosedLoopEnv(CubeBenchEnv):
-    """From a depth-d state, choose one of four moves per step; the choice is executed. The only
-    progress option is the teacher's move; the episode stops at the first non-progress step or
-    parse failure, or when solved. With ``abstention`` a fifth option E (IDK) is offered:
-    teacher_on_abstain applies the teacher's move and goes on, skip_item ends the item."""
+    """From a depth-d state, choose one of four moves per step; the chosen move is executed. The
+    options hold the teacher's move, one other progress move when there is one, and non-progress
+    moves; any progress move (distance decreased) is correct and the episode goes on (the teacher
+    replans after a non-teacher progress move). It stops at the first non-progress step or parse
+    failure, when solved, or after d decisions (paper: closed-loop step-by-step). With
+    ``abstention`` a fifth option E (IDK) is offered: teacher_on_abstain applies the teacher's move
+    and goes on, skip_item ends the item."""
 
     test = "closed-loop"
     test_options = ("abstention", "abstain_policy")
@@ -280,58 +303,81 @@ class ClosedLoopEnv(CubeBenchEnv):
         self.abstention = abstention
         self.abstain_policy = _one_of("abstain_policy", abstain_policy, ABSTAIN_POLICIES)
         self.labels = LABELS + (ABSTAIN_LABEL if abstention else "")
+        self.system_prompt = step_system_prompt(abstention)
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = self._load_item(seed)
-        self.step_index, self.outcomes = 0, []
+        self.state, self.plan = Cube.from_facelets(self.item["facelets"]), list(self.item["teacher"])
+        self.outcomes: list = []
         return self._step_observation()
 
     def _step_observation(self) -> dict:
-        step = self.item["steps"][self.step_index]
-        option_texts = list(step["options"]) + ([prompts.ABSTAIN_OPTION] if self.abstention else [])
-        text = prompts.CLOSED_LOOP_STEP.format(
-            state=self._state_block(step["facelets"]), notation=prompts.NOTATION, distance=prompts.DISTANCE,
-            step=self.step_index + 1, options=prompts.option_lines(self.labels, option_texts),
-            answer_format=prompts.choice_format(LABELS, ABSTAIN_LABEL if self.abstention else None))
-        return observation(text, self._images(step["facelets"]), option_texts)
+        step = len(self.outcomes)
+        self.current = items_mod.closed_loop_step(self.depth, self.item["seed"], self.item["index"], step,
+                                                  self.state, self.plan[0])
+        option_texts = list(self.current["options"]) + ([prompts.ABSTAIN_OPTION] if self.abstention else [])
+        facelets = self.state.to_facelets()
+        text = prompts.STEP.format(
+            distance=cube.distance(self.state), state=self._state_block(facelets),
+            options=prompts.option_lines(self.labels, option_texts),
+            answer_format=prompts.tag_format(LABELS, idk=self.abstention))
+        return observation(text, self._images(facelets), option_texts)
 
     def _step(self, action: str):
-        step = self.item["steps"][self.step_index]
         parsed = parsers.parse_choice(action, LABELS, allow_idk=self.abstention,
                                       idk_label=ABSTAIN_LABEL if self.abstention else None)
         if not parsed.ok:
-            outcome, advance = parsed.status, False
+            outcome = parsed.status
         elif parsed.value == parsers.IDK:
-            outcome, advance = "abstain", self.abstain_policy == "teacher_on_abstain"
+            outcome = "abstain"
+            if self.abstain_policy == "teacher_on_abstain":
+                self.state, self.plan = self.state.apply(self.plan[0]), self.plan[1:]
         else:
-            chosen = step["options"][LABELS.index(parsed.value)]
-            outcome = "adherent" if parsed.value == step["gold"] else "wrong"
-            advance = outcome == "adherent"
-            if (step["effects"][chosen] == "DECREASE") != advance:
-                raise AssertionError("closed-loop options must hold exactly one progress move, the teacher's")
+            outcome = self._execute(self.current["options"][LABELS.index(parsed.value)])
         self.outcomes.append(outcome)
-        self.step_index += int(advance)
-        done = not advance or self.step_index == self.depth
+        advance = outcome in ("teacher", "progress") or (outcome == "abstain" and self.abstain_policy == "teacher_on_abstain")
+        done = not advance or self.state.is_solved() or len(self.outcomes) == self.depth
         info = _choice_info(parsed)
+        reward = float(outcome in ("teacher", "progress"))
         if not done:
-            return self._step_observation(), float(outcome == "adherent"), False, False, info
+            return self._step_observation(), reward, False, False, info
         info["episode"] = self._summary()
-        return observation(""), float(outcome == "adherent"), True, False, info
+        return observation(""), reward, True, False, info
+
+    def _execute(self, chosen: str) -> str:
+        """Applies a progress move (teacher's: pop the plan; another: replan); a non-progress move
+        is not applied: the episode stops there."""
+        if self.current["effects"][chosen] != "DECREASE":
+            return "wrong"
+        self.state = self.state.apply(chosen)
+        if chosen == self.plan[0]:
+            self.plan = self.plan[1:]
+            return "teacher"
+        self.plan = cube.solve(self.state)
+        return "progress"
 
     def _summary(self) -> dict:
         count = self.outcomes.count
+        correct = count("teacher") + count("progress")
+        parse_failures = count(parsers.PARSE_FAILURE) + count(parsers.INVALID)
         return self._episode(
             abstention=self.abstention, abstain_policy=self.abstain_policy if self.abstention else None,
-            steps_total=self.depth, outcomes=list(self.outcomes), adherent=count("adherent"),
-            abstained=count("abstain"), answered=len(self.outcomes) - count("abstain"),
-            decisions=len(self.outcomes), parse_failures=count("parse_failure") + count("invalid"),
-            perfect_solve=count("adherent") == self.depth, solved=self.step_index == self.depth)
+            steps_total=self.depth, outcomes=list(self.outcomes), adherent=correct, teacher_moves=count("teacher"),
+            abstained=count("abstain"), answered=correct + count("wrong"), decisions=len(self.outcomes),
+            parse_failures=parse_failures, solved=self.state.is_solved(),
+            perfect_solve=self.state.is_solved() and correct == self.depth and count("abstain") == 0)
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
         if policy == "oracle":
-            return _answer(self.item["steps"][self.step_index]["gold"])
-        return _answer(str(rng.choice(list(self.labels))))
+            return _tagged(self.current["gold"])
+        return _tagged(str(rng.choice(list(self.labels))))
+
+
+def step_system_prompt(abstention: bool) -> str:
+    choices = "A, B, C, D or IDK" if abstention else "A, B, C or D"
+    return prompts.STEP_SYSTEM.format(choices=choices, notation=prompts.NOTATION,
+                                      abstain_rule=prompts.ABSTAIN_RULE if abstention else "")
 
 
 # -- 6. causal move-effect -----------------------------------------------------------------------
@@ -344,8 +390,8 @@ class MoveEffectEnv(CubeBenchEnv):
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = item = self._load_item(seed)
-        text = prompts.MOVE_EFFECT.format(
-            state=self._state_block(item["facelets"]), notation=prompts.NOTATION, distance=prompts.DISTANCE,
+        text = prompts.OLD_MOVE_EFFECT.format(
+            state=self._state_block(item["facelets"]), notation=prompts.NOTATION, distance=prompts.OLD_DISTANCE,
             options=prompts.option_lines(LABELS, item["options"]), query=item["query"], move=item["query_move"])
         return observation(text, self._images(item["facelets"]), item["options"])
 
@@ -413,13 +459,13 @@ class RecoveryEnv(CubeBenchEnv):
     def _step_observation(self) -> dict:
         self.current = self._options()
         facelets = self.state.to_facelets()
-        fields = dict(state=self._state_block(facelets), notation=prompts.NOTATION, distance=prompts.DISTANCE,
+        fields = dict(state=self._state_block(facelets), notation=prompts.NOTATION, distance=prompts.OLD_DISTANCE,
                       options=prompts.option_lines(LABELS, self.current["options"]),
-                      answer_format=prompts.choice_format(LABELS))
+                      answer_format=prompts.old_choice_format(LABELS))
         if self.phase == "probe":
-            text = prompts.CLOSED_LOOP_STEP.format(step=len(self.outcomes) + 1, **fields)
+            text = prompts.OLD_CLOSED_LOOP_STEP.format(step=len(self.outcomes) + 1, **fields)
         else:
-            text = prompts.RECOVERY_STEP.format(step=self.steps_used + 1, budget=self.item["budget"], **fields)
+            text = prompts.OLD_RECOVERY_STEP.format(step=self.steps_used + 1, budget=self.item["budget"], **fields)
         return observation(text, self._images(facelets), self.current["options"])
 
     def _step(self, action: str):

@@ -6,8 +6,11 @@ missing prediction in kappa and macro-F1, and a failed step in closed-loop contr
 Readings of the paper made explicit here:
 - Yes-bias = share of Yes among parsed verification answers minus the share of Yes among the gold
   labels (0 for an unbiased answerer; the gold labels are balanced, so it is Yes rate - 0.5).
-- TA% (teacher adherence) divides adherent steps by all steps every episode could have taken
-  (depth per episode), whether or not the episode got that far: unconditional denominators.
+- TA% (teacher adherence) divides the correct steps (progress moves: the teacher's or another
+  oracle-optimal move, as the paper's closed loop accepts either) by all steps every episode could
+  have taken (depth per episode), whether or not the episode got that far: unconditional denominators.
+- Coverage = answered / decisions, selective accuracy = correct / answered, where answered counts
+  the A-D answers (correct or wrong); abstentions and parse failures are decisions, not answers.
 - APA (abstention-penalised accuracy) credits a correct answer 1, an abstention s (0.25, what a
   uniform guess among four options earns) and anything else 0, over all decisions.
 - Recovery: P@k is the share of episodes whose distance is back at or below its value before the

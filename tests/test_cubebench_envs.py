@@ -55,7 +55,7 @@ def test_the_seven_tests_are_registered():
     ("cube/closed-loop", {"modality": "text"}, "perfect_solve"),
     ("cube/closed-loop", {"modality": "text", "abstention": True}, "perfect_solve"),
     ("cube/move-effect", {"modality": "text"}, "correct"),
-    ("cube/recovery", {"modality": "text"}, "solved"),
+    ("cube/recovery", {"modality": "text", "start": "injected"}, "solved"),
     ("cube/recovery", {"modality": "text", "start": "closed-loop"}, "failure_step"),
 ])
 def test_oracle_scores_everything(env_id, options, key, depth):
@@ -68,7 +68,7 @@ def test_oracle_scores_everything(env_id, options, key, depth):
 
 def test_oracle_at_depth_seven_solves_closed_loop_and_recovery():
     assert all(e["perfect_solve"] for e in run("cube/closed-loop", "oracle", range(4), depth=7, modality="text"))
-    assert all(e["solved"] for e in run("cube/recovery", "oracle", range(4), depth=7, modality="text"))
+    assert all(e["solved"] for e in run("cube/recovery", "oracle", range(4), depth=7, modality="text", start="injected"))
 
 
 def _within(rate, chance, n, sigmas=4.0):
@@ -238,33 +238,31 @@ def test_hint_following_agent_fixes_every_error_only_when_unredacted():
 
 
 def test_recovery_accept_progress_control():
-    env = cogsim.make("cube/recovery", depth=2, modality="text")
+    """Paper's accept-progress control: off the path the move is applied and its inverse pushed; a
+    progress move is applied (teacher's: popped, another: replanned)."""
+    env = cogsim.make("cube/recovery", depth=2, modality="text", start="injected")
     env.reset(seed=4)
     plan = list(env.plan)
+    effects = list(env.current["effects"].values())
+    assert effects.count("DECREASE") == 1  # one progress move and three non-progress moves per step
     off_path = next(label for label, move in zip("ABCD", env.current["options"])
                     if move != plan[0] and env.current["effects"][move] != "DECREASE")
     move = env.current["options"]["ABCD".index(off_path)]
-    detour_effect = env.current["effects"][move]
-    env.step(off_path)
+    env.step(f"<ANSWER> {off_path} </ANSWER>")
     assert env.plan == [views.inverse_move(move)] + plan  # off the path: the inverse is pushed
     assert env.outcomes == ["off_path"]
     rng = np.random.default_rng(0)
     done = False
     while not done:
         _, _, done, _, info = env.step(env.scripted_response("oracle", rng))
-    assert info["episode"]["solved"] and info["episode"]["steps_used"] == len(plan) + 2
-    # Back at the pre-failure distance: after undoing the detour and the failure (INCREASE), or at
-    # once / after undoing the detour when the failure and the detour kept the distance.
-    if env.item["failure_effect"] == "INCREASE":
-        expected = 3
-    else:
-        expected = 1 if detour_effect == "NO_CHANGE" else 2
-    assert info["episode"]["recovered_at"] == expected
-    assert info["episode"]["distances"][-1] == 0
+    episode = info["episode"]
+    assert episode["solved"] and episode["steps_used"] == 1 + episode["distances"][1] == episode["solved_at"]
+    assert set(episode["outcomes"][1:]) <= {"teacher", "progress"} and episode["distances"][-1] == 0
 
 
 def test_recovery_from_the_models_own_failure():
-    env = cogsim.make("cube/recovery", depth=3, modality="text", start="closed-loop")
+    env = cogsim.make("cube/recovery", depth=3, modality="text")
+    assert env.start == "closed-loop"  # the paper's protocol is the default
     env.reset(seed=0)
     wrong = next(label for label in "ABCD" if label != env.current["gold"])
     env.step(wrong)
@@ -274,6 +272,21 @@ def test_recovery_from_the_models_own_failure():
     while not done:
         _, _, done, _, info = env.step(env.scripted_response("oracle", rng))
     assert info["episode"]["solved"] and info["episode"]["failure_step"] == 1
+
+
+def test_recovery_parse_failures_start_the_curve_and_use_up_decisions():
+    env = cogsim.make("cube/recovery", depth=1, modality="text")
+    env.reset(seed=3)
+    start = env.state
+    env.step("the answer is A")  # first failure: nothing applied
+    assert env.phase == "recover" and env.failure_step == 1 and env.failure_move is None and env.state == start
+    done, steps = False, 0
+    while not done:
+        _, _, done, _, info = env.step("???")
+        steps += 1
+    episode = info["episode"]
+    assert steps == episode["budget"] == 4 and episode["steps_used"] == 4 and not episode["solved"]
+    assert episode["parse_failures"] == 5 and episode["solved_at"] is None
 
 
 def test_seed_list_option_replays_exported_items(tmp_path):

@@ -60,9 +60,12 @@ def test_reflection_rates_by_hand():
 
 
 def test_recovery_statistics_by_hand():
-    recovered = [1, 3, None, 2]
-    assert m.recovered_within(recovered, 1).value == 0.25
-    assert m.recovered_within(recovered, 3).value == 0.75
+    # Paper's learning curve over 4 episodes with a failure: solved after 1, 3 and 5 decisions, one unsolved.
+    solved_at = [1, 3, None, 5]
+    assert m.solved_within(solved_at, 1).value == 0.25  # P@1
+    assert m.solved_within(solved_at, 3).value == 0.5  # P@3
+    assert m.median_steps_solved(solved_at) == 3.0  # Med@Solved
+    assert m.average_steps_all([1, 3, 6, 5], [True, True, False, True], [6, 6, 6, 6]) == pytest.approx(15 / 4)
     assert m.median_steps_solved([4, None, 6, 5]) == 5.0
     assert m.average_steps_all([4, 7, 2], [True, False, True], [7, 7, 7]) == pytest.approx(13 / 3)
 

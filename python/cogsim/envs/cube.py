@@ -29,7 +29,7 @@ from cogsim.envs.base import TextEnv, observation
 ABSTAIN_LABEL = "E"
 ABSTAIN_POLICIES = ("teacher_on_abstain", "skip_item")
 REGIMES = ("guided-redacted", "guided-unredacted")
-RECOVERY_STARTS = ("injected", "closed-loop")
+RECOVERY_STARTS = ("closed-loop", "injected")
 
 
 def _one_of(name: str, value: object, allowed: tuple) -> Any:
@@ -411,117 +411,113 @@ class MoveEffectEnv(CubeBenchEnv):
 
 
 class RecoveryEnv(CubeBenchEnv):
-    """Recovery after the first closed-loop failure under the paper's accept-progress control: the
-    teacher's move is applied and popped; another progress move is applied and the teacher replans;
-    any other move is applied and its inverse is pushed onto the teacher plan. The budget is
-    depth + 3 steps. start="injected" (default) starts from the item's seeded failure (identical for
-    every model); start="closed-loop" first runs closed-loop steps (horizon: depth) and recovers from
-    the model's own first failure (episodes without one record failure_step None)."""
+    """The paper's learning curve: closed-loop steps until the first failure (a non-progress move,
+    applied, or a parse failure, nothing applied), then up to ``budget`` further decisions (depth + 3:
+    4-7 at depths 1-4) under accept-progress control: the teacher's move is applied and popped; another
+    progress move is applied and the teacher replans; any other move is applied and its inverse is
+    pushed onto the plan. A parse failure during recovery uses up a decision. Every step offers one
+    progress move and three non-progress moves.
+
+    start="closed-loop" (default, the paper) recovers from the model's own first failure; episodes
+    without one (solved within the horizon, which is the depth) record failure_step None and do not
+    enter the learning-curve statistics. start="injected" starts every model from the item's seeded
+    non-progress move instead (identical recovery states for every model, and an oracle check)."""
 
     test = "recovery"
     test_options = ("start",)
 
-    def __init__(self, env_id: str = "", start: str = "injected", **options: Any):
+    def __init__(self, env_id: str = "", start: str = "closed-loop", **options: Any):
         super().__init__(env_id, start=start, **options)
         self.start = _one_of("start", start, RECOVERY_STARTS)
+        self.system_prompt = step_system_prompt(False)
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = item = self._load_item(seed)
         self.outcomes, self.distances, self.steps_used = [], [], 0
         if self.start == "injected":
             self._enter_recovery(Cube.from_facelets(item["recovery_facelets"]), list(item["recovery_teacher"]),
-                                 failure_step=0, failure_move=item["failure_move"], before=self.depth)
+                                 failure_step=0, failure_move=item["failure_move"])
         else:
             self.phase, self.state, self.plan = "probe", Cube.from_facelets(item["facelets"]), list(item["teacher"])
-            self.failure_step, self.failure_move, self.before_failure = None, None, None
+            self.failure_step, self.failure_move = None, None
         return self._step_observation()
 
-    def _enter_recovery(self, state: Cube, plan: list, failure_step: int, failure_move: str, before: int) -> None:
+    def _enter_recovery(self, state: Cube, plan: list, failure_step: int, failure_move: Optional[str]) -> None:
         self.phase, self.state, self.plan = "recover", state, plan
-        self.failure_step, self.failure_move, self.before_failure = failure_step, failure_move, before
+        self.failure_step, self.failure_move = failure_step, failure_move
         self.distances = [cube.distance(state)]
 
     def _options(self) -> dict:
-        """Seeded by the item and the trajectory so far: the teacher's next move at a balanced slot;
-        probe distractors are non-progress moves, recovery distractors any other moves."""
+        """Seeded by the item and the trajectory so far; the progress option at a balanced slot."""
         step_key = len(self.outcomes)
         rng = items_mod.item_rng("recovery-step", self.depth, self.item["seed"], self.phase, step_key,
                                  self.state.to_facelets())
         slot = items_mod.balanced_position(self.item["index"], 4, "recovery", self.depth, self.phase, step_key)
-        effects = items_mod.effect_labels(self.state)
-        gold = self.plan[0]
-        if self.phase == "probe":
-            return items_mod.move_options(self.state, gold, rng, slot, effects)
-        others = [str(m) for m in rng.choice([m for m in cube.MOVES if m != gold], size=3, replace=False)]
-        options = items_mod.place(gold, others, slot)
-        return {"options": options, "gold": LABELS[slot], "effects": {m: effects[m] for m in options}}
+        return items_mod.progress_options(self.state, rng, slot)
 
     def _step_observation(self) -> dict:
         self.current = self._options()
         facelets = self.state.to_facelets()
-        fields = dict(state=self._state_block(facelets), notation=prompts.NOTATION, distance=prompts.OLD_DISTANCE,
-                      options=prompts.option_lines(LABELS, self.current["options"]),
-                      answer_format=prompts.old_choice_format(LABELS))
-        if self.phase == "probe":
-            text = prompts.OLD_CLOSED_LOOP_STEP.format(step=len(self.outcomes) + 1, **fields)
-        else:
-            text = prompts.OLD_RECOVERY_STEP.format(step=self.steps_used + 1, budget=self.item["budget"], **fields)
+        text = prompts.STEP.format(distance=cube.distance(self.state), state=self._state_block(facelets),
+                                   options=prompts.option_lines(LABELS, self.current["options"]),
+                                   answer_format=prompts.tag_format(LABELS))
         return observation(text, self._images(facelets), self.current["options"])
 
     def _step(self, action: str):
         parsed = parsers.parse_choice(action, LABELS)
         info = _choice_info(parsed)
-        if not parsed.ok:
-            self.outcomes.append(parsed.status)
-            return self._end(info)
-        chosen = self.current["options"][LABELS.index(parsed.value)]
-        effect = self.current["effects"][chosen]
-        done = self._probe(chosen, effect) if self.phase == "probe" else self._recover(chosen, effect)
+        chosen = self.current["options"][LABELS.index(parsed.value)] if parsed.ok else None
+        done = self._probe(chosen, parsed.status) if self.phase == "probe" else self._recover(chosen, parsed.status)
         if done:
             return self._end(info)
         return self._step_observation(), 0.0, False, False, info
 
-    def _probe(self, chosen: str, effect: str) -> bool:
-        if effect == "DECREASE":
+    def _probe(self, chosen: Optional[str], status: str) -> bool:
+        if chosen is None:  # a parse failure is the first failure; nothing is applied
+            self.outcomes.append(status)
+            self._enter_recovery(self.state, self.plan, failure_step=len(self.outcomes), failure_move=None)
+            return False
+        if self.current["effects"][chosen] == "DECREASE":
             self.outcomes.append("probe_progress")
-            self.state, self.plan = self.state.apply(chosen), self.plan[1:]
+            self.state = self.state.apply(chosen)
+            self.plan = self.plan[1:] if chosen == self.plan[0] else cube.solve(self.state)
             return self.state.is_solved() or len(self.outcomes) >= self.item["horizon"]
         self.outcomes.append("probe_failure")
-        before = cube.distance(self.state)
         self._enter_recovery(self.state.apply(chosen), [views.inverse_move(chosen)] + self.plan,
-                             failure_step=len(self.outcomes), failure_move=chosen, before=before)
+                             failure_step=len(self.outcomes), failure_move=chosen)
         return False
 
-    def _recover(self, chosen: str, effect: str) -> bool:
-        self.state = self.state.apply(chosen)
-        if chosen == self.plan[0]:
-            self.outcomes.append("teacher")
-            self.plan = self.plan[1:]
-        elif effect == "DECREASE":
-            self.outcomes.append("progress")
-            self.plan = cube.solve(self.state)
-        else:
-            self.outcomes.append("off_path")
-            self.plan = [views.inverse_move(chosen)] + self.plan
+    def _recover(self, chosen: Optional[str], status: str) -> bool:
         self.steps_used += 1
+        if chosen is None:
+            self.outcomes.append(status)
+        else:
+            self.state = self.state.apply(chosen)
+            if chosen == self.plan[0]:
+                self.outcomes.append("teacher")
+                self.plan = self.plan[1:]
+            elif self.current["effects"][chosen] == "DECREASE":
+                self.outcomes.append("progress")
+                self.plan = cube.solve(self.state)
+            else:
+                self.outcomes.append("off_path")
+                self.plan = [views.inverse_move(chosen)] + self.plan
         self.distances.append(cube.distance(self.state))
         return self.state.is_solved() or self.steps_used >= self.item["budget"]
 
     def _end(self, info: dict):
         solved = self.phase == "recover" and self.state.is_solved()
-        recovered_at = next((k for k, d in enumerate(self.distances) if k > 0 and d <= self.before_failure), None) \
-            if self.phase == "recover" else None
         info["episode"] = self._episode(
             start=self.start, failure_step=self.failure_step, failure_move=self.failure_move,
             budget=self.item["budget"], horizon=self.item["horizon"], steps_used=self.steps_used,
-            solved=solved, solved_at=self.steps_used if solved else None, recovered_at=recovered_at,
+            solved=solved, solved_at=self.steps_used if solved else None,
             distances=[int(d) for d in self.distances], outcomes=list(self.outcomes),
             parse_failures=sum(o in (parsers.PARSE_FAILURE, parsers.INVALID) for o in self.outcomes))
         return observation(""), float(solved), True, False, info
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        return _answer(self.current["gold"] if policy == "oracle" else str(rng.choice(list(LABELS))))
+        return _tagged(self.current["gold"] if policy == "oracle" else str(rng.choice(list(LABELS))))
 
 
 _DESCRIPTIONS = {
@@ -551,7 +547,8 @@ PAPER_SUITES = (
        for a in ({}, {"abstention": True, "abstain_policy": "teacher_on_abstain"},
                  {"abstention": True, "abstain_policy": "skip_item"})]
     + [{"env_id": "cube/move-effect", "options": {"depth": d}, "episodes": 99} for d in PAPER_DEPTHS]
-    + [{"env_id": "cube/recovery", "options": {"depth": d}, "episodes": 100} for d in (1, 2, 3, 4)]
+    + [{"env_id": "cube/recovery", "options": {"depth": d, "start": st}, "episodes": 100}
+       for d in (1, 2, 3, 4) for st in RECOVERY_STARTS]
 )
 
 # What ``cogsim demo`` runs for this family: every test, small depths, a handful of episodes.
@@ -565,5 +562,6 @@ DEMO_SUITES = [
     {"env_id": "cube/closed-loop", "options": {"depth": 3, "abstention": True}, "episodes": 8,
      "agents": ["oracle", "random"]},
     {"env_id": "cube/move-effect", "options": {"depth": 2}, "episodes": 9, "agents": ["oracle", "random"]},
-    {"env_id": "cube/recovery", "options": {"depth": 2}, "episodes": 8, "agents": ["oracle", "random"]},
+    {"env_id": "cube/recovery", "options": {"depth": 2, "start": "injected"}, "episodes": 8,
+     "agents": ["oracle", "random"]},
 ]

@@ -13,9 +13,10 @@ Readings of the paper made explicit here:
   the A-D answers (correct or wrong); abstentions and parse failures are decisions, not answers.
 - APA (abstention-penalised accuracy) credits a correct answer 1, an abstention s (0.25, what a
   uniform guess among four options earns) and anything else 0, over all decisions.
-- Recovery: P@k is the share of episodes whose distance is back at or below its value before the
-  failure within k steps; Med@Solved the median steps to solve over solved episodes; Avg@All the
-  mean steps used over all episodes (the budget for unsolved ones).
+- Learning curve (paper): over the episodes that entered it (had a closed-loop failure), solve
+  rate with a Wilson interval; P@1 the share solved with the first decision after the failure, P@3
+  the share solved within three; Med@Solved the median decisions to solve over solved episodes;
+  Avg@All the mean decisions over all of them, an unsolved episode counting its whole budget.
 """
 
 from __future__ import annotations
@@ -116,9 +117,9 @@ def overthink_rate(initial: Sequence[bool], final: Sequence[bool]) -> Estimate:
     return proportion(not f for i, f in zip(initial, final) if i)
 
 
-def recovered_within(recovered_at: Sequence[Optional[int]], k: int) -> Estimate:
-    """P@k: share of episodes back at (or below) their pre-failure distance within k steps."""
-    return proportion(r is not None and r <= k for r in recovered_at)
+def solved_within(solved_at: Sequence[Optional[int]], k: int) -> Estimate:
+    """P@k: share of learning-curve episodes solved within k decisions after the failure."""
+    return proportion(s is not None and s <= k for s in solved_at)
 
 
 def median_steps_solved(solved_at: Sequence[Optional[int]]) -> float:
@@ -256,15 +257,16 @@ def recovery_table(episodes: Sequence[dict]) -> Optional[Table]:
     rows = []
     for (agent, start, depth), group in _groups(episodes, "recovery", lambda e: e["start"]):
         failed = [e for e in group if e["failure_step"] is not None]
-        recovered = [e["recovered_at"] for e in failed]
+        solved_at = [e["solved_at"] for e in failed]
         rows.append([agent, start, depth, len(group), len(failed), proportion(e["solved"] for e in failed),
-                     recovered_within(recovered, 1), recovered_within(recovered, 3),
+                     solved_within(solved_at, 1), solved_within(solved_at, 3),
                      _nan_or(median_steps_solved([e["solved_at"] for e in failed])),
                      _nan_or(average_steps_all([e["steps_used"] for e in failed], [e["solved"] for e in failed],
                                                [e["budget"] for e in failed]))])
     return Table("Table 5. Learning curve / recovery after the first failure",
                  ["agent", "start", "depth", "n", "failures", "solve rate", "P@1", "P@3", "Med@Solved", "Avg@All"],
-                 rows, "Budget depth+3 steps after the failure; rates over episodes with a failure.") if rows else None
+                 rows, "Budget depth+3 decisions after the first failure; rates over episodes with a failure; "
+                 "P@k: solved within k decisions.") if rows else None
 
 
 TABLES = (reconstruction_table, verification_table, optimal_move_table, move_effect_table, closed_loop_table,

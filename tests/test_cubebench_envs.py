@@ -54,7 +54,7 @@ def test_the_seven_tests_are_registered():
     ("cube/reflection", {"regime": "guided-unredacted", "modality": "text"}, "final_correct"),
     ("cube/closed-loop", {"modality": "text"}, "perfect_solve"),
     ("cube/closed-loop", {"modality": "text", "abstention": True}, "perfect_solve"),
-    ("cube/move-effect", {"modality": "text"}, "correct"),
+    ("cube/move-effect", {"modality": "text"}, "all_labels_correct"),
     ("cube/recovery", {"modality": "text", "start": "injected"}, "solved"),
     ("cube/recovery", {"modality": "text", "start": "closed-loop"}, "failure_step"),
 ])
@@ -62,6 +62,9 @@ def test_oracle_scores_everything(env_id, options, key, depth):
     episodes = run(env_id, "oracle", range(8), depth=depth, **options)
     if key == "failure_step":  # the oracle never fails, so closed-loop start never needs recovery
         assert all(e["failure_step"] is None and not e["solved"] for e in episodes)
+        return
+    if key == "all_labels_correct":
+        assert all(e["labels_correct"] == e["labels_total"] == 4 for e in episodes)
         return
     assert all(e[key] for e in episodes)
 
@@ -87,9 +90,9 @@ def test_random_is_at_chance_per_depth(depth):
     assert chance == (0.25 if depth == 1 else pytest.approx(chance))  # depth 1 has one progress move
     assert _within(np.mean(first_step), chance, n)
     effect = run("cube/move-effect", "random", range(n), depth=depth, modality="text")
-    gold, answers = [e["gold"] for e in effect], [e["answer"] for e in effect]
-    assert _within(np.mean([e["correct"] for e in effect]), 1 / 3, n)
-    assert abs(cube_metrics.cohen_kappa(gold, answers)) < 0.12
+    gold, answers = cube_metrics.effect_labels_of(effect)
+    assert _within(np.mean([g == a for g, a in zip(gold, answers)]), 1 / 3, 4 * n)
+    assert abs(cube_metrics.cohen_kappa(gold, answers)) < 0.08
     verification = run("cube/verification", "random", range(n), depth=depth, sticker=8)
     balanced = cube_metrics.balanced_accuracy([e["gold"] for e in verification], [e["answer"] for e in verification])
     assert _within(balanced, 0.5, n)
@@ -287,6 +290,21 @@ def test_recovery_parse_failures_start_the_curve_and_use_up_decisions():
     episode = info["episode"]
     assert steps == episode["budget"] == 4 and episode["steps_used"] == 4 and not episode["solved"]
     assert episode["parse_failures"] == 5 and episode["solved_at"] is None
+
+
+def test_move_effect_labels_every_option_and_parse_failures_score_nothing():
+    env = cogsim.make("cube/move-effect", depth=2)
+    assert env.modality == "text"  # the paper's move-effect prompt shows no image
+    obs, _ = env.reset(seed=3)
+    assert "Face centres:\nU: white" in obs["text"] and "<D> DECREASE|NO_CHANGE|INCREASE </D>" in obs["text"]
+    gold = env.item["gold_labels"]
+    flipped = ["INCREASE" if g == "DECREASE" else "DECREASE" for g in gold]
+    answer = "\n".join(f"{letter}: {label}" for letter, label in zip("ABCD", gold[:3] + flipped[3:]))
+    _, reward, done, _, info = env.step(answer)
+    assert done and reward == 0.75 and info["episode"]["labels_correct"] == 3
+    env.reset(seed=3)
+    _, reward, _, _, info = env.step("<A> DECREASE </A>")  # three lines missing: nothing parses
+    assert reward == 0.0 and info["parse"] == "parse_failure" and info["episode"]["answers"] is None
 
 
 def test_seed_list_option_replays_exported_items(tmp_path):

@@ -7,7 +7,7 @@ import pytest
 
 from cogsim import cube
 from cogsim.cube import MOVES, Cube
-from cogsim.cube.suite import items, views
+from cogsim.cube.suite import items, parsers, views
 
 DEPTHS = (1, 2, 3, 5)
 
@@ -41,11 +41,11 @@ def test_optimal_move_options_are_labelled_by_the_oracle(depth):
         assert item["options"][items.LABELS.index(item["gold"])] == item["teacher"][0]
 
 
-@pytest.mark.parametrize("test", ["optimal-move", "move-effect"])
+@pytest.mark.parametrize("test", ["optimal-move", "closed-loop"])
 @pytest.mark.parametrize("depth", (1, 3))
 def test_gold_slots_are_balanced_in_every_block_of_four(test, depth):
-    key = "gold" if test == "optimal-move" else "query"
-    slots = [items.make_item(test, depth, seed)[key] for seed in range(40)]
+    slots = [items.make_item(test, depth, seed) for seed in range(40)]
+    slots = [item["gold"] if test == "optimal-move" else item["steps"][0]["gold"] for item in slots]
     for block in range(10):
         assert sorted(slots[4 * block : 4 * block + 4]) == list("ABCD")
     prefix = Counter(slots[:23])
@@ -81,16 +81,30 @@ def test_closed_loop_steps_hold_the_teacher_move_and_one_other_progress_move_whe
 
 @pytest.mark.parametrize("depth", (1, 2, 3))
 def test_move_effect_labels_and_class_balance(depth):
-    gold = []
-    for seed in range(18):
+    """Paper's balancing: one option of every class the state has plus a doubled class, the doubled
+    class's anchor rotating through the slots A-D."""
+    doubled, anchors, gold = Counter(), [], Counter()
+    for seed in range(24):
         item = items.make_item("move-effect", depth, seed)
         state = Cube.from_facelets(item["facelets"])
         assert len(set(item["options"])) == 4
-        assert item["options"][items.LABELS.index(item["query"])] == item["query_move"]
-        change = cube.distance(state.apply(item["query_move"])) - cube.distance(state)
-        assert item["gold"] == {-1: "DECREASE", 0: "NO_CHANGE", 1: "INCREASE"}[change]
-        gold.append(item["gold"])
-    assert Counter(gold) == {"DECREASE": 6, "NO_CHANGE": 6, "INCREASE": 6}
+        present = {label for label in parsers.EFFECT_LABELS if label in cube_effect_names(state).values()}
+        for move, label in zip(item["options"], item["gold_labels"]):
+            change = cube.distance(state.apply(move)) - cube.distance(state)
+            assert label == {-1: "DECREASE", 0: "NO_CHANGE", 1: "INCREASE"}[change]
+        counts = Counter(item["gold_labels"])
+        assert set(counts) == present and counts[item["doubled_class"]] >= 2
+        doubled[item["doubled_class"]] += 1
+        anchors.append(item["gold_labels"][seed % 4] == item["doubled_class"])
+        gold.update(item["gold_labels"])
+    assert all(anchors)  # the doubled class sits at the rotating slot
+    # DECREASE rarely has two moves (never at depth 1): the feasible classes share its turns
+    assert doubled["NO_CHANGE"] >= 8 and doubled["INCREASE"] >= 8
+    assert min(gold.values()) >= 24 - 1
+
+
+def cube_effect_names(state):
+    return items.effect_labels(state)
 
 
 @pytest.mark.parametrize("depth", (1, 3))
@@ -183,12 +197,16 @@ def test_command_line_export_and_verify(tmp_path, capsys):
     assert "depth must be" in capsys.readouterr().err
 
 
+PINNED_MOVE_EFFECT = (["B'", "R", "B", "U'"], ["NO_CHANGE", "INCREASE", "DECREASE", "INCREASE"])
+
+
 def test_items_are_pinned_so_published_seed_lists_stay_valid():
     # Any change here changes every published seed list: bump PROMPT_VERSION / the list format.
     item = items.make_item("optimal-move", 3, 5)
     assert item["scramble"] == "R' D2 B'"
     assert (item["options"], item["gold"]) == (["B2", "D'", "B", "R"], "C")
+    # move-effect items changed with the paper's four-label format (prompts v2): re-pinned.
     effect = items.make_item("move-effect", 3, 5)
-    assert (effect["options"], effect["query"], effect["gold"]) == (["B'", "U2", "B", "D'"], "C", "DECREASE")
+    assert (effect["options"], effect["gold_labels"]) == PINNED_MOVE_EFFECT
     verification = items.make_item("verification", 3, 5)
     assert (verification["gold"], verification["shown_grid"]) == ("No", ["BGW", "GGW", "YBB"])

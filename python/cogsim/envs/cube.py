@@ -384,27 +384,39 @@ def step_system_prompt(abstention: bool) -> str:
 
 
 class MoveEffectEnv(CubeBenchEnv):
-    """Predict whether a candidate move DECREASEs, does NO_CHANGE to, or INCREASEs the distance."""
+    """Label each of the four candidate moves A-D: does it DECREASE, do NO_CHANGE to, or INCREASE
+    the distance to solved? (Paper: one answer line per option; the text state is ground truth and
+    the paper shows no image, so the default modality is text.)"""
 
     test = "move-effect"
+    default_modality = "text"
+
+    def __init__(self, env_id: str = "", **options: Any):
+        super().__init__(env_id, **options)
+        self.system_prompt = prompts.MOVE_EFFECT_SYSTEM.format(notation=prompts.NOTATION)
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = item = self._load_item(seed)
-        text = prompts.OLD_MOVE_EFFECT.format(
-            state=self._state_block(item["facelets"]), notation=prompts.NOTATION, distance=prompts.OLD_DISTANCE,
-            options=prompts.option_lines(LABELS, item["options"]), query=item["query"], move=item["query_move"])
+        text = prompts.MOVE_EFFECT.format(centres=views.centres_text(item["facelets"]),
+                                          state=self._state_block(item["facelets"]),
+                                          options=prompts.option_lines(LABELS, item["options"]))
         return observation(text, self._images(item["facelets"]), item["options"])
 
     def _step(self, action: str):
-        parsed = parsers.parse_effect(action)
-        correct = parsed.ok and parsed.value == self.item["gold"]
-        episode = self._episode(parse=parsed.status, answer=parsed.value, gold=self.item["gold"],
-                                correct=bool(correct), query=self.item["query"])
-        return observation(""), float(correct), True, False, {**_choice_info(parsed), "episode": episode}
+        parsed = parsers.parse_effects(action, LABELS)
+        gold = self.item["gold_labels"]
+        answers = list(parsed.value) if parsed.ok else None
+        correct = sum(a == g for a, g in zip(answers, gold)) if answers else 0
+        episode = self._episode(parse=parsed.status, answers=answers, gold_labels=list(gold),
+                                labels_correct=correct, labels_total=len(gold))
+        info = {"parse": parsed.status, "parsed": answers, "episode": episode}
+        return observation(""), correct / len(gold), True, False, info
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        return _answer(self.item["gold"] if policy == "oracle" else str(rng.choice(parsers.EFFECT_LABELS)))
+        labels = self.item["gold_labels"] if policy == "oracle" else [
+            str(rng.choice(parsers.EFFECT_LABELS)) for _ in LABELS]
+        return "\n".join(f"<{letter}> {label} </{letter}>" for letter, label in zip(LABELS, labels))
 
 
 # -- 7. learning curve / recovery ----------------------------------------------------------------
@@ -526,7 +538,7 @@ _DESCRIPTIONS = {
     OptimalMoveEnv: "Cube Bench 3: pick the optimal next move among four (image+text, image, text)",
     ReflectionEnv: "Cube Bench 4: draft answer, one reflection pass, re-answer (guided-redacted/-unredacted)",
     ClosedLoopEnv: "Cube Bench 5: closed-loop solving, one A-D move per step (optional IDK abstention)",
-    MoveEffectEnv: "Cube Bench 6: predict DECREASE / NO_CHANGE / INCREASE of distance for a candidate move",
+    MoveEffectEnv: "Cube Bench 6: label four candidate moves DECREASE / NO_CHANGE / INCREASE of distance",
     RecoveryEnv: "Cube Bench 7: recover from the first failure under accept-progress control",
 }
 

@@ -76,20 +76,31 @@ def yes_bias(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: 
 
 
 def cohen_kappa(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS) -> float:
-    """Cohen's kappa of predictions against gold; an unparsed prediction is its own category that
-    never agrees."""
+    """Cohen's kappa as the paper computes it: observed agreement over all labels (an unparsed
+    prediction never agrees) against the chance agreement sum_k pi_k q_k of the gold priors pi and
+    the model's label mix q over its parsed predictions."""
     n = len(gold)
     if n == 0:
         return float("nan")
     observed = sum(g == p for g, p in zip(gold, predicted)) / n
-    expected = sum((sum(g == label for g in gold) / n) * (sum(p == label for p in predicted) / n) for label in labels)
+    parsed = [p for p in predicted if p in labels]
+    expected = sum((sum(g == label for g in gold) / n) * (parsed.count(label) / len(parsed) if parsed else 0.0)
+                   for label in labels)
     if expected == 1.0:
         return 1.0 if observed == 1.0 else float("nan")
     return (observed - expected) / (1.0 - expected)
 
 
-def macro_f1(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS) -> float:
-    """Unweighted mean F1 over the labels that occur in gold or predictions."""
+MACRO_F1_ABSENT = ("zero", "skip")
+
+
+def macro_f1(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS,
+             absent: str = "zero") -> float:
+    """Unweighted mean F1 over the three labels. A label that occurs neither in gold nor in the
+    predictions scores 0 with ``absent="zero"`` (the paper's harness averages all three classes) or
+    is left out of the mean with ``absent="skip"``."""
+    if absent not in MACRO_F1_ABSENT:
+        raise ValueError(f"absent must be one of {MACRO_F1_ABSENT}, got {absent!r}")
     scores = []
     for label in labels:
         tp = sum(g == label and p == label for g, p in zip(gold, predicted))
@@ -97,6 +108,8 @@ def macro_f1(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Se
         fn = sum(g == label and p != label for g, p in zip(gold, predicted))
         if tp + fp + fn:
             scores.append(2 * tp / (2 * tp + fp + fn))
+        elif absent == "zero":
+            scores.append(0.0)
     return float(np.mean(scores)) if scores else float("nan")
 
 
@@ -187,15 +200,27 @@ def optimal_move_table(episodes: Sequence[dict]) -> Optional[Table]:
                  "Chance is 25%. Identical items in every modality.") if rows else None
 
 
+def effect_labels_of(episodes: Sequence[dict]) -> tuple[list, list]:
+    """Gold and predicted labels pooled over the four options of every item (an unparsed answer
+    predicts nothing for all four)."""
+    gold, predicted = [], []
+    for e in episodes:
+        gold += e["gold_labels"]
+        predicted += e["answers"] if e["answers"] is not None else [None] * len(e["gold_labels"])
+    return gold, predicted
+
+
 def move_effect_table(episodes: Sequence[dict]) -> Optional[Table]:
     rows = []
     for (agent, modality, depth), group in _groups(episodes, "move-effect", lambda e: e["modality"]):
-        gold, answers = [e["gold"] for e in group], [e["answer"] for e in group]
-        rows.append([agent, modality, depth, len(group), proportion(e["correct"] for e in group),
+        gold, answers = effect_labels_of(group)
+        rows.append([agent, modality, depth, len(group), wilson(sum(g == a for g, a in zip(gold, answers)), len(gold)),
                      _nan_or(macro_f1(gold, answers)), _nan_or(cohen_kappa(gold, answers)), _parse_rate(group)])
     return Table("Table 2b. Causal move-effect (DECREASE / NO_CHANGE / INCREASE)",
                  ["agent", "modality", "depth", "n", "micro acc.", "macro-F1", "kappa", "parse rate"], rows,
-                 "Classes balanced per depth; chance accuracy 1/3, chance kappa 0.") if rows else None
+                 "Four labels per item (every option), pooled; classes balanced per item (one of each plus a "
+                 "rotating doubled class). Kappa: chance = gold priors x the model's parsed label mix.") \
+        if rows else None
 
 
 def _closed_loop_variant(episode: dict) -> str:

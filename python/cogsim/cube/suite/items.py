@@ -195,15 +195,16 @@ def closed_loop_item(depth: int, seed: int, index: int) -> dict:
     return item
 
 
-def effect_option_set(effects: dict, rng, doubled_class: str, doubled_slot: int) -> tuple[list[str], str]:
+def effect_option_set(effects: dict, rng, doubled_class: str, doubled_slot: int, fallback: int = 0) -> tuple[list[str], str]:
     """Four distinct moves (the paper's move-effect balancing): one of every class the state has, plus
-    a second move of ``doubled_class`` (or, when that class has fewer than two moves, of the first
-    class in DECREASE / NO_CHANGE / INCREASE order that has), topped up from any class if the state
-    lacks a class. One move of the doubled class sits at ``doubled_slot``; the rest are shuffled."""
+    a second move of ``doubled_class`` (when that class has fewer than two moves: the feasible class
+    number ``fallback`` modulo their count), topped up from any class if the state lacks a class.
+    One move of the doubled class sits at ``doubled_slot``; the rest are shuffled."""
     by_class = {label: [str(m) for m in rng.permutation([m for m in MOVES if effects[m] == label])]
                 for label in EFFECT_LABELS}
     if len(by_class[doubled_class]) < 2:
-        doubled_class = next(label for label in EFFECT_LABELS if len(by_class[label]) >= 2)
+        feasible = [label for label in EFFECT_LABELS if len(by_class[label]) >= 2]  # 18 moves: never empty
+        doubled_class = feasible[fallback % len(feasible)]
     picked = [by_class[doubled_class][0], by_class[doubled_class][1]]
     picked += [by_class[label][0] for label in EFFECT_LABELS if label != doubled_class and by_class[label]]
     leftovers = [str(m) for m in rng.permutation(MOVES) if str(m) not in picked]
@@ -215,13 +216,15 @@ def effect_option_set(effects: dict, rng, doubled_class: str, doubled_slot: int)
 def move_effect_item(depth: int, seed: int, index: int) -> dict:
     """Four candidate moves, each to be labelled DECREASE / NO_CHANGE / INCREASE (paper: the model
     labels every option A-D). Class balancing: one move of each class present plus one doubled class,
-    which cycles through the three classes in blocks of three (falling back to a feasible class);
-    slot rotation: the doubled class's anchor move rotates through A, B, C, D with the index."""
+    which cycles through the three classes in blocks of three; where the state has fewer than two
+    moves of that class (DECREASE, mostly), the feasible classes alternate block by block (the paper
+    doubles the feasible class furthest below its target share). Slot rotation: the doubled class's
+    anchor move rotates through A, B, C, D with the index (the paper's rotating double slot)."""
     item = _base("move-effect", depth, seed, index)
     rng = item_rng("move-effect", depth, seed)
     effects = effect_labels(Cube.from_facelets(item["facelets"]))
     target = EFFECT_LABELS[balanced_position(index, 3, "move-effect-class", depth)]
-    options, doubled = effect_option_set(effects, rng, target, index % 4)
+    options, doubled = effect_option_set(effects, rng, target, index % 4, fallback=index // 3)
     item.update(options=options, gold_labels=[effects[m] for m in options], doubled_class=doubled,
                 effects={m: effects[m] for m in options})
     return item
@@ -264,38 +267,13 @@ def recovery_item(depth: int, seed: int, index: int) -> dict:
     return item
 
 
-def _old_move_effect_item(depth: int, seed: int, index: int) -> dict:
-    """Four candidate moves covering every effect class the state has; the queried move's class
-    cycles through DECREASE / NO_CHANGE / INCREASE in blocks of three (falling back to another class
-    when the state has none of it), and the queried slot rotates through A-D in blocks of four."""
-    item = _base("move-effect", depth, seed, index)
-    rng = item_rng("move-effect", depth, seed)
-    effects = effect_labels(Cube.from_facelets(item["facelets"]))
-    by_class = {label: [m for m in MOVES if effects[m] == label] for label in EFFECT_LABELS}
-    target = EFFECT_LABELS[balanced_position(index, 3, "move-effect-class", depth)]
-    if not by_class[target]:
-        target = str(rng.choice([label for label in EFFECT_LABELS if by_class[label]]))
-    query_move = str(rng.choice(by_class[target]))
-    others = [str(rng.choice(by_class[label])) for label in EFFECT_LABELS if label != target and by_class[label]]
-    rest = [m for m in MOVES if m != query_move and m not in others]
-    others += [str(m) for m in rng.choice(rest, size=3 - len(others), replace=False)]
-    others = [others[i] for i in rng.permutation(3)]
-    slot = balanced_position(index, 4, "move-effect-slot", depth)
-    options = place(query_move, others, slot)
-    item.update(
-        options=options, query=LABELS[slot], query_move=query_move, gold=target,
-        effects={m: effects[m] for m in options},
-    )
-    return item
-
-
 GENERATORS = {
     "reconstruction": reconstruction_item,
     "verification": verification_item,
     "optimal-move": optimal_move_item,
     "reflection": reflection_item,
     "closed-loop": closed_loop_item,
-    "move-effect": _old_move_effect_item,
+    "move-effect": move_effect_item,
     "recovery": recovery_item,
 }
 

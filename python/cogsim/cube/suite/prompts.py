@@ -179,13 +179,6 @@ MOVE_EFFECT = (
 # -- TEMPORARY: texts of tests not yet migrated --
 OLD_DISTANCE = "The distance of a state is the fewest face turns that solve the cube from it."
 
-OLD_MOVE_EFFECT = (
-    "{state}\n{notation}\n{distance}\n"
-    "Candidate moves:\n{options}\n"
-    "Without applying it, predict what move {query}) {move} would do to the distance to solved.\n"
-    "Reply with exactly one line: ANSWER: DECREASE, ANSWER: NO_CHANGE or ANSWER: INCREASE. "
-    "(The label alone or <ANSWER>LABEL</ANSWER> are accepted too; anything else counts as unparseable.)"
-)
 
 OLD_REFLECTION_REDACTED = (
     "Reflect on your previous answer once. For each option, think through how that face turn moves the "

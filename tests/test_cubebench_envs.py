@@ -217,18 +217,29 @@ def test_abstention_is_invalid_without_the_option():
 
 
 def test_reflection_turns_and_regimes():
+    """Paper: draft, one guided reflection (told the answer was wrong; choice hidden; correct option
+    redacted or revealed), then a one-line re-answer given the reflection text."""
     env = cogsim.make("cube/reflection", depth=2, modality="text", regime="guided-unredacted")
     obs, _ = env.reset(seed=1)
-    wrong = next(label for label in "ABCD" if label != env.item["gold"])
-    obs, _, terminated, _, info = env.step(f"ANSWER: {wrong}")
-    assert not terminated and info["parse"] == "ok"
-    assert f"the correct option is {env.item['gold']}) {env.item['gold_move']}" in obs["text"]
-    _, _, terminated, _, info = env.step(f"On reflection the hint is right.\nANSWER: {env.item['gold']}")
-    assert terminated and info["episode"]["initial_correct"] is False and info["episode"]["final_correct"] is True
-    redacted = cogsim.make("cube/reflection", depth=2, modality="text")
+    draft_system = env.system_prompt
+    gold = env.item["gold"]
+    obs, _, terminated, _, info = env.step(f"<ANSWER> {gold} </ANSWER>")  # a correct draft is still told it failed
+    assert not terminated and info["parse"] == "ok" and env.system_prompt != draft_system
+    assert "answered the following multiple-choice question incorrectly" in env.system_prompt
+    assert f"You chose the option: {gold}, which did not solve the cube." in obs["text"]
+    assert f"The correct solution was option: {gold}." in obs["text"]
+    obs, _, terminated, _, info = env.step("Option B turns the wrong face; the revealed option undoes it.")
+    assert not terminated and info["parse"] == "ok" and "RE-ANSWER phase" in env.system_prompt
+    assert "Reflection:\nOption B turns the wrong face" in obs["text"]
+    _, _, terminated, _, info = env.step("I now think it is B.\nANSWER: B")  # not one line: parse failure
+    episode = info["episode"]
+    assert terminated and info["parse"] == "parse_failure"
+    assert episode["initial_correct"] is True and episode["final_correct"] is False  # an overthink
+    redacted = cogsim.make("cube/reflection", depth=2, modality="text", reveal_choice=False)
     redacted.reset(seed=1)
     obs, *_ = redacted.step("A")
-    assert "correct option" not in obs["text"] and redacted.item["gold_move"] not in obs["text"]
+    assert "[REDACTED]" in obs["text"] and f"option: {gold}." not in obs["text"]
+    assert "You chose the option: [HIDDEN]" in obs["text"]
 
 
 def test_hint_following_agent_fixes_every_error_only_when_unredacted():
@@ -326,6 +337,7 @@ def test_seed_list_option_replays_exported_items(tmp_path):
     ("cube/closed-loop", {"abstain_policy": "guess"}, "abstain_policy"),
     ("cube/closed-loop", {"abstention": "yes"}, "abstention"),
     ("cube/reflection", {"regime": "free"}, "regime"),
+    ("cube/reflection", {"reveal_choice": "yes"}, "reveal_choice"),
     ("cube/recovery", {"start": "middle"}, "start"),
     ("cube/closed-loop", {"abstension": True}, "unknown option.*abstension"),
     ("cube/optimal-move", {"regime": "guided-redacted"}, "unknown option.*regime"),

@@ -230,54 +230,86 @@ class OptimalMoveEnv(CubeBenchEnv):
 
 
 class ReflectionEnv(OptimalMoveEnv):
-    """Optimal-move item answered twice: a draft, then one reflection pass ending in a re-answer.
-    guided-redacted: generic reflection guidance. guided-unredacted: the guidance reveals the gold
-    option (the oracle upper bound of reflection)."""
+    """The paper's reflection protocol, three calls on one optimal-move item: a draft answer; one
+    guided reflection (told, as in the paper, that its answer did not solve the cube, whatever the
+    draft was); a re-answer given the reflection, one line
+    ``ANSWER: X``. guided-redacted: the correct option is [REDACTED]; guided-unredacted: the correct
+    option's letter is revealed (the oracle upper bound of reflection). Each call has its own system
+    prompt (``system_prompt`` changes with the turn) and restates the state: history "current".
+
+    ``reveal_choice`` (default True): the reflection prompt names the draft's letter, as the paper's
+    appendix prompt reads; False shows it as [HIDDEN], as the harness's default code path did (the
+    harness documents both arms; an unparsed draft is [HIDDEN] either way)."""
 
     test = "reflection"
-    test_options = ("regime",)
-    default_history = "full"
+    test_options = ("regime", "reveal_choice")
+    default_history = "current"
     scripted_policies = ("oracle", "random", "random_then_hint")
 
-    def __init__(self, env_id: str = "", regime: str = "guided-redacted", **options: Any):
-        super().__init__(env_id, regime=regime, **options)
+    def __init__(self, env_id: str = "", regime: str = "guided-redacted", reveal_choice: bool = True, **options: Any):
+        super().__init__(env_id, regime=regime, reveal_choice=reveal_choice, **options)
         self.regime = _one_of("regime", regime, REGIMES)
+        if not isinstance(reveal_choice, bool):
+            raise ValueError(f"reveal_choice must be True or False, got {reveal_choice!r}")
+        self.reveal_choice = reveal_choice
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = self._load_item(seed)
         self.draft: Optional[dict] = None
+        self.reflection: Optional[str] = None
+        self.system_prompt = self._draft_system_prompt()
         return self._question()
 
     def _step(self, action: str):
         if self.draft is None:
             parsed = parsers.parse_choice(action, LABELS)
             self.draft = self._outcome(parsed)
-            return observation(self._reflection_prompt()), 0.0, False, False, _choice_info(parsed)
-        parsed = parsers.parse_choice(action, LABELS, last_line=True)
+            self.system_prompt = prompts.REFLECTION_SYSTEM
+            return self._turn(self._reflection_prompt()), 0.0, False, False, _choice_info(parsed)
+        if self.reflection is None:  # free text: any reflection is accepted and passed on verbatim
+            self.reflection = action if len(action) <= parsers.MAX_RESPONSE_CHARS else action[:parsers.MAX_RESPONSE_CHARS]
+            self.system_prompt = prompts.REANSWER_SYSTEM
+            return self._turn(self._reanswer_prompt()), 0.0, False, False, {"parse": parsers.OK, "parsed": None}
+        parsed = parsers.parse_choice(action, LABELS)
         final = self._outcome(parsed)
         episode = self._episode(
-            regime=self.regime, gold=self.item["gold"], initial_parse=self.draft["parse"],
+            regime=self.regime, reveal_choice=self.reveal_choice, gold=self.item["gold"], initial_parse=self.draft["parse"],
             initial_answer=self.draft["answer"], initial_correct=self.draft["correct"], final_parse=final["parse"],
-            final_answer=final["answer"], final_correct=final["correct"])
+            final_answer=final["answer"], final_correct=final["correct"], reflection_chars=len(self.reflection))
         return observation(""), float(final["correct"]), True, False, {**_choice_info(parsed), "episode": episode}
 
+    def _turn(self, text: str) -> dict:
+        return observation(text, self._images(self.item["facelets"]), self.item["options"])
+
     def _reflection_prompt(self) -> str:
-        labels = ", ".join(LABELS)
-        if self.regime == "guided-unredacted":
-            return prompts.OLD_REFLECTION_UNREDACTED.format(gold=self.item["gold"], gold_move=self.item["gold_move"],
-                                                        labels=labels)
-        return prompts.OLD_REFLECTION_REDACTED.format(labels=labels)
+        correct = (prompts.CORRECT_UNREDACTED.format(gold=self.item["gold"]) if self.regime == "guided-unredacted"
+                   else prompts.CORRECT_REDACTED)
+        return prompts.REFLECTION.format(state=self._state_block(self.item["facelets"]), distance=self.depth,
+                                         options=prompts.option_lines(LABELS, self.item["options"]),
+                                         choice=self._shown_choice(), correct_line=correct)
+
+    def _shown_choice(self) -> str:
+        answer = self.draft["answer"] if self.draft else None
+        return answer if self.reveal_choice and answer in tuple(LABELS) else prompts.HIDDEN_CHOICE
+
+    def _reanswer_prompt(self) -> str:
+        return prompts.REANSWER.format(state=self._state_block(self.item["facelets"]),
+                                       options=prompts.option_lines(LABELS, self.item["options"]),
+                                       reflection=self.reflection)
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
         gold = self.item["gold"]
+        hinted = policy == "oracle" or (policy == "random_then_hint" and self.regime == "guided-unredacted")
         if self.draft is None:
-            return _answer(gold if policy == "oracle" else str(rng.choice(list(LABELS))))
-        if policy == "oracle" or (policy == "random_then_hint" and self.regime == "guided-unredacted"):
-            return f"The move {self.item['gold_move']} undoes the last scramble move.\n{_answer(gold)}"
+            return _tagged(gold if policy == "oracle" else str(rng.choice(list(LABELS))))
+        if self.reflection is None:
+            return f"The correct option is {gold}." if hinted else "I cannot tell which option was correct."
+        if hinted:
+            return _answer(gold)
         if policy == "random_then_hint":
-            return f"I keep my answer.\n{_answer(self.draft['answer'] or 'A')}"
-        return f"Reconsidering.\n{_answer(str(rng.choice(list(LABELS))))}"
+            return _answer(self.draft["answer"] or "A")
+        return _answer(str(rng.choice(list(LABELS))))
 
 
 # -- 5. closed-loop step-by-step -----------------------------------------------------------------
@@ -545,16 +577,16 @@ _DESCRIPTIONS = {
 for _env_class, _description in _DESCRIPTIONS.items():
     register(f"cube/{_env_class.test}", _env_class, description=_description)
 
-# The paper's grid: depths 1-3 (recovery 1-4), every modality of the optimal-move test, both
-# reflection regimes, closed-loop with and without abstention. For full runs with models.
+# The paper's grid: depths 1-3 (recovery 1-4; optimal move and reflection on depth-1 states, as the
+# paper's prediction prompt states "exactly 1 move from solved"), every modality of the optimal-move
+# test, both reflection regimes, closed loop with and without abstention. For full runs with models.
 PAPER_DEPTHS = (1, 2, 3)
 PAPER_SUITES = (
     [{"env_id": "cube/reconstruction", "options": {"depth": d}, "episodes": 100} for d in PAPER_DEPTHS]
     + [{"env_id": "cube/verification", "options": {"depth": d}, "episodes": 100} for d in PAPER_DEPTHS]
-    + [{"env_id": "cube/optimal-move", "options": {"depth": d, "modality": m}, "episodes": 100}
-       for d in PAPER_DEPTHS for m in prompts.MODALITIES]
-    + [{"env_id": "cube/reflection", "options": {"depth": d, "regime": r}, "episodes": 100}
-       for d in PAPER_DEPTHS for r in REGIMES]
+    + [{"env_id": "cube/optimal-move", "options": {"depth": 1, "modality": m}, "episodes": 100}
+       for m in prompts.MODALITIES]
+    + [{"env_id": "cube/reflection", "options": {"depth": 1, "regime": r}, "episodes": 100} for r in REGIMES]
     + [{"env_id": "cube/closed-loop", "options": {"depth": d, **a}, "episodes": 100} for d in PAPER_DEPTHS
        for a in ({}, {"abstention": True, "abstain_policy": "teacher_on_abstain"},
                  {"abstention": True, "abstain_policy": "skip_item"})]

@@ -274,7 +274,8 @@ def reflection_table(episodes: Sequence[dict]) -> Optional[Table]:
     return Table("Table 4. Reflection-guided re-answering",
                  ["agent", "regime", "depth", "n", "initial acc.", "final acc.", "gain", "EFR", "OTR",
                   "final parse rate"], rows,
-                 "EFR: wrong drafts fixed; OTR: correct drafts broken. guided-unredacted reveals the gold option.") \
+                 "EFR: wrong drafts fixed; OTR: correct drafts broken (every draft is told it was wrong, as in the "
+                 "paper). guided-unredacted reveals the gold option's letter.") \
         if rows else None
 
 

@@ -303,6 +303,24 @@ def test_recovery_parse_failures_start_the_curve_and_use_up_decisions():
     assert episode["parse_failures"] == 5 and episode["solved_at"] is None
 
 
+@pytest.mark.parametrize("negatives", ["image-move", "text-edit"])
+def test_verification_negatives_differ_in_the_image_or_the_text(negatives):
+    env = cogsim.make("cube/verification", depth=2, sticker=8, negatives=negatives)
+    for seed in range(4):
+        obs, _ = env.reset(seed=seed)
+        item = env.item
+        shown_text = obs["text"].split("top row first):\n", 1)[1].split("\n2.", 1)[0]
+        truth = views.grid_text(item["gold_grid"])
+        if item["gold"] == "Yes" or negatives == "image-move":
+            assert shown_text == truth
+        else:
+            assert shown_text == views.grid_text(item["text_edit"]["shown_grid"]) != truth
+        expected_image = item["image_facelets"] if negatives == "image-move" else item["facelets"]
+        assert np.array_equal(obs["images"][0], views.net_image(expected_image, 8))
+        _, _, _, _, info = env.step(env.scripted_response("oracle", np.random.default_rng(0)))
+        assert info["episode"]["correct"] and info["episode"]["negatives"] == negatives
+
+
 def test_move_effect_labels_every_option_and_parse_failures_score_nothing():
     env = cogsim.make("cube/move-effect", depth=2)
     assert env.modality == "text"  # the paper's move-effect prompt shows no image
@@ -338,6 +356,7 @@ def test_seed_list_option_replays_exported_items(tmp_path):
     ("cube/closed-loop", {"abstention": "yes"}, "abstention"),
     ("cube/reflection", {"regime": "free"}, "regime"),
     ("cube/reflection", {"reveal_choice": "yes"}, "reveal_choice"),
+    ("cube/verification", {"negatives": "both"}, "negatives"),
     ("cube/recovery", {"start": "middle"}, "start"),
     ("cube/closed-loop", {"abstension": True}, "unknown option.*abstension"),
     ("cube/optimal-move", {"regime": "guided-redacted"}, "unknown option.*regime"),

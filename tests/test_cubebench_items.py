@@ -113,12 +113,21 @@ def test_verification_is_balanced_and_negatives_differ(depth):
     for seed in range(40):
         item = items.make_item("verification", depth, seed)
         truth = list(views.front_rows(item["facelets"]))
-        assert item["gold_grid"] == truth
-        assert (item["shown_grid"] == truth) == (item["gold"] == "Yes")
-        if item["negative_kind"] == "move":
+        assert item["gold_grid"] == item["shown_grid"] == truth  # the text is always the true face
+        shown_in_image = list(views.front_rows(item["image_facelets"]))
+        assert (shown_in_image == truth) == (item["gold"] == "Yes")
+        if item["gold"] == "No":  # the paper's negative: the image is one face turn (not B) later
+            assert not item["negative_move"].startswith("B")
             moved = Cube.from_facelets(item["facelets"]).apply(item["negative_move"])
-            assert item["shown_grid"] == list(views.front_rows(moved))
-        kinds[item["negative_kind"]] += 1
+            assert item["image_facelets"] == moved.to_facelets()
+            edit = item["text_edit"]
+            assert edit["shown_grid"] != truth
+            if edit["kind"] == "move":
+                assert edit["shown_grid"] == list(views.front_rows(Cube.from_facelets(item["facelets"]).apply(edit["move"])))
+            kinds[edit["kind"]] += 1
+        else:
+            assert item["text_edit"] is None and item["image_facelets"] == item["facelets"]
+            kinds[None] += 1
     assert kinds[None] == 20 and kinds["token_edit"] > 3 and kinds["move"] > 3
 
 
@@ -197,6 +206,7 @@ def test_command_line_export_and_verify(tmp_path, capsys):
     assert "depth must be" in capsys.readouterr().err
 
 
+PINNED_VERIFICATION = ("No", "R'")
 PINNED_MOVE_EFFECT = (["B'", "R", "B", "U'"], ["NO_CHANGE", "INCREASE", "DECREASE", "INCREASE"])
 
 
@@ -209,4 +219,5 @@ def test_items_are_pinned_so_published_seed_lists_stay_valid():
     effect = items.make_item("move-effect", 3, 5)
     assert (effect["options"], effect["gold_labels"]) == PINNED_MOVE_EFFECT
     verification = items.make_item("verification", 3, 5)
-    assert (verification["gold"], verification["shown_grid"]) == ("No", ["BGW", "GGW", "YBB"])
+    # verification negatives changed to the paper's (image one move later; prompts v2): re-pinned.
+    assert (verification["gold"], verification["negative_move"]) == PINNED_VERIFICATION

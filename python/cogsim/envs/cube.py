@@ -30,6 +30,7 @@ ABSTAIN_LABEL = "E"
 ABSTAIN_POLICIES = ("teacher_on_abstain", "skip_item")
 REGIMES = ("guided-redacted", "guided-unredacted")
 RECOVERY_STARTS = ("closed-loop", "injected")
+NEGATIVE_KINDS = ("image-move", "text-edit")
 
 
 def _one_of(name: str, value: object, allowed: tuple) -> Any:
@@ -156,27 +157,36 @@ class ReconstructionEnv(CubeBenchEnv):
 
 
 class VerificationEnv(CubeBenchEnv):
-    """Image plus a textual Front-face grid: does the text match the image? (Yes/No)"""
+    """Image plus a textual Front-face grid: does the text match the image? (Yes/No.) ``negatives``:
+    "image-move" (default, the paper: the image shows the cube one face turn later) or "text-edit"
+    (the text is edited instead: sticker edits or the face after one extra move)."""
 
     test = "verification"
+    test_options = ("negatives",)
     modalities = ("image",)
     default_modality = "image"
 
-    def __init__(self, env_id: str = "", **options: Any):
-        super().__init__(env_id, **options)
+    def __init__(self, env_id: str = "", negatives: str = "image-move", **options: Any):
+        super().__init__(env_id, negatives=negatives, **options)
+        self.negatives = _one_of("negatives", negatives, NEGATIVE_KINDS)
         self.system_prompt = prompts.VERIFICATION_SYSTEM
 
     def _reset(self, seed: int, options: dict) -> dict:
-        self.item = self._load_item(seed)
+        self.item = item = self._load_item(seed)
+        shown, image = item["shown_grid"], item["image_facelets"]
+        if self.negatives == "text-edit" and item["text_edit"] is not None:
+            shown, image = item["text_edit"]["shown_grid"], item["facelets"]
         text = prompts.VERIFICATION.format(layout=prompts.NET_LAYOUT, colours=prompts.COLOUR_KEY,
-                                           grid=views.grid_text(self.item["shown_grid"]))
-        return observation(text, self._images(self.item["facelets"]))
+                                           grid=views.grid_text(shown))
+        return observation(text, self._images(image))
 
     def _step(self, action: str):
         parsed = parsers.parse_yes_no(action)
         correct = parsed.ok and parsed.value == self.item["gold"]
+        kind = None if self.item["gold"] == "Yes" else (
+            self.item["text_edit"]["kind"] if self.negatives == "text-edit" else self.item["negative_kind"])
         episode = self._episode(parse=parsed.status, answer=parsed.value, gold=self.item["gold"],
-                                correct=bool(correct), negative_kind=self.item["negative_kind"])
+                                correct=bool(correct), negatives=self.negatives, negative_kind=kind)
         return observation(""), float(correct), True, False, {**_choice_info(parsed), "episode": episode}
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:

@@ -109,23 +109,40 @@ def reconstruction_item(depth: int, seed: int, index: int) -> dict:
     return item
 
 
+FRONT_AFFECTING = tuple(m for m in MOVES if not m.startswith("B"))
+"""The moves the paper's verification negatives draw from: every face turn but the Back face's."""
+
+
 def verification_item(depth: int, seed: int, index: int) -> dict:
-    """Half Yes, half No per block of two; negatives edit one or two stickers of the true grid
-    (token edit) or show the Front face after one extra move (move edit)."""
+    """Yes and No alternate in blocks of two. The paper's negative ("image-move"): the text is the
+    scrambled cube's Front face and the image shows the cube after one more face turn (not B) that
+    changes that face. The alternative negative ("text-edit", env option ``negatives``): the image
+    is the scrambled cube and the text edits one or two stickers (token edit) or is the Front face
+    after one extra move (move edit)."""
     item = _base("verification", depth, seed, index)
     rng = item_rng("verification", depth, seed)
-    truth = list(views.front_rows(item["facelets"]))
+    state = Cube.from_facelets(item["facelets"])
+    truth = list(views.front_rows(state))
     positive = balanced_position(index, 2, "verification", depth) == 0
-    item.update(gold_grid=truth, gold="Yes" if positive else "No", negative_kind=None, negative_move=None)
-    shown = truth
+    item.update(gold_grid=truth, gold="Yes" if positive else "No", shown_grid=truth, image_facelets=item["facelets"],
+                negative_kind=None, negative_move=None, text_edit=None)
     if not positive:
+        moved, move = _image_move(state, truth, rng)
+        item.update(image_facelets=moved, negative_kind="image-move", negative_move=move)
         if rng.random() < 0.5:
-            shown, item["negative_kind"] = _token_edit(truth, rng), "token_edit"
+            item["text_edit"] = {"kind": "token_edit", "move": None, "shown_grid": _token_edit(truth, rng)}
         else:
-            shown, move = _move_edit(Cube.from_facelets(item["facelets"]), truth, rng)
-            item["negative_kind"], item["negative_move"] = "move", move
-    item["shown_grid"] = shown
+            shown, edit_move = _move_edit(state, truth, rng)
+            item["text_edit"] = {"kind": "move", "move": edit_move, "shown_grid": shown}
     return item
+
+
+def _image_move(state: Cube, truth: list[str], rng) -> tuple[str, str]:
+    for move in rng.permutation(FRONT_AFFECTING):
+        moved = state.apply(str(move))
+        if list(views.front_rows(moved)) != truth:
+            return moved.to_facelets(), str(move)
+    raise AssertionError("every face turn leaves the Front face unchanged, which no cube state allows")
 
 
 def _token_edit(truth: list[str], rng) -> list[str]:

@@ -21,7 +21,7 @@ def _oracle(cube_oracle):
 def test_same_seed_same_item_and_shared_scramble(test):
     first, again = items.make_item(test, 3, 11), items.make_item(test, 3, 11)
     assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
-    assert first["scramble"].split() == cube.scramble(3, 11)
+    assert first["scramble"].split() == cube.scramble(3, first.get("scramble_seed", 11))
     assert first["teacher"] == views.inverse_sequence(first["scramble"].split())
     assert Cube.from_facelets(first["facelets"]).apply(first["teacher"]).is_solved()
     assert items.make_item(test, 3, 12)["scramble"] != first["scramble"]
@@ -140,6 +140,23 @@ def test_recovery_item_injects_a_non_progress_failure():
         assert cube.distance(after) >= depth
         assert after.apply(item["recovery_teacher"]).is_solved()
         assert (item["horizon"], item["budget"]) == (depth, depth + 3)
+
+
+@pytest.mark.parametrize("depth", (2, 3))
+def test_reconstruction_regenerates_faces_dominated_by_one_colour(depth):
+    """Paper's colour-prior control: at depth >= 3 no colour fills more than 6 Front stickers; the
+    scramble is redrawn from seed * 10000 + attempt."""
+    regenerated = 0
+    for seed in range(120):
+        item = items.make_item("reconstruction", depth, seed)
+        counts = Counter("".join(item["gold_grid"]))
+        assert max(counts.values()) <= (9 if depth < 3 else 6)
+        if item["scramble_seed"] != seed:
+            regenerated += 1
+            original = Cube.from_moves(" ".join(cube.scramble(depth, seed)))
+            assert max(Counter("".join(views.front_rows(original))).values()) > 6
+            assert item["scramble_seed"] // 10000 == seed and item["scramble"].split() == cube.scramble(depth, item["scramble_seed"])
+    assert (regenerated > 0) == (depth >= 3)
 
 
 def test_reconstruction_gold_is_the_front_face_colours():

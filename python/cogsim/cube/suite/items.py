@@ -103,8 +103,26 @@ def _base(test: str, depth: int, seed: int, index: int) -> dict:
     }
 
 
+def max_colour_count(depth: int) -> int:
+    """The paper's colour-prior control for reconstruction: at depth 3 and above no colour may fill
+    more than 6 of the 9 Front stickers (a near-solved face is too easy to guess)."""
+    return 9 if depth < 3 else 6
+
+
 def reconstruction_item(depth: int, seed: int, index: int) -> dict:
+    """The Front face of the seed's scramble; when one colour covers more than ``max_colour_count``
+    stickers, the paper regenerates with seed * 10000 + attempt (attempt 1..50), recorded as
+    ``scramble_seed``."""
     item = _base("reconstruction", depth, seed, index)
+    item["scramble_seed"] = seed
+    for attempt in range(1, 51):
+        rows = views.front_rows(item["facelets"])
+        if max("".join(rows).count(c) for c in COLOURS) <= max_colour_count(depth):
+            break
+        item["scramble_seed"] = seed * 10000 + attempt
+        scramble = scramble_of(depth, item["scramble_seed"])
+        item.update(scramble=" ".join(scramble), facelets=Cube.from_moves(" ".join(scramble)).to_facelets(),
+                    teacher=views.inverse_sequence(scramble))
     item["gold_grid"] = list(views.front_rows(item["facelets"]))
     return item
 

@@ -48,6 +48,11 @@ def test_balanced_accuracy_and_yes_bias_by_hand():
     assert m.balanced_accuracy(gold, pred) == pytest.approx((1 / 3 + 1) / 2)
     assert m.yes_bias(gold, pred) == pytest.approx(1 / 3 - 3 / 4)
     assert m.yes_bias(["Yes", "No"], ["Yes", "Yes"]) == pytest.approx(0.5)
+    # the paper harness: unparsed left out (positives: 1 of 2 parsed right, negatives 1 of 1), Yes rate 1/3
+    assert m.balanced_accuracy(gold, pred, unparsed="drop") == pytest.approx((1 / 2 + 1) / 2)
+    assert m.yes_rate(pred) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="unparsed"):
+        m.balanced_accuracy(gold, pred, unparsed="skip")
 
 
 def test_reconstruction_accuracies_by_hand():

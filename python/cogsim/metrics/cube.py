@@ -4,8 +4,10 @@ Parse failures always count against the model: they are wrong answers in every a
 missing prediction in kappa and macro-F1, and a failed step in closed-loop control.
 
 Readings of the paper made explicit here:
-- Yes-bias = share of Yes among parsed verification answers minus the share of Yes among the gold
-  labels (0 for an unbiased answerer; the gold labels are balanced, so it is Yes rate - 0.5).
+- Yes rate = share of Yes among parsed verification answers (the paper harness's figure); Yes-bias =
+  Yes rate minus the share of Yes among the gold labels (0 for an unbiased answerer; the gold labels
+  are balanced, so it is Yes rate - 0.5). The paper harness's balanced accuracy leaves unparsed
+  answers out; the table shows it beside the house reading (unparsed = wrong).
 - TA% (teacher adherence) divides the correct steps (progress moves: the teacher's or another
   oracle-optimal move, as the paper's closed loop accepts either) by all steps every episode could
   have taken (depth per episode), whether or not the episode got that far: unconditional denominators.
@@ -57,15 +59,27 @@ def _stickers_correct(predicted: Optional[Sequence[str]], gold: Sequence[str]) -
     return sum(a == b for p, g in zip(predicted, gold) for a, b in zip(p, g))
 
 
-def balanced_accuracy(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: str = "Yes") -> float:
-    """Mean of the recall on positives and on negatives (nan if either class is absent)."""
+def balanced_accuracy(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: str = "Yes",
+                      unparsed: str = "wrong") -> float:
+    """Mean of the recall on positives and on negatives (nan if either class is absent). An
+    unparsed answer (None) is a wrong answer with ``unparsed="wrong"`` (house rule), or left out of
+    both recalls with ``unparsed="drop"`` (the paper's harness, which reports parse rate beside it)."""
+    if unparsed not in ("wrong", "drop"):
+        raise ValueError(f"unparsed must be 'wrong' or 'drop', got {unparsed!r}")
     recalls = []
     for is_positive in (True, False):
-        pairs = [(g, p) for g, p in zip(gold, predicted) if (g == positive) == is_positive]
+        pairs = [(g, p) for g, p in zip(gold, predicted)
+                 if (g == positive) == is_positive and (unparsed == "wrong" or p is not None)]
         if not pairs:
             return float("nan")
         recalls.append(sum(g == p for g, p in pairs) / len(pairs))
     return float(np.mean(recalls))
+
+
+def yes_rate(predicted: Sequence[Optional[str]], positive: str = "Yes") -> float:
+    """The paper's Yes rate: share of Yes among parsed answers (0.5 for an unbiased answerer here)."""
+    parsed = [p for p in predicted if p is not None]
+    return sum(p == positive for p in parsed) / len(parsed) if parsed else float("nan")
 
 
 def yes_bias(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: str = "Yes") -> float:
@@ -185,11 +199,15 @@ def verification_table(episodes: Sequence[dict]) -> Optional[Table]:
     rows = []
     for (agent, _, depth), group in _groups(episodes, "verification"):
         gold, answers = [e["gold"] for e in group], [e["answer"] for e in group]
-        rows.append([agent, depth, len(group), _nan_or(balanced_accuracy(gold, answers)), _parse_rate(group),
-                     _nan_or(yes_bias(gold, answers))])
+        rows.append([agent, depth, len(group), _nan_or(balanced_accuracy(gold, answers)),
+                     _nan_or(balanced_accuracy(gold, answers, unparsed="drop")), _parse_rate(group),
+                     _nan_or(yes_rate(answers)), _nan_or(yes_bias(gold, answers))])
     return Table("Table 1b. Cross-modal verification (image + text grid, Yes/No)",
-                 ["agent", "depth", "n", "balanced acc.", "parse rate", "Yes-bias"], rows,
-                 "Yes/No balanced per depth; Yes-bias = Yes share of parsed answers - Yes share of gold.") if rows else None
+                 ["agent", "depth", "n", "balanced acc.", "bal. acc. (parsed)", "parse rate", "Yes rate",
+                  "Yes-bias"], rows,
+                 "Yes/No balanced per depth. balanced acc. counts unparsed answers wrong; bal. acc. (parsed) and "
+                 "Yes rate (share of Yes among parsed answers) are the paper harness's; Yes-bias = Yes rate - "
+                 "Yes share of gold.") if rows else None
 
 
 def optimal_move_table(episodes: Sequence[dict]) -> Optional[Table]:

@@ -82,7 +82,7 @@ def test_recovery_statistics_by_hand():
 
 
 def _loop(agent, adherent, depth=3, **extra):
-    outcomes = ["adherent"] * adherent + (["wrong"] if adherent < depth else [])
+    outcomes = (["progress"] + ["teacher"] * (adherent - 1) if adherent else []) + (["wrong"] if adherent < depth else [])
     return {"test": "closed-loop", "agent": agent, "depth": depth, "modality": "text", "abstention": False,
             "steps_total": depth, "adherent": adherent, "abstained": 0, "answered": len(outcomes),
             "decisions": len(outcomes), "parse_failures": 0, "perfect_solve": adherent == depth, "outcomes": outcomes,

@@ -32,6 +32,7 @@ import numpy as np
 from cogsim.metrics import Estimate, Table, mean_ci, register, wilson
 
 ABSTAIN_CREDIT = 0.25
+CORRECT_STEPS = ("teacher", "progress")  # closed-loop step outcomes that count as correct
 EFFECT_LABELS = ("DECREASE", "NO_CHANGE", "INCREASE")
 
 
@@ -265,15 +266,15 @@ def closed_loop_table(episodes: Sequence[dict]) -> Optional[Table]:
 
 
 def adherence_by_step_table(episodes: Sequence[dict]) -> Optional[Table]:
-    """TA@t: share of all episodes whose step t was the teacher's move (episodes that stopped
-    earlier count as not adherent at t)."""
+    """TA@t: share of all episodes whose step t was a progress move, the teacher's or another
+    optimal one (episodes that stopped earlier count as not adherent at t)."""
     groups = _groups(episodes, "closed-loop", _closed_loop_variant)
     if not groups:
         return None
     longest = max(depth for (_, _, depth), _ in groups)
     rows = []
     for (agent, variant, depth), group in groups:
-        cells = [proportion(len(e["outcomes"]) > t and e["outcomes"][t] == "adherent" for e in group)
+        cells = [proportion(len(e["outcomes"]) > t and e["outcomes"][t] in CORRECT_STEPS for e in group)
                  if t < depth else "" for t in range(longest)]
         rows.append([agent, variant, depth, len(group), *cells])
     return Table("Table 3b. Teacher adherence by step (closed loop)",

@@ -432,3 +432,17 @@ def test_any_model_text_is_parsed_never_crashes(env_id, responses):
         if terminated:
             assert isinstance(info["episode"], dict)
             break
+
+
+def test_closed_loop_options_off_the_teacher_path_are_regenerated_reproducibly():
+    env = cogsim.make("cube/closed-loop", depth=3, modality="text")
+    for seed in range(40):
+        env.reset(seed=seed)
+        other = [label for label, move in zip("ABCD", env.current["options"])
+                 if env.current["effects"][move] == "DECREASE" and move != env.plan[0]]
+        if other:
+            break
+    env.step(other[0])
+    assert env.state.to_facelets() != env.item["steps"][1]["facelets"]  # off the recorded teacher path
+    expected = items.closed_loop_step(3, seed, seed, 1, env.state, env.plan[0])
+    assert env.current == expected and env.current["options"][items.LABELS.index(expected["gold"])] == env.plan[0]

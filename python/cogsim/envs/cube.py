@@ -354,11 +354,14 @@ class ClosedLoopEnv(CubeBenchEnv):
         return self._step_observation()
 
     def _step_observation(self) -> dict:
-        step = len(self.outcomes)
-        self.current = items_mod.closed_loop_step(self.depth, self.item["seed"], self.item["index"], step,
-                                                  self.state, self.plan[0])
+        step, facelets = len(self.outcomes), self.state.to_facelets()
+        recorded = self.item["steps"][step] if step < len(self.item["steps"]) else None
+        if recorded is not None and recorded["facelets"] == facelets and self.plan[0] == self.item["teacher"][step]:
+            self.current = recorded  # still on the teacher path: the item already holds this step
+        else:
+            self.current = items_mod.closed_loop_step(self.depth, self.item["seed"], self.item["index"], step,
+                                                      self.state, self.plan[0])
         option_texts = list(self.current["options"]) + ([prompts.ABSTAIN_OPTION] if self.abstention else [])
-        facelets = self.state.to_facelets()
         text = prompts.STEP.format(
             distance=cube.distance(self.state), state=self._state_block(facelets),
             options=prompts.option_lines(self.labels, option_texts),

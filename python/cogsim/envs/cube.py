@@ -8,8 +8,10 @@ carries the per-episode outcomes that ``cogsim.metrics.cube`` turns into the pap
 Options common to all tests: ``depth`` (scramble depth, 1..20; keep <= 7 for fast oracle labels),
 ``sticker`` (net image sticker size in px), ``seed_list`` (path or dict from
 ``items.build_seed_list``: episode ``seed`` then means the list's index). Per test: ``modality``
-("image+text" | "image" | "text"), ``abstention`` / ``abstain_policy`` (closed-loop), ``regime``
-(reflection), ``start`` (recovery).
+("image+text" | "image" | "text"), ``negatives`` (verification), ``abstention`` / ``abstain_policy``
+(closed-loop), ``regime`` / ``reveal_choice`` (reflection), ``start`` (recovery). Prompts and
+protocols follow the paper's released harness (github.com/dana-23/cube-bench); where it is ambiguous
+the alternative reading is a named option.
 """
 
 from __future__ import annotations

@@ -434,6 +434,23 @@ def test_any_model_text_is_parsed_never_crashes(env_id, responses):
             break
 
 
+def test_closed_loop_reasoning_then_final_answer_line():
+    """Paper's step prompt: reasoning in <REASONING> tags, then <ANSWER> X </ANSWER> on the final line
+    (its abstention prompt asks for the answer line alone)."""
+    env = cogsim.make("cube/closed-loop", depth=2, modality="text")
+    obs, _ = env.reset(seed=0)
+    assert "<REASONING>" in env.system_prompt and "<REASONING>" in obs["text"]
+    gold = env.current["gold"]
+    _, reward, _, _, info = env.step(f"<REASONING>A undoes the last turn.\nB does not.</REASONING>\n<ANSWER> {gold} </ANSWER>")
+    assert info["parse"] == "ok" and reward == 1.0
+    _, _, done, _, info = env.step(f"<ANSWER> {env.current['gold']} </ANSWER>\nI hope that helps.")
+    assert done and info["parse"] == "parse_failure"
+    idk = cogsim.make("cube/closed-loop", depth=2, modality="text", abstention=True)
+    idk.reset(seed=0)
+    assert "No explanations" in idk.system_prompt
+    assert idk.step(f"<REASONING>x</REASONING>\n<ANSWER> {idk.current['gold']} </ANSWER>")[4]["parse"] == "parse_failure"
+
+
 def test_closed_loop_options_off_the_teacher_path_are_regenerated_reproducibly():
     env = cogsim.make("cube/closed-loop", depth=3, modality="text")
     for seed in range(40):

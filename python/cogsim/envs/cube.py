@@ -347,7 +347,10 @@ class ClosedLoopEnv(CubeBenchEnv):
         self.abstention = abstention
         self.abstain_policy = _one_of("abstain_policy", abstain_policy, ABSTAIN_POLICIES)
         self.labels = LABELS + (ABSTAIN_LABEL if abstention else "")
-        self.system_prompt = step_system_prompt(abstention)
+        # The paper's step prompt asks for <REASONING> then the answer on the final line; its
+        # abstention prompt asks for the answer line alone.
+        self.reasoning = not abstention
+        self.system_prompt = step_system_prompt(abstention, self.reasoning)
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = self._load_item(seed)
@@ -367,12 +370,12 @@ class ClosedLoopEnv(CubeBenchEnv):
         text = prompts.STEP.format(
             distance=cube.distance(self.state), state=self._state_block(facelets),
             options=prompts.option_lines(self.labels, option_texts),
-            answer_format=prompts.tag_format(LABELS, idk=self.abstention))
+            answer_format=prompts.tag_format(LABELS, idk=self.abstention, reasoning=self.reasoning))
         return observation(text, self._images(facelets), option_texts)
 
     def _step(self, action: str):
         parsed = parsers.parse_choice(action, LABELS, allow_idk=self.abstention,
-                                      idk_label=ABSTAIN_LABEL if self.abstention else None)
+                                      idk_label=ABSTAIN_LABEL if self.abstention else None, last_line=self.reasoning)
         if not parsed.ok:
             outcome = parsed.status
         elif parsed.value == parsers.IDK:
@@ -416,15 +419,15 @@ class ClosedLoopEnv(CubeBenchEnv):
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        if policy == "oracle":
-            return _tagged(self.current["gold"])
-        return _tagged(str(rng.choice(list(self.labels))))
+        answer = _tagged(self.current["gold"] if policy == "oracle" else str(rng.choice(list(self.labels))))
+        return f"<REASONING>Scripted {policy} choice.</REASONING>\n{answer}" if self.reasoning else answer
 
 
-def step_system_prompt(abstention: bool) -> str:
+def step_system_prompt(abstention: bool, reasoning: bool = False) -> str:
     choices = "A, B, C, D or IDK" if abstention else "A, B, C or D"
     return prompts.STEP_SYSTEM.format(choices=choices, notation=prompts.NOTATION,
-                                      abstain_rule=prompts.ABSTAIN_RULE if abstention else "")
+                                      abstain_rule=prompts.ABSTAIN_RULE if abstention else "",
+                                      output_rule=prompts.STEP_REASONING if reasoning else prompts.STEP_ONE_LINE)
 
 
 # -- 6. causal move-effect -----------------------------------------------------------------------

@@ -11,8 +11,9 @@ Move-effect answers are the paper's four tagged lines ``<A> LABEL </A>`` ... ``<
 ``Row k: [c, c, c]`` lines (colour names or initials), or three bare rows of initials.
 
 Tokens are case-sensitive (A-D, DECREASE/NO_CHANGE/INCREASE, W/Y/R/O/G/B) except Yes/No and the
-abstention variants (IDK, I don't know, I do not know), which accept any case. The reflection turn,
-where the model writes its reflection first, reads only the last non-empty line (``last_line=True``).
+abstention variants (IDK, I don't know, I do not know), which accept any case. The closed-loop step,
+where the paper's prompt asks for a <REASONING> block first, reads only the last non-empty line
+(``last_line=True``), which must be the answer alone.
 """
 
 from __future__ import annotations

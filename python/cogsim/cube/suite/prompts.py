@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-PROMPT_VERSION = "cubebench-prompts/2"
+PROMPT_VERSION = "cubebench-prompts/3"
 
 NET_LAYOUT = (
     "The cube is shown as an unfolded net in a fixed pose: Top above Front; Left, Front, Right and Back "
@@ -42,9 +42,13 @@ def option_lines(labels: Sequence[str], options: Sequence[str]) -> str:
     return "\n".join(f"{label}: {text}" for label, text in zip(labels, options))
 
 
-def tag_format(labels: Sequence[str], idk: bool = False) -> str:
-    """The strict one-line tagged answer of the move-choice tests."""
+def tag_format(labels: Sequence[str], idk: bool = False, reasoning: bool = False) -> str:
+    """The strict tagged answer of the move-choice tests: one line, or (``reasoning``) a
+    <REASONING> block followed by the answer alone on the final line."""
     allowed = "/".join(labels) + ("/IDK" if idk else "")
+    if reasoning:
+        return (f"Show your reasoning in <REASONING>...</REASONING>, then output the final answer alone on the last "
+                f"line as:\n<ANSWER> X </ANSWER>\nwhere X is one of {allowed}.")
     return f"Reply with exactly one line:\n<ANSWER> X </ANSWER>\nwhere X is one of {allowed}. No other text."
 
 
@@ -152,7 +156,13 @@ STEP_SYSTEM = (
     "resulting distance d1; if any candidate solves the cube, choose it; otherwise choose the lowest d1; break "
     "ties by letter: A < B < C < D.{abstain_rule}\n"
     "{notation}\n"
-    "Output format (STRICT): return exactly one line containing only <ANSWER> X </ANSWER>. No explanations."
+    "{output_rule}"
+)
+STEP_ONE_LINE = "Output format (STRICT): return exactly one line containing only <ANSWER> X </ANSWER>. No explanations."
+STEP_REASONING = (
+    "Output format (STRICT): first show your step-by-step reasoning inside <REASONING>...</REASONING> tags, walking "
+    "through each candidate and its estimated d1. Then, on the final line, output exactly the answer tag "
+    "<ANSWER> X </ANSWER>; nothing may follow it."
 )
 ABSTAIN_RULE = " If you are less than 50% confident, abstain with IDK."
 STEP = (

@@ -152,7 +152,8 @@ class ReconstructionEnv(CubeBenchEnv):
         rows = self.item["gold_grid"] if policy == "oracle" else [
             "".join(rng.choice(list(parsers.COLOURS), size=3)) for _ in range(3)]
         return "ANSWER:\n" + "\n".join(
-            f"Row {k}: [{', '.join(views.COLOUR_NAMES[c].capitalize() for c in row)}]" for k, row in enumerate(rows, 1))
+            f"Row {k}: [{', '.join(views.COLOUR_NAMES[c].capitalize() for c in row)}]" for k, row in enumerate(rows, 1)
+        ) + "\nAnswer verified for correctness."
 
 
 # -- 2. cross-modal verification -----------------------------------------------------------------

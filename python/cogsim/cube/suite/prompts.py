@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-PROMPT_VERSION = "cubebench-prompts/3"
+from cogsim.render.cube_net import COLOUR_RGB
+
+PROMPT_VERSION = "cubebench-prompts/4"
 
 NET_LAYOUT = (
     "The cube is shown as an unfolded net in a fixed pose: Top above Front; Left, Front, Right and Back "
@@ -53,16 +55,22 @@ def tag_format(labels: Sequence[str], idk: bool = False, reasoning: bool = False
 
 
 # -- 1. face reconstruction (paper: Cube Face Reconstruction) -----------------------------------------
+_NAMES = {"W": "White", "Y": "Yellow", "R": "Red", "O": "Orange", "B": "Blue", "G": "Green"}
+# The paper lists the sticker colours with their RGB values; these are the values our renderer draws.
+STICKER_RGB = "\n".join(f"  - {name}: {COLOUR_RGB[letter]}" for letter, name in _NAMES.items())
 RECONSTRUCTION_SYSTEM = (
     "You are a precise AI assistant with advanced image analysis capabilities.\n"
+    "The sticker colours and their RGB values in the image are:\n" + STICKER_RGB + "\n"
     "When given the cube-net image:\n"
     "  1. Locate the 'Front' face (the centre of the net).\n"
     "  2. Extract its 3*3 sticker colours, row by row.\n"
-    "  3. Output strictly in this format:\n"
+    "  3. Verify each cell by cross-referencing its RGB against the table above.\n"
+    "  4. Output strictly in this format:\n"
     "ANSWER:\n"
     "Row 1: [Color1, Color2, Color3]\n"
     "Row 2: [Color4, Color5, Color6]\n"
     "Row 3: [Color7, Color8, Color9]\n"
+    "  5. Finally, append exactly this line: Answer verified for correctness.\n"
     "Each colour is one of White, Yellow, Red, Orange, Green, Blue (or its initial W, Y, R, O, G, B).\n"
     "Do not include your reasoning; anything else counts as unparseable."
 )

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import cogsim
+from cogsim import cube
 from cogsim.cube import Cube
 from cogsim.cube.suite import items, parsers, views
 from cogsim.metrics import summarize
@@ -53,8 +54,8 @@ def test_the_seven_tests_are_registered():
     ("cube/reflection", {"regime": "guided-unredacted", "modality": "text"}, "final_correct"),
     ("cube/closed-loop", {"modality": "text"}, "perfect_solve"),
     ("cube/closed-loop", {"modality": "text", "abstention": True}, "perfect_solve"),
-    ("cube/move-effect", {"modality": "text"}, "correct"),
-    ("cube/recovery", {"modality": "text"}, "solved"),
+    ("cube/move-effect", {"modality": "text"}, "all_labels_correct"),
+    ("cube/recovery", {"modality": "text", "start": "injected"}, "solved"),
     ("cube/recovery", {"modality": "text", "start": "closed-loop"}, "failure_step"),
 ])
 def test_oracle_scores_everything(env_id, options, key, depth):
@@ -62,12 +63,15 @@ def test_oracle_scores_everything(env_id, options, key, depth):
     if key == "failure_step":  # the oracle never fails, so closed-loop start never needs recovery
         assert all(e["failure_step"] is None and not e["solved"] for e in episodes)
         return
+    if key == "all_labels_correct":
+        assert all(e["labels_correct"] == e["labels_total"] == 4 for e in episodes)
+        return
     assert all(e[key] for e in episodes)
 
 
 def test_oracle_at_depth_seven_solves_closed_loop_and_recovery():
     assert all(e["perfect_solve"] for e in run("cube/closed-loop", "oracle", range(4), depth=7, modality="text"))
-    assert all(e["solved"] for e in run("cube/recovery", "oracle", range(4), depth=7, modality="text"))
+    assert all(e["solved"] for e in run("cube/recovery", "oracle", range(4), depth=7, modality="text", start="injected"))
 
 
 def _within(rate, chance, n, sigmas=4.0):
@@ -80,12 +84,15 @@ def test_random_is_at_chance_per_depth(depth):
     optimal = run("cube/optimal-move", "random", range(n), depth=depth, modality="text")
     assert _within(np.mean([e["correct"] for e in optimal]), 0.25, n)
     loop = run("cube/closed-loop", "random", range(n), depth=depth, modality="text")
-    first_step = [e["outcomes"][0] == "adherent" for e in loop]
-    assert _within(np.mean(first_step), 0.25, n)
+    first_step = [e["outcomes"][0] in ("teacher", "progress") for e in loop]
+    progress_options = [items.make_item("closed-loop", depth, seed)["steps"][0]["effects"] for seed in range(n)]
+    chance = np.mean([list(effects.values()).count("DECREASE") / 4 for effects in progress_options])
+    assert chance == (0.25 if depth == 1 else pytest.approx(chance))  # depth 1 has one progress move
+    assert _within(np.mean(first_step), chance, n)
     effect = run("cube/move-effect", "random", range(n), depth=depth, modality="text")
-    gold, answers = [e["gold"] for e in effect], [e["answer"] for e in effect]
-    assert _within(np.mean([e["correct"] for e in effect]), 1 / 3, n)
-    assert abs(cube_metrics.cohen_kappa(gold, answers)) < 0.12
+    gold, answers = cube_metrics.effect_labels_of(effect)
+    assert _within(np.mean([g == a for g, a in zip(gold, answers)]), 1 / 3, 4 * n)
+    assert abs(cube_metrics.cohen_kappa(gold, answers)) < 0.08
     verification = run("cube/verification", "random", range(n), depth=depth, sticker=8)
     balanced = cube_metrics.balanced_accuracy([e["gold"] for e in verification], [e["answer"] for e in verification])
     assert _within(balanced, 0.5, n)
@@ -162,6 +169,31 @@ def test_parse_failures_count_against_the_model():
     _, _, terminated, _, info = loop.step("ANSWER: E")
     assert terminated and info["parse"] == "invalid" and info["episode"]["outcomes"] == ["invalid"]
     assert info["episode"]["adherent"] == 0 and info["episode"]["parse_failures"] == 1
+    assert info["episode"]["answered"] == 0 and info["episode"]["decisions"] == 1  # not answered, still decided
+
+
+def test_closed_loop_accepts_any_progress_move_and_replans():
+    """Paper, closed-loop step-by-step: progress means the distance decreased; a progress move other
+    than the teacher's is executed, the teacher replans, and the episode goes on."""
+    env = cogsim.make("cube/closed-loop", depth=3, modality="text")
+    for seed in range(40):
+        obs, _ = env.reset(seed=seed)
+        effects, teacher = env.current["effects"], env.plan[0]
+        other = [label for label, move in zip("ABCD", env.current["options"])
+                 if effects[move] == "DECREASE" and move != teacher]
+        if other:
+            break
+    assert obs["text"].startswith("The cube is 3 move(s) away from being solved.")
+    chosen = env.current["options"]["ABCD".index(other[0])]
+    obs, reward, done, _, _ = env.step(f"<ANSWER> {other[0]} </ANSWER>")
+    assert reward == 1.0 and not done and env.outcomes == ["progress"]
+    assert env.state == Cube.from_facelets(env.item["facelets"]).apply(chosen)
+    assert cube.distance(env.state) == 2 and env.state.apply(env.plan).is_solved() and len(env.plan) == 2
+    while not done:
+        _, _, done, _, info = env.step(env.scripted_response("oracle", np.random.default_rng(0)))
+    episode = info["episode"]
+    assert episode["outcomes"] == ["progress", "teacher", "teacher"] and episode["perfect_solve"]
+    assert episode["adherent"] == 3 and episode["teacher_moves"] == 2
 
 
 @pytest.mark.parametrize("policy,decisions,solved", [("teacher_on_abstain", 3, True), ("skip_item", 1, False)])
@@ -185,18 +217,29 @@ def test_abstention_is_invalid_without_the_option():
 
 
 def test_reflection_turns_and_regimes():
+    """Paper: draft, one guided reflection (told the answer was wrong; choice hidden; correct option
+    redacted or revealed), then a one-line re-answer given the reflection text."""
     env = cogsim.make("cube/reflection", depth=2, modality="text", regime="guided-unredacted")
     obs, _ = env.reset(seed=1)
-    wrong = next(label for label in "ABCD" if label != env.item["gold"])
-    obs, _, terminated, _, info = env.step(f"ANSWER: {wrong}")
-    assert not terminated and info["parse"] == "ok"
-    assert f"the correct option is {env.item['gold']}) {env.item['gold_move']}" in obs["text"]
-    _, _, terminated, _, info = env.step(f"On reflection the hint is right.\nANSWER: {env.item['gold']}")
-    assert terminated and info["episode"]["initial_correct"] is False and info["episode"]["final_correct"] is True
-    redacted = cogsim.make("cube/reflection", depth=2, modality="text")
+    draft_system = env.system_prompt
+    gold = env.item["gold"]
+    obs, _, terminated, _, info = env.step(f"<ANSWER> {gold} </ANSWER>")  # a correct draft is still told it failed
+    assert not terminated and info["parse"] == "ok" and env.system_prompt != draft_system
+    assert "answered the following multiple-choice question incorrectly" in env.system_prompt
+    assert f"You chose the option: {gold}, which did not solve the cube." in obs["text"]
+    assert f"The correct solution was option: {gold}." in obs["text"]
+    obs, _, terminated, _, info = env.step("Option B turns the wrong face; the revealed option undoes it.")
+    assert not terminated and info["parse"] == "ok" and "RE-ANSWER phase" in env.system_prompt
+    assert "Reflection:\nOption B turns the wrong face" in obs["text"]
+    _, _, terminated, _, info = env.step("I now think it is B.\nANSWER: B")  # not one line: parse failure
+    episode = info["episode"]
+    assert terminated and info["parse"] == "parse_failure"
+    assert episode["initial_correct"] is True and episode["final_correct"] is False  # an overthink
+    redacted = cogsim.make("cube/reflection", depth=2, modality="text", reveal_choice=False)
     redacted.reset(seed=1)
     obs, *_ = redacted.step("A")
-    assert "correct option" not in obs["text"] and redacted.item["gold_move"] not in obs["text"]
+    assert "[REDACTED]" in obs["text"] and f"option: {gold}." not in obs["text"]
+    assert "You chose the option: [HIDDEN]" in obs["text"]
 
 
 def test_hint_following_agent_fixes_every_error_only_when_unredacted():
@@ -209,33 +252,31 @@ def test_hint_following_agent_fixes_every_error_only_when_unredacted():
 
 
 def test_recovery_accept_progress_control():
-    env = cogsim.make("cube/recovery", depth=2, modality="text")
+    """Paper's accept-progress control: off the path the move is applied and its inverse pushed; a
+    progress move is applied (teacher's: popped, another: replanned)."""
+    env = cogsim.make("cube/recovery", depth=2, modality="text", start="injected")
     env.reset(seed=4)
     plan = list(env.plan)
+    effects = list(env.current["effects"].values())
+    assert effects.count("DECREASE") == 1  # one progress move and three non-progress moves per step
     off_path = next(label for label, move in zip("ABCD", env.current["options"])
                     if move != plan[0] and env.current["effects"][move] != "DECREASE")
     move = env.current["options"]["ABCD".index(off_path)]
-    detour_effect = env.current["effects"][move]
-    env.step(off_path)
+    env.step(f"<ANSWER> {off_path} </ANSWER>")
     assert env.plan == [views.inverse_move(move)] + plan  # off the path: the inverse is pushed
     assert env.outcomes == ["off_path"]
     rng = np.random.default_rng(0)
     done = False
     while not done:
         _, _, done, _, info = env.step(env.scripted_response("oracle", rng))
-    assert info["episode"]["solved"] and info["episode"]["steps_used"] == len(plan) + 2
-    # Back at the pre-failure distance: after undoing the detour and the failure (INCREASE), or at
-    # once / after undoing the detour when the failure and the detour kept the distance.
-    if env.item["failure_effect"] == "INCREASE":
-        expected = 3
-    else:
-        expected = 1 if detour_effect == "NO_CHANGE" else 2
-    assert info["episode"]["recovered_at"] == expected
-    assert info["episode"]["distances"][-1] == 0
+    episode = info["episode"]
+    assert episode["solved"] and episode["steps_used"] == 1 + episode["distances"][1] == episode["solved_at"]
+    assert set(episode["outcomes"][1:]) <= {"teacher", "progress"} and episode["distances"][-1] == 0
 
 
 def test_recovery_from_the_models_own_failure():
-    env = cogsim.make("cube/recovery", depth=3, modality="text", start="closed-loop")
+    env = cogsim.make("cube/recovery", depth=3, modality="text")
+    assert env.start == "closed-loop"  # the paper's protocol is the default
     env.reset(seed=0)
     wrong = next(label for label in "ABCD" if label != env.current["gold"])
     env.step(wrong)
@@ -245,6 +286,54 @@ def test_recovery_from_the_models_own_failure():
     while not done:
         _, _, done, _, info = env.step(env.scripted_response("oracle", rng))
     assert info["episode"]["solved"] and info["episode"]["failure_step"] == 1
+
+
+def test_recovery_parse_failures_start_the_curve_and_use_up_decisions():
+    env = cogsim.make("cube/recovery", depth=1, modality="text")
+    env.reset(seed=3)
+    start = env.state
+    env.step("the answer is A")  # first failure: nothing applied
+    assert env.phase == "recover" and env.failure_step == 1 and env.failure_move is None and env.state == start
+    done, steps = False, 0
+    while not done:
+        _, _, done, _, info = env.step("???")
+        steps += 1
+    episode = info["episode"]
+    assert steps == episode["budget"] == 4 and episode["steps_used"] == 4 and not episode["solved"]
+    assert episode["parse_failures"] == 5 and episode["solved_at"] is None
+
+
+@pytest.mark.parametrize("negatives", ["image-move", "text-edit"])
+def test_verification_negatives_differ_in_the_image_or_the_text(negatives):
+    env = cogsim.make("cube/verification", depth=2, sticker=8, negatives=negatives)
+    for seed in range(4):
+        obs, _ = env.reset(seed=seed)
+        item = env.item
+        shown_text = obs["text"].split("top row first):\n", 1)[1].split("\n2.", 1)[0]
+        truth = views.grid_text(item["gold_grid"])
+        if item["gold"] == "Yes" or negatives == "image-move":
+            assert shown_text == truth
+        else:
+            assert shown_text == views.grid_text(item["text_edit"]["shown_grid"]) != truth
+        expected_image = item["image_facelets"] if negatives == "image-move" else item["facelets"]
+        assert np.array_equal(obs["images"][0], views.net_image(expected_image, 8))
+        _, _, _, _, info = env.step(env.scripted_response("oracle", np.random.default_rng(0)))
+        assert info["episode"]["correct"] and info["episode"]["negatives"] == negatives
+
+
+def test_move_effect_labels_every_option_and_parse_failures_score_nothing():
+    env = cogsim.make("cube/move-effect", depth=2)
+    assert env.modality == "text"  # the paper's move-effect prompt shows no image
+    obs, _ = env.reset(seed=3)
+    assert "Face centres:\nU: white" in obs["text"] and "<D> DECREASE|NO_CHANGE|INCREASE </D>" in obs["text"]
+    gold = env.item["gold_labels"]
+    flipped = ["INCREASE" if g == "DECREASE" else "DECREASE" for g in gold]
+    answer = "\n".join(f"{letter}: {label}" for letter, label in zip("ABCD", gold[:3] + flipped[3:]))
+    _, reward, done, _, info = env.step(answer)
+    assert done and reward == 0.75 and info["episode"]["labels_correct"] == 3
+    env.reset(seed=3)
+    _, reward, _, _, info = env.step("<A> DECREASE </A>")  # three lines missing: nothing parses
+    assert reward == 0.0 and info["parse"] == "parse_failure" and info["episode"]["answers"] is None
 
 
 def test_seed_list_option_replays_exported_items(tmp_path):
@@ -266,6 +355,8 @@ def test_seed_list_option_replays_exported_items(tmp_path):
     ("cube/closed-loop", {"abstain_policy": "guess"}, "abstain_policy"),
     ("cube/closed-loop", {"abstention": "yes"}, "abstention"),
     ("cube/reflection", {"regime": "free"}, "regime"),
+    ("cube/reflection", {"reveal_choice": "yes"}, "reveal_choice"),
+    ("cube/verification", {"negatives": "both"}, "negatives"),
     ("cube/recovery", {"start": "middle"}, "start"),
     ("cube/closed-loop", {"abstension": True}, "unknown option.*abstension"),
     ("cube/optimal-move", {"regime": "guided-redacted"}, "unknown option.*regime"),
@@ -341,3 +432,34 @@ def test_any_model_text_is_parsed_never_crashes(env_id, responses):
         if terminated:
             assert isinstance(info["episode"], dict)
             break
+
+
+def test_closed_loop_reasoning_then_final_answer_line():
+    """Paper's step prompt: reasoning in <REASONING> tags, then <ANSWER> X </ANSWER> on the final line
+    (its abstention prompt asks for the answer line alone)."""
+    env = cogsim.make("cube/closed-loop", depth=2, modality="text")
+    obs, _ = env.reset(seed=0)
+    assert "<REASONING>" in env.system_prompt and "<REASONING>" in obs["text"]
+    gold = env.current["gold"]
+    _, reward, _, _, info = env.step(f"<REASONING>A undoes the last turn.\nB does not.</REASONING>\n<ANSWER> {gold} </ANSWER>")
+    assert info["parse"] == "ok" and reward == 1.0
+    _, _, done, _, info = env.step(f"<ANSWER> {env.current['gold']} </ANSWER>\nI hope that helps.")
+    assert done and info["parse"] == "parse_failure"
+    idk = cogsim.make("cube/closed-loop", depth=2, modality="text", abstention=True)
+    idk.reset(seed=0)
+    assert "No explanations" in idk.system_prompt
+    assert idk.step(f"<REASONING>x</REASONING>\n<ANSWER> {idk.current['gold']} </ANSWER>")[4]["parse"] == "parse_failure"
+
+
+def test_closed_loop_options_off_the_teacher_path_are_regenerated_reproducibly():
+    env = cogsim.make("cube/closed-loop", depth=3, modality="text")
+    for seed in range(40):
+        env.reset(seed=seed)
+        other = [label for label, move in zip("ABCD", env.current["options"])
+                 if env.current["effects"][move] == "DECREASE" and move != env.plan[0]]
+        if other:
+            break
+    env.step(other[0])
+    assert env.state.to_facelets() != env.item["steps"][1]["facelets"]  # off the recorded teacher path
+    expected = items.closed_loop_step(3, seed, seed, 1, env.state, env.plan[0])
+    assert env.current == expected and env.current["options"][items.LABELS.index(expected["gold"])] == env.plan[0]

@@ -18,8 +18,9 @@ def test_wilson_three_of_four():
 
 
 def test_cohen_kappa_by_hand():
-    # observed 3/6; expected (2/6)(2/6) + (1/6)(2/6) + (3/6)(1/6) = 9/36; kappa = (1/2 - 1/4)/(3/4)
-    assert m.cohen_kappa(GOLD, PRED) == pytest.approx(1 / 3)
+    # The paper's kappa: observed 3/6 (the unparsed label disagrees); chance = gold priors (2/6, 1/6,
+    # 3/6) x the parsed prediction mix (2/5, 2/5, 1/5) = 4/30 + 2/30 + 3/30 = 3/10; (1/2 - 3/10)/(7/10)
+    assert m.cohen_kappa(GOLD, PRED) == pytest.approx(2 / 7)
     assert m.cohen_kappa(GOLD, GOLD) == 1.0
     # a constant answer agrees only by chance: kappa 0
     assert m.cohen_kappa(GOLD, ["INCREASE"] * 6) == pytest.approx(0.0)
@@ -29,6 +30,11 @@ def test_macro_f1_by_hand():
     # F1: DECREASE 2/(2+1+1) = 1/2, NO_CHANGE 2/(2+1) = 2/3, INCREASE 2/(2+2) = 1/2
     assert m.macro_f1(GOLD, PRED) == pytest.approx((0.5 + 2 / 3 + 0.5) / 3)
     assert m.macro_f1(GOLD, GOLD) == 1.0
+    # a class absent from gold and predictions scores 0 in the paper's mean over three classes
+    assert m.macro_f1(["DECREASE", "INCREASE"], ["DECREASE", "INCREASE"]) == pytest.approx(2 / 3)
+    assert m.macro_f1(["DECREASE", "INCREASE"], ["DECREASE", "INCREASE"], absent="skip") == 1.0
+    with pytest.raises(ValueError, match="absent"):
+        m.macro_f1(GOLD, PRED, absent="ignore")
 
 
 def test_apa_by_hand():
@@ -42,6 +48,11 @@ def test_balanced_accuracy_and_yes_bias_by_hand():
     assert m.balanced_accuracy(gold, pred) == pytest.approx((1 / 3 + 1) / 2)
     assert m.yes_bias(gold, pred) == pytest.approx(1 / 3 - 3 / 4)
     assert m.yes_bias(["Yes", "No"], ["Yes", "Yes"]) == pytest.approx(0.5)
+    # the paper harness: unparsed left out (positives: 1 of 2 parsed right, negatives 1 of 1), Yes rate 1/3
+    assert m.balanced_accuracy(gold, pred, unparsed="drop") == pytest.approx((1 / 2 + 1) / 2)
+    assert m.yes_rate(pred) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="unparsed"):
+        m.balanced_accuracy(gold, pred, unparsed="skip")
 
 
 def test_reconstruction_accuracies_by_hand():
@@ -60,15 +71,18 @@ def test_reflection_rates_by_hand():
 
 
 def test_recovery_statistics_by_hand():
-    recovered = [1, 3, None, 2]
-    assert m.recovered_within(recovered, 1).value == 0.25
-    assert m.recovered_within(recovered, 3).value == 0.75
+    # Paper's learning curve over 4 episodes with a failure: solved after 1, 3 and 5 decisions, one unsolved.
+    solved_at = [1, 3, None, 5]
+    assert m.solved_within(solved_at, 1).value == 0.25  # P@1
+    assert m.solved_within(solved_at, 3).value == 0.5  # P@3
+    assert m.median_steps_solved(solved_at) == 3.0  # Med@Solved
+    assert m.average_steps_all([1, 3, 6, 5], [True, True, False, True], [6, 6, 6, 6]) == pytest.approx(15 / 4)
     assert m.median_steps_solved([4, None, 6, 5]) == 5.0
     assert m.average_steps_all([4, 7, 2], [True, False, True], [7, 7, 7]) == pytest.approx(13 / 3)
 
 
 def _loop(agent, adherent, depth=3, **extra):
-    outcomes = ["adherent"] * adherent + (["wrong"] if adherent < depth else [])
+    outcomes = (["progress"] + ["teacher"] * (adherent - 1) if adherent else []) + (["wrong"] if adherent < depth else [])
     return {"test": "closed-loop", "agent": agent, "depth": depth, "modality": "text", "abstention": False,
             "steps_total": depth, "adherent": adherent, "abstained": 0, "answered": len(outcomes),
             "decisions": len(outcomes), "parse_failures": 0, "perfect_solve": adherent == depth, "outcomes": outcomes,
@@ -85,18 +99,26 @@ def test_teacher_adherence_uses_unconditional_denominators():
 
 
 def test_tables_group_by_agent_variant_and_depth_and_accept_nested_episodes():
+    # Two items of four labels each: GOLD/PRED above plus two more labels; the second item unparsed.
+    gold = GOLD + ["NO_CHANGE", "DECREASE"]
     episodes = [
-        {"agent": "a", "episode": {"test": "move-effect", "depth": 1, "modality": "text", "gold": g, "answer": p,
-                                   "correct": g == p, "parse": "ok" if p else "parse_failure"}}
-        for g, p in zip(GOLD, PRED)
-    ] + [{"agent": "a", "test": "move-effect", "depth": 2, "modality": "text", "gold": "DECREASE",
-          "answer": "DECREASE", "correct": True, "parse": "ok"}]
+        {"agent": "a", "episode": {"test": "move-effect", "depth": 1, "modality": "text", "gold_labels": gold[:4],
+                                   "answers": PRED[:4], "parse": "ok"}},
+        {"agent": "a", "test": "move-effect", "depth": 1, "modality": "text", "gold_labels": gold[4:],
+         "answers": None, "parse": "parse_failure"},
+        {"agent": "a", "test": "move-effect", "depth": 2, "modality": "text", "gold_labels": ["DECREASE"] * 4,
+         "answers": ["DECREASE"] * 4, "parse": "ok"},
+    ]
     (table,) = summarize("cube", episodes)
-    assert [(r[0], r[1], r[2], r[3]) for r in table.rows] == [("a", "text", 1, 6), ("a", "text", 2, 1)]
+    assert [(r[0], r[1], r[2], r[3]) for r in table.rows] == [("a", "text", 1, 2), ("a", "text", 2, 1)]
     row = dict(zip(table.columns, table.rows[0]))
-    assert row["kappa"] == pytest.approx(1 / 3, abs=1e-3) and row["macro-F1"] == pytest.approx(5 / 9, abs=1e-3)
-    assert isinstance(row["micro acc."], Estimate) and row["micro acc."].value == 0.5
-    assert row["parse rate"].value == pytest.approx(5 / 6)
+    # labels: 3 of 8 right; parsed mix DEC 1, NC 2, INC 1 (of 4); gold priors DEC 3/8, NC 2/8, INC 3/8
+    # chance = 3/32 + 4/32 + 3/32 = 10/32; kappa = (3/8 - 10/32) / (22/32) = 1/11
+    assert isinstance(row["micro acc."], Estimate) and row["micro acc."].value == pytest.approx(3 / 8)
+    assert row["kappa"] == pytest.approx(1 / 11, abs=1e-3)
+    # F1: DEC tp1 fp0 fn2 -> 1/2; NC tp1 fp1 fn1 -> 1/2; INC tp1 fp0 fn2 -> 1/2
+    assert row["macro-F1"] == pytest.approx(0.5, abs=1e-3)
+    assert row["parse rate"].value == pytest.approx(1 / 2)
 
 
 def test_no_cube_episodes_no_tables():

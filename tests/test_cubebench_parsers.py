@@ -8,13 +8,13 @@ from cogsim.cube.suite import parsers
 from cogsim.cube.suite.parsers import parse_choice, parse_effect, parse_grid, parse_yes_no
 
 
-@pytest.mark.parametrize("text", ["B", "  B\n", "ANSWER: B", "ANSWER:B", "ANSWER:   B ", "<ANSWER>B</ANSWER>",
+@pytest.mark.parametrize("text", ["B", "  B\n", "ANSWER: B", "Answer: B", "ANSWER:B", "ANSWER:   B ", "<ANSWER>B</ANSWER>",
                                   "<ANSWER> B </ANSWER>", "\n<ANSWER>B</ANSWER>\n"])
 def test_choice_accepts_the_three_formats(text):
     assert parse_choice(text) == parsers.Parsed("ok", "B")
 
 
-@pytest.mark.parametrize("text", ["", "   ", "b", "B.", "(B)", "B)", "Answer: B", "answer: B", "ANSWER - B",
+@pytest.mark.parametrize("text", ["", "   ", "b", "B.", "(B)", "B)", "answer: B", "ANSWER - B",
                                   "The answer is B", "ANSWER: B\nbecause", "B\nC", "<ANSWER>B", "<answer>B</answer>",
                                   "ANSWER: B C", "AB", "ANSWER: R'", "**B**", "ANSWER: <ANSWER>B</ANSWER>"])
 def test_choice_rejects_everything_else(text):
@@ -112,3 +112,32 @@ def test_fuzz_grid_values_are_always_three_rows_of_three_colours(text):
        st.text(alphabet=" \t\n", max_size=3), st.text(alphabet=" \t\n", max_size=3))
 def test_fuzz_wrapped_answers_round_trip(letter, wrapper, before, after):
     assert parse_choice(before + wrapper.format(letter) + after) == parsers.Parsed("ok", letter)
+
+
+def test_effects_four_lines_in_option_order():
+    tagged = "<A> DECREASE </A>\n<B>NO_CHANGE</B>\n<C> INCREASE </C>\n<D> DECREASE </D>"
+    assert parsers.parse_effects(tagged) == parsers.Parsed("ok", ("DECREASE", "NO_CHANGE", "INCREASE", "DECREASE"))
+    assert parsers.parse_effects("A: INCREASE\nB: INCREASE\nC:NO_CHANGE\n<D> DECREASE </D>").ok
+
+
+@pytest.mark.parametrize("text", [
+    "<A> DECREASE </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>",  # a line missing
+    "<B> NO_CHANGE </B>\n<A> DECREASE </A>\n<C> INCREASE </C>\n<D> DECREASE </D>",  # reordered
+    "<A> DECREASE </B>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>",  # mismatched tags
+    "<A> decrease </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>",  # case
+    "<A> NO CHANGE </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>",
+    "<A> DECREASE </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>\nDone.",
+    "", "DECREASE",
+])
+def test_effects_reject_everything_else(text):
+    assert parsers.parse_effects(text).status == "parse_failure"
+
+
+def test_grid_in_the_papers_row_block():
+    block = "ANSWER:\n  Row 1: [Green, White, R]\n  Row 2: [g, G, g]\n  Row 3: [Blue, Orange, Yellow]\n"
+    assert parse_grid(block) == parsers.Parsed("ok", ("GWR", "GGG", "BOY"))
+    assert parse_grid(block + "Answer verified for correctness.").ok
+    assert parse_grid("ANSWER: Row 1: [G, W, R]\nRow 2: [G, G, G]\nRow 3: [B, O, Y]").ok
+    for bad in (block.replace("Row 2", "Row 3"), block.replace("Orange", "Purple"), block + "Thanks!",
+                block.replace("[g, G, g]", "[G, G]"), "Row 1: [G, W, R]\nRow 2: [G, G, G]\nRow 3: [B, O, Y]"):
+        assert parse_grid(bad).status == "parse_failure", bad

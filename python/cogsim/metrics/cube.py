@@ -4,15 +4,21 @@ Parse failures always count against the model: they are wrong answers in every a
 missing prediction in kappa and macro-F1, and a failed step in closed-loop control.
 
 Readings of the paper made explicit here:
-- Yes-bias = share of Yes among parsed verification answers minus the share of Yes among the gold
-  labels (0 for an unbiased answerer; the gold labels are balanced, so it is Yes rate - 0.5).
-- TA% (teacher adherence) divides adherent steps by all steps every episode could have taken
-  (depth per episode), whether or not the episode got that far: unconditional denominators.
+- Yes rate = share of Yes among parsed verification answers (the paper harness's figure); Yes-bias =
+  Yes rate minus the share of Yes among the gold labels (0 for an unbiased answerer; the gold labels
+  are balanced, so it is Yes rate - 0.5). The paper harness's balanced accuracy leaves unparsed
+  answers out; the table shows it beside the house reading (unparsed = wrong).
+- TA% (teacher adherence) divides the correct steps (progress moves: the teacher's or another
+  oracle-optimal move, as the paper's closed loop accepts either) by all steps every episode could
+  have taken (depth per episode), whether or not the episode got that far: unconditional denominators.
+- Coverage = answered / decisions, selective accuracy = correct / answered, where answered counts
+  the A-D answers (correct or wrong); abstentions and parse failures are decisions, not answers.
 - APA (abstention-penalised accuracy) credits a correct answer 1, an abstention s (0.25, what a
   uniform guess among four options earns) and anything else 0, over all decisions.
-- Recovery: P@k is the share of episodes whose distance is back at or below its value before the
-  failure within k steps; Med@Solved the median steps to solve over solved episodes; Avg@All the
-  mean steps used over all episodes (the budget for unsolved ones).
+- Learning curve (paper): over the episodes that entered it (had a closed-loop failure), solve
+  rate with a Wilson interval; P@1 the share solved with the first decision after the failure, P@3
+  the share solved within three; Med@Solved the median decisions to solve over solved episodes;
+  Avg@All the mean decisions over all of them, an unsolved episode counting its whole budget.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import numpy as np
 from cogsim.metrics import Estimate, Table, mean_ci, register, wilson
 
 ABSTAIN_CREDIT = 0.25
+CORRECT_STEPS = ("teacher", "progress")  # closed-loop step outcomes that count as correct
 EFFECT_LABELS = ("DECREASE", "NO_CHANGE", "INCREASE")
 
 
@@ -53,15 +60,27 @@ def _stickers_correct(predicted: Optional[Sequence[str]], gold: Sequence[str]) -
     return sum(a == b for p, g in zip(predicted, gold) for a, b in zip(p, g))
 
 
-def balanced_accuracy(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: str = "Yes") -> float:
-    """Mean of the recall on positives and on negatives (nan if either class is absent)."""
+def balanced_accuracy(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: str = "Yes",
+                      unparsed: str = "wrong") -> float:
+    """Mean of the recall on positives and on negatives (nan if either class is absent). An
+    unparsed answer (None) is a wrong answer with ``unparsed="wrong"`` (house rule), or left out of
+    both recalls with ``unparsed="drop"`` (the paper's harness, which reports parse rate beside it)."""
+    if unparsed not in ("wrong", "drop"):
+        raise ValueError(f"unparsed must be 'wrong' or 'drop', got {unparsed!r}")
     recalls = []
     for is_positive in (True, False):
-        pairs = [(g, p) for g, p in zip(gold, predicted) if (g == positive) == is_positive]
+        pairs = [(g, p) for g, p in zip(gold, predicted)
+                 if (g == positive) == is_positive and (unparsed == "wrong" or p is not None)]
         if not pairs:
             return float("nan")
         recalls.append(sum(g == p for g, p in pairs) / len(pairs))
     return float(np.mean(recalls))
+
+
+def yes_rate(predicted: Sequence[Optional[str]], positive: str = "Yes") -> float:
+    """The paper's Yes rate: share of Yes among parsed answers (0.5 for an unbiased answerer here)."""
+    parsed = [p for p in predicted if p is not None]
+    return sum(p == positive for p in parsed) / len(parsed) if parsed else float("nan")
 
 
 def yes_bias(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: str = "Yes") -> float:
@@ -72,20 +91,31 @@ def yes_bias(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: 
 
 
 def cohen_kappa(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS) -> float:
-    """Cohen's kappa of predictions against gold; an unparsed prediction is its own category that
-    never agrees."""
+    """Cohen's kappa as the paper computes it: observed agreement over all labels (an unparsed
+    prediction never agrees) against the chance agreement sum_k pi_k q_k of the gold priors pi and
+    the model's label mix q over its parsed predictions."""
     n = len(gold)
     if n == 0:
         return float("nan")
     observed = sum(g == p for g, p in zip(gold, predicted)) / n
-    expected = sum((sum(g == label for g in gold) / n) * (sum(p == label for p in predicted) / n) for label in labels)
+    parsed = [p for p in predicted if p in labels]
+    expected = sum((sum(g == label for g in gold) / n) * (parsed.count(label) / len(parsed) if parsed else 0.0)
+                   for label in labels)
     if expected == 1.0:
         return 1.0 if observed == 1.0 else float("nan")
     return (observed - expected) / (1.0 - expected)
 
 
-def macro_f1(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS) -> float:
-    """Unweighted mean F1 over the labels that occur in gold or predictions."""
+MACRO_F1_ABSENT = ("zero", "skip")
+
+
+def macro_f1(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS,
+             absent: str = "zero") -> float:
+    """Unweighted mean F1 over the three labels. A label that occurs neither in gold nor in the
+    predictions scores 0 with ``absent="zero"`` (the paper's harness averages all three classes) or
+    is left out of the mean with ``absent="skip"``."""
+    if absent not in MACRO_F1_ABSENT:
+        raise ValueError(f"absent must be one of {MACRO_F1_ABSENT}, got {absent!r}")
     scores = []
     for label in labels:
         tp = sum(g == label and p == label for g, p in zip(gold, predicted))
@@ -93,6 +123,8 @@ def macro_f1(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Se
         fn = sum(g == label and p != label for g, p in zip(gold, predicted))
         if tp + fp + fn:
             scores.append(2 * tp / (2 * tp + fp + fn))
+        elif absent == "zero":
+            scores.append(0.0)
     return float(np.mean(scores)) if scores else float("nan")
 
 
@@ -113,9 +145,9 @@ def overthink_rate(initial: Sequence[bool], final: Sequence[bool]) -> Estimate:
     return proportion(not f for i, f in zip(initial, final) if i)
 
 
-def recovered_within(recovered_at: Sequence[Optional[int]], k: int) -> Estimate:
-    """P@k: share of episodes back at (or below) their pre-failure distance within k steps."""
-    return proportion(r is not None and r <= k for r in recovered_at)
+def solved_within(solved_at: Sequence[Optional[int]], k: int) -> Estimate:
+    """P@k: share of learning-curve episodes solved within k decisions after the failure."""
+    return proportion(s is not None and s <= k for s in solved_at)
 
 
 def median_steps_solved(solved_at: Sequence[Optional[int]]) -> float:
@@ -168,11 +200,15 @@ def verification_table(episodes: Sequence[dict]) -> Optional[Table]:
     rows = []
     for (agent, _, depth), group in _groups(episodes, "verification"):
         gold, answers = [e["gold"] for e in group], [e["answer"] for e in group]
-        rows.append([agent, depth, len(group), _nan_or(balanced_accuracy(gold, answers)), _parse_rate(group),
-                     _nan_or(yes_bias(gold, answers))])
+        rows.append([agent, depth, len(group), _nan_or(balanced_accuracy(gold, answers)),
+                     _nan_or(balanced_accuracy(gold, answers, unparsed="drop")), _parse_rate(group),
+                     _nan_or(yes_rate(answers)), _nan_or(yes_bias(gold, answers))])
     return Table("Table 1b. Cross-modal verification (image + text grid, Yes/No)",
-                 ["agent", "depth", "n", "balanced acc.", "parse rate", "Yes-bias"], rows,
-                 "Yes/No balanced per depth; Yes-bias = Yes share of parsed answers - Yes share of gold.") if rows else None
+                 ["agent", "depth", "n", "balanced acc.", "bal. acc. (parsed)", "parse rate", "Yes rate",
+                  "Yes-bias"], rows,
+                 "Yes/No balanced per depth. balanced acc. counts unparsed answers wrong; bal. acc. (parsed) and "
+                 "Yes rate (share of Yes among parsed answers) are the paper harness's; Yes-bias = Yes rate - "
+                 "Yes share of gold.") if rows else None
 
 
 def optimal_move_table(episodes: Sequence[dict]) -> Optional[Table]:
@@ -183,15 +219,27 @@ def optimal_move_table(episodes: Sequence[dict]) -> Optional[Table]:
                  "Chance is 25%. Identical items in every modality.") if rows else None
 
 
+def effect_labels_of(episodes: Sequence[dict]) -> tuple[list, list]:
+    """Gold and predicted labels pooled over the four options of every item (an unparsed answer
+    predicts nothing for all four)."""
+    gold, predicted = [], []
+    for e in episodes:
+        gold += e["gold_labels"]
+        predicted += e["answers"] if e["answers"] is not None else [None] * len(e["gold_labels"])
+    return gold, predicted
+
+
 def move_effect_table(episodes: Sequence[dict]) -> Optional[Table]:
     rows = []
     for (agent, modality, depth), group in _groups(episodes, "move-effect", lambda e: e["modality"]):
-        gold, answers = [e["gold"] for e in group], [e["answer"] for e in group]
-        rows.append([agent, modality, depth, len(group), proportion(e["correct"] for e in group),
+        gold, answers = effect_labels_of(group)
+        rows.append([agent, modality, depth, len(group), wilson(sum(g == a for g, a in zip(gold, answers)), len(gold)),
                      _nan_or(macro_f1(gold, answers)), _nan_or(cohen_kappa(gold, answers)), _parse_rate(group)])
     return Table("Table 2b. Causal move-effect (DECREASE / NO_CHANGE / INCREASE)",
                  ["agent", "modality", "depth", "n", "micro acc.", "macro-F1", "kappa", "parse rate"], rows,
-                 "Classes balanced per depth; chance accuracy 1/3, chance kappa 0.") if rows else None
+                 "Four labels per item (every option), pooled; classes balanced per item (one of each plus a "
+                 "rotating doubled class). Kappa: chance = gold priors x the model's parsed label mix.") \
+        if rows else None
 
 
 def _closed_loop_variant(episode: dict) -> str:
@@ -218,15 +266,15 @@ def closed_loop_table(episodes: Sequence[dict]) -> Optional[Table]:
 
 
 def adherence_by_step_table(episodes: Sequence[dict]) -> Optional[Table]:
-    """TA@t: share of all episodes whose step t was the teacher's move (episodes that stopped
-    earlier count as not adherent at t)."""
+    """TA@t: share of all episodes whose step t was a progress move, the teacher's or another
+    optimal one (episodes that stopped earlier count as not adherent at t)."""
     groups = _groups(episodes, "closed-loop", _closed_loop_variant)
     if not groups:
         return None
     longest = max(depth for (_, _, depth), _ in groups)
     rows = []
     for (agent, variant, depth), group in groups:
-        cells = [proportion(len(e["outcomes"]) > t and e["outcomes"][t] == "adherent" for e in group)
+        cells = [proportion(len(e["outcomes"]) > t and e["outcomes"][t] in CORRECT_STEPS for e in group)
                  if t < depth else "" for t in range(longest)]
         rows.append([agent, variant, depth, len(group), *cells])
     return Table("Table 3b. Teacher adherence by step (closed loop)",
@@ -245,7 +293,8 @@ def reflection_table(episodes: Sequence[dict]) -> Optional[Table]:
     return Table("Table 4. Reflection-guided re-answering",
                  ["agent", "regime", "depth", "n", "initial acc.", "final acc.", "gain", "EFR", "OTR",
                   "final parse rate"], rows,
-                 "EFR: wrong drafts fixed; OTR: correct drafts broken. guided-unredacted reveals the gold option.") \
+                 "EFR: wrong drafts fixed; OTR: correct drafts broken (every draft is told it was wrong, as in the "
+                 "paper). guided-unredacted reveals the gold option's letter.") \
         if rows else None
 
 
@@ -253,15 +302,16 @@ def recovery_table(episodes: Sequence[dict]) -> Optional[Table]:
     rows = []
     for (agent, start, depth), group in _groups(episodes, "recovery", lambda e: e["start"]):
         failed = [e for e in group if e["failure_step"] is not None]
-        recovered = [e["recovered_at"] for e in failed]
+        solved_at = [e["solved_at"] for e in failed]
         rows.append([agent, start, depth, len(group), len(failed), proportion(e["solved"] for e in failed),
-                     recovered_within(recovered, 1), recovered_within(recovered, 3),
+                     solved_within(solved_at, 1), solved_within(solved_at, 3),
                      _nan_or(median_steps_solved([e["solved_at"] for e in failed])),
                      _nan_or(average_steps_all([e["steps_used"] for e in failed], [e["solved"] for e in failed],
                                                [e["budget"] for e in failed]))])
     return Table("Table 5. Learning curve / recovery after the first failure",
                  ["agent", "start", "depth", "n", "failures", "solve rate", "P@1", "P@3", "Med@Solved", "Avg@All"],
-                 rows, "Budget depth+3 steps after the failure; rates over episodes with a failure.") if rows else None
+                 rows, "Budget depth+3 decisions after the first failure; rates over episodes with a failure; "
+                 "P@k: solved within k decisions.") if rows else None
 
 
 TABLES = (reconstruction_table, verification_table, optimal_move_table, move_effect_table, closed_loop_table,

@@ -20,6 +20,7 @@ from cogsim.cube.suite.parsers import (
     Parsed,
     parse_choice,
     parse_effect,
+    parse_effects,
     parse_grid,
     parse_yes_no,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "make_item",
     "parse_choice",
     "parse_effect",
+    "parse_effects",
     "parse_grid",
     "parse_yes_no",
     "verify_seed_list",

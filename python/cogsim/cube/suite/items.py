@@ -8,9 +8,10 @@ model sees identical items.
 Fairness: the correct option's slot is balanced by construction rather than by rejection. Within
 each block of four consecutive indices the gold slot visits A, B, C and D once, in a seeded order,
 so at any prefix of a seed list no slot is more than one ahead of another (the paper tracked slot
-counts and regenerated; this gives the same near-uniform counts without depending on history).
-Yes/No labels (verification) and effect classes (move-effect) are balanced the same way in blocks
-of two and three. Options within an item are always distinct moves.
+counts and regenerated; this gives the same near-uniform counts without depending on history, so
+every item regenerates from its own seed). Yes/No labels (verification) alternate in blocks of two;
+the move-effect doubled class cycles in blocks of three and its slot rotates with the index (the
+paper's rotating double slot). Options within an item are always distinct moves.
 """
 
 from __future__ import annotations
@@ -102,29 +103,64 @@ def _base(test: str, depth: int, seed: int, index: int) -> dict:
     }
 
 
+def max_colour_count(depth: int) -> int:
+    """The paper's colour-prior control for reconstruction: at depth 3 and above no colour may fill
+    more than 6 of the 9 Front stickers (a near-solved face is too easy to guess)."""
+    return 9 if depth < 3 else 6
+
+
 def reconstruction_item(depth: int, seed: int, index: int) -> dict:
+    """The Front face of the seed's scramble; when one colour covers more than ``max_colour_count``
+    stickers, the paper regenerates with seed * 10000 + attempt (attempt 1..50), recorded as
+    ``scramble_seed``."""
     item = _base("reconstruction", depth, seed, index)
+    item["scramble_seed"] = seed
+    for attempt in range(1, 51):
+        rows = views.front_rows(item["facelets"])
+        if max("".join(rows).count(c) for c in COLOURS) <= max_colour_count(depth):
+            break
+        item["scramble_seed"] = seed * 10000 + attempt
+        scramble = scramble_of(depth, item["scramble_seed"])
+        item.update(scramble=" ".join(scramble), facelets=Cube.from_moves(" ".join(scramble)).to_facelets(),
+                    teacher=views.inverse_sequence(scramble))
     item["gold_grid"] = list(views.front_rows(item["facelets"]))
     return item
 
 
+FRONT_AFFECTING = tuple(m for m in MOVES if not m.startswith("B"))
+"""The moves the paper's verification negatives draw from: every face turn but the Back face's."""
+
+
 def verification_item(depth: int, seed: int, index: int) -> dict:
-    """Half Yes, half No per block of two; negatives edit one or two stickers of the true grid
-    (token edit) or show the Front face after one extra move (move edit)."""
+    """Yes and No alternate in blocks of two. The paper's negative ("image-move"): the text is the
+    scrambled cube's Front face and the image shows the cube after one more face turn (not B) that
+    changes that face. The alternative negative ("text-edit", env option ``negatives``): the image
+    is the scrambled cube and the text edits one or two stickers (token edit) or is the Front face
+    after one extra move (move edit)."""
     item = _base("verification", depth, seed, index)
     rng = item_rng("verification", depth, seed)
-    truth = list(views.front_rows(item["facelets"]))
+    state = Cube.from_facelets(item["facelets"])
+    truth = list(views.front_rows(state))
     positive = balanced_position(index, 2, "verification", depth) == 0
-    item.update(gold_grid=truth, gold="Yes" if positive else "No", negative_kind=None, negative_move=None)
-    shown = truth
+    item.update(gold_grid=truth, gold="Yes" if positive else "No", shown_grid=truth, image_facelets=item["facelets"],
+                negative_kind=None, negative_move=None, text_edit=None)
     if not positive:
+        moved, move = _image_move(state, truth, rng)
+        item.update(image_facelets=moved, negative_kind="image-move", negative_move=move)
         if rng.random() < 0.5:
-            shown, item["negative_kind"] = _token_edit(truth, rng), "token_edit"
+            item["text_edit"] = {"kind": "token_edit", "move": None, "shown_grid": _token_edit(truth, rng)}
         else:
-            shown, move = _move_edit(Cube.from_facelets(item["facelets"]), truth, rng)
-            item["negative_kind"], item["negative_move"] = "move", move
-    item["shown_grid"] = shown
+            shown, edit_move = _move_edit(state, truth, rng)
+            item["text_edit"] = {"kind": "move", "move": edit_move, "shown_grid": shown}
     return item
+
+
+def _image_move(state: Cube, truth: list[str], rng) -> tuple[str, str]:
+    for move in rng.permutation(FRONT_AFFECTING):
+        moved = state.apply(str(move))
+        if list(views.front_rows(moved)) != truth:
+            return moved.to_facelets(), str(move)
+    raise AssertionError("every face turn leaves the Front face unchanged, which no cube state allows")
 
 
 def _token_edit(truth: list[str], rng) -> list[str]:
@@ -159,44 +195,82 @@ def reflection_item(depth: int, seed: int, index: int) -> dict:
     return optimal_move_item(depth, seed, index, test="reflection")
 
 
+def closed_loop_options(state: Cube, teacher_move: str, rng, slot: int, effects: Optional[dict] = None) -> dict:
+    """One closed-loop step's options (the paper's balanced step MCQ): the teacher's next move at
+    ``slot``, one other progress move when the state has one, and non-progress moves for the rest.
+    Every progress option counts as correct; ``gold`` is the teacher's slot (what the oracle picks)."""
+    effects = effects if effects is not None else effect_labels(state)
+    others_progress = [m for m in MOVES if effects[m] == "DECREASE" and m != teacher_move]
+    non_progress = [m for m in MOVES if effects[m] != "DECREASE"]
+    picks = [str(rng.choice(others_progress))] if others_progress else []
+    picks += [str(m) for m in rng.choice(non_progress, size=3 - len(picks), replace=False)]
+    picks = [picks[i] for i in rng.permutation(3)]
+    options = place(teacher_move, picks, slot)
+    return {"options": options, "gold": LABELS[slot], "effects": {m: effects[m] for m in options}}
+
+
+def closed_loop_step(depth: int, seed: int, index: int, step: int, state: Cube, teacher_move: str) -> dict:
+    """The options shown at ``step`` in ``state``: seeded by the item, the step and the state, so a
+    trajectory that leaves the teacher path (another progress move) still gets reproducible items."""
+    rng = item_rng("closed-loop-step", depth, seed, step, state.to_facelets())
+    slot = balanced_position(index, 4, "closed-loop", depth, step)
+    return closed_loop_options(state, teacher_move, rng, slot)
+
+
 def closed_loop_item(depth: int, seed: int, index: int) -> dict:
-    """One option set per step along the teacher path (the path is fixed: the episode stops at the
-    first step that is not the teacher's move, and the only progress option is the teacher's)."""
+    """The scramble, the teacher plan and, for the record, the option sets along the teacher path
+    (the env generates the same sets online, and new ones where a model's progress move leaves it)."""
     item = _base("closed-loop", depth, seed, index)
-    rng = item_rng("closed-loop", depth, seed)
     state = Cube.from_facelets(item["facelets"])
     steps = []
     for step, move in enumerate(item["teacher"]):
-        slot = balanced_position(index, 4, "closed-loop", depth, step)
-        steps.append({"facelets": state.to_facelets(), **move_options(state, move, rng, slot)})
+        steps.append({"facelets": state.to_facelets(), **closed_loop_step(depth, seed, index, step, state, move)})
         state = state.apply(move)
     item["steps"] = steps
     return item
 
 
+def effect_option_set(effects: dict, rng, doubled_class: str, doubled_slot: int, fallback: int = 0) -> tuple[list[str], str]:
+    """Four distinct moves (the paper's move-effect balancing): one of every class the state has, plus
+    a second move of ``doubled_class`` (when that class has fewer than two moves: the feasible class
+    number ``fallback`` modulo their count), topped up from any class if the state lacks a class.
+    One move of the doubled class sits at ``doubled_slot``; the rest are shuffled."""
+    by_class = {label: [str(m) for m in rng.permutation([m for m in MOVES if effects[m] == label])]
+                for label in EFFECT_LABELS}
+    if len(by_class[doubled_class]) < 2:
+        feasible = [label for label in EFFECT_LABELS if len(by_class[label]) >= 2]  # 18 moves: never empty
+        doubled_class = feasible[fallback % len(feasible)]
+    picked = [by_class[doubled_class][0], by_class[doubled_class][1]]
+    picked += [by_class[label][0] for label in EFFECT_LABELS if label != doubled_class and by_class[label]]
+    leftovers = [str(m) for m in rng.permutation(MOVES) if str(m) not in picked]
+    picked += leftovers[: 4 - len(picked)]
+    anchor, rest = picked[0], [picked[i] for i in rng.permutation(range(1, 4))]
+    return place(anchor, rest, doubled_slot), doubled_class
+
+
 def move_effect_item(depth: int, seed: int, index: int) -> dict:
-    """Four candidate moves covering every effect class the state has; the queried move's class
-    cycles through DECREASE / NO_CHANGE / INCREASE in blocks of three (falling back to another class
-    when the state has none of it), and the queried slot rotates through A-D in blocks of four."""
+    """Four candidate moves, each to be labelled DECREASE / NO_CHANGE / INCREASE (paper: the model
+    labels every option A-D). Class balancing: one move of each class present plus one doubled class,
+    which cycles through the three classes in blocks of three; where the state has fewer than two
+    moves of that class (DECREASE, mostly), the feasible classes alternate block by block (the paper
+    doubles the feasible class furthest below its target share). Slot rotation: the doubled class's
+    anchor move rotates through A, B, C, D with the index (the paper's rotating double slot)."""
     item = _base("move-effect", depth, seed, index)
     rng = item_rng("move-effect", depth, seed)
     effects = effect_labels(Cube.from_facelets(item["facelets"]))
-    by_class = {label: [m for m in MOVES if effects[m] == label] for label in EFFECT_LABELS}
     target = EFFECT_LABELS[balanced_position(index, 3, "move-effect-class", depth)]
-    if not by_class[target]:
-        target = str(rng.choice([label for label in EFFECT_LABELS if by_class[label]]))
-    query_move = str(rng.choice(by_class[target]))
-    others = [str(rng.choice(by_class[label])) for label in EFFECT_LABELS if label != target and by_class[label]]
-    rest = [m for m in MOVES if m != query_move and m not in others]
-    others += [str(m) for m in rng.choice(rest, size=3 - len(others), replace=False)]
-    others = [others[i] for i in rng.permutation(3)]
-    slot = balanced_position(index, 4, "move-effect-slot", depth)
-    options = place(query_move, others, slot)
-    item.update(
-        options=options, query=LABELS[slot], query_move=query_move, gold=target,
-        effects={m: effects[m] for m in options},
-    )
+    options, doubled = effect_option_set(effects, rng, target, index % 4, fallback=index // 3)
+    item.update(options=options, gold_labels=[effects[m] for m in options], doubled_class=doubled,
+                effects={m: effects[m] for m in options})
     return item
+
+
+def progress_options(state: Cube, rng, slot: int, effects: Optional[dict] = None) -> dict:
+    """A learning-curve step's options (the paper's MCQ from the oracle's progress moves): one
+    progress move drawn at random at ``slot`` and three non-progress moves."""
+    effects = effects if effects is not None else effect_labels(state)
+    progress = [m for m in MOVES if effects[m] == "DECREASE"]
+    return move_options(state, str(rng.choice(progress)), rng, slot, effects)
 
 
 def recovery_budget(depth: int) -> int:

@@ -45,6 +45,11 @@ def state_text(state) -> str:
     return "\n".join(blocks)
 
 
+def centres_text(state) -> str:
+    """The centre colour of every face ("U: white" ...), which the move-effect prompt lists."""
+    return "\n".join(f"{face}: {COLOUR_NAMES[face_rows(state, face)[1][1]]}" for face in ("U", "R", "F", "D", "L", "B"))
+
+
 def renderer():
     """One renderer per process (headless EGL), created on first use."""
     global _renderer

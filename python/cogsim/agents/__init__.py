@@ -1,0 +1,41 @@
+"""Agents: who answers the env's turns.
+
+An agent spec is a string:
+    "oracle", "random", or any name in the env's ``scripted_policies``   scripted, answered by the env
+    "noisy-oracle:P"                                                      oracle, but with probability P the random answer
+    "openai:MODEL"                                                        an OpenAI-compatible chat-completions server
+    "vllm:MODEL"                                                          an in-process vLLM engine
+
+Scripted agents answer from the env's hidden state (``env.scripted_response``) in the benchmark's
+own text format, so they go through the same parsers as models. Model backends take a batch of
+conversations (one per active episode) and return one ``Completion`` each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cogsim.agents.base import Completion, Message, ModelBackend, ScriptedAgent, parse_agent_spec
+
+__all__ = ["Completion", "Message", "ModelBackend", "ScriptedAgent", "make_agent", "parse_agent_spec", "is_scripted"]
+
+
+def is_scripted(spec: str) -> bool:
+    return parse_agent_spec(spec)[0] == "scripted"
+
+
+def make_agent(spec: str, **options: Any):
+    """A ``ScriptedAgent`` or a ``ModelBackend`` for the spec; ``options`` configure model backends
+    (base_url, api_key, temperature, max_tokens, concurrency, ...)."""
+    kind, name = parse_agent_spec(spec)
+    if kind == "scripted":
+        return ScriptedAgent(spec)
+    if kind == "openai":
+        from cogsim.agents.openai import OpenAIBackend
+
+        return OpenAIBackend(name, **options)
+    if kind == "vllm":
+        from cogsim.agents.vllm import VLLMBackend
+
+        return VLLMBackend(name, **options)
+    raise ValueError(f"agent {spec!r}: unknown kind {kind!r}")  # parse_agent_spec guards this

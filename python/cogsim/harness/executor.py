@@ -1,0 +1,79 @@
+"""Executors: where the planned episodes run. An executor takes (run dir, config, pending slots,
+progress callback) and plays every slot through ``run_slots``, which any process that can open
+the run directory may call; a cluster executor can ship shards of slots to other machines that
+share the directory.
+
+``LocalExecutor(workers)``: in this process, or, for scripted agents, in ``workers`` forked
+processes (episode-level parallelism; each writes its own transactions to the WAL store). The
+parent reports progress by reading the store.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Optional, Protocol
+
+from cogsim.harness.config import RunConfig
+
+
+class Executor(Protocol):
+    def execute(self, out: Path, config: RunConfig, slots: list, progress) -> None: ...
+
+
+class LocalExecutor:
+    def __init__(self, workers: int = 1):
+        self.workers = workers if workers > 0 else (os.cpu_count() or 1)
+
+    def execute(self, out: Path, config: RunConfig, slots: list, progress=None) -> None:
+        from cogsim.harness.runner import run_slots
+
+        workers = min(self.workers, len(slots))
+        if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            run_slots(out, config, slots, 0, progress)
+            return
+        shards = [slots[i::workers] for i in range(workers)]
+        # fork: workers inherit envs and metrics registered at run time (tests, --import plugins)
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            futures = [pool.submit(run_slots, str(out), config, shard, index + 1) for index, shard in enumerate(shards)]
+            watcher = _StoreWatcher(out) if progress else None
+            pending = set(futures)
+            while pending:
+                _done, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
+                if watcher:
+                    progress(*watcher.delta())
+                for future in _done:
+                    future.result()  # re-raise a worker's error here
+            if watcher:
+                progress(*watcher.delta())
+                watcher.close()
+
+
+class _StoreWatcher:
+    """Counts what the workers committed since the last look."""
+
+    def __init__(self, out: Path):
+        from cogsim.store.sqlite import Store
+
+        self.store = Store(out)
+        self.last = self._counts()
+
+    def _counts(self) -> tuple[int, int, int]:
+        finished = self.store.query("SELECT COUNT(*) FROM episodes WHERE status != 'running'")[0][0]
+        turns, failures = self.store.query(
+            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0) FROM turns"
+        )[0]
+        return finished, turns, failures
+
+    def delta(self) -> tuple[int, int, int]:
+        now = self._counts()
+        change = tuple(a - b for a, b in zip(now, self.last))
+        self.last = now
+        return change
+
+    def close(self) -> None:
+        self.store.close()

@@ -11,6 +11,7 @@ The "looptest" metrics summariser is registered here too.
 from __future__ import annotations
 
 import re
+import time
 
 import numpy as np
 
@@ -37,6 +38,7 @@ class CountEnv(TextEnv):
         return observation(f"Count from 1 to {self.target}, one number per turn. Start.")
 
     def _step(self, action):
+        time.sleep(self.options.get("delay", 0))  # lets the kill tests catch a run mid-way
         self.turns += 1
         match = ANSWER.search(action)
         if match is None:

@@ -8,16 +8,44 @@ An agent spec is a string:
 
 Scripted agents answer from the env's hidden state (``env.scripted_response``) in the benchmark's
 own text format, so they go through the same parsers as models. Model backends take a batch of
-conversations (one per active episode) and return one ``Completion`` each.
+conversations (one per active episode) and return one ``Completion`` each; more backend kinds
+can be added with ``register_backend``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from cogsim.agents.base import Completion, Message, ModelBackend, ScriptedAgent, parse_agent_spec
+from cogsim.agents.base import (
+    BACKENDS,
+    Completion,
+    Message,
+    ModelBackend,
+    ScriptedAgent,
+    parse_agent_spec,
+    register_backend,
+)
 
-__all__ = ["Completion", "Message", "ModelBackend", "ScriptedAgent", "make_agent", "parse_agent_spec", "is_scripted"]
+__all__ = [
+    "Completion", "Message", "ModelBackend", "ScriptedAgent", "make_agent", "parse_agent_spec", "is_scripted",
+    "register_backend",
+]
+
+
+def _openai(model: str, **options: Any):
+    from cogsim.agents.openai import OpenAIBackend
+
+    return OpenAIBackend(model, **options)
+
+
+def _vllm(model: str, **options: Any):
+    from cogsim.agents.vllm import VLLMBackend
+
+    return VLLMBackend(model, **options)
+
+
+register_backend("openai", _openai)
+register_backend("vllm", _vllm)
 
 
 def is_scripted(spec: str) -> bool:
@@ -29,13 +57,9 @@ def make_agent(spec: str, **options: Any):
     (base_url, api_key, temperature, max_tokens, concurrency, ...)."""
     kind, name = parse_agent_spec(spec)
     if kind == "scripted":
+        if options:
+            raise ValueError(f"agent {spec!r} is scripted and takes no options, got {sorted(options)}")
         return ScriptedAgent(spec)
-    if kind == "openai":
-        from cogsim.agents.openai import OpenAIBackend
-
-        return OpenAIBackend(name, **options)
-    if kind == "vllm":
-        from cogsim.agents.vllm import VLLMBackend
-
-        return VLLMBackend(name, **options)
-    raise ValueError(f"agent {spec!r}: unknown kind {kind!r}")  # parse_agent_spec guards this
+    backend = BACKENDS[kind](name, **options)
+    backend.spec = spec
+    return backend

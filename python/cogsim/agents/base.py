@@ -11,7 +11,15 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-MODEL_KINDS = ("openai", "vllm")
+# Model backend kinds: "kind:MODEL" specs. A factory takes (model, **options) -> ModelBackend.
+BACKENDS: dict = {}
+
+
+def register_backend(kind: str, factory) -> None:
+    """Add a model backend kind (e.g. a custom server protocol): agents "KIND:MODEL" then use it."""
+    if not kind or ":" in kind:
+        raise ValueError(f"backend kind must be a non-empty name without ':', got {kind!r}")
+    BACKENDS[kind] = factory
 
 
 @dataclass(frozen=True)
@@ -41,7 +49,7 @@ def parse_agent_spec(spec: str) -> tuple[str, str]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent must be a non-empty string such as 'oracle' or 'openai:MODEL', got {spec!r}")
     kind, sep, rest = spec.partition(":")
-    if sep and kind in MODEL_KINDS:
+    if sep and kind in BACKENDS:
         if not rest:
             raise ValueError(f"agent {spec!r}: a model name must follow '{kind}:'")
         return kind, rest
@@ -50,7 +58,7 @@ def parse_agent_spec(spec: str) -> tuple[str, str]:
     elif sep:
         raise ValueError(
             f"agent {spec!r}: unknown kind {kind!r}; use a scripted policy name, 'noisy-oracle:P', "
-            f"'openai:MODEL' or 'vllm:MODEL'"
+            f"or one of the backends {', '.join(k + ':MODEL' for k in BACKENDS)}"
         )
     return "scripted", spec
 

@@ -38,7 +38,7 @@ class LocalExecutor:
         shards = [slots[i::workers] for i in range(workers)]
         # fork: workers inherit envs and metrics registered at run time (tests, --import plugins)
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
             futures = [pool.submit(run_slots, str(out), config, shard, index + 1) for index, shard in enumerate(shards)]
             watcher = _StoreWatcher(out) if progress else None
             pending = set(futures)
@@ -51,6 +51,20 @@ class LocalExecutor:
             if watcher:
                 progress(*watcher.delta())
                 watcher.close()
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """A killed run must not leave workers writing on (a resume would race them): ask Linux to
+    SIGKILL this worker when its parent dies."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        os._exit(1)
 
 
 class _StoreWatcher:

@@ -14,10 +14,13 @@ uninterrupted run.
 
 from __future__ import annotations
 
+import fcntl
+import itertools
 import time
 import traceback
 import zlib
 from collections import defaultdict, deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -25,7 +28,7 @@ from typing import Callable, Optional
 import numpy as np
 
 import cogsim
-from cogsim.agents import make_agent
+from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import Completion, Message, ScriptedAgent
 from cogsim.harness.config import RunConfig, Task, import_plugins
 from cogsim.harness.history import HistoryPolicy
@@ -66,11 +69,12 @@ class RunSummary:
     parse_failures: int
     backend_errors: int
     seconds: float
+    new_turns: int = 0  # played by this call
     statuses: dict = field(default_factory=dict)
 
     @property
     def turns_per_second(self) -> float:
-        return self.turns / self.seconds if self.seconds > 0 else 0.0
+        return self.new_turns / self.seconds if self.seconds > 0 else 0.0
 
 
 def plan(config: RunConfig) -> list[Slot]:
@@ -81,7 +85,7 @@ def plan(config: RunConfig) -> list[Slot]:
         probe = cogsim.make(task.env_id, **task.options)
         for seats in seat_groups(task.agents or config.agents, probe.num_players, task.env_id):
             for spec in set(seats):
-                agent = ScriptedAgent(spec) if _is_scripted(spec) else None
+                agent = ScriptedAgent(spec) if is_scripted(spec) else None
                 if agent is not None:
                     agent.check(probe)
             slots += [Slot(task_index, task.env_id, seats, i, config.seed + i) for i in range(task.episodes)]
@@ -90,15 +94,19 @@ def plan(config: RunConfig) -> list[Slot]:
 
 
 def seat_groups(agents: list, num_players: int, env_id: str) -> list[tuple]:
-    """Single-player envs: each agent plays its own episodes. Multi-player envs: the agents take the
-    seats in order, or one agent takes them all (self-play)."""
+    """Single-player envs: each agent plays its own episodes. Multi-player envs: exactly as many
+    agents as seats take them in order; one agent takes them all (self-play); more agents play a
+    tournament of every seating of distinct agents (both orders of each pair in a duel)."""
+    agents = list(dict.fromkeys(agents))
     if num_players <= 1:
-        return [(a,) for a in dict.fromkeys(agents)]
+        return [(a,) for a in agents]
     if len(agents) == 1:
         return [tuple(agents) * num_players]
     if len(agents) == num_players:
         return [tuple(agents)]
-    raise ValueError(f"{env_id} seats {num_players} players: give 1 agent (self-play) or {num_players}, got {len(agents)}")
+    if len(agents) < num_players:
+        raise ValueError(f"{env_id} seats {num_players} players: give 1 agent (self-play) or at least {num_players}")
+    return list(itertools.permutations(agents, num_players))
 
 
 def run(
@@ -113,7 +121,7 @@ def run(
 
     out = Path(out)
     started = time.perf_counter()
-    with Store(out) as store:
+    with Store(out) as store, run_lock(out):
         stored = store.config()
         if resume:
             if stored is None:
@@ -127,19 +135,39 @@ def run(
             store.init_run(config.to_dict())
         states = store.episode_states()
         pending = [s for s in slots if states.get(s.key(), (None, None))[1] not in FINAL_STATUSES]
-    executor = executor or LocalExecutor(config.workers if all(_is_scripted(a) for a in _all_agents(config)) else 1)
-    executor.execute(out, config, pending, progress)
-    return summarize_run(out, len(slots), time.perf_counter() - started)
+        turns_before = store.query("SELECT COUNT(*) FROM turns")[0][0]
+        executor = executor or LocalExecutor(config.workers if all(is_scripted(a) for a in _all_agents(config)) else 1)
+        executor.execute(out, config, pending, progress)
+    return summarize_run(out, len(slots), time.perf_counter() - started, turns_before)
 
 
-def summarize_run(out: Path, planned: int, seconds: float) -> RunSummary:
+@contextmanager
+def run_lock(out: Path, wait_s: float = 10.0):
+    """One process tree per run directory at a time (a resume must not race a run still going)."""
+    handle = open(out / "run.lock", "w")
+    deadline = time.monotonic() + wait_s
+    try:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise ValueError(f"{out} is being run by another process; wait for it or stop it first") from None
+                time.sleep(0.05)
+        yield
+    finally:
+        handle.close()
+
+
+def summarize_run(out: Path, planned: int, seconds: float, turns_before: int = 0) -> RunSummary:
     with Store(out) as store:
         statuses = dict(store.query("SELECT status, COUNT(*) FROM episodes GROUP BY status"))
         turns, failures, errors = store.query(
             "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0), COALESCE(SUM(error IS NOT NULL), 0) FROM turns"
         )[0]
     finished = sum(statuses.get(s, 0) for s in FINAL_STATUSES)
-    return RunSummary(out, planned, finished, turns, failures, errors, seconds, statuses)
+    return RunSummary(out, planned, finished, turns, failures, errors, seconds, turns - turns_before, statuses)
 
 
 def run_slots(out: str | Path, config: RunConfig, slots: list[Slot], worker: int = 0,
@@ -214,7 +242,7 @@ class _LockstepRunner:
             options = dict(self.config.agent_options)
             if spec.startswith("openai:"):
                 options.setdefault("concurrency", self.config.concurrency)
-            self.agents[spec] = make_agent(spec, **({} if _is_scripted(spec) else options))
+            self.agents[spec] = make_agent(spec, **({} if is_scripted(spec) else options))
         return self.agents[spec]
 
     def _env(self, slot: Slot):
@@ -337,10 +365,6 @@ class _LockstepRunner:
     def _fail(self, episode: _Episode, error: str) -> None:
         episode.row.status, episode.row.error = "error", error
         episode.finished = True
-
-
-def _is_scripted(spec: str) -> bool:
-    return spec.partition(":")[0] not in ("openai", "vllm")
 
 
 def _all_agents(config: RunConfig) -> list:

@@ -32,7 +32,7 @@ from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import Completion, Message, ScriptedAgent
 from cogsim.harness.config import RunConfig, Task, import_plugins
 from cogsim.harness.history import HistoryPolicy
-from cogsim.store.sqlite import EpisodeRow, Store, TurnRow
+from cogsim.store.sqlite import DB_NAME, EpisodeRow, Store, TurnRow
 
 FINAL_STATUSES = ("done", "truncated", "error")
 Progress = Callable[[int, int, int], None]  # (episodes finished, turns, parse failures) since last call
@@ -121,6 +121,8 @@ def run(
 
     out = Path(out)
     started = time.perf_counter()
+    if resume and not (out / DB_NAME).exists():
+        raise ValueError(f"--resume: {out} holds no run to resume")
     with Store(out) as store, run_lock(out):
         stored = store.config()
         if resume:

@@ -61,18 +61,19 @@ class Document:
         self.blocks.append(("code", text))
 
     # -- rendering --------------------------------------------------------------------------------
-    def markdown(self) -> str:
-        parts = [f"# {self.title}\n"]
+    def markdown(self, path_prefix: str = "", heading_offset: int = 0, with_title: bool = True) -> str:
+        """``path_prefix`` and ``heading_offset`` let another document embed this one."""
+        parts = [f"{'#' * (1 + heading_offset)} {self.title}\n"] if with_title else []
         for block in self.blocks:
             kind = block[0]
             if kind == "heading":
-                parts.append(f"{'#' * block[1]} {block[2]}\n")
+                parts.append(f"{'#' * (block[1] + heading_offset)} {block[2]}\n")
             elif kind == "paragraph":
                 parts.append(block[1] + "\n")
             elif kind == "table":
                 parts.append(_markdown_table(block[1]))
             elif kind == "image":
-                parts.append(f"![{block[1]}]({block[2]})\n\n*{block[1]}*\n")
+                parts.append(f"![{block[1]}]({path_prefix}{block[2]})\n\n*{block[1]}*\n")
             elif kind == "code":
                 parts.append(f"```\n{block[1]}\n```\n")
         return "\n".join(parts)

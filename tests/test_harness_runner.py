@@ -181,11 +181,11 @@ class Exploding(loop_envs.CountEnv):
         return super()._reset(seed, options)
 
 
-loop_envs.envs.register("looptest/exploding", Exploding)
+loop_envs.envs.register("loopbug/exploding", Exploding)
 
 
 def test_an_env_error_ends_only_its_episode(tmp_path):
-    summary = run(RunConfig([Task("looptest/exploding", 3)], ["oracle"]), tmp_path)
+    summary = run(RunConfig([Task("loopbug/exploding", 3)], ["oracle"]), tmp_path)
     assert summary.statuses == {"done": 2, "error": 1}
     (error,) = rows(tmp_path, "SELECT error FROM episodes WHERE status = 'error'")
     assert "env bug" in error[0]

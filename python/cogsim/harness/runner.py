@@ -197,7 +197,7 @@ class _Episode:
 
     @property
     def player(self) -> int:
-        return int(self.obs.get("player", 0))
+        return self.obs.get("player", 0)
 
     def user_message(self) -> Message:
         return Message("user", self.obs["text"], tuple(self.obs.get("images", ())))
@@ -294,7 +294,7 @@ class _LockstepRunner:
         by_agent = defaultdict(list)
         for episode in active:
             seat = episode.player
-            if seat >= len(episode.slot.seats):
+            if seat >= len(episode.slot.seats) or seat < 0:
                 self._fail(episode, f"observation names player {seat}, but the episode has {len(episode.slot.seats)} seats")
                 continue
             by_agent[episode.slot.seats[seat]].append(episode)

@@ -73,8 +73,8 @@ CREATE TABLE IF NOT EXISTS turns (
     attempts INTEGER NOT NULL DEFAULT 1,
     session INTEGER NOT NULL,
     t REAL NOT NULL,
-    PRIMARY KEY (episode_id, turn)
-) WITHOUT ROWID;
+    UNIQUE (episode_id, turn)
+);
 CREATE TABLE IF NOT EXISTS metrics (
     suite TEXT PRIMARY KEY,
     tables TEXT NOT NULL,
@@ -214,6 +214,7 @@ class Store:
         """One transaction: new episodes, their turns, and the episodes that ended."""
         now = time.time()
         db = self.db
+        started, turns, finished = list(started), list(turns), list(finished)
         db.execute("BEGIN IMMEDIATE")
         try:
             for episode in started:
@@ -227,27 +228,30 @@ class Store:
                     ),
                 ).lastrowid
             db.executemany(
-                "INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO turns (episode_id, turn, player, agent, prompt, images, options, response, parsed, parse, "
+                "reward, terminated, truncated, latency_s, prompt_tokens, completion_tokens, error, attempts, session, t) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
                         t.episode.id, t.turn, t.player, t.agent, t.prompt,
                         json.dumps(list(t.images)) if t.images else None,
                         json.dumps(list(t.options)) if t.options else None,
-                        t.response, _dumps(t.parsed) if t.parsed is not None else None, t.parse, t.reward,
+                        t.response, _dumps_parsed(t.parsed), t.parse, t.reward,
                         t.terminated, t.truncated, t.latency_s, t.prompt_tokens, t.completion_tokens, t.error,
                         t.attempts, self.session, now,
                     )
                     for t in turns
                 ],
             )
-            db.executemany(
-                "UPDATE episodes SET status=?, num_turns=?, total_reward=?, outcome=?, error=?, finished=? WHERE id=?",
-                [
-                    (e.status, e.num_turns, e.total_reward, _dumps(e.outcome) if e.outcome is not None else None,
-                     e.error, now, e.id)
-                    for e in finished
-                ],
-            )
+            if finished:
+                db.executemany(
+                    "UPDATE episodes SET status=?, num_turns=?, total_reward=?, outcome=?, error=?, finished=? WHERE id=?",
+                    [
+                        (e.status, e.num_turns, e.total_reward, _dumps(e.outcome) if e.outcome is not None else None,
+                         e.error, now, e.id)
+                        for e in finished
+                    ],
+                )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -323,6 +327,14 @@ def open_store(run_dir: str | os.PathLike) -> Store:
     if not (path / DB_NAME).exists():
         raise ValueError(f"{path} holds no cogsim run (no {DB_NAME})")
     return Store(path)
+
+
+def _dumps_parsed(value: Any) -> Optional[str]:
+    if value is None:
+        return None
+    if type(value) is int:  # the common case, without the encoder's setup cost
+        return str(value)
+    return _dumps(value)
 
 
 def _dumps(value: Any) -> str:

@@ -59,7 +59,7 @@ def _cap_images(conversation: list[Message], max_images: int) -> list[Message]:
     capped = []
     for message in reversed(conversation):
         if message.images:
-            keep = message.images[len(message.images) - budget :] if budget else ()
+            keep = message.images[max(0, len(message.images) - budget) :] if budget else ()
             budget -= len(keep)
             if len(keep) != len(message.images):
                 message = Message(message.role, message.text, tuple(keep))

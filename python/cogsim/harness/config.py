@@ -74,7 +74,7 @@ def import_plugins(names: list) -> None:
             if not path.exists():
                 raise ValueError(f"--import: no such file {name!r}")
             module_name = f"cogsim_plugin_{path.stem}"
-            if module_name in sys.modules:
+            if module_name in sys.modules or _loaded_from(path):
                 continue
             spec = importlib.util.spec_from_file_location(module_name, path)
             module = importlib.util.module_from_spec(spec)
@@ -85,6 +85,15 @@ def import_plugins(names: list) -> None:
                 importlib.import_module(name)
             except ImportError as exc:
                 raise ValueError(f"--import: cannot import {name!r}: {exc}") from None
+
+
+def _loaded_from(path: Path) -> bool:
+    """Whether some module already came from this file (imported under its own name, say)."""
+    for module in list(sys.modules.values()):
+        source = getattr(module, "__file__", None)
+        if source and Path(source).resolve() == path:
+            return True
+    return False
 
 
 def resolve_suites(names: list) -> list:

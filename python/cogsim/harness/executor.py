@@ -3,9 +3,11 @@ progress callback) and plays every slot through ``run_slots``, which any process
 the run directory may call; a cluster executor can ship shards of slots to other machines that
 share the directory.
 
-``LocalExecutor(workers)``: in this process, or, for scripted agents, in ``workers`` forked
-processes (episode-level parallelism; each writes its own transactions to the WAL store). The
-parent reports progress by reading the store.
+``LocalExecutor(workers)``: in this process, or, for scripted agents, in ``workers`` fresh
+(spawned) processes: episode-level parallelism, each worker writing its own transactions to the
+WAL store, the parent reporting progress by reading it. Workers start clean rather than forked
+because a parent may already hold GPU or EGL state (a renderer) that must not be shared; they
+register extra envs by importing the run's ``imports``.
 """
 
 from __future__ import annotations
@@ -32,12 +34,11 @@ class LocalExecutor:
         from cogsim.harness.runner import run_slots
 
         workers = min(self.workers, len(slots))
-        if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        if workers <= 1:
             run_slots(out, config, slots, 0, progress)
             return
         shards = [slots[i::workers] for i in range(workers)]
-        # fork: workers inherit envs and metrics registered at run time (tests, --import plugins)
-        context = multiprocessing.get_context("fork")
+        context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(workers, mp_context=context, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
             futures = [pool.submit(run_slots, str(out), config, shard, index + 1) for index, shard in enumerate(shards)]
             watcher = _StoreWatcher(out) if progress else None

@@ -183,6 +183,20 @@ def test_wire_format_headers_images_and_concurrency_limit(server, monkeypatch, t
     png = Image.open(io.BytesIO(base64.b64decode(image["image_url"]["url"][len(prefix):])))
     assert png.size == (12, 12) and png.getpixel((5, 5)) in [c for c in loop_envs.COLOURS.values()]
     assert server.max_in_flight == 2  # 4 episodes per step, 2 requests at a time
+    with open_store(tmp_path) as store:
+        (description,) = store.query("SELECT description FROM backends")
+    assert json.loads(description[0]) == {
+        "backend": "openai", "model": "slow", "base_url": server.url, "temperature": 0.0, "max_tokens": 32
+    }
+
+
+def test_api_keys_are_not_stored(server, tmp_path):
+    config = RunConfig([Task("looptest/count", 1)], ["openai:m"], agent_options=options(server, api_key="sk-secret"))
+    run(config, tmp_path)
+    assert server.requests[0][1]["Authorization"] == "Bearer sk-secret"
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert b"sk-secret" not in path.read_bytes()
 
 
 def test_parse_chat_completion_edge_cases():

@@ -15,6 +15,9 @@ from cogsim.agents.base import parse_agent_spec
 from cogsim.harness.history import HistoryPolicy
 
 
+SECRET_OPTIONS = frozenset({"api_key"})
+
+
 @dataclass
 class Task:
     """Episodes of one env id with one set of options, played by each agent group."""
@@ -59,7 +62,11 @@ class RunConfig:
             HistoryPolicy.parse(self.history, self.max_images)
 
     def to_dict(self) -> dict:
-        return json.loads(json.dumps(asdict(self)))
+        """The JSON form stored with the run; secrets (API keys) are left out: a resumed run reads
+        them from the environment (OPENAI_API_KEY)."""
+        data = json.loads(json.dumps(asdict(self)))
+        data["agent_options"] = {k: v for k, v in data["agent_options"].items() if k not in SECRET_OPTIONS}
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunConfig":

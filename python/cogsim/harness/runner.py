@@ -244,7 +244,11 @@ class _LockstepRunner:
             options = dict(self.config.agent_options)
             if spec.startswith("openai:"):
                 options.setdefault("concurrency", self.config.concurrency)
-            self.agents[spec] = make_agent(spec, **({} if is_scripted(spec) else options))
+            if is_scripted(spec):
+                self.agents[spec] = make_agent(spec)
+            else:
+                self.agents[spec] = make_agent(spec, **options)
+                self.store.record_backend(spec, self.agents[spec].describe())
         return self.agents[spec]
 
     def _env(self, slot: Slot):

@@ -75,6 +75,12 @@ CREATE TABLE IF NOT EXISTS turns (
     t REAL NOT NULL,
     UNIQUE (episode_id, turn)
 );
+CREATE TABLE IF NOT EXISTS backends (
+    session INTEGER NOT NULL,
+    spec TEXT NOT NULL,
+    description TEXT NOT NULL,
+    PRIMARY KEY (session, spec)
+);
 CREATE TABLE IF NOT EXISTS metrics (
     suite TEXT PRIMARY KEY,
     tables TEXT NOT NULL,
@@ -190,6 +196,13 @@ class Store:
         )
         self.session = cursor.lastrowid
         return self.session
+
+    def record_backend(self, spec: str, description: dict) -> None:
+        """The decoding settings a model backend ran with in this session (model, sampling, server)."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO backends (session, spec, description) VALUES (?, ?, ?)",
+            (self.session, spec, _dumps(description)),
+        )
 
     # -- images -------------------------------------------------------------------------------------
     def put_image(self, frame: np.ndarray) -> str:

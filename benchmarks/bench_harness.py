@@ -87,6 +87,7 @@ def harness(turns: int, batch: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=200_000)
+    parser.add_argument("--batches", default="1,256", help="comma-separated batch sizes (default 1,256)")
     parser.add_argument("--profile", action="store_true", help="profile the batch-256 run")
     args = parser.parse_args()
     if args.profile:
@@ -95,8 +96,8 @@ def main() -> None:
         return
     bare = bare_loop(args.turns)
     print(f"env alone (answer + step): {bare:,.0f} turns/s ({1e6 / bare:.1f} us/turn)")
-    for batch in (1, 256):
-        turns = args.turns if batch > 1 else args.turns // 4
+    for batch in (int(b) for b in args.batches.split(",")):
+        turns = args.turns if batch >= 32 else args.turns // 4
         rate, seconds = harness(turns, batch)
         overhead = 1e6 / rate - 1e6 / bare
         print(f"harness, batch {batch:3d}, store on: {rate:,.0f} turns/s ({1e6 / rate:.1f} us/turn, "

@@ -83,8 +83,8 @@ def test_same_config_same_results_whatever_the_batching_and_processes(tmp_path):
     agents = ["random", "noisy-oracle:0.4", "oracle"]
     run(RunConfig(tasks, agents, seed=3, concurrency=1), tmp_path / "a")
     run(RunConfig(tasks, agents, seed=3, concurrency=5), tmp_path / "b")
-    # worker processes start fresh: they learn the test envs from the run's imports
-    run(RunConfig(tasks, agents, seed=3, concurrency=3, workers=2, imports=[loop_envs.__file__]), tmp_path / "c")
+    # worker processes start fresh: they import the module that registered the test envs
+    run(RunConfig(tasks, agents, seed=3, concurrency=3, workers=2), tmp_path / "c")
     assert turns_of(tmp_path / "a") == turns_of(tmp_path / "b") == turns_of(tmp_path / "c")
     assert outcomes_of(tmp_path / "a") == outcomes_of(tmp_path / "b") == outcomes_of(tmp_path / "c")
     parses = {r[10] for r in turns_of(tmp_path / "a")}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import time
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from pathlib import Path
@@ -39,7 +40,8 @@ class LocalExecutor:
             return
         shards = [slots[i::workers] for i in range(workers)]
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
+        setup = (os.getpid(), _registering_modules(config))
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=setup) as pool:
             futures = [pool.submit(run_slots, str(out), config, shard, index + 1) for index, shard in enumerate(shards)]
             watcher = _StoreWatcher(out) if progress else None
             pending = set(futures)
@@ -52,6 +54,33 @@ class LocalExecutor:
             if watcher:
                 progress(*watcher.delta())
                 watcher.close()
+
+
+def _registering_modules(config: RunConfig) -> list[str]:
+    """Modules outside cogsim that registered the run's envs (a test, a notebook's helper module):
+    a fresh worker imports them to know the env ids. Spawned workers share the parent's sys.path."""
+    from cogsim.envs import spec
+
+    modules = {spec(task.env_id).entry_point.__module__ for task in config.tasks}
+    return sorted(
+        (name, getattr(sys.modules.get(name), "__file__", None))
+        for name in modules
+        if not name.startswith("cogsim.") and name != "__main__"
+    )
+
+
+def _start_worker(parent_pid: int, modules: list) -> None:
+    _die_with_parent(parent_pid)
+    import importlib
+
+    from cogsim.harness.config import import_plugins
+
+    for name, path in modules:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:  # loaded from a file (--import path.py): load it the same way
+            if path:
+                import_plugins([path])
 
 
 def _die_with_parent(parent_pid: int) -> None:

@@ -30,6 +30,7 @@ class CountEnv(TextEnv):
     scripted_policies = ("oracle", "random", "stubborn")
 
     def _reset(self, seed, options):
+        self.delay = self.options.get("delay", 0)
         self.target = 3 + seed % 4
         self.next = 1
         self.turns = 0
@@ -38,7 +39,7 @@ class CountEnv(TextEnv):
         return observation(f"Count from 1 to {self.target}, one number per turn. Start.")
 
     def _step(self, action):
-        time.sleep(self.options.get("delay", 0))  # lets the kill tests catch a run mid-way
+        time.sleep(self.delay)  # lets the kill tests catch a run mid-way
         self.turns += 1
         match = ANSWER.search(action)
         if match is None:

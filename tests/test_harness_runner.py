@@ -182,14 +182,28 @@ class Exploding(loop_envs.CountEnv):
         return super()._reset(seed, options)
 
 
+class ResetBug(loop_envs.CountEnv):
+    def _reset(self, seed, options):
+        if seed == 2:
+            raise RuntimeError("reset bug")
+        obs = super()._reset(seed, options)
+        self.options = ["an env may reuse this name"]  # the runner records the task's options instead
+        return obs
+
+
 loop_envs.envs.register("loopbug/exploding", Exploding)
+loop_envs.envs.register("loopbug/reset", ResetBug, flavour="plain")
 
 
 def test_an_env_error_ends_only_its_episode(tmp_path):
-    summary = run(RunConfig([Task("loopbug/exploding", 3)], ["oracle"]), tmp_path)
-    assert summary.statuses == {"done": 2, "error": 1}
-    (error,) = rows(tmp_path, "SELECT error FROM episodes WHERE status = 'error'")
-    assert "env bug" in error[0]
+    summary = run(RunConfig([Task("loopbug/exploding", 3), Task("loopbug/reset", 3, {"x": 1})], ["oracle"]), tmp_path)
+    assert summary.statuses == {"done": 4, "error": 2}
+    errors = rows(tmp_path, "SELECT env_id, seed, error FROM episodes WHERE status = 'error' ORDER BY env_id")
+    assert [(env_id, seed) for env_id, seed, _ in errors] == [("loopbug/exploding", 1), ("loopbug/reset", 2)]
+    assert "env bug" in errors[0][2] and "env reset failed" in errors[1][2] and "reset bug" in errors[1][2]
+    assert rows(tmp_path, "SELECT DISTINCT options FROM episodes WHERE env_id = 'loopbug/reset'") == [
+        ('{"flavour":"plain","x":1}',)
+    ]
 
 
 def test_max_turns_truncates(tmp_path):

@@ -30,6 +30,7 @@ import numpy as np
 import cogsim
 from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import Completion, Message, ScriptedAgent
+from cogsim.envs import spec
 from cogsim.harness.config import RunConfig, Task, import_plugins
 from cogsim.harness.history import HistoryPolicy
 from cogsim.store.sqlite import DB_NAME, EpisodeRow, Store, TurnRow
@@ -220,19 +221,20 @@ class _LockstepRunner:
         stored = self.store.episode_states()
         try:
             while pending or active:
-                started = []
+                started, failed = [], []
                 while pending and len(active) < self.config.concurrency:
                     episode = self._start(pending.popleft(), stored)
                     if episode.new:
                         started.append(episode.row)
-                    active.append(episode)
+                    (failed if episode.finished else active).append(episode)
                 turns, finished = self._step(active)
-                self.store.write_step(started, turns, [e.row for e in finished])
+                self.store.write_step(started, turns, [e.row for e in failed + finished])
                 for episode in finished:
-                    self.free_envs[episode.slot.task].append(episode.env)
+                    if episode.row.status != "error":  # an env that raised may be in any state
+                        self.free_envs[episode.slot.task].append(episode.env)
                 active = [e for e in active if not e.finished]
                 failures = sum(t.parse == "parse_failure" for t in turns)
-                self.progress(len(finished), len(turns), failures)
+                self.progress(len(failed) + len(finished), len(turns), failures)
         finally:
             for agent in self.agents.values():
                 if hasattr(agent, "close"):
@@ -261,15 +263,21 @@ class _LockstepRunner:
         return HistoryPolicy.parse(self.config.history or env.default_history, self.config.max_images)
 
     def _start(self, slot: Slot, stored: dict) -> _Episode:
-        env = self._env(slot)
-        obs, _ = env.reset(seed=slot.seed)
         episode_id, _status = stored.get(slot.key(), (None, None))
+        entry = spec(slot.env_id)
         row = EpisodeRow(
-            slot.task, slot.env_id, type(env).suite or slot.env_id.split("/")[0], slot.agent, slot.seats,
-            slot.episode_index, slot.seed, dict(env.options), env.system_prompt, str(self._history(env)), id=episode_id,
+            slot.task, slot.env_id, getattr(entry.entry_point, "suite", "") or slot.env_id.split("/")[0], slot.agent,
+            slot.seats, slot.episode_index, slot.seed, {**entry.defaults, **self.config.tasks[slot.task].options},
+            None, self.config.history or "", id=episode_id,
         )
-        episode = _Episode(slot, env, row)
-        episode.obs = obs
+        episode = _Episode(slot, None, row)
+        try:
+            episode.env = self._env(slot)
+            episode.obs, _ = episode.env.reset(seed=slot.seed)
+        except Exception:
+            self._fail(episode, f"env reset failed:\n{traceback.format_exc(limit=4)}")
+            return episode
+        row.system_prompt, row.history = episode.env.system_prompt, str(self._history(episode.env))
         if episode_id is not None:
             self._replay(episode, self.store.turns(episode_id))
         return episode

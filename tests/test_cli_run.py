@@ -43,6 +43,13 @@ def test_resume_of_a_finished_run_adds_nothing(tmp_path, capsys):
         assert store.query("SELECT COUNT(*) FROM episodes") == [(3,)]
     assert main(args) == 2
     assert "already holds a run; continue it with --resume" in capsys.readouterr().err
+    assert main(args + ["--resume"]) == 0  # the same command again, resumed: nothing left to do
+    assert "3/3 episodes finished" in capsys.readouterr().out
+    assert main(args[:3] + ["4"] + args[4:] + ["--seed", "1", "--resume"]) == 2
+    assert "holds a run with other settings (seed, tasks differ)" in capsys.readouterr().err
+    fresh = ["run", "looptest/count", "--episodes", "2", "--out", str(tmp_path / "new"), "--no-progress", "--resume"]
+    assert main(fresh) == 0  # --resume with nothing stored yet starts the run
+    assert "2/2 episodes finished" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

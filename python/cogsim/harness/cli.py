@@ -56,16 +56,16 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     from cogsim.harness import RunConfig, Task, import_plugins, parse_option_values, resolve_suites, run
 
+    config = None
     if args.resume:
+        if isinstance(args.resume, str) and args.out and Path(args.out) != Path(args.resume):
+            raise ValueError("--resume DIR and --out name different directories")
         out = Path(args.resume if isinstance(args.resume, str) else (args.out or ""))
-        if not str(out):
-            raise ValueError("--resume needs a run directory: --resume DIR")
-        if args.suites:
-            raise ValueError("--resume continues the stored run; give no SUITE")
-        config = None
-    else:
-        if not args.suites:
-            raise ValueError("run: give at least one SUITE (see `cogsim list`)")
+        if str(out) == ".":
+            raise ValueError("--resume needs a run directory: --resume DIR, or --out DIR --resume")
+    elif not args.suites:
+        raise ValueError("run: give at least one SUITE (see `cogsim list`)")
+    if args.suites:  # with --resume: the same command again; its settings must match the stored run
         import_plugins(args.imports)
         env_options = parse_option_values(args.env_option, "--env-option")
         config = RunConfig(
@@ -75,7 +75,8 @@ def _run(args: argparse.Namespace) -> int:
             agent_options=parse_option_values(args.agent_option, "--agent-option"), max_turns=args.max_turns,
             imports=args.imports,
         )
-        out = Path(args.out or time.strftime("runs/run-%Y%m%d-%H%M%S"))
+        if not args.resume:
+            out = Path(args.out or time.strftime("runs/run-%Y%m%d-%H%M%S"))
     progress = None if args.no_progress else _ProgressBar(out, config)
     try:
         summary = run(config, out, resume=bool(args.resume), progress=progress)

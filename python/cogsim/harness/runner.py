@@ -117,24 +117,28 @@ def run(
     executor=None,
     progress: Optional[Progress] = None,
 ) -> RunSummary:
-    """Run (or, with ``resume``, continue) the episodes of ``config`` into the store at ``out``."""
+    """Run the episodes of ``config`` into the store at ``out``. With ``resume``, continue the run
+    stored there (``config`` None: as stored; else it must equal the stored one), or start it if
+    there is none yet and ``config`` is given."""
     from cogsim.harness.executor import LocalExecutor
 
     out = Path(out)
     started = time.perf_counter()
-    if resume and not (out / DB_NAME).exists():
+    if resume and config is None and not (out / DB_NAME).exists():
         raise ValueError(f"--resume: {out} holds no run to resume")
     with Store(out) as store, run_lock(out):
         stored = store.config()
-        if resume:
-            if stored is None:
-                raise ValueError(f"--resume: {out} holds no run to resume")
-            config = RunConfig.from_dict(stored)
-        elif stored is not None:
+        if stored is None and config is None:
+            raise ValueError(f"--resume: {out} holds no run to resume")
+        if stored is not None and not resume:
             raise ValueError(f"{out} already holds a run; continue it with --resume {out} or choose another --out")
+        if stored is not None and config is not None and config.to_dict() != stored:
+            changed = sorted(k for k in stored.keys() | config.to_dict().keys() if stored.get(k) != config.to_dict().get(k))
+            raise ValueError(f"--resume: {out} holds a run with other settings ({', '.join(changed)} differ)")
+        config = config or RunConfig.from_dict(stored)
         import_plugins(config.imports)
         slots = plan(config)
-        if not resume:
+        if stored is None:
             store.init_run(config.to_dict())
         states = store.episode_states()
         pending = [s for s in slots if states.get(s.key(), (None, None))[1] not in FINAL_STATUSES]

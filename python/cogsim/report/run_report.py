@@ -40,7 +40,8 @@ def build_report(run_dir: str | Path, title: Optional[str] = None) -> Document:
 
 def _config_line(config: dict) -> str:
     tasks = ", ".join(
-        f"`{t['env_id']}`" + (f" {t['options']}" if t.get("options") else "") + f" x{t['episodes']}"
+        f"`{t['env_id']}`" + "".join(f" {k}={v}" for k, v in sorted((t.get("options") or {}).items()))
+        + f" x{t['episodes']}"
         for t in config.get("tasks", [])
     )
     return (
@@ -56,33 +57,35 @@ def _suites(store: Store) -> list[str]:
 def add_run_tables(document: Document, store: Store) -> None:
     """Generic tables every run gets, whatever its suites."""
     document.heading("Run")
+    task_options = {i: t.get("options") or {} for i, t in enumerate((store.config() or {}).get("tasks", []))}
     rows = store.query(
-        """SELECT e.env_id, e.agent, COUNT(*), SUM(e.status = 'done'), SUM(e.status = 'truncated'),
+        """SELECT e.task, e.env_id, e.agent, COUNT(*), SUM(e.status = 'done'), SUM(e.status = 'truncated'),
                   SUM(e.status = 'error'), SUM(e.status = 'running'), COALESCE(SUM(e.num_turns), 0)
-           FROM episodes e GROUP BY e.env_id, e.agent ORDER BY e.env_id, e.agent"""
+           FROM episodes e GROUP BY e.task, e.agent ORDER BY e.task, e.agent"""
     )
     turn_stats = {
-        (env_id, agent): (failures, invalid, errors, latency)
-        for env_id, agent, failures, invalid, errors, latency in store.query(
-            """SELECT e.env_id, e.agent, SUM(t.parse = 'parse_failure'), SUM(t.parse = 'invalid'),
+        (task, agent): (failures, invalid, errors, latency)
+        for task, agent, failures, invalid, errors, latency in store.query(
+            """SELECT e.task, e.agent, SUM(t.parse = 'parse_failure'), SUM(t.parse = 'invalid'),
                       SUM(t.error IS NOT NULL), AVG(t.latency_s)
-               FROM turns t JOIN episodes e ON e.id = t.episode_id GROUP BY e.env_id, e.agent"""
+               FROM turns t JOIN episodes e ON e.id = t.episode_id GROUP BY e.task, e.agent"""
         )
     }
     rewards = defaultdict(list)
-    for env_id, agent, total in store.query("SELECT env_id, agent, total_reward FROM episodes WHERE status = 'done'"):
-        rewards[(env_id, agent)].append(total)
+    for task, agent, total in store.query("SELECT task, agent, total_reward FROM episodes WHERE status = 'done'"):
+        rewards[(task, agent)].append(total)
     table = Table(
         "Episodes and turns",
         ["env", "agent", "episodes", "done", "truncated", "errors", "unfinished", "turns", "parse failures",
          "invalid", "backend errors", "mean reward", "mean latency (ms)"],
     )
-    for env_id, agent, count, done, truncated, errored, running, turns in rows:
-        failures, invalid, backend_errors, latency = turn_stats.get((env_id, agent), (0, 0, 0, None))
+    for task, env_id, agent, count, done, truncated, errored, running, turns in rows:
+        failures, invalid, backend_errors, latency = turn_stats.get((task, agent), (0, 0, 0, None))
+        options = ", ".join(f"{k}={v}" for k, v in sorted(task_options.get(task, {}).items()))
         table.rows.append([
-            f"`{env_id}`", agent, count, done, truncated, errored, running, turns,
+            f"`{env_id}`" + (f" {options}" if options else ""), agent, count, done, truncated, errored, running, turns,
             wilson(int(failures or 0), int(turns)) if turns else "n/a", int(invalid or 0), int(backend_errors or 0),
-            mean_ci(rewards[(env_id, agent)]), latency * 1000 if latency is not None else "n/a",
+            mean_ci(rewards[(task, agent)]), latency * 1000 if latency is not None else "n/a",
         ])
     table.note = "Parse failures: share of turns whose answer the benchmark's parser rejected (95% Wilson interval)."
     document.table(table)

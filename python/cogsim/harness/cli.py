@@ -13,7 +13,8 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("suites", nargs="*", metavar="SUITE", help="env ids or family prefixes ('wilt' = every wilt/* id)")
     p.add_argument("--agent", action="append", dest="agents", metavar="A",
                    help="oracle, random, noisy-oracle:P, a suite's scripted policy, openai:MODEL, vllm:MODEL "
-                        "(repeat for several agents, or for the seats of a duel); default oracle")
+                        "(repeat for several agents: each plays alone; in duels they take the seats, or with more "
+                        "agents than seats play every seating); default oracle")
     p.add_argument("--episodes", type=int, default=10, help="episodes per env id and agent (default 10)")
     p.add_argument("--seed", type=int, default=0, help="episode i gets seed SEED+i (default 0)")
     p.add_argument("--concurrency", type=int, default=64, help="episodes in flight per process (default 64)")
@@ -21,7 +22,8 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
                    help="processes for scripted agents (default 0: all cores; model agents always use 1)")
     p.add_argument("--out", help="run directory (default runs/run-YYYYmmdd-HHMMSS)")
     p.add_argument("--resume", nargs="?", const=True, default=False, metavar="DIR",
-                   help="continue the run in DIR (or --out) where it stopped; its stored config is used")
+                   help="continue the run in DIR (or --out) where it stopped: alone, with its stored settings; "
+                        "with SUITE..., the settings must match (no run there yet: start it)")
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="env option (JSON value)")
     p.add_argument("--agent-option", action="append", default=[], metavar="KEY=VALUE",
                    help="model backend option, e.g. base_url=..., max_tokens=512, temperature=0.7")
@@ -158,7 +160,11 @@ def _list(args: argparse.Namespace) -> int:
     for env_id in cogsim.list_envs():
         entry = spec(env_id)
         policies = ", ".join(getattr(entry.entry_point, "scripted_policies", ()))
-        print(f"  {env_id:28s} {entry.description}" + (f"  [agents: {policies}]" if policies else ""))
+        players = getattr(entry.entry_point, "num_players", 1)
+        print(
+            f"  {env_id:28s} {entry.description}" + (f"  [{players} players]" if players > 1 else "")
+            + (f"  [agents: {policies}]" if policies else "")
+        )
     print("agents: oracle, random, noisy-oracle:P, per-suite scripted policies, openai:MODEL, vllm:MODEL")
     print("metric suites: " + (", ".join(metrics.suites()) or "(none)"))
     return 0

@@ -258,3 +258,31 @@ def test_store_rejects_a_duplicate_episode(tmp_path):
             "started, session) SELECT task, env_id, suite, agent, agents, episode_index, seed, options, history, status, "
             "started, session FROM episodes"
         )
+
+
+class ShardingExecutor:
+    """What a cluster executor does: split the pending slots into shards and have each run by
+    ``run_slots`` somewhere that sees the run directory (here: one after another, in-process)."""
+
+    def __init__(self, shards):
+        self.shards = shards
+        self.seen = []
+
+    def execute(self, out, config, slots, progress):
+        from cogsim.harness import run_slots
+
+        for worker in range(self.shards):
+            shard = slots[worker :: self.shards]
+            self.seen.append(len(shard))
+            run_slots(out, config, shard, worker + 1, progress)
+
+
+def test_a_pluggable_executor_gives_the_same_results(tmp_path):
+    config = RunConfig([Task("looptest/count", 7), Task("looptest/duel", 3)], ["random", "oracle"], seed=4)
+    run(config, tmp_path / "local")
+    executor = ShardingExecutor(3)
+    run(config, tmp_path / "sharded", executor=executor)
+    assert executor.seen == [6, 6, 5]
+    assert turns_of(tmp_path / "sharded") == turns_of(tmp_path / "local")
+    assert outcomes_of(tmp_path / "sharded") == outcomes_of(tmp_path / "local")
+    assert rows(tmp_path / "sharded", "SELECT COUNT(DISTINCT worker) FROM sessions") == [(3,)]

@@ -141,7 +141,9 @@ def test_duel_routes_each_player_to_its_seat(tmp_path):
 
 
 def test_duel_conversations_are_per_seat(tmp_path):
-    run(RunConfig([Task("looptest/duel", 2)], ["counting:a", "counting:b"], history="full"), tmp_path)
+    # the counting model never says "TAKE k": the runner's turn cap ends these games
+    run(RunConfig([Task("looptest/duel", 2)], ["counting:a", "counting:b"], history="full", max_turns=12), tmp_path)
+    assert rows(tmp_path, "SELECT status, num_turns FROM episodes") == [("truncated", 12)] * 2
     for batch in CountingModel.calls:
         for conversation in batch:
             seat = conversation[-1].text.split("Player ")[-1][0]

@@ -30,7 +30,7 @@ import numpy as np
 import cogsim
 from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import Completion, Message, ScriptedAgent
-from cogsim.envs import spec
+from cogsim.envs import spec as env_spec
 from cogsim.harness.config import RunConfig, Task, import_plugins
 from cogsim.harness.history import HistoryPolicy
 from cogsim.store.sqlite import DB_NAME, EpisodeRow, Store, TurnRow
@@ -195,7 +195,7 @@ class _Episode:
         self.row = row
         self.turn = 0
         self.conversations = defaultdict(list)  # player -> [(user Message, answer text)]
-        self.rngs = [np.random.default_rng([slot.seed, seat, zlib.crc32(spec.encode())]) for seat, spec in enumerate(slot.seats)]
+        self.rngs = [np.random.default_rng([slot.seed, seat, zlib.crc32(a.encode())]) for seat, a in enumerate(slot.seats)]
         self.obs = None
         self.new = row.id is None
         self.finished = False
@@ -243,6 +243,8 @@ class _LockstepRunner:
             for agent in self.agents.values():
                 if hasattr(agent, "close"):
                     agent.close()
+            for env in [e for pool in self.free_envs.values() for e in pool] + [e.env for e in active if e.env]:
+                env.close()
 
     # -- starting and replaying ------------------------------------------------------------------------
     def _agent(self, spec: str):
@@ -268,7 +270,7 @@ class _LockstepRunner:
 
     def _start(self, slot: Slot, stored: dict) -> _Episode:
         episode_id, _status = stored.get(slot.key(), (None, None))
-        entry = spec(slot.env_id)
+        entry = env_spec(slot.env_id)
         row = EpisodeRow(
             slot.task, slot.env_id, getattr(entry.entry_point, "suite", "") or slot.env_id.split("/")[0], slot.agent,
             slot.seats, slot.episode_index, slot.seed, {**entry.defaults, **self.config.tasks[slot.task].options},

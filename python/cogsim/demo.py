@@ -1,8 +1,18 @@
 """``cogsim demo``: the main job. Runs every available suite with scripted agents and writes a
-Markdown report (with the frames the renderer drew) into an output folder."""
+Markdown report (with the frames the renderer drew) into an output folder.
+
+The suites come from the families themselves: each env module ``cogsim/envs/<family>.py`` may
+define ``DEMO_SUITES = [{"env_id": ..., "options": {...}, "episodes": N, "agents": [...]}, ...]``.
+They all run through the model loop (``cogsim.harness``) into one results store, ``OUT/run``,
+whose report (metric tables with intervals, plots) becomes the first section.
+"""
 
 from __future__ import annotations
 
+import importlib
+import math
+import pkgutil
+import shutil
 import time
 import traceback
 from pathlib import Path
@@ -34,6 +44,52 @@ def run_demo(out: Path, quick: bool = False) -> int:
     report.write_text(header + "\n".join(sections))
     print(f"report written to {report}")
     return 1 if failures else 0
+
+
+def demo_suites() -> list[tuple[str, dict]]:
+    """(family, entry) for every DEMO_SUITES entry of the env modules, in family order."""
+    from cogsim import envs
+
+    found = []
+    for module in sorted(pkgutil.iter_modules(envs.__path__), key=lambda m: m.name):
+        if module.name in ("base", "vector") or module.name.startswith("_"):
+            continue
+        family = importlib.import_module(f"{envs.__name__}.{module.name}")
+        found += [(module.name, dict(entry)) for entry in getattr(family, "DEMO_SUITES", [])]
+    return found
+
+
+def _suites_section(out: Path, quick: bool) -> tuple[str, bool]:
+    from cogsim.harness import RunConfig, Task, run
+    from cogsim.report import build_report, write_report
+
+    suites = demo_suites()
+    if not suites:
+        return "No family defines DEMO_SUITES yet.\n", True
+    tasks = [
+        Task(entry["env_id"], _episodes(entry.get("episodes", 10), quick), dict(entry.get("options", {})),
+             list(entry.get("agents", ["oracle"])))
+        for _, entry in suites
+    ]
+    run_dir = out / "run"
+    if (run_dir / "store.sqlite").exists():  # a previous demo's store: the demo always starts afresh
+        shutil.rmtree(run_dir)
+    agents = list(dict.fromkeys(a for t in tasks for a in t.agents))
+    summary = run(RunConfig(tasks, agents, seed=0, workers=0), run_dir)
+    write_report(run_dir, title="Suites")
+    document = build_report(run_dir, title="Suites")
+    families = ", ".join(sorted({family for family, _ in suites}))
+    text = (
+        f"{len(tasks)} demo suites of {families} with scripted agents: {summary.finished} episodes, "
+        f"{summary.turns:,} turns ({summary.parse_failures} parse failures) in {summary.seconds:.1f} s. "
+        f"Store: `run/store.sqlite`; full report: [run/report.md](run/report.md).\n\n"
+    )
+    ok = summary.statuses.get("error", 0) == 0 and summary.finished == summary.episodes
+    return text + document.markdown(path_prefix="run/", heading_offset=1, with_title=False), ok
+
+
+def _episodes(episodes: int, quick: bool) -> int:
+    return max(1, math.ceil(episodes / 4)) if quick else int(episodes)
 
 
 def _cube_section(out: Path, quick: bool) -> tuple[str, bool]:
@@ -74,4 +130,4 @@ def _render_section(out: Path, quick: bool) -> tuple[str, bool]:
     return "\n".join(lines) + "\n", True
 
 
-_SECTIONS = [("Cube oracle", _cube_section), ("Renderer", _render_section)]
+_SECTIONS = [("Suites", _suites_section), ("Cube oracle", _cube_section), ("Renderer", _render_section)]

@@ -1,0 +1,162 @@
+"""Agent types shared by the runner and the backends: messages, completions, scripted agents."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import numpy as np
+
+# Model backend kinds: "kind:MODEL" specs. A factory takes (model, **options) -> ModelBackend.
+BACKENDS: dict = {}
+
+
+def register_backend(kind: str, factory) -> None:
+    """Add a model backend kind (e.g. a custom server protocol): agents "KIND:MODEL" then use it."""
+    if not kind or ":" in kind:
+        raise ValueError(f"backend kind must be a non-empty name without ':', got {kind!r}")
+    BACKENDS[kind] = factory
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message; images are HxWx3 uint8 arrays shown before the text."""
+
+    role: str  # "system" | "user" | "assistant"
+    text: str
+    images: tuple = ()
+
+
+@dataclass
+class Completion:
+    """One backend answer. ``text`` is None when the call failed; ``error`` then says why."""
+
+    text: Optional[str]
+    error: Optional[str] = None
+    latency_s: float = 0.0
+    prompt_tokens: Optional[int] = None
+    completion_tokens: Optional[int] = None
+    finish_reason: Optional[str] = None
+    attempts: int = 1
+
+
+def parse_agent_spec(spec: str) -> tuple[str, str]:
+    """("scripted", policy) | ("openai", model) | ("vllm", model); ValueError for a malformed spec."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"agent must be a non-empty string such as 'oracle' or 'openai:MODEL', got {spec!r}")
+    kind, sep, rest = spec.partition(":")
+    if sep and kind in BACKENDS:
+        if not rest:
+            raise ValueError(f"agent {spec!r}: a model name must follow '{kind}:'")
+        return kind, rest
+    if kind == "noisy-oracle":
+        noise_probability(spec)
+    elif sep:
+        raise ValueError(
+            f"agent {spec!r}: unknown kind {kind!r}; use a scripted policy name, 'noisy-oracle:P', "
+            f"or one of the backends {', '.join(k + ':MODEL' for k in BACKENDS)}"
+        )
+    return "scripted", spec
+
+
+def noise_probability(spec: str) -> float:
+    _, sep, value = spec.partition(":")
+    try:
+        p = float(value) if sep else math.nan
+    except ValueError:
+        p = math.nan
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"agent {spec!r}: noisy-oracle needs a probability in [0, 1], e.g. 'noisy-oracle:0.2'")
+    return p
+
+
+class ScriptedAgent:
+    """Answers from the env's hidden state through ``env.scripted_response``."""
+
+    kind = "scripted"
+
+    def __init__(self, spec: str):
+        parse_agent_spec(spec)
+        self.spec = spec
+        self.noise = noise_probability(spec) if spec.startswith("noisy-oracle") else None
+
+    def check(self, env) -> None:
+        """ValueError unless the env knows this policy (before any episode starts)."""
+        needed = ("oracle", "random") if self.noise is not None else (self.spec,)
+        known = tuple(env.scripted_policies)
+        for policy in needed:
+            if policy not in known:
+                raise ValueError(
+                    f"agent {self.spec!r}: env {env.env_id!r} has no scripted policy {policy!r}; "
+                    f"known: {', '.join(known)}, noisy-oracle:P"
+                )
+
+    def respond(self, env, rng: np.random.Generator) -> str:
+        if self.noise is None:
+            return env.scripted_response(self.spec, rng)
+        policy = "random" if rng.random() < self.noise else "oracle"
+        return env.scripted_response(policy, rng)
+
+
+class ModelBackend:
+    """A language model behind ``complete``: one call answers a whole batch of conversations."""
+
+    kind = "model"
+    spec: str = ""
+
+    def complete(self, conversations: Sequence[Sequence[Message]]) -> list[Completion]:
+        raise NotImplementedError
+
+    def describe(self) -> dict:
+        """Decoding settings recorded in the run config (never secrets)."""
+        return {}
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class ImageURLCache:
+    """PNG data URLs of frames, cached by content: with full history the same frame goes out every turn."""
+
+    capacity: int = 512
+    _urls: OrderedDict = field(default_factory=OrderedDict)
+
+    def url(self, frame: np.ndarray) -> str:
+        key = image_key(frame)
+        url = self._urls.get(key)
+        if url is None:
+            from cogsim.render.png import to_png_bytes
+
+            url = "data:image/png;base64," + base64.b64encode(to_png_bytes(frame)).decode("ascii")
+            self._urls[key] = url
+            if len(self._urls) > self.capacity:
+                self._urls.popitem(last=False)
+        else:
+            self._urls.move_to_end(key)
+        return url
+
+
+def image_key(frame: np.ndarray) -> str:
+    """Content hash of a frame (shape and pixels): names its PNG in the store."""
+    frame = np.ascontiguousarray(frame)
+    digest = hashlib.sha256(f"{frame.shape}|{frame.dtype}|".encode())
+    digest.update(frame.data)
+    return digest.hexdigest()
+
+
+def openai_messages(conversation: Sequence[Message], urls: ImageURLCache) -> list[dict]:
+    """The chat-completions wire form: plain string content for text-only turns, else content parts."""
+    wire = []
+    for message in conversation:
+        if not message.images:
+            wire.append({"role": message.role, "content": message.text})
+            continue
+        parts = [{"type": "image_url", "image_url": {"url": urls.url(frame)}} for frame in message.images]
+        parts.append({"type": "text", "text": message.text})
+        wire.append({"role": message.role, "content": parts})
+    return wire

@@ -1,0 +1,182 @@
+"""``cogsim run``, ``cogsim report``, ``cogsim list``, ``cogsim export``: the model loop from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+def add_cli(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("run", help="run agents through suites into a results store (resumable)")
+    p.add_argument("suites", nargs="*", metavar="SUITE", help="env ids or family prefixes ('wilt' = every wilt/* id)")
+    p.add_argument("--agent", action="append", dest="agents", metavar="A",
+                   help="oracle, random, noisy-oracle:P, a suite's scripted policy, openai:MODEL, vllm:MODEL "
+                        "(repeat for several agents: each plays alone; in duels they take the seats, or with more "
+                        "agents than seats play every seating); default oracle")
+    p.add_argument("--episodes", type=int, default=10, help="episodes per env id and agent (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="episode i gets seed SEED+i (default 0)")
+    p.add_argument("--concurrency", type=int, default=64, help="episodes in flight per process (default 64)")
+    p.add_argument("--workers", type=int, default=0,
+                   help="processes for scripted agents (default 0: all cores; model agents always use 1)")
+    p.add_argument("--out", help="run directory (default runs/run-YYYYmmdd-HHMMSS)")
+    p.add_argument("--resume", nargs="?", const=True, default=False, metavar="DIR",
+                   help="continue the run in DIR (or --out) where it stopped: alone, with its stored settings; "
+                        "with SUITE..., the settings must match (no run there yet: start it)")
+    p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="env option (JSON value)")
+    p.add_argument("--agent-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="model backend option, e.g. base_url=..., max_tokens=512, temperature=0.7")
+    p.add_argument("--history", help="full, last:K or current (default: each env's paper setting)")
+    p.add_argument("--max-images", type=int, help="at most this many images per prompt (the newest)")
+    p.add_argument("--max-turns", type=int, default=1000, help="truncate an episode after this many turns")
+    p.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE",
+                   help="import a module or .py file first (extra envs or metrics)")
+    p.add_argument("--report", action="store_true", help="write the report when the run ends")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(handler=_run)
+
+    p = subparsers.add_parser("report", help="write DIR/report.md and DIR/report.html from a run directory")
+    p.add_argument("run_dir", metavar="DIR")
+    p.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE",
+                   help="import a module or .py file first (extra metrics)")
+    p.set_defaults(handler=_report)
+
+    p = subparsers.add_parser("list", help="env ids, agent kinds and metric suites")
+    p.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE")
+    p.set_defaults(handler=_list)
+
+    p = subparsers.add_parser("export", help="export a run: JSONL trajectories or chat-format SFT data")
+    p.add_argument("run_dir", metavar="DIR")
+    p.add_argument("--format", choices=("jsonl", "sft"), default="jsonl")
+    p.add_argument("--out", required=True, help="output .jsonl file")
+    p.add_argument("--agent", action="append", dest="agents", help="sft: episodes of these agents (default oracle)")
+    p.add_argument("--per-turn", action="store_true", help="sft: one example per turn with the context the agent saw")
+    p.set_defaults(handler=_export)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from cogsim.harness import RunConfig, Task, import_plugins, parse_option_values, resolve_suites, run
+
+    config = None
+    if args.resume:
+        if isinstance(args.resume, str) and args.out and Path(args.out) != Path(args.resume):
+            raise ValueError("--resume DIR and --out name different directories")
+        out = Path(args.resume if isinstance(args.resume, str) else (args.out or ""))
+        if str(out) == ".":
+            raise ValueError("--resume needs a run directory: --resume DIR, or --out DIR --resume")
+    elif not args.suites:
+        raise ValueError("run: give at least one SUITE (see `cogsim list`)")
+    if args.suites:  # with --resume: the same command again; its settings must match the stored run
+        import_plugins(args.imports)
+        env_options = parse_option_values(args.env_option, "--env-option")
+        config = RunConfig(
+            tasks=[Task(env_id, args.episodes, env_options) for env_id in resolve_suites(args.suites)],
+            agents=args.agents or ["oracle"], seed=args.seed, concurrency=args.concurrency, workers=args.workers,
+            history=args.history, max_images=args.max_images,
+            agent_options=parse_option_values(args.agent_option, "--agent-option"), max_turns=args.max_turns,
+            imports=args.imports,
+        )
+        if not args.resume:
+            out = Path(args.out or time.strftime("runs/run-%Y%m%d-%H%M%S"))
+    progress = None if args.no_progress else _ProgressBar(out, config)
+    try:
+        summary = run(config, out, resume=bool(args.resume), progress=progress)
+    finally:
+        if progress:
+            progress.close()
+    statuses = ", ".join(f"{n} {s}" for s, n in sorted(summary.statuses.items()))
+    print(
+        f"{summary.finished}/{summary.episodes} episodes finished ({statuses}); {summary.turns} turns, "
+        f"{summary.parse_failures} parse failures, {summary.backend_errors} backend errors; "
+        f"{summary.new_turns} turns this session at {summary.turns_per_second:,.0f} turns/s; store: {out}"
+    )
+    if args.report:
+        _write_report(out)
+    return 0
+
+
+class _ProgressBar:
+    """Episodes done, turns per second and parse failures, updated by the runner's progress calls."""
+
+    def __init__(self, out: Path, config):
+        self.out, self.config = out, config
+        self.bar = None
+        self.turns = self.failures = 0
+        self.started = time.perf_counter()
+
+    def _open(self, finished_now: int):
+        from tqdm import tqdm
+
+        from cogsim.harness import RunConfig, plan
+        from cogsim.store.sqlite import Store
+
+        with Store(self.out) as store:
+            config = self.config or RunConfig.from_dict(store.config())
+            done = store.query("SELECT COUNT(*) FROM episodes WHERE status != 'running'")[0][0]
+        # the store already counts the episodes of this first report
+        self.bar = tqdm(total=len(plan(config)), initial=done - finished_now, unit="ep", file=sys.stderr, dynamic_ncols=True)
+
+    def __call__(self, episodes: int, turns: int, failures: int) -> None:
+        if self.bar is None:
+            self._open(episodes)
+        self.turns += turns
+        self.failures += failures
+        rate = self.turns / max(1e-9, time.perf_counter() - self.started)
+        self.bar.set_postfix_str(f"{rate:,.0f} turns/s, {self.failures} parse failures", refresh=False)
+        self.bar.update(episodes)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _write_report(run_dir: Path) -> None:
+    from cogsim.report import write_report
+
+    markdown, page = write_report(run_dir)
+    print(f"report written to {markdown} and {page}")
+
+
+def _report(args: argparse.Namespace) -> int:
+    from cogsim.harness import import_plugins
+    from cogsim.store import open_store
+
+    import_plugins(args.imports)
+    with open_store(args.run_dir) as store:
+        import_plugins((store.config() or {}).get("imports", []))
+    _write_report(Path(args.run_dir))
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    import cogsim
+    from cogsim import metrics
+    from cogsim.envs import spec
+    from cogsim.harness import import_plugins
+
+    import_plugins(args.imports)
+    print("env ids:")
+    for env_id in cogsim.list_envs():
+        entry = spec(env_id)
+        policies = ", ".join(getattr(entry.entry_point, "scripted_policies", ()))
+        players = getattr(entry.entry_point, "num_players", 1)
+        print(
+            f"  {env_id:28s} {entry.description}" + (f"  [{players} players]" if players > 1 else "")
+            + (f"  [agents: {policies}]" if policies else "")
+        )
+    print("agents: oracle, random, noisy-oracle:P, per-suite scripted policies, openai:MODEL, vllm:MODEL")
+    print("metric suites: " + (", ".join(metrics.suites()) or "(none)"))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from cogsim.store import export_jsonl, export_sft
+
+    if args.format == "jsonl":
+        count = export_jsonl(args.run_dir, args.out)
+        print(f"{count} episodes written to {args.out}")
+    else:
+        count = export_sft(args.run_dir, args.out, agents=tuple(args.agents or ["oracle"]), per_turn=args.per_turn)
+        print(f"{count} examples written to {args.out}")
+    return 0

@@ -1,0 +1,123 @@
+"""Executors: where the planned episodes run. An executor takes (run dir, config, pending slots,
+progress callback) and plays every slot through ``run_slots``, which any process that can open
+the run directory may call; a cluster executor can ship shards of slots to other machines that
+share the directory.
+
+``LocalExecutor(workers)``: in this process, or, for scripted agents, in ``workers`` fresh
+(spawned) processes: episode-level parallelism, each worker writing its own transactions to the
+WAL store, the parent reporting progress by reading it. Workers start clean rather than forked
+because a parent may already hold GPU or EGL state (a renderer) that must not be shared; they
+register extra envs by importing the run's ``imports``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Optional, Protocol
+
+from cogsim.harness.config import RunConfig
+
+
+class Executor(Protocol):
+    def execute(self, out: Path, config: RunConfig, slots: list, progress) -> None: ...
+
+
+class LocalExecutor:
+    def __init__(self, workers: int = 1):
+        self.workers = workers if workers > 0 else (os.cpu_count() or 1)
+
+    def execute(self, out: Path, config: RunConfig, slots: list, progress=None) -> None:
+        from cogsim.harness.runner import run_slots
+
+        workers = min(self.workers, len(slots))
+        if workers <= 1:
+            run_slots(out, config, slots, 0, progress)
+            return
+        shards = [slots[i::workers] for i in range(workers)]
+        context = multiprocessing.get_context("spawn")
+        setup = (os.getpid(), _registering_modules(config))
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=setup) as pool:
+            futures = [pool.submit(run_slots, str(out), config, shard, index + 1) for index, shard in enumerate(shards)]
+            watcher = _StoreWatcher(out) if progress else None
+            pending = set(futures)
+            while pending:
+                _done, pending = wait(pending, timeout=0.5, return_when=FIRST_EXCEPTION)
+                if watcher:
+                    progress(*watcher.delta())
+                for future in _done:
+                    future.result()  # re-raise a worker's error here
+            if watcher:
+                progress(*watcher.delta())
+                watcher.close()
+
+
+def _registering_modules(config: RunConfig) -> list[str]:
+    """Modules outside cogsim that registered the run's envs (a test, a notebook's helper module):
+    a fresh worker imports them to know the env ids. Spawned workers share the parent's sys.path."""
+    from cogsim.envs import spec
+
+    modules = {spec(task.env_id).entry_point.__module__ for task in config.tasks}
+    return sorted(
+        (name, getattr(sys.modules.get(name), "__file__", None))
+        for name in modules
+        if not name.startswith("cogsim.") and name != "__main__"
+    )
+
+
+def _start_worker(parent_pid: int, modules: list) -> None:
+    _die_with_parent(parent_pid)
+    import importlib
+
+    from cogsim.harness.config import import_plugins
+
+    for name, path in modules:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError:  # loaded from a file (--import path.py): load it the same way
+            if path:
+                import_plugins([path])
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """A killed run must not leave workers writing on (a resume would race them): ask Linux to
+    SIGKILL this worker when its parent dies."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent_pid:  # the parent died before the request took effect
+        os._exit(1)
+
+
+class _StoreWatcher:
+    """Counts what the workers committed since the last look."""
+
+    def __init__(self, out: Path):
+        from cogsim.store.sqlite import Store
+
+        self.store = Store(out)
+        self.last = self._counts()
+
+    def _counts(self) -> tuple[int, int, int]:
+        finished = self.store.query("SELECT COUNT(*) FROM episodes WHERE status != 'running'")[0][0]
+        turns, failures = self.store.query(
+            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0) FROM turns"
+        )[0]
+        return finished, turns, failures
+
+    def delta(self) -> tuple[int, int, int]:
+        now = self._counts()
+        change = tuple(a - b for a, b in zip(now, self.last))
+        self.last = now
+        return change
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,68 @@
+"""Conversation history policies: what of the past each prompt carries.
+
+    "full"      every earlier turn (user message and the agent's answer)
+    "last:K"    the last K earlier turns (RNG-Bench's history windows)
+    "current"   only the current observation (KidGym's non-memory tasks)
+
+``max_images`` caps the images in one prompt: the newest are kept, older turns lose theirs (their
+text stays). The system prompt, when the env has one, always leads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from cogsim.agents.base import Message
+
+
+@dataclass(frozen=True)
+class HistoryPolicy:
+    mode: str = "full"
+    window: int = 0
+    max_images: Optional[int] = None
+
+    @classmethod
+    def parse(cls, spec: str, max_images: Optional[int] = None) -> "HistoryPolicy":
+        if max_images is not None and (not isinstance(max_images, int) or max_images < 0):
+            raise ValueError(f"max_images must be a non-negative integer or None, got {max_images!r}")
+        if spec in ("full", "current"):
+            return cls(spec, 0, max_images)
+        kind, sep, value = str(spec).partition(":")
+        if kind == "last" and sep and value.isdigit() and int(value) >= 0:
+            return cls("last", int(value), max_images)
+        raise ValueError(f"history must be 'full', 'current' or 'last:K' with K >= 0, got {spec!r}")
+
+    def __str__(self) -> str:
+        return f"last:{self.window}" if self.mode == "last" else self.mode
+
+    def messages(
+        self, system_prompt: Optional[str], past: Sequence[tuple[Message, str]], current: Message
+    ) -> list[Message]:
+        """The prompt for ``current`` given the earlier (user message, answer) exchanges."""
+        if self.mode == "current":
+            kept = ()
+        elif self.mode == "last":
+            kept = past[len(past) - self.window :] if self.window else ()
+        else:
+            kept = past
+        conversation = [Message("system", system_prompt)] if system_prompt else []
+        for user, answer in kept:
+            conversation.append(user)
+            conversation.append(Message("assistant", answer))
+        conversation.append(current)
+        return _cap_images(conversation, self.max_images) if self.max_images is not None else conversation
+
+
+def _cap_images(conversation: list[Message], max_images: int) -> list[Message]:
+    budget = max_images
+    capped = []
+    for message in reversed(conversation):
+        if message.images:
+            keep = message.images[max(0, len(message.images) - budget) :] if budget else ()
+            budget -= len(keep)
+            if len(keep) != len(message.images):
+                message = Message(message.role, message.text, tuple(keep))
+        capped.append(message)
+    capped.reverse()
+    return capped

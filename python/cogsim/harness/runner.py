@@ -1,0 +1,394 @@
+"""The lockstep episode runner.
+
+Up to ``concurrency`` episodes are in flight. Each step gathers the active episodes, groups them
+by the agent whose turn it is (``obs["player"]`` picks the seat in duels), makes ONE backend call
+per agent for all of them (scripted agents answer from each env's hidden state), steps every env
+with its answer, and commits the step's turns in one transaction. Finished episodes free their
+env for the next pending one.
+
+Resuming replays the stored turns of an unfinished episode into a fresh env with the same seed
+(checking that the env shows the same prompts, and that a scripted agent gives the same answers,
+which also restores its random stream), then continues live: the result is the same as an
+uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import itertools
+import time
+import traceback
+import zlib
+from collections import defaultdict, deque
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+import cogsim
+from cogsim.agents import is_scripted, make_agent
+from cogsim.agents.base import Completion, Message, ScriptedAgent
+from cogsim.envs import spec as env_spec
+from cogsim.harness.config import RunConfig, Task, import_plugins
+from cogsim.harness.history import HistoryPolicy
+from cogsim.store.sqlite import DB_NAME, EpisodeRow, Store, TurnRow
+
+FINAL_STATUSES = ("done", "truncated", "error")
+Progress = Callable[[int, int, int], None]  # (episodes finished, turns, parse failures) since last call
+
+
+class ReplayMismatch(RuntimeError):
+    """The env or a scripted agent did not reproduce a stored turn: it is not deterministic."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One planned episode: which task, which agents in which seats, which seed."""
+
+    task: int
+    env_id: str
+    seats: tuple
+    episode_index: int
+    seed: int
+
+    @property
+    def agent(self) -> str:
+        return " vs ".join(self.seats) if len(self.seats) > 1 else self.seats[0]
+
+    def key(self) -> tuple:
+        return (self.task, self.agent, self.episode_index)
+
+
+@dataclass
+class RunSummary:
+    run_dir: Path
+    episodes: int
+    finished: int
+    turns: int
+    parse_failures: int
+    backend_errors: int
+    seconds: float
+    new_turns: int = 0  # played by this call
+    statuses: dict = field(default_factory=dict)
+
+    @property
+    def turns_per_second(self) -> float:
+        return self.new_turns / self.seconds if self.seconds > 0 else 0.0
+
+
+def plan(config: RunConfig) -> list[Slot]:
+    """Every episode of the run, in a fixed order. Episode i of a task has seed ``config.seed + i``
+    for every agent, so agents meet the same episodes."""
+    slots = []
+    for task_index, task in enumerate(config.tasks):
+        probe = cogsim.make(task.env_id, **task.options)
+        for seats in seat_groups(task.agents or config.agents, probe.num_players, task.env_id):
+            for spec in set(seats):
+                agent = ScriptedAgent(spec) if is_scripted(spec) else None
+                if agent is not None:
+                    agent.check(probe)
+            slots += [Slot(task_index, task.env_id, seats, i, config.seed + i) for i in range(task.episodes)]
+        probe.close()
+    return slots
+
+
+def seat_groups(agents: list, num_players: int, env_id: str) -> list[tuple]:
+    """Single-player envs: each agent plays its own episodes. Multi-player envs: exactly as many
+    agents as seats take them in order; one agent takes them all (self-play); more agents play a
+    tournament of every seating of distinct agents (both orders of each pair in a duel)."""
+    agents = list(dict.fromkeys(agents))
+    if num_players <= 1:
+        return [(a,) for a in agents]
+    if len(agents) == 1:
+        return [tuple(agents) * num_players]
+    if len(agents) == num_players:
+        return [tuple(agents)]
+    if len(agents) < num_players:
+        raise ValueError(f"{env_id} seats {num_players} players: give 1 agent (self-play) or at least {num_players}")
+    return list(itertools.permutations(agents, num_players))
+
+
+def run(
+    config: Optional[RunConfig],
+    out: str | Path,
+    resume: bool = False,
+    executor=None,
+    progress: Optional[Progress] = None,
+) -> RunSummary:
+    """Run the episodes of ``config`` into the store at ``out``. With ``resume``, continue the run
+    stored there (``config`` None: as stored; else it must equal the stored one), or start it if
+    there is none yet and ``config`` is given."""
+    from cogsim.harness.executor import LocalExecutor
+
+    out = Path(out)
+    started = time.perf_counter()
+    if resume and config is None and not (out / DB_NAME).exists():
+        raise ValueError(f"--resume: {out} holds no run to resume")
+    with Store(out) as store, run_lock(out):
+        stored = store.config()
+        if stored is None and config is None:
+            raise ValueError(f"--resume: {out} holds no run to resume")
+        if stored is not None and not resume:
+            raise ValueError(f"{out} already holds a run; continue it with --resume {out} or choose another --out")
+        if stored is not None and config is not None and config.to_dict() != stored:
+            changed = sorted(k for k in stored.keys() | config.to_dict().keys() if stored.get(k) != config.to_dict().get(k))
+            raise ValueError(f"--resume: {out} holds a run with other settings ({', '.join(changed)} differ)")
+        config = config or RunConfig.from_dict(stored)
+        import_plugins(config.imports)
+        slots = plan(config)
+        if stored is None:
+            store.init_run(config.to_dict())
+        states = store.episode_states()
+        pending = [s for s in slots if states.get(s.key(), (None, None))[1] not in FINAL_STATUSES]
+        turns_before = store.query("SELECT COUNT(*) FROM turns")[0][0]
+        executor = executor or LocalExecutor(config.workers if all(is_scripted(a) for a in _all_agents(config)) else 1)
+        executor.execute(out, config, pending, progress)
+    return summarize_run(out, len(slots), time.perf_counter() - started, turns_before)
+
+
+@contextmanager
+def run_lock(out: Path, wait_s: float = 10.0):
+    """One process tree per run directory at a time (a resume must not race a run still going)."""
+    handle = open(out / "run.lock", "w")
+    deadline = time.monotonic() + wait_s
+    try:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise ValueError(f"{out} is being run by another process; wait for it or stop it first") from None
+                time.sleep(0.05)
+        yield
+    finally:
+        handle.close()
+
+
+def summarize_run(out: Path, planned: int, seconds: float, turns_before: int = 0) -> RunSummary:
+    with Store(out) as store:
+        statuses = dict(store.query("SELECT status, COUNT(*) FROM episodes GROUP BY status"))
+        turns, failures, errors = store.query(
+            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0), COALESCE(SUM(error IS NOT NULL), 0) FROM turns"
+        )[0]
+    finished = sum(statuses.get(s, 0) for s in FINAL_STATUSES)
+    return RunSummary(out, planned, finished, turns, failures, errors, seconds, turns - turns_before, statuses)
+
+
+def run_slots(out: str | Path, config: RunConfig, slots: list[Slot], worker: int = 0,
+              progress: Optional[Progress] = None) -> None:
+    """Play ``slots`` in this process, lockstep, committing every step to the store at ``out``."""
+    import_plugins(config.imports)
+    with Store(out, worker=worker) as store:
+        store.begin_session()
+        _LockstepRunner(store, config, progress).run(slots)
+
+
+class _Episode:
+    """One episode in flight: its env, per-seat conversations and random streams, its stored row."""
+
+    def __init__(self, slot: Slot, env, row: EpisodeRow):
+        self.slot = slot
+        self.env = env
+        self.row = row
+        self.turn = 0
+        self.conversations = defaultdict(list)  # player -> [(user Message, answer text)]
+        self.rngs = [np.random.default_rng([slot.seed, seat, zlib.crc32(a.encode())]) for seat, a in enumerate(slot.seats)]
+        self.obs = None
+        self.new = row.id is None
+        self.finished = False
+
+    @property
+    def player(self) -> int:
+        return self.obs.get("player", 0)
+
+    def user_message(self) -> Message:
+        return Message("user", self.obs["text"], tuple(self.obs.get("images", ())))
+
+    def prompt(self, history: HistoryPolicy) -> list[Message]:
+        return history.messages(self.env.system_prompt, self.conversations[self.player], self.user_message())
+
+
+class _LockstepRunner:
+    def __init__(self, store: Store, config: RunConfig, progress: Optional[Progress]):
+        self.store = store
+        self.config = config
+        self.progress = progress or (lambda episodes, turns, failures: None)
+        self.agents = {}
+        self.free_envs = defaultdict(list)
+
+    def run(self, slots: list[Slot]) -> None:
+        pending = deque(slots)
+        active: list[_Episode] = []
+        stored = self.store.episode_states()
+        try:
+            while pending or active:
+                started, failed = [], []
+                while pending and len(active) < self.config.concurrency:
+                    episode = self._start(pending.popleft(), stored)
+                    if episode.new:
+                        started.append(episode.row)
+                    (failed if episode.finished else active).append(episode)
+                turns, finished = self._step(active)
+                self.store.write_step(started, turns, [e.row for e in failed + finished])
+                for episode in finished:
+                    if episode.row.status != "error":  # an env that raised may be in any state
+                        self.free_envs[episode.slot.task].append(episode.env)
+                active = [e for e in active if not e.finished]
+                failures = sum(t.parse == "parse_failure" for t in turns)
+                self.progress(len(failed) + len(finished), len(turns), failures)
+        finally:
+            for agent in self.agents.values():
+                if hasattr(agent, "close"):
+                    agent.close()
+            for env in [e for pool in self.free_envs.values() for e in pool] + [e.env for e in active if e.env]:
+                env.close()
+
+    # -- starting and replaying ------------------------------------------------------------------------
+    def _agent(self, spec: str):
+        if spec not in self.agents:
+            options = dict(self.config.agent_options)
+            if spec.startswith("openai:"):
+                options.setdefault("concurrency", self.config.concurrency)
+            if is_scripted(spec):
+                self.agents[spec] = make_agent(spec)
+            else:
+                self.agents[spec] = make_agent(spec, **options)
+                self.store.record_backend(spec, self.agents[spec].describe())
+        return self.agents[spec]
+
+    def _env(self, slot: Slot):
+        pool = self.free_envs[slot.task]
+        if pool:
+            return pool.pop()
+        return cogsim.make(slot.env_id, **self.config.tasks[slot.task].options)
+
+    def _history(self, env) -> HistoryPolicy:
+        return HistoryPolicy.parse(self.config.history or env.default_history, self.config.max_images)
+
+    def _start(self, slot: Slot, stored: dict) -> _Episode:
+        episode_id, _status = stored.get(slot.key(), (None, None))
+        entry = env_spec(slot.env_id)
+        row = EpisodeRow(
+            slot.task, slot.env_id, getattr(entry.entry_point, "suite", "") or slot.env_id.split("/")[0], slot.agent,
+            slot.seats, slot.episode_index, slot.seed, {**entry.defaults, **self.config.tasks[slot.task].options},
+            None, self.config.history or "", id=episode_id,
+        )
+        episode = _Episode(slot, None, row)
+        try:
+            episode.env = self._env(slot)
+            episode.obs, _ = episode.env.reset(seed=slot.seed)
+        except Exception:
+            self._fail(episode, f"env reset failed:\n{traceback.format_exc(limit=4)}")
+            return episode
+        row.system_prompt, row.history = episode.env.system_prompt, str(self._history(episode.env))
+        if episode_id is not None:
+            self._replay(episode, self.store.turns(episode_id))
+        return episode
+
+    def _replay(self, episode: _Episode, turns) -> None:
+        for stored in turns:
+            if stored.prompt != episode.obs["text"]:
+                raise ReplayMismatch(
+                    f"{episode.slot.env_id} seed {episode.slot.seed} turn {stored.turn}: the env showed a different "
+                    "prompt than the stored one; resume needs a deterministic env"
+                )
+            agent = self._agent(episode.slot.seats[episode.player])
+            if isinstance(agent, ScriptedAgent):
+                again = agent.respond(episode.env, episode.rngs[episode.player])
+                if again != stored.response:
+                    raise ReplayMismatch(
+                        f"{episode.slot.env_id} seed {episode.slot.seed} turn {stored.turn}: scripted agent "
+                        f"{agent.spec!r} answered differently on replay"
+                    )
+            self._advance(episode, stored.response)
+        if episode.finished:  # cannot happen with atomic steps; a stored final turn means a stored finish
+            raise ReplayMismatch(f"episode {episode.row.id} ended during replay but is stored as running")
+
+    # -- one lockstep step ------------------------------------------------------------------------------
+    def _step(self, active: list[_Episode]) -> tuple[list[TurnRow], list[_Episode]]:
+        by_agent = defaultdict(list)
+        for episode in active:
+            seat = episode.player
+            if seat >= len(episode.slot.seats) or seat < 0:
+                self._fail(episode, f"observation names player {seat}, but the episode has {len(episode.slot.seats)} seats")
+                continue
+            by_agent[episode.slot.seats[seat]].append(episode)
+        turns = []
+        for spec, episodes in by_agent.items():
+            for episode, completion in zip(episodes, self._answers(spec, episodes)):
+                turn = self._play(episode, spec, completion)
+                if turn is not None:
+                    turns.append(turn)
+        return turns, [e for e in active if e.finished]
+
+    def _answers(self, spec: str, episodes: list[_Episode]) -> list[Optional[Completion]]:
+        agent = self._agent(spec)
+        if not isinstance(agent, ScriptedAgent):
+            prompts = [e.prompt(self._history(e.env)) for e in episodes]
+            completions = agent.complete(prompts)
+            if len(completions) != len(prompts):
+                raise RuntimeError(f"agent {spec!r} returned {len(completions)} answers for {len(prompts)} prompts")
+            return completions
+        answers = []
+        for episode in episodes:
+            began = time.perf_counter()
+            try:
+                text = agent.respond(episode.env, episode.rngs[episode.player])
+            except Exception:
+                self._fail(episode, f"scripted agent {spec!r} failed:\n{traceback.format_exc(limit=4)}")
+                answers.append(None)
+                continue
+            answers.append(Completion(text, latency_s=time.perf_counter() - began))
+        return answers
+
+    def _play(self, episode: _Episode, spec: str, completion: Optional[Completion]) -> Optional[TurnRow]:
+        if completion is None:
+            return None
+        response = completion.text if completion.text is not None else ""
+        obs, player, turn = episode.obs, episode.player, episode.turn
+        try:
+            reward, info, terminated, truncated = self._advance(episode, response)
+        except Exception:
+            self._fail(episode, f"env step failed:\n{traceback.format_exc(limit=4)}")
+            return None
+        return TurnRow(
+            episode.row, turn, player, spec, obs["text"], [self.store.put_image(f) for f in obs.get("images", ())],
+            list(obs.get("options", ())), response, info.get("parsed"), str(info.get("parse", "ok")), reward,
+            terminated, truncated or episode.row.status == "truncated",
+            completion.latency_s, completion.prompt_tokens, completion.completion_tokens, completion.error,
+            completion.attempts,
+        )
+
+    def _advance(self, episode: _Episode, response: str) -> tuple[float, dict, bool, bool]:
+        """Step the env with an answer; bookkeeping shared by live play and replay."""
+        user = episode.user_message()
+        player = episode.player
+        obs, reward, terminated, truncated, info = episode.env.step(response)
+        reward = float(reward)
+        episode.conversations[player].append((user, response))
+        episode.turn += 1
+        episode.obs = obs
+        row = episode.row
+        row.num_turns = episode.turn
+        row.total_reward += reward
+        if terminated or truncated:
+            row.status, row.outcome = "done", dict(info.get("episode") or {})
+            episode.finished = True
+        elif episode.turn >= self.config.max_turns:
+            row.status, row.outcome = "truncated", {"runner_truncated": True}
+            episode.finished = True
+        return reward, info, bool(terminated), bool(truncated)
+
+    def _fail(self, episode: _Episode, error: str) -> None:
+        episode.row.status, episode.row.error = "error", error
+        episode.finished = True
+
+
+def _all_agents(config: RunConfig) -> list:
+    return list(config.agents) + [a for t in config.tasks for a in (t.agents or [])]
+
+
+__all__ = ["RunConfig", "Task", "Slot", "RunSummary", "plan", "run", "run_slots", "seat_groups", "ReplayMismatch"]

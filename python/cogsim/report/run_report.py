@@ -1,0 +1,165 @@
+"""The report of one run directory."""
+
+from __future__ import annotations
+
+import traceback
+from collections import defaultdict
+from pathlib import Path
+from typing import Optional
+
+from cogsim import metrics
+from cogsim.metrics import Table, mean_ci, wilson
+from cogsim.report.document import Document
+from cogsim.store.sqlite import Store, open_store
+
+FAILURE_EXAMPLES = 10
+
+
+def write_report(run_dir: str | Path, title: Optional[str] = None) -> tuple[Path, Path]:
+    """Write ``report.md`` and ``report.html`` (and ``plots/``) into the run directory."""
+    run_dir = Path(run_dir)
+    document = build_report(run_dir, title)
+    markdown, page = run_dir / "report.md", run_dir / "report.html"
+    markdown.write_text(document.markdown())
+    page.write_text(document.html())
+    return markdown, page
+
+
+def build_report(run_dir: str | Path, title: Optional[str] = None) -> Document:
+    run_dir = Path(run_dir)
+    with open_store(run_dir) as store:
+        config = store.config() or {}
+        document = Document(title or f"cogsim run report: {run_dir.name}")
+        document.paragraph(_config_line(config))
+        add_run_tables(document, store)
+        for suite in _suites(store):
+            add_suite_section(document, store, suite, run_dir)
+        add_failure_examples(document, store)
+    return document
+
+
+def _config_line(config: dict) -> str:
+    tasks = ", ".join(
+        f"`{t['env_id']}`" + "".join(f" {k}={v}" for k, v in sorted((t.get("options") or {}).items()))
+        + f" x{t['episodes']}"
+        for t in config.get("tasks", [])
+    )
+    return (
+        f"cogsim {config.get('version', '?')}; agents {', '.join(f'`{a}`' for a in config.get('agents', []))}; "
+        f"seed {config.get('seed')}; history {config.get('history') or 'env default'}; tasks: {tasks}."
+    )
+
+
+def _suites(store: Store) -> list[str]:
+    return [row[0] for row in store.query("SELECT DISTINCT suite FROM episodes ORDER BY suite")]
+
+
+def add_run_tables(document: Document, store: Store) -> None:
+    """Generic tables every run gets, whatever its suites."""
+    document.heading("Run")
+    task_options = {i: t.get("options") or {} for i, t in enumerate((store.config() or {}).get("tasks", []))}
+    rows = store.query(
+        """SELECT e.task, e.env_id, e.agent, COUNT(*), SUM(e.status = 'done'), SUM(e.status = 'truncated'),
+                  SUM(e.status = 'error'), SUM(e.status = 'running'), COALESCE(SUM(e.num_turns), 0)
+           FROM episodes e GROUP BY e.task, e.agent ORDER BY e.task, e.agent"""
+    )
+    turn_stats = {
+        (task, agent): (failures, invalid, errors, latency)
+        for task, agent, failures, invalid, errors, latency in store.query(
+            """SELECT e.task, e.agent, SUM(t.parse = 'parse_failure'), SUM(t.parse = 'invalid'),
+                      SUM(t.error IS NOT NULL), AVG(t.latency_s)
+               FROM turns t JOIN episodes e ON e.id = t.episode_id GROUP BY e.task, e.agent"""
+        )
+    }
+    rewards = defaultdict(list)
+    for task, agent, total in store.query("SELECT task, agent, total_reward FROM episodes WHERE status = 'done'"):
+        rewards[(task, agent)].append(total)
+    table = Table(
+        "Episodes and turns",
+        ["env", "agent", "episodes", "done", "truncated", "errors", "unfinished", "turns", "parse failures",
+         "invalid", "backend errors", "mean reward", "mean latency (ms)"],
+    )
+    for task, env_id, agent, count, done, truncated, errored, running, turns in rows:
+        failures, invalid, backend_errors, latency = turn_stats.get((task, agent), (0, 0, 0, None))
+        options = ", ".join(f"{k}={v}" for k, v in sorted(task_options.get(task, {}).items()))
+        table.rows.append([
+            f"`{env_id}`" + (f" {options}" if options else ""), agent, count, done, truncated, errored, running, turns,
+            wilson(int(failures or 0), int(turns)) if turns else "n/a", int(invalid or 0), int(backend_errors or 0),
+            mean_ci(rewards[(task, agent)]), latency * 1000 if latency is not None else "n/a",
+        ])
+    table.note = "Parse failures: share of turns whose answer the benchmark's parser rejected (95% Wilson interval)."
+    document.table(table)
+    document.table(throughput_table(store))
+    errors = store.query("SELECT env_id, agent, seed, error FROM episodes WHERE status = 'error' ORDER BY id LIMIT 5")
+    if errors:
+        document.heading("Episodes that failed", 3)
+        for env_id, agent, seed, error in errors:
+            document.paragraph(f"`{env_id}` seed {seed}, agent {agent}:")
+            document.code(error)
+
+
+def throughput_table(store: Store) -> Table:
+    """Turns per second over the wall time the sessions were writing (overlapping workers merged)."""
+    spans = store.query(
+        "SELECT s.started, MAX(t.t), COUNT(*) FROM sessions s JOIN turns t ON t.session = s.id GROUP BY s.id ORDER BY s.started"
+    )
+    wall, turns, end = 0.0, 0, None
+    for started, last, count in spans:
+        turns += count
+        if end is None or started > end:
+            wall += last - started
+            end = last
+        elif last > end:
+            wall += last - end
+            end = last
+    sessions = store.query("SELECT COUNT(DISTINCT pid) FROM sessions")[0][0]
+    table = Table("Throughput", ["turns", "wall time (s)", "turns/s", "processes"])
+    table.rows.append([turns, wall, turns / wall if wall > 0 else "n/a", sessions])
+    return table
+
+
+def add_suite_section(document: Document, store: Store, suite: str, run_dir: Path) -> None:
+    episodes = [e for e in store.episodes(("done",)) if e["suite"] == suite]
+    document.heading(f"Suite: {suite}")
+    if not episodes:
+        document.paragraph("No finished episodes.")
+        return
+    if suite not in metrics.suites():
+        document.paragraph(f"No metrics registered for suite `{suite}`; the run tables above cover it.")
+        return
+    try:
+        tables = metrics.summarize(suite, episodes)
+        store.save_metrics(suite, [_table_dict(t) for t in tables])
+        for table in tables:
+            document.table(table)
+        plots_dir = run_dir / "plots"
+        plots_dir.mkdir(exist_ok=True)
+        for caption, path in metrics.plot(suite, episodes, plots_dir):
+            document.image(caption, Path(path).resolve().relative_to(run_dir.resolve()).as_posix())
+    except Exception:  # one suite's broken metrics must not hide the others
+        document.paragraph(f"The metrics of suite `{suite}` failed:")
+        document.code(traceback.format_exc(limit=5))
+
+
+def add_failure_examples(document: Document, store: Store) -> None:
+    rows = store.query(
+        """SELECT e.env_id, t.agent, e.seed, t.turn, t.response, t.error FROM turns t JOIN episodes e ON e.id = t.episode_id
+           WHERE t.parse = 'parse_failure' OR t.error IS NOT NULL ORDER BY e.id, t.turn LIMIT ?""",
+        (FAILURE_EXAMPLES,),
+    )
+    if not rows:
+        return
+    document.heading("Examples of failed turns")
+    table = Table("", ["env", "agent", "seed", "turn", "answer", "backend error"])
+    for env_id, agent, seed, turn, response, error in rows:
+        table.rows.append([f"`{env_id}`", agent, seed, turn, _clip(response), _clip(error or "")])
+    document.table(table)
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _table_dict(table: Table) -> dict:
+    return {"title": table.title, "columns": table.columns, "rows": table.rows, "note": table.note}

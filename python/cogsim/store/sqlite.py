@@ -1,0 +1,386 @@
+"""The SQLite side of the results store."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Optional, Sequence
+
+import numpy as np
+
+from cogsim.agents.base import image_key
+
+DB_NAME = "store.sqlite"
+SCHEMA_VERSION = 1
+CHECKPOINT_INTERVAL_S = 5.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    schema_version INTEGER NOT NULL,
+    created REAL NOT NULL,
+    config TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY,
+    started REAL NOT NULL,
+    pid INTEGER NOT NULL,
+    worker INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS episodes (
+    id INTEGER PRIMARY KEY,
+    task INTEGER NOT NULL,
+    env_id TEXT NOT NULL,
+    suite TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    agents TEXT NOT NULL,
+    episode_index INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    options TEXT NOT NULL,
+    system_prompt TEXT,
+    history TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'done', 'truncated', 'error')),
+    num_turns INTEGER NOT NULL DEFAULT 0,
+    total_reward REAL NOT NULL DEFAULT 0,
+    outcome TEXT,
+    error TEXT,
+    started REAL NOT NULL,
+    finished REAL,
+    session INTEGER NOT NULL,
+    UNIQUE (task, agent, episode_index)
+);
+CREATE TABLE IF NOT EXISTS turns (
+    episode_id INTEGER NOT NULL REFERENCES episodes (id),
+    turn INTEGER NOT NULL,
+    player INTEGER NOT NULL,
+    agent TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    images TEXT,
+    options TEXT,
+    response TEXT NOT NULL,
+    parsed TEXT,
+    parse TEXT NOT NULL,
+    reward REAL NOT NULL,
+    terminated INTEGER NOT NULL,
+    truncated INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    error TEXT,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    session INTEGER NOT NULL,
+    t REAL NOT NULL,
+    UNIQUE (episode_id, turn)
+);
+CREATE TABLE IF NOT EXISTS backends (
+    session INTEGER NOT NULL,
+    spec TEXT NOT NULL,
+    description TEXT NOT NULL,
+    PRIMARY KEY (session, spec)
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    suite TEXT PRIMARY KEY,
+    tables TEXT NOT NULL,
+    computed REAL NOT NULL
+);
+"""
+
+
+@dataclass
+class EpisodeRow:
+    task: int
+    env_id: str
+    suite: str
+    agent: str
+    agents: tuple
+    episode_index: int
+    seed: int
+    options: dict
+    system_prompt: Optional[str]
+    history: str
+    id: Optional[int] = None
+    status: str = "running"
+    num_turns: int = 0
+    total_reward: float = 0.0
+    outcome: Optional[dict] = None
+    error: Optional[str] = None
+
+    def key(self) -> tuple:
+        return (self.task, self.agent, self.episode_index)
+
+
+@dataclass
+class TurnRow:
+    episode: EpisodeRow
+    turn: int
+    player: int
+    agent: str
+    prompt: str
+    images: Sequence[str]
+    options: Sequence[str]
+    response: str
+    parsed: Any
+    parse: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    latency_s: float
+    prompt_tokens: Optional[int] = None
+    completion_tokens: Optional[int] = None
+    error: Optional[str] = None
+    attempts: int = 1
+
+
+@dataclass
+class StoredTurn:
+    """A turn read back (for replay on resume, exports and reports)."""
+
+    turn: int
+    player: int
+    agent: str
+    prompt: str
+    images: list
+    options: list
+    response: str
+    parsed: Any
+    parse: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    latency_s: float
+    prompt_tokens: Optional[int]
+    completion_tokens: Optional[int]
+    error: Optional[str]
+    attempts: int
+
+
+class Store:
+    """One run directory. Open it in every process that writes (each gets its own connection)."""
+
+    def __init__(self, run_dir: str | os.PathLike, worker: int = 0):
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.images_dir = self.run_dir / "images"
+        self.db = sqlite3.connect(self.run_dir / DB_NAME, timeout=120.0, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=120000")
+        # Checkpoints (WAL -> database, with an fsync) on a timer instead of every 1000 pages:
+        # automatic ones cost half the time of a small commit.
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+        self._last_checkpoint = time.monotonic()
+        self.db.executescript(_SCHEMA)
+        self.worker = worker
+        self.session: Optional[int] = None
+        self._known_images: set[str] = set()
+
+    # -- run config -------------------------------------------------------------------------------
+    def init_run(self, config: dict) -> None:
+        """Record the run config; a directory holds exactly one run."""
+        existing = self.config()
+        if existing is not None:
+            if existing != json.loads(json.dumps(config)):
+                raise ValueError(f"{self.run_dir} already holds a different run; resume it or choose another --out")
+            return
+        self.db.execute(
+            "INSERT INTO runs (id, schema_version, created, config) VALUES (1, ?, ?, ?)",
+            (SCHEMA_VERSION, time.time(), json.dumps(config, sort_keys=True)),
+        )
+
+    def config(self) -> Optional[dict]:
+        row = self.db.execute("SELECT config FROM runs WHERE id = 1").fetchone()
+        return json.loads(row[0]) if row else None
+
+    def begin_session(self) -> int:
+        cursor = self.db.execute(
+            "INSERT INTO sessions (started, pid, worker) VALUES (?, ?, ?)", (time.time(), os.getpid(), self.worker)
+        )
+        self.session = cursor.lastrowid
+        return self.session
+
+    def record_backend(self, spec: str, description: dict) -> None:
+        """The decoding settings a model backend ran with in this session (model, sampling, server)."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO backends (session, spec, description) VALUES (?, ?, ?)",
+            (self.session, spec, _dumps(description)),
+        )
+
+    # -- images -------------------------------------------------------------------------------------
+    def put_image(self, frame: np.ndarray) -> str:
+        """Store a frame as PNG once (named by its content); returns its path relative to the run dir."""
+        key = image_key(frame)
+        ref = f"images/{key[:2]}/{key}.png"
+        if key in self._known_images:
+            return ref
+        path = self.run_dir / ref
+        if not path.exists():
+            from cogsim.render.png import to_png_bytes
+
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_bytes(to_png_bytes(frame))
+            os.replace(temporary, path)
+        self._known_images.add(key)
+        return ref
+
+    # -- writing a step -------------------------------------------------------------------------------
+    def write_step(self, started: Iterable[EpisodeRow], turns: Iterable[TurnRow], finished: Iterable[EpisodeRow]) -> None:
+        """One transaction: new episodes, their turns, and the episodes that ended."""
+        now = time.time()
+        db = self.db
+        started, turns, finished = list(started), list(turns), list(finished)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for episode in started:
+                episode.id = db.execute(
+                    "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, "
+                    "system_prompt, history, status, started, session) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?)",
+                    (
+                        episode.task, episode.env_id, episode.suite, episode.agent, json.dumps(list(episode.agents)),
+                        episode.episode_index, episode.seed, _dumps(episode.options), episode.system_prompt,
+                        episode.history, now, self.session,
+                    ),
+                ).lastrowid
+            db.executemany(
+                "INSERT INTO turns (episode_id, turn, player, agent, prompt, images, options, response, parsed, parse, "
+                "reward, terminated, truncated, latency_s, prompt_tokens, completion_tokens, error, attempts, session, t) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        t.episode.id, t.turn, t.player, t.agent, t.prompt,
+                        json.dumps(list(t.images)) if t.images else None,
+                        json.dumps(list(t.options)) if t.options else None,
+                        t.response, _dumps_parsed(t.parsed), t.parse, t.reward,
+                        t.terminated, t.truncated, t.latency_s, t.prompt_tokens, t.completion_tokens, t.error,
+                        t.attempts, self.session, now,
+                    )
+                    for t in turns
+                ],
+            )
+            if finished:
+                db.executemany(
+                    "UPDATE episodes SET status=?, num_turns=?, total_reward=?, outcome=?, error=?, finished=? WHERE id=?",
+                    [
+                        (e.status, e.num_turns, e.total_reward, _dumps(e.outcome) if e.outcome is not None else None,
+                         e.error, now, e.id)
+                        for e in finished
+                    ],
+                )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        if time.monotonic() - self._last_checkpoint > CHECKPOINT_INTERVAL_S:
+            self._checkpoint("PASSIVE")
+
+    def _checkpoint(self, mode: str) -> None:
+        try:
+            self.db.execute(f"PRAGMA wal_checkpoint({mode})")
+        except sqlite3.OperationalError:  # busy: another connection holds it; a later one will do
+            pass
+        self._last_checkpoint = time.monotonic()
+
+    # -- reading --------------------------------------------------------------------------------------
+    def episode_states(self) -> dict[tuple, tuple[int, str]]:
+        """(task, agent, episode_index) -> (episode id, status) for every stored episode."""
+        rows = self.db.execute("SELECT task, agent, episode_index, id, status FROM episodes")
+        return {(task, agent, index): (episode_id, status) for task, agent, index, episode_id, status in rows}
+
+    def turns(self, episode_id: int) -> list[StoredTurn]:
+        rows = self.db.execute(
+            "SELECT turn, player, agent, prompt, images, options, response, parsed, parse, reward, terminated, "
+            "truncated, latency_s, prompt_tokens, completion_tokens, error, attempts FROM turns "
+            "WHERE episode_id = ? ORDER BY turn",
+            (episode_id,),
+        )
+        return [
+            StoredTurn(
+                turn, player, agent, prompt, json.loads(images) if images else [], json.loads(options) if options else [],
+                response, json.loads(parsed) if parsed is not None else None, parse, reward, bool(terminated),
+                bool(truncated), latency_s, prompt_tokens, completion_tokens, error, attempts,
+            )
+            for (turn, player, agent, prompt, images, options, response, parsed, parse, reward, terminated, truncated,
+                 latency_s, prompt_tokens, completion_tokens, error, attempts) in rows
+        ]
+
+    def episodes(self, statuses: Sequence[str] = ("done",)) -> list[dict]:
+        """Episode records as the metrics expect them: the runner's fields plus the env's outcome."""
+        marks = ",".join("?" * len(statuses))
+        rows = self.db.execute(
+            "SELECT id, task, env_id, suite, agent, agents, episode_index, seed, options, status, num_turns, "
+            f"total_reward, outcome, error FROM episodes WHERE status IN ({marks}) ORDER BY task, agent, episode_index",
+            tuple(statuses),
+        )
+        records = []
+        for (episode_id, task, env_id, suite, agent, agents, index, seed, options, status, num_turns, total_reward,
+             outcome, error) in rows:
+            record = {
+                "env_id": env_id, "options": json.loads(options), "seed": seed, "agent": agent,
+                "agents": json.loads(agents), "turns": num_turns, "episode_index": index, "task": task,
+                "suite": suite, "status": status, "total_reward": total_reward, "episode_id": episode_id,
+            }
+            if error:
+                record["error"] = error
+            record.update(json.loads(outcome) if outcome else {})
+            records.append(record)
+        return records
+
+    def query(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        return self.db.execute(sql, params).fetchall()
+
+    def save_metrics(self, suite: str, tables: list) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO metrics (suite, tables, computed) VALUES (?, ?, ?)",
+            (suite, _dumps(tables), time.time()),
+        )
+
+    def close(self) -> None:
+        if self.session is not None:
+            self._checkpoint("PASSIVE")
+        self.db.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_store(run_dir: str | os.PathLike) -> Store:
+    """Open an existing run directory (ValueError if it holds no run)."""
+    path = Path(run_dir)
+    if not (path / DB_NAME).exists():
+        raise ValueError(f"{path} holds no cogsim run (no {DB_NAME})")
+    return Store(path)
+
+
+def _dumps_parsed(value: Any) -> Optional[str]:
+    if value is None:
+        return None
+    if type(value) is int:  # the common case, without the encoder's setup cost
+        return str(value)
+    return _dumps(value)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=_json_default, separators=(",", ":"))
+
+
+def _json_default(value: Any):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if hasattr(value, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        return asdict(value)
+    return str(value)

@@ -1,0 +1,290 @@
+"""The lockstep runner on the small envs of loop_envs: scripted agents, model backends, duels,
+errors, determinism and resume."""
+
+import sqlite3
+
+import pytest
+
+import loop_envs  # noqa: F401  (registers the looptest envs and metrics)
+from cogsim.agents import Completion, ModelBackend, register_backend
+from cogsim.harness import RunConfig, Task, plan, run
+from cogsim.store import open_store
+
+
+class CountingModel(ModelBackend):
+    """Answers the count env from the conversation alone: one more than its earlier answers. Right
+    with full history, always 1 with the current observation only. Records every batch."""
+
+    calls: list = []
+    fail_after: int = -1
+
+    def __init__(self, model, **options):
+        self.model = model
+        self.options = options
+
+    def complete(self, conversations):
+        CountingModel.calls.append([list(c) for c in conversations])
+        if len(CountingModel.calls) == CountingModel.fail_after:
+            raise RuntimeError("backend crashed")
+        answers = []
+        for conversation in conversations:
+            said = sum(m.role == "assistant" for m in conversation)
+            if self.model == "flaky" and said == 1:
+                answers.append(Completion(None, error="HTTP 500 (gave up)"))
+            else:
+                answers.append(Completion(f"ANSWER: {said + 1}", latency_s=0.01, prompt_tokens=7, completion_tokens=3))
+        return answers
+
+
+register_backend("counting", CountingModel)
+
+
+@pytest.fixture(autouse=True)
+def fresh_model():
+    CountingModel.calls = []
+    CountingModel.fail_after = -1
+
+
+def rows(run_dir, sql):
+    with open_store(run_dir) as store:
+        return store.query(sql)
+
+
+def turns_of(run_dir):
+    return rows(
+        run_dir,
+        "SELECT e.task, e.agent, e.episode_index, t.turn, t.player, t.agent, t.prompt, t.images, t.response, t.parsed, "
+        "t.parse, t.reward, t.terminated FROM turns t JOIN episodes e ON e.id = t.episode_id ORDER BY 1, 2, 3, 4",
+    )
+
+
+def outcomes_of(run_dir):
+    return rows(run_dir, "SELECT task, agent, episode_index, seed, status, num_turns, total_reward, outcome FROM episodes ORDER BY 1, 2, 3")
+
+
+def test_oracle_run_matches_hand_computation(tmp_path):
+    # seeds 0..4 -> targets 3, 4, 5, 6, 3: the oracle says each number once
+    summary = run(RunConfig([Task("looptest/count", 5)], ["oracle"], concurrency=2), tmp_path)
+    assert summary.finished == 5 and summary.turns == 21 and summary.parse_failures == 0
+    with open_store(tmp_path) as store:
+        episodes = store.episodes()
+    assert [e["target"] for e in episodes] == [3, 4, 5, 6, 3]
+    assert [e["turns"] for e in episodes] == [3, 4, 5, 6, 3]
+    assert all(e["success"] and e["mistakes"] == 0 for e in episodes)
+    assert [e["seed"] for e in episodes] == [0, 1, 2, 3, 4] and episodes[0]["agent"] == "oracle"
+    assert [e["total_reward"] for e in episodes] == [3.0, 4.0, 5.0, 6.0, 3.0]
+    first = turns_of(tmp_path)[0]
+    assert first[6] == "Count from 1 to 3, one number per turn. Start." and first[8] == "ANSWER: 1"
+    assert first[9] == "1" and first[10] == "ok"
+
+
+def test_same_config_same_results_whatever_the_batching_and_processes(tmp_path):
+    tasks = [Task("looptest/count", 12), Task("looptest/choice", 4), Task("looptest/duel", 6)]
+    agents = ["random", "noisy-oracle:0.4", "oracle"]
+    run(RunConfig(tasks, agents, seed=3, concurrency=1), tmp_path / "a")
+    run(RunConfig(tasks, agents, seed=3, concurrency=5), tmp_path / "b")
+    # worker processes start fresh: they import the module that registered the test envs
+    run(RunConfig(tasks, agents, seed=3, concurrency=3, workers=2), tmp_path / "c")
+    assert turns_of(tmp_path / "a") == turns_of(tmp_path / "b") == turns_of(tmp_path / "c")
+    assert outcomes_of(tmp_path / "a") == outcomes_of(tmp_path / "b") == outcomes_of(tmp_path / "c")
+    parses = {r[10] for r in turns_of(tmp_path / "a")}
+    assert parses == {"ok", "invalid", "parse_failure"}  # random exercised every parser outcome
+
+
+def test_one_backend_call_per_step_for_all_active_episodes(tmp_path):
+    run(RunConfig([Task("looptest/count", 6)], ["counting:m"], concurrency=4, history="full"), tmp_path)
+    sizes = [len(batch) for batch in CountingModel.calls]
+    # targets 3 4 5 6 3 4: episodes 0-3 start; each finish frees a place for the next pending one
+    # (after steps 3 and 4); then 2, 3 and 4 end at steps 5 and 6, and episode 5 plays alone
+    assert sizes == [4, 4, 4, 4, 4, 3, 1, 1]
+    assert sum(sizes) == 3 + 4 + 5 + 6 + 3 + 4 == len(turns_of(tmp_path))
+    with open_store(tmp_path) as store:
+        assert all(e["success"] for e in store.episodes())
+        assert store.query("SELECT DISTINCT prompt_tokens, completion_tokens FROM turns") == [(7, 3)]
+
+
+def test_history_policy_decides_what_the_model_sees(tmp_path):
+    run(RunConfig([Task("looptest/count", 2)], ["counting:m"], history="current"), tmp_path / "current")
+    with open_store(tmp_path / "current") as store:
+        assert not any(e["success"] for e in store.episodes())  # always says 1
+    assert all(len(c) == 2 for batch in CountingModel.calls for c in batch)  # system prompt + current turn
+    CountingModel.calls = []
+    run(RunConfig([Task("looptest/choice", 1)], ["counting:m"]), tmp_path / "default")
+    lengths = [len(batch[0]) for batch in CountingModel.calls]
+    assert lengths == [1, 3, 3]  # choice env's paper default last:1 keeps one earlier exchange
+
+
+def test_images_reach_the_model_and_the_store(tmp_path):
+    run(RunConfig([Task("looptest/choice", 2, {"size": 16})], ["counting:m"], history="full", max_images=2), tmp_path)
+    last_prompt = CountingModel.calls[-1][0]
+    assert [len(m.images) for m in last_prompt] == [0, 0, 1, 0, 1]  # cap 2: the first round's frame dropped
+    assert last_prompt[-1].images[0].shape == (16, 16, 3)
+    refs = [r[7] for r in turns_of(tmp_path)]
+    assert all(ref and ref.startswith('["images/') for ref in refs)
+    from PIL import Image
+    import json
+
+    path = tmp_path / json.loads(refs[0])[0]
+    assert Image.open(path).size == (16, 16)
+
+
+def test_duel_routes_each_player_to_its_seat(tmp_path):
+    run(RunConfig([Task("looptest/duel", 8)], ["oracle", "random"]), tmp_path)
+    for _, agent, _, _, player, turn_agent, prompt, *_ in turns_of(tmp_path):
+        assert agent == "oracle vs random"
+        assert turn_agent == ["oracle", "random"][player] and f"Player {player}, take" in prompt
+    with open_store(tmp_path) as store:
+        episodes = store.episodes()
+    assert all(e["agents"] == ["oracle", "random"] for e in episodes)
+    # the oracle moves first and wins every pile that is not a multiple of 4 (seeds 0..7: piles 5..11, 5)
+    assert all(e["winner"] == 0 for e in episodes if (5 + e["seed"] % 7) % 4)
+
+
+def test_duel_conversations_are_per_seat(tmp_path):
+    # the counting model never says "TAKE k": the runner's turn cap ends these games
+    run(RunConfig([Task("looptest/duel", 2)], ["counting:a", "counting:b"], history="full", max_turns=12), tmp_path)
+    assert rows(tmp_path, "SELECT status, num_turns FROM episodes") == [("truncated", 12)] * 2
+    for batch in CountingModel.calls:
+        for conversation in batch:
+            seat = conversation[-1].text.split("Player ")[-1][0]
+            assert all(f"Player {seat}, take" in m.text for m in conversation if m.role == "user")
+
+
+def test_bad_agents_fail_before_any_episode(tmp_path):
+    with pytest.raises(ValueError, match="no scripted policy 'stubborn'.*known: oracle, random"):
+        run(RunConfig([Task("looptest/choice", 2)], ["stubborn"]), tmp_path / "a")
+    with pytest.raises(ValueError, match="probability in \\[0, 1\\]"):
+        RunConfig([Task("looptest/count", 2)], ["noisy-oracle:1.5"])
+    with pytest.raises(ValueError, match="unknown kind 'gpt'"):
+        RunConfig([Task("looptest/count", 2)], ["gpt:4"])
+    with pytest.raises(ValueError, match="seats 3 players"):
+        from cogsim.harness import seat_groups
+
+        seat_groups(["a", "b"], 3, "x/three")
+    with pytest.raises(ValueError, match="history must be"):
+        RunConfig([Task("looptest/count", 2)], ["oracle"], history="last:x")
+
+
+def test_backend_failures_are_recorded_and_the_episode_goes_on(tmp_path):
+    run(RunConfig([Task("looptest/count", 2)], ["counting:flaky"], history="full"), tmp_path)
+    failed = rows(tmp_path, "SELECT turn, response, parse, error FROM turns WHERE error IS NOT NULL")
+    assert failed == [(1, "", "parse_failure", "HTTP 500 (gave up)")] * 2
+    statuses = rows(tmp_path, "SELECT status FROM episodes")
+    assert statuses == [("done",), ("done",)]
+
+
+class Exploding(loop_envs.CountEnv):
+    def _step(self, action):
+        if self.seed_value == 1:
+            raise RuntimeError("env bug")
+        return super()._step(action)
+
+    def _reset(self, seed, options):
+        self.seed_value = seed
+        return super()._reset(seed, options)
+
+
+class ResetBug(loop_envs.CountEnv):
+    def _reset(self, seed, options):
+        if seed == 2:
+            raise RuntimeError("reset bug")
+        obs = super()._reset(seed, options)
+        self.options = ["an env may reuse this name"]  # the runner records the task's options instead
+        return obs
+
+
+loop_envs.envs.register("loopbug/exploding", Exploding)
+loop_envs.envs.register("loopbug/reset", ResetBug, flavour="plain")
+
+
+def test_an_env_error_ends_only_its_episode(tmp_path):
+    summary = run(RunConfig([Task("loopbug/exploding", 3), Task("loopbug/reset", 3, {"x": 1})], ["oracle"]), tmp_path)
+    assert summary.statuses == {"done": 4, "error": 2}
+    errors = rows(tmp_path, "SELECT env_id, seed, error FROM episodes WHERE status = 'error' ORDER BY env_id")
+    assert [(env_id, seed) for env_id, seed, _ in errors] == [("loopbug/exploding", 1), ("loopbug/reset", 2)]
+    assert "env bug" in errors[0][2] and "env reset failed" in errors[1][2] and "reset bug" in errors[1][2]
+    assert rows(tmp_path, "SELECT DISTINCT options FROM episodes WHERE env_id = 'loopbug/reset'") == [
+        ('{"flavour":"plain","x":1}',)
+    ]
+
+
+def test_max_turns_truncates(tmp_path):
+    run(RunConfig([Task("looptest/count", 2)], ["stubborn"], max_turns=2), tmp_path)
+    assert rows(tmp_path, "SELECT status, num_turns, outcome FROM episodes") == [
+        ("truncated", 2, '{"runner_truncated":true}')
+    ] * 2
+
+
+def test_resume_after_a_crash_continues_exactly(tmp_path):
+    config = RunConfig([Task("looptest/count", 7)], ["counting:m", "random"], concurrency=3, history="full", seed=5)
+    run(config, tmp_path / "reference")
+    CountingModel.calls, CountingModel.fail_after = [], 4
+    with pytest.raises(RuntimeError, match="backend crashed"):
+        run(config, tmp_path / "crashed")
+    partial = turns_of(tmp_path / "crashed")
+    assert 0 < len(partial) < len(turns_of(tmp_path / "reference"))
+    with pytest.raises(ValueError, match="already holds a run"):
+        run(config, tmp_path / "crashed")
+    CountingModel.fail_after = -1
+    summary = run(None, tmp_path / "crashed", resume=True)
+    assert summary.finished == 14
+    assert turns_of(tmp_path / "crashed") == turns_of(tmp_path / "reference")
+    assert outcomes_of(tmp_path / "crashed") == outcomes_of(tmp_path / "reference")
+    assert set(partial) <= set(turns_of(tmp_path / "crashed"))
+
+
+def test_seatings():
+    from cogsim.harness import seat_groups
+
+    assert seat_groups(["a", "b"], 1, "x") == [("a",), ("b",)]
+    assert seat_groups(["a"], 2, "x") == [("a", "a")]
+    assert seat_groups(["b", "a"], 2, "x") == [("b", "a")]
+    assert seat_groups(["a", "b", "c"], 2, "x") == [("a", "b"), ("a", "c"), ("b", "a"), ("b", "c"), ("c", "a"), ("c", "b")]
+
+
+def test_plan_gives_every_agent_the_same_seeds():
+    slots = plan(RunConfig([Task("looptest/count", 3), Task("looptest/duel", 2)], ["oracle", "random"], seed=10))
+    assert [(s.env_id, s.agent, s.seed) for s in slots] == [
+        ("looptest/count", "oracle", 10), ("looptest/count", "oracle", 11), ("looptest/count", "oracle", 12),
+        ("looptest/count", "random", 10), ("looptest/count", "random", 11), ("looptest/count", "random", 12),
+        ("looptest/duel", "oracle vs random", 10), ("looptest/duel", "oracle vs random", 11),
+    ]
+
+
+def test_store_rejects_a_duplicate_episode(tmp_path):
+    run(RunConfig([Task("looptest/count", 1)], ["oracle"]), tmp_path)
+    db = sqlite3.connect(tmp_path / "store.sqlite")
+    with pytest.raises(sqlite3.IntegrityError):
+        db.execute(
+            "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, history, status, "
+            "started, session) SELECT task, env_id, suite, agent, agents, episode_index, seed, options, history, status, "
+            "started, session FROM episodes"
+        )
+
+
+class ShardingExecutor:
+    """What a cluster executor does: split the pending slots into shards and have each run by
+    ``run_slots`` somewhere that sees the run directory (here: one after another, in-process)."""
+
+    def __init__(self, shards):
+        self.shards = shards
+        self.seen = []
+
+    def execute(self, out, config, slots, progress):
+        from cogsim.harness import run_slots
+
+        for worker in range(self.shards):
+            shard = slots[worker :: self.shards]
+            self.seen.append(len(shard))
+            run_slots(out, config, shard, worker + 1, progress)
+
+
+def test_a_pluggable_executor_gives_the_same_results(tmp_path):
+    config = RunConfig([Task("looptest/count", 7), Task("looptest/duel", 3)], ["random", "oracle"], seed=4)
+    run(config, tmp_path / "local")
+    executor = ShardingExecutor(3)
+    run(config, tmp_path / "sharded", executor=executor)
+    assert executor.seen == [6, 6, 5]
+    assert turns_of(tmp_path / "sharded") == turns_of(tmp_path / "local")
+    assert outcomes_of(tmp_path / "sharded") == outcomes_of(tmp_path / "local")
+    assert rows(tmp_path / "sharded", "SELECT COUNT(DISTINCT worker) FROM sessions") == [(3,)]

@@ -1,0 +1,90 @@
+"""The results store: config, content-addressed frames, atomic steps, reading back, exports."""
+
+import json
+import sqlite3
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import loop_envs  # noqa: F401
+from cogsim.harness import RunConfig, Task, run
+from cogsim.store import EpisodeRow, Store, TurnRow, export_jsonl, export_sft, open_store
+
+
+def episode(index=0):
+    return EpisodeRow(0, "looptest/count", "looptest", "oracle", ("oracle",), index, index, {"a": 1}, "sys", "full")
+
+
+def turn(ep, number, response="ANSWER: 1", parsed=1):
+    return TurnRow(ep, number, 0, "oracle", f"prompt {number}", [], [], response, parsed, "ok", 1.0, False, False, 0.001)
+
+
+def test_one_run_per_directory(tmp_path):
+    with Store(tmp_path) as store:
+        store.init_run({"seed": 1})
+        store.init_run({"seed": 1})  # the same config again: fine (resume)
+        with pytest.raises(ValueError, match="already holds a different run"):
+            store.init_run({"seed": 2})
+        assert store.config() == {"seed": 1}
+    with pytest.raises(ValueError, match="holds no cogsim run"):
+        open_store(tmp_path / "empty")
+
+
+def test_frames_are_stored_once_by_content(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = rng.integers(0, 256, (5, 7, 3), dtype=np.uint8)
+    with Store(tmp_path) as store:
+        ref = store.put_image(frame)
+        assert store.put_image(frame.copy()) == ref
+        other = store.put_image(frame[:, :6].copy())
+    assert ref != other and ref.startswith("images/") and ref.endswith(".png")
+    assert np.array_equal(np.asarray(Image.open(tmp_path / ref)), frame)
+    assert len(list((tmp_path / "images").rglob("*.png"))) == 2
+    assert not list((tmp_path / "images").rglob("*.tmp"))
+    with Store(tmp_path) as again:  # a new process finds the file instead of rewriting it
+        assert again.put_image(frame) == ref
+
+
+def test_a_failed_step_commits_nothing(tmp_path):
+    with Store(tmp_path) as store:
+        store.begin_session()
+        first = episode()
+        store.write_step([first], [turn(first, 0)], [])
+        second = episode(1)
+        with pytest.raises(sqlite3.IntegrityError):
+            store.write_step([second], [turn(second, 0), turn(first, 0)], [])  # turn 0 of episode 0 again
+        assert store.query("SELECT COUNT(*) FROM episodes") == [(1,)]
+        assert store.query("SELECT COUNT(*) FROM turns") == [(1,)]
+        first.status, first.num_turns, first.outcome = "done", 2, {"success": True, "score": np.float32(0.5)}
+        store.write_step([], [turn(first, 1, parsed={"move": "A"})], [first])
+        (record,) = store.episodes()
+    assert record["success"] is True and record["score"] == 0.5 and record["turns"] == 2
+    assert record["options"] == {"a": 1} and record["agents"] == ["oracle"] and record["env_id"] == "looptest/count"
+    with open_store(tmp_path) as store:
+        turns = store.turns(record["episode_id"])
+    assert [t.parsed for t in turns] == [1, {"move": "A"}] and turns[0].prompt == "prompt 0"
+
+
+def test_exports(tmp_path):
+    run(RunConfig([Task("looptest/choice", 2), Task("looptest/duel", 1)], ["oracle", "random"]), tmp_path / "run")
+    assert export_jsonl(tmp_path / "run", tmp_path / "all.jsonl") == 2 + 2 + 1
+    first = json.loads((tmp_path / "all.jsonl").read_text().splitlines()[0])
+    assert first["env_id"] == "looptest/choice" and len(first["trajectory"]) == 3
+    assert first["trajectory"][0]["images"][0].startswith("images/")
+
+    assert export_sft(tmp_path / "run", tmp_path / "sft.jsonl") == 2  # oracle choice episodes; the duel is oracle vs random
+    example = json.loads((tmp_path / "sft.jsonl").read_text().splitlines()[0])
+    roles = [m["role"] for m in example["messages"]]
+    assert roles == ["user", "assistant"] * 3
+    image = example["messages"][0]["content"][0]
+    assert image["type"] == "image" and Image.open(image["image"]).size == (8, 8)
+    assert example["messages"][1]["content"] in "ABCD"
+
+    count = export_sft(tmp_path / "run", tmp_path / "turns.jsonl", agents=("oracle",), per_turn=True)
+    examples = [json.loads(line) for line in (tmp_path / "turns.jsonl").read_text().splitlines()]
+    assert count == len(examples) == 6
+    # the choice env's history is last:1: at most one earlier exchange before the current question
+    assert [len(e["messages"]) for e in examples[:3]] == [2, 4, 4]
+
+    assert export_sft(tmp_path / "run", tmp_path / "duel.jsonl", agents=("oracle vs random",)) == 2  # one per seat

@@ -4,8 +4,10 @@
 namespace py = pybind11;
 
 void register_cube(py::module_& m);
+void register_wilt(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "cogsim C++ core: deterministic, batched engines (cube, ...)";
   register_cube(m);
+  register_wilt(m);
 }

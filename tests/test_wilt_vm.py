@@ -119,6 +119,11 @@ HAND_RULES = [
     "lambda x, y, z: (int(x) % int(y)) == int(z) % 3",
     "lambda x, y, z: abs(int(x) // int(y)) > -1",
     "lambda x, y, z: (int(x) / int(y)) * int(y) == int(x)",
+    "lambda x, y, z: all(int(n**0.5)**2 == n for n in (x, y, z))",
+    "lambda x, y, z: isinstance(x ** 0.5, float) or (y ** 0.5) == 2",
+    "lambda x, y, z: (x ** 0.5 if x else 1) and min(y ** 1.5, z) < 3",
+    "lambda x, y, z: math.isclose(x ** 0.5, 2) or round(y ** 0.5) > 1 or (z ** 0.5).is_integer()",
+    "lambda x, y, z: abs(x ** 0.5) > 2 and sum([x ** 0.5, y]) != 0",
 ]
 
 

@@ -2,7 +2,7 @@
 // Objects/longobject.c, Modules/mathmodule.c of CPython 3.11/3.12) so the VM returns what the
 // interpreter returns. Each function writes its result and returns the lane flags: 0, kError
 // (CPython raises) or kFallback (the result is not a bool/int64/float, e.g. a complex number or
-// an int of more than 64 bits).
+// an int of more than 64 bits). pow() returns kComplexResult where CPython makes a complex number.
 #pragma once
 
 #include <cerrno>
@@ -15,6 +15,7 @@
 
 namespace cogsim::wilt::py {
 
+constexpr uint8_t kComplexResult = 4;
 constexpr double kTwo63 = 9223372036854775808.0;
 constexpr int64_t kTwo53 = int64_t{1} << 53;
 
@@ -79,7 +80,7 @@ inline uint8_t pow(double iv, double iw, double& out) {
   }
   bool negate = false;
   if (iv < 0.0) {
-    if (iw != std::floor(iw)) return kFallback;  // a complex number in CPython
+    if (iw != std::floor(iw)) return kComplexResult;
     iv = -iv;
     negate = is_odd_integer(iw);
   }

@@ -15,6 +15,7 @@ namespace {
 constexpr size_t kBlock = 512;
 constexpr uint8_t kBoolBit = 1 << kBool, kIntBit = 1 << kInt, kFloatBit = 1 << kFloat;
 constexpr uint8_t kIntegral = kBoolBit | kIntBit;
+constexpr uint8_t kComplexBit = 1 << kComplex;
 
 struct Val {
   uint8_t tag;
@@ -115,13 +116,29 @@ uint8_t bitwise(Op op, const Val& a, const Val& b, Val& r) {
   return 0;
 }
 
+// An operation with a complex operand: TypeError where CPython has one, else the fallback.
+uint8_t complex_operand(Op op) {
+  switch (op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::TrueDiv: case Op::Pow: case Op::Eq: case Op::Ne:
+    case Op::Neg: case Op::Pos: case Op::Not: case Op::Truth: case Op::Abs: case Op::Sum:
+      return kFallback;
+    default:
+      return kError;
+  }
+}
+
 uint8_t binary(Op op, const Val& a, const Val& b, Val& r) {
+  if (a.tag == kComplex || b.tag == kComplex) return complex_operand(op);
   if (op <= Op::Pow) {
     if (a.tag == kFloat || b.tag == kFloat) {
       r.tag = kFloat;
-      return float_arith(op, as_double(a), as_double(b), r.f);
+      const uint8_t flags = float_arith(op, as_double(a), as_double(b), r.f);
+      if (flags == py::kComplexResult) return r.tag = kComplex, 0;
+      return flags;
     }
-    return int_arith(op, a.i, b.i, r);
+    const uint8_t flags = int_arith(op, a.i, b.i, r);
+    if (flags == py::kComplexResult) return r.tag = kComplex, 0;
+    return flags;
   }
   if (op <= Op::RShift) return bitwise(op, a, b, r);
   if (op <= Op::Ge) return r = boolean(comparison_holds(op, compare(a, b))), 0;
@@ -137,6 +154,10 @@ uint8_t binary(Op op, const Val& a, const Val& b, Val& r) {
 }
 
 uint8_t unary(Op op, const Val& a, int32_t imm, bool python312, Val& r) {
+  if (a.tag == kComplex) {
+    if (op == Op::IsInstance) return r = boolean(false), 0;
+    return complex_operand(op);
+  }
   const bool is_float = a.tag == kFloat;
   switch (op) {
     case Op::Neg:
@@ -181,7 +202,7 @@ uint8_t unary(Op op, const Val& a, int32_t imm, bool python312, Val& r) {
 }
 
 uint8_t round_digits(const Val& a, const Val& digits, Val& r) {
-  if (digits.tag == kFloat) return kError;  // TypeError: float cannot be interpreted as an integer
+  if (digits.tag == kFloat || a.tag == kComplex || digits.tag == kComplex) return kError;  // TypeError: float cannot be interpreted as an integer
   if (a.tag != kFloat) {
     if (digits.i < 0) return kFallback;
     return r = integer(a.i), 0;
@@ -195,7 +216,7 @@ uint8_t round_digits(const Val& a, const Val& digits, Val& r) {
 uint8_t sum(const Val* items, int32_t count, bool python312, Val& r) {
   Val acc = integer(0);
   for (int32_t k = 0; k < count; ++k) {
-    if (python312 && items[k].tag == kFloat) return kFallback;
+    if ((python312 && items[k].tag == kFloat) || items[k].tag == kComplex) return kFallback;
     Val next{};
     if (const uint8_t flags = binary(Op::Add, acc, items[k], next)) return flags;
     acc = next;
@@ -219,7 +240,7 @@ uint8_t result_tags(const Program& p, const Instr& in) {
       return t;
     }
     case Op::Pow: {
-      uint8_t t = kFloatBit;
+      uint8_t t = kFloatBit | kComplexBit;
       if (!only_float(in.a) && !only_float(in.b)) t |= kIntBit;
       return t;
     }
@@ -297,7 +318,7 @@ const double* float_view(const Lanes& v, uint8_t tags, bool need_exact, size_t n
 // Arithmetic and comparisons where one side is statically float: loops over plain doubles.
 bool float_kernel(Op op, const Lanes& A, const Lanes& B, uint8_t ta, uint8_t tb, const Lanes& out, size_t n,
                   Scratch& s) {
-  if (!(op <= Op::Pow || is_comparison(op))) return false;
+  if (!(op < Op::Pow || is_comparison(op))) return false;  // pow may make complex numbers
   if (ta != kFloatBit && tb != kFloatBit) return false;
   const bool exact = is_comparison(op);
   const double* a = float_view(A, ta, exact, n, s.promoted_a.data());
@@ -414,6 +435,10 @@ class Evaluator {
     const bool is_and = in.op == Op::And;
     for (size_t l = 0; l < n; ++l) {
       const Val a = A.load(l);
+      if (a.tag == kComplex && !A.fl[l]) {
+        out.store_flags(l, kFallback);
+        continue;
+      }
       const bool take_b = truthy(a) == is_and;
       if (take_b) {
         out.store(l, B.load(l), A.fl[l] | B.fl[l]);
@@ -426,6 +451,10 @@ class Evaluator {
   void select_branch(const Instr& in, const Lanes& out, size_t n) {
     const Lanes C = lanes(in.a), T = lanes(in.b), F = lanes(in.c);
     for (size_t l = 0; l < n; ++l) {
+      if (C.t[l] == kComplex && !C.fl[l]) {
+        out.store_flags(l, kFallback);
+        continue;
+      }
       const Lanes& chosen = truthy(C.load(l)) ? T : F;
       out.store(l, chosen.load(l), C.fl[l] | chosen.fl[l]);
     }
@@ -456,6 +485,10 @@ class Evaluator {
       const uint8_t flags = A.fl[l] | B.fl[l] | R.fl[l] | T.fl[l];
       if (flags) {
         out.store_flags(l, flags);
+        continue;
+      }
+      if (A.t[l] == kComplex || B.t[l] == kComplex || R.t[l] == kComplex || T.t[l] == kComplex) {
+        out.store_flags(l, kError);
         continue;
       }
       bool close = false;
@@ -492,7 +525,7 @@ thread_local Scratch tls_scratch;
 
 void write_results(const Lanes& result, size_t n, uint8_t* truth, uint8_t* status) {
   for (size_t l = 0; l < n; ++l) {
-    const uint8_t flags = result.fl[l];
+    const uint8_t flags = result.fl[l] | (result.t[l] == kComplex ? kFallback : 0);
     const bool ok = flags == 0;
     status[l] = (flags & kFallback) ? kNeedsFallback : (flags & kError ? kRaised : kOk);
     truth[l] = ok && truthy(result.load(l));

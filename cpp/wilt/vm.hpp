@@ -16,7 +16,9 @@
 
 namespace cogsim::wilt {
 
-enum Tag : uint8_t { kBool = 0, kInt = 1, kFloat = 2 };
+// kComplex carries no payload: ops that raise TypeError on a complex number do so in the VM, all
+// others hand the lane to the Python fallback.
+enum Tag : uint8_t { kBool = 0, kInt = 1, kFloat = 2, kComplex = 3 };
 enum Flag : uint8_t { kError = 1, kFallback = 2 };
 enum Status : uint8_t { kOk = 0, kRaised = 1, kNeedsFallback = 2 };
 

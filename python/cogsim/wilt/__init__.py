@@ -1,0 +1,21 @@
+"""WILT (Wason Inductive Logic Test): safe rule compiler, batched rule VM, equivalence checks,
+the paper's rule splits and a procedural rule generator."""
+
+from cogsim.wilt._compile import RuleError
+from cogsim.wilt._rule import Rule, compile_rule, evaluate_many
+from cogsim.wilt.cases import CaseSet, standard_cases
+from cogsim.wilt.equivalence import (
+    APPROX_JACCARD,
+    Equivalence,
+    equivalent,
+    equivalent_pairs,
+    rule_matrix,
+    truth_table,
+)
+from cogsim.wilt.splits import FULL_SPLIT, FULL_TIERS, LITE_SPLIT, LITE_TIERS, SPLITS, TIERS
+
+__all__ = [
+    "Rule", "RuleError", "compile_rule", "evaluate_many", "CaseSet", "standard_cases", "Equivalence",
+    "equivalent", "equivalent_pairs", "rule_matrix", "truth_table", "APPROX_JACCARD", "FULL_SPLIT",
+    "FULL_TIERS", "LITE_SPLIT", "LITE_TIERS", "SPLITS", "TIERS",
+]

@@ -39,7 +39,11 @@ ANIMAL_MASS_KG = {
 
 @dataclass(frozen=True)
 class SortingRule:
-    """A counterfactual rule over body mass; ``ascending``: position I holds the lightest animal."""
+    """A counterfactual rule tying speed to body mass; ``ascending``: position I holds the lightest animal.
+
+    The four rules and their ranking phrases are the KidGym release's (its ``sorting_animals`` tables):
+    heavier/lighter x faster/slower, ranked "fast to slow" or "slow to fast" by speed.
+    """
 
     rule: str
     ranking: str
@@ -47,10 +51,10 @@ class SortingRule:
 
 
 SORTING_RULES = (
-    SortingRule("In this world, the heavier an animal is, the faster it runs.", "the fastest to the slowest", False),
-    SortingRule("In this world, the lighter an animal is, the stronger it is.", "the strongest to the weakest", True),
-    SortingRule("In this world, the heavier an animal is, the smaller its appetite.", "the smallest appetite to the largest", False),
-    SortingRule("In this world, the lighter an animal is, the louder it sings.", "the loudest to the quietest", True),
+    SortingRule("In this world, the heavier the animal is, the faster it is.", "fast to slow by speed", False),
+    SortingRule("In this world, the heavier the animal is, the slower it is.", "slow to fast by speed", False),
+    SortingRule("In this world, the lighter the animal is, the faster it is.", "fast to slow by speed", True),
+    SortingRule("In this world, the lighter the animal is, the slower it is.", "slow to fast by speed", True),
 )
 
 # Puzzle: abstract figures of 2 x 2 tiles (shape, colour) in quarter order top-left, top-right,

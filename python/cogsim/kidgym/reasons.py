@@ -80,7 +80,7 @@ def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
     if verb == PLACE and spec.name == "sorting":
         rule = catalog.SORTING_RULES[goal[0]]
         animal = catalog.item_name(0, state.bag[a][2])
-        return f"{rule.rule} Ranking the animals from {rule.ranking}, the {animal} comes at position {roman(b)}."
+        return f"{rule.rule} Ranking the animals {rule.ranking}, the {animal} comes at position {roman(b)}."
     if verb == PLACE and spec.name == "placement":
         stated, rotation = catalog.DIRECTIONS[goal[0]], catalog.ROTATIONS[goal[1]]
         opposite = catalog.DIRECTIONS[(goal[0] + 4) % 8]

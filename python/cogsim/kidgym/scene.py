@@ -8,11 +8,11 @@ before it (Selection, Memory Decode) or the decoy chests (Memory Maze). Keys and
 from __future__ import annotations
 
 from cogsim.kidgym import catalog
-from cogsim.kidgym._overlay import Overlay, Piece, SpriteQuarter, Tile
+from cogsim.kidgym._overlay import Overlay
 from cogsim.kidgym.tasks import (
     BASKET, CENTER, CHEST, DIAMOND, DOOR, ITEM, KEY, PIECE, TARGET, WALL, TaskSpec, slot_letter,
 )
-from cogsim.render.grid import GridScene, Item, Target
+from cogsim.render.grid import GridScene, Item, Piece, ShapeTile, SpriteQuarter, Target
 
 _PLAY_HIDDEN_BEFORE_CONTINUE = {"selection", "memory_decode"}
 _PIECE_TASKS = {"filling", "puzzle", "memory_filling"}
@@ -22,7 +22,7 @@ def piece(category: int, picture: int, quarter: int) -> Piece:
     """A quarter of a picture: a sprite quarter, or a tile of an abstract puzzle figure."""
     if category == catalog.FIGURE_CATEGORY:
         shape, colour = catalog.PUZZLE_FIGURES[picture][quarter]
-        return Tile(shape, colour)
+        return ShapeTile(shape, colour)
     return SpriteQuarter(catalog.item_sprite(category, picture), quarter)
 
 

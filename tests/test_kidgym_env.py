@@ -37,7 +37,8 @@ def test_oracle_succeeds_through_the_text_interface(env_id, level):
         observations, infos, reward = play(env, "oracle", seed)
         episode = infos[-1]["episode"]
         assert reward == 1.0 and episode["success"]
-        assert episode["steps"] == episode["budget"] or (env_id == "kidgym/counting" and episode["steps"] < episode["budget"])
+        slack = env_id in ("kidgym/counting", "kidgym/memory_decode")  # the release gives both spare steps
+        assert episode["steps"] == episode["budget"] or (slack and episode["steps"] < episode["budget"])
         assert all(info["parse"] == "ok" and info["step_success"] for info in infos)
         json.dumps(episode)
         for obs in observations[:-1]:

@@ -87,7 +87,7 @@ class CatalogOptions:
     """Generator knobs the paper leaves open (named so runs can state them)."""
 
     selection_extra: int = 2  # Selection: distractors in the scene = level + selection_extra
-    decode_extra: int = 2  # Memory Decode: candidates besides the pair targets
+    decode_extra: int = 1  # Memory Decode: distractors = 2 level + decode_extra (the release: 2L+1)
     memory_chests: int = 3  # Memory Maze: chests after 'continue' (one holds the diamond)
     maze_decoy_keys: int = 1  # mazes: keys of a colour no door has
 

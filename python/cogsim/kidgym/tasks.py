@@ -14,10 +14,9 @@ Execution + Learning (the first README), and Placement is Learning + Perception 
 README) rather than Execution + Learning; the issue's mapping agrees with the later README there.
 
 Remaining readings (the release does it differently, or does not say):
-- Memory Decode: the release shows one target and offers its partner among 2L+1 unrelated
-  distractors, one choice ending the episode (its budget L+1 is then slack). Ours asks for the
-  partners of all L pairs in turn (L choices, budget L+1 exact) among the L partners plus
-  ``decode_extra`` distractors.
+- Memory Decode follows the release: one asked pair, its partner among 2L+1 distractors
+  (``decode_extra`` = 1), one choice, budget L+1 with slack. Our distractors never belong to a shown
+  pair; the release draws them at random and excludes only the asked pair.
 - Decode Maze has no registered budget in the release; we use Maze's 2L+1.
 - Sorting draws any catalog animals whose masses are at least 1.5x apart; the release's tables use
   elephant, pig, sheep, cat and mouse only.

@@ -231,3 +231,15 @@ def test_memory_decode_asks_one_pair_among_the_releases_candidates(level):
         assert (pairs[asked][2], pairs[asked][3]) in shown
         in_pairs = {(p[0], p[1]) for p in pairs} | {(p[2], p[3]) for p in pairs}
         assert len(shown & in_pairs) == 1
+
+
+def test_decode_maze_level_1_has_the_releases_trap_key():
+    """A key of the door's own colour lies in the maze, and the hint's table does not let it open the door."""
+    from cogsim.kidgym.tasks import DOOR, KEY
+
+    for state in kidgym.generate("decode_maze", 1, range(40)):
+        cells = state.cells
+        (door,) = [int(cells[r, c, 1]) for r in range(5) for c in range(5) if cells[r, c, 0] == DOOR]
+        keys = [int(cells[r, c, 1]) for r in range(5) for c in range(5) if cells[r, c, 0] == KEY]
+        opener = [k for k in range(4) if state.goal[k] == door]
+        assert door in keys and len(opener) == 1 and opener[0] != door and opener[0] in keys

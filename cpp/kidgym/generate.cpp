@@ -198,8 +198,11 @@ void gen_decode_maze(Builder& b, const Catalog& catalog) {
     return false;
   }());
   for (size_t i = 0; i < keys.size(); ++i) b.s.goal[keys[i]] = doors[i];
-  // decoys: colours of no key in use (a decoy may share a door's colour: the trap the hint resolves)
-  gen_maze_layout(b, catalog, keys, doors, decoy_colours(b, keys, catalog.maze_decoy_keys, catalog.key_colours));
+  // decoys: colours of no key in use (a decoy may share a door's colour: the trap the hint resolves).
+  // With one door the release always adds that trap: a key of the door's own colour, which fails.
+  auto decoys = decoy_colours(b, keys, catalog.maze_decoy_keys, catalog.key_colours);
+  if (b.s.level == 1 && std::find(decoys.begin(), decoys.end(), doors[0]) == decoys.end()) decoys.push_back(doors[0]);
+  gen_maze_layout(b, catalog, keys, doors, decoys);
   b.label({Kind::Key, Kind::Door, Kind::Diamond});
 }
 

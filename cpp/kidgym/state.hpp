@@ -126,9 +126,9 @@ struct Catalog {
   uint8_t selection_extra = 2;          // Selection: distractors = level + selection_extra
   uint8_t decode_extra = 1;             // Memory Decode: distractors = 2 level + decode_extra (the release's 2L+1)
   uint8_t memory_chests = 3;            // Memory Maze: chests in the scene (one holds the diamond)
-  uint8_t maze_decoy_keys = 1;
+  uint8_t maze_decoy_keys = 1;          // mazes: extra keys of a colour no key in use has (0 or 1)
   uint8_t puzzle_figures = 0;           // Puzzle: abstract figures in the catalog (each 4 tiles)
-  std::vector<uint8_t> counting_categories = {1, 2};  // Counting: categories piles are drawn from (fruits, foods)          // mazes: keys of a colour no door has (0 or 1; 4 colours, 3 doors)
+  std::vector<uint8_t> counting_categories = {1, 2};  // Counting: categories piles are drawn from (fruits, foods)
 };
 
 // Task-level parameters: the paper's step budgets. All tasks but Counting and Memory Decode must be

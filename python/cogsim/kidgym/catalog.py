@@ -89,7 +89,8 @@ class CatalogOptions:
     selection_extra: int = 2  # Selection: distractors in the scene = level + selection_extra
     decode_extra: int = 1  # Memory Decode: distractors = 2 level + decode_extra (the release: 2L+1)
     memory_chests: int = 3  # Memory Maze: chests after 'continue' (one holds the diamond)
-    maze_decoy_keys: int = 1  # mazes: keys of a colour no door has
+    maze_decoy_keys: int = 1  # mazes: extra keys of a colour no key in use has (see tasks: the release has
+    # none but lists unreachable actions too); Decode Maze level 1 also gets the release's trap key
 
 
 @lru_cache(maxsize=None)

@@ -17,7 +17,16 @@ Remaining readings (the release does it differently, or does not say):
 - Memory Decode follows the release: one asked pair, its partner among 2L+1 distractors
   (``decode_extra`` = 1), one choice, budget L+1 with slack. Our distractors never belong to a shown
   pair; the release draws them at random and excludes only the asked pair.
-- Decode Maze has no registered budget in the release; we use Maze's 2L+1.
+- Decode Maze has no registered budget in the release; we use Maze's 2L+1. Its level 1 has the
+  release's trap, a second key of the door's own colour that does not open it.
+- Action lists: the release lists an action for every pickable object and every door x backpack slot,
+  reachable or not (choosing an unreachable one wastes the step); ours lists the executable actions
+  only (the issue's rule), shuffled again at every step (the release does not reshuffle Counting after
+  its first step). Without unreachable options a one-door maze would be a forced sequence, so every
+  maze has one decoy key of a colour no key in use has (``maze_decoy_keys``); the release has none.
+- Filling uses pictures of all four categories and decoys that are other quarters of the same picture
+  or another picture's piece for a missing place; the release's Filling uses animal pictures, with
+  decoys drawn from all animal quarters.
 - Sorting draws any catalog animals whose masses are at least 1.5x apart; the release's tables use
   elephant, pig, sheep, cat and mouse only.
 """

@@ -24,6 +24,13 @@ Remaining readings (the release does it differently, or does not say):
   only (the issue's rule), shuffled again at every step (the release does not reshuffle Counting after
   its first step). Without unreachable options a one-door maze would be a forced sequence, so every
   maze has one decoy key of a colour no key in use has (``maze_decoy_keys``); the release has none.
+- A wrong choice in Selection ends the episode at once; the release runs on until L items are
+  chosen. With the exact budget the outcome is the same, only the failed episode is shorter.
+  (Sorting, Filling, Puzzle and Memory Filling run to the end as in the release.)
+- Sorting shuffles the backpack. The release fills it in the answer's order (slot A holds position
+  I's animal, and slots close up after each placement), which we take for an oversight.
+- Puzzle draws abstract figures of four coloured shape tiles, with decoys from other figures; the
+  release uses one fixed four-piece jigsaw image whose pieces all start in the backpack.
 - Filling uses pictures of all four categories and decoys that are other quarters of the same picture
   or another picture's piece for a missing place; the release's Filling uses animal pictures, with
   decoys drawn from all animal quarters.

@@ -79,7 +79,7 @@ void register_kidgym(py::module_& m) {
            }),
            py::arg("category_sizes"), py::arg("category_scenes"), py::arg("maze_scene"), py::arg("mixed_scene"),
            py::arg("basket_colours"), py::arg("key_colours"), py::arg("animal_values"), py::arg("rule_ascending"),
-           py::arg("selection_extra") = 2, py::arg("decode_extra") = 2, py::arg("memory_chests") = 3, py::arg("maze_decoy_keys") = 1, py::arg("puzzle_figures") = 16,
+           py::arg("selection_extra") = 2, py::arg("decode_extra") = 1, py::arg("memory_chests") = 3, py::arg("maze_decoy_keys") = 1, py::arg("puzzle_figures") = 16,
            py::arg("counting_categories") = std::vector<uint8_t>{1, 2});
 
   py::class_<State>(m, "KidState")

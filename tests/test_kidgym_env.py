@@ -37,7 +37,8 @@ def test_oracle_succeeds_through_the_text_interface(env_id, level):
         observations, infos, reward = play(env, "oracle", seed)
         episode = infos[-1]["episode"]
         assert reward == 1.0 and episode["success"]
-        assert episode["steps"] == episode["budget"] or (env_id == "kidgym/counting" and episode["steps"] < episode["budget"])
+        slack = env_id in ("kidgym/counting", "kidgym/memory_decode")  # the release gives both spare steps
+        assert episode["steps"] == episode["budget"] or (slack and episode["steps"] < episode["budget"])
         assert all(info["parse"] == "ok" and info["step_success"] for info in infos)
         json.dumps(episode)
         for obs in observations[:-1]:
@@ -202,3 +203,29 @@ def test_demo_suites_run():
             for seed in range(suite["episodes"]):
                 _, infos, _ = play(env, agent, seed)
                 assert "episode" in infos[-1]
+
+
+@pytest.mark.parametrize("env_id", ["kidgym/selection", "kidgym/memory_maze", "kidgym/memory_decode", "kidgym/memory_filling"])
+def test_any_answer_counts_as_continue_when_it_is_the_only_option(env_id):
+    env = cogsim.make(env_id, level=1, images=False)
+    obs, _ = env.reset(seed=3)
+    assert obs["options"] == ("continue",)
+    obs, _, terminated, truncated, info = env.step("I am not sure what to do.")
+    assert info["parse"] == "ok" and info["parsed"]["action"] == "continue"
+    assert not (terminated or truncated) and "continue" not in obs["options"]
+
+
+def test_release_templates_for_counting_and_sorting():
+    env = cogsim.make("kidgym/counting", level=2, images=False)
+    obs, _ = env.reset(seed=0)
+    declare = [text for text in obs["options"] if text.startswith("I have already collected")]
+    item = declare[0].split(" ", 5)[5][: -len("(s)")]
+    picks = [text for text in obs["options"] if text.startswith("pick up")]
+    assert picks and all(text.startswith(f"pick up the {item} with label ") for text in picks)
+    assert "select the action: 'I have already collected" in obs["text"] and f"{item}s.'" in obs["text"]
+
+    env = cogsim.make("kidgym/sorting", level=1, images=False)
+    obs, _ = env.reset(seed=0)
+    assert "In this world, the " in obs["text"] and " by speed in position I, II." in obs["text"]
+    assert "Rank the animal in the backpack from " in obs["text"]
+    assert all(text.startswith("place animal from backpack ") for text in obs["options"])

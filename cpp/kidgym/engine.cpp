@@ -149,7 +149,7 @@ int default_budget(Task task, int level) {
   return 0;
 }
 
-bool exact_budget(Task task) { return task != Task::Counting; }
+bool exact_budget(Task task) { return task != Task::Counting && task != Task::MemoryDecode; }
 
 const char* task_name(Task task) {
   static const char* names[] = {"classification", "maze",     "selection", "placement", "sorting", "decode_maze",
@@ -330,13 +330,14 @@ bool apply_choose(State& s, const Action& a) {
     // goal: [category, remembered item ids...]; an item counts once (it leaves the scene when chosen)
     for (int i = 0; i < level; ++i) correct = correct || (s.goal[1 + i] == chosen.type && s.goal[0] == chosen.aux);
   } else {
-    // goal: pairs (source category, source id, target category, target id) x level, then the asking order
-    const int pair = s.goal[12 + s.progress];
+    // goal: pairs (source category, source id, target category, target id) x level, then the asked pair
+    const int pair = s.goal[12];
     correct = s.goal[4 * pair + 2] == chosen.aux && s.goal[4 * pair + 3] == chosen.type;
   }
+  const int choices = static_cast<Task>(s.task) == Task::Selection ? level : 1;
   if (!correct) {
     finish(s, false);
-  } else if (++s.progress == level) {
+  } else if (++s.progress == choices) {
     finish(s, true);
   }
   return true;
@@ -409,8 +410,8 @@ int lower_bound(const State& s) {
   const int unstarted = is_memory(static_cast<Task>(s.task)) && s.phase == 0 ? 1 : 0;
   switch (static_cast<Task>(s.task)) {
     case Task::Classification: return 2 * grid_items + bag;  // every item is picked and put
-    case Task::Selection:
-    case Task::MemoryDecode: return unstarted + (s.level - s.progress);  // one correct choice each
+    case Task::Selection: return unstarted + (s.level - s.progress);  // one correct choice each
+    case Task::MemoryDecode: return unstarted + (1 - s.progress);
     case Task::Sorting: return (s.level + 1 - s.progress > bag) ? kImpossible : bag;  // every animal is placed
     case Task::MemoryMaze: return unstarted + 1;
     case Task::Filling:

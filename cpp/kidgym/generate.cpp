@@ -198,8 +198,11 @@ void gen_decode_maze(Builder& b, const Catalog& catalog) {
     return false;
   }());
   for (size_t i = 0; i < keys.size(); ++i) b.s.goal[keys[i]] = doors[i];
-  // decoys: colours of no key in use (a decoy may share a door's colour: the trap the hint resolves)
-  gen_maze_layout(b, catalog, keys, doors, decoy_colours(b, keys, catalog.maze_decoy_keys, catalog.key_colours));
+  // decoys: colours of no key in use (a decoy may share a door's colour: the trap the hint resolves).
+  // With one door the release always adds that trap: a key of the door's own colour, which fails.
+  auto decoys = decoy_colours(b, keys, catalog.maze_decoy_keys, catalog.key_colours);
+  if (b.s.level == 1 && std::find(decoys.begin(), decoys.end(), doors[0]) == decoys.end()) decoys.push_back(doors[0]);
+  gen_maze_layout(b, catalog, keys, doors, decoys);
   b.label({Kind::Key, Kind::Door, Kind::Diamond});
 }
 
@@ -244,13 +247,16 @@ void gen_selection(Builder& b, const Catalog& catalog) {
   b.label({Kind::Item});
 }
 
+// Memory Decode, as the KidGym release plays it: `level` pairs are shown first; after 'continue' the
+// source of one pair is asked and its partner is offered among 2 level + decode_extra distractors
+// that belong to no pair. One choice decides the episode.
 void gen_memory_decode(Builder& b, const Catalog& catalog) {
   const int level = b.s.level;
   b.s.scene = catalog.mixed_scene;
   // all items distinct across categories: draw (category, id) pairs without repeats
   std::vector<std::pair<uint8_t, uint8_t>> pool;
   for (uint8_t c = 0; c < 4; ++c) for (uint8_t i = 0; i < catalog.category_sizes[c]; ++i) pool.push_back({c, i});
-  const int needed = 2 * level + catalog.decode_extra;
+  const int needed = 4 * level + catalog.decode_extra;
   if (static_cast<int>(pool.size()) < needed) throw std::invalid_argument("kidgym catalog: too few items for memory_decode");
   b.rng.shuffle(pool.begin(), pool.end());
   for (int k = 0; k < level; ++k) {
@@ -259,10 +265,10 @@ void gen_memory_decode(Builder& b, const Catalog& catalog) {
     b.s.goal[4 * k + 2] = pool[2 * k + 1].first;
     b.s.goal[4 * k + 3] = pool[2 * k + 1].second;
   }
-  const auto order = b.distinct(level, level);
-  for (int k = 0; k < level; ++k) b.s.goal[12 + k] = order[k];
+  const int asked = static_cast<int>(b.rng.below(level));
+  b.s.goal[12] = static_cast<uint8_t>(asked);
   b.s.agent = static_cast<uint8_t>(b.rng.below(kCells));
-  for (int k = 0; k < level; ++k) b.put(b.random_empty_cell(), Kind::Item, pool[2 * k + 1].second, pool[2 * k + 1].first);
+  b.put(b.random_empty_cell(), Kind::Item, pool[2 * asked + 1].second, pool[2 * asked + 1].first);
   for (int k = 2 * level; k < needed; ++k) b.put(b.random_empty_cell(), Kind::Item, pool[k].second, pool[k].first);
   b.label({Kind::Item});
 }

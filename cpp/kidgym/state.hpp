@@ -124,15 +124,16 @@ struct Catalog {
   std::vector<float> animal_values;     // Sorting: per animal id, the real-world quantity ranked (<= 0: unusable)
   std::vector<uint8_t> rule_ascending;  // Sorting: per rule, 1 if position I holds the smallest value
   uint8_t selection_extra = 2;          // Selection: distractors = level + selection_extra
-  uint8_t decode_extra = 2;             // Memory Decode: distractor candidates besides the pair targets
+  uint8_t decode_extra = 1;             // Memory Decode: distractors = 2 level + decode_extra (the release's 2L+1)
   uint8_t memory_chests = 3;            // Memory Maze: chests in the scene (one holds the diamond)
-  uint8_t maze_decoy_keys = 1;
+  uint8_t maze_decoy_keys = 1;          // mazes: extra keys of a colour no key in use has (0 or 1)
   uint8_t puzzle_figures = 0;           // Puzzle: abstract figures in the catalog (each 4 tiles)
-  std::vector<uint8_t> counting_categories = {1, 2};  // Counting: categories piles are drawn from (fruits, foods)          // mazes: keys of a colour no door has (0 or 1; 4 colours, 3 doors)
+  std::vector<uint8_t> counting_categories = {1, 2};  // Counting: categories piles are drawn from (fruits, foods)
 };
 
-// Task-level parameters: the paper's step budgets. All tasks but Counting must be solved in
-// exactly their budget (every step must be right); Counting allows up to 5 steps.
+// Task-level parameters: the paper's step budgets. All tasks but Counting and Memory Decode must be
+// solved in exactly their budget (every step must be right); Counting allows up to 5 steps, and
+// Memory Decode's one choice (after 'continue') leaves its budget of level + 1 slack, as in the release.
 int default_budget(Task task, int level);
 bool exact_budget(Task task);
 const char* task_name(Task task);

@@ -39,7 +39,11 @@ ANIMAL_MASS_KG = {
 
 @dataclass(frozen=True)
 class SortingRule:
-    """A counterfactual rule over body mass; ``ascending``: position I holds the lightest animal."""
+    """A counterfactual rule tying speed to body mass; ``ascending``: position I holds the lightest animal.
+
+    The four rules and their ranking phrases are the KidGym release's (its ``sorting_animals`` tables):
+    heavier/lighter x faster/slower, ranked "fast to slow" or "slow to fast" by speed.
+    """
 
     rule: str
     ranking: str
@@ -47,10 +51,10 @@ class SortingRule:
 
 
 SORTING_RULES = (
-    SortingRule("In this world, the heavier an animal is, the faster it runs.", "the fastest to the slowest", False),
-    SortingRule("In this world, the lighter an animal is, the stronger it is.", "the strongest to the weakest", True),
-    SortingRule("In this world, the heavier an animal is, the smaller its appetite.", "the smallest appetite to the largest", False),
-    SortingRule("In this world, the lighter an animal is, the louder it sings.", "the loudest to the quietest", True),
+    SortingRule("In this world, the heavier the animal is, the faster it is.", "fast to slow by speed", False),
+    SortingRule("In this world, the heavier the animal is, the slower it is.", "slow to fast by speed", False),
+    SortingRule("In this world, the lighter the animal is, the faster it is.", "fast to slow by speed", True),
+    SortingRule("In this world, the lighter the animal is, the slower it is.", "slow to fast by speed", True),
 )
 
 # Puzzle: abstract figures of 2 x 2 tiles (shape, colour) in quarter order top-left, top-right,
@@ -83,9 +87,10 @@ class CatalogOptions:
     """Generator knobs the paper leaves open (named so runs can state them)."""
 
     selection_extra: int = 2  # Selection: distractors in the scene = level + selection_extra
-    decode_extra: int = 2  # Memory Decode: candidates besides the pair targets
+    decode_extra: int = 1  # Memory Decode: distractors = 2 level + decode_extra (the release: 2L+1)
     memory_chests: int = 3  # Memory Maze: chests after 'continue' (one holds the diamond)
-    maze_decoy_keys: int = 1  # mazes: keys of a colour no door has
+    maze_decoy_keys: int = 1  # mazes: extra keys of a colour no key in use has (see tasks: the release has
+    # none but lists unreachable actions too); Decode Maze level 1 also gets the release's trap key
 
 
 @lru_cache(maxsize=None)

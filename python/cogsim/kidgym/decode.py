@@ -7,6 +7,12 @@
 4. Otherwise the first valid uppercase label letter anywhere (the paper's last resort).
 5. Otherwise nothing: the answer is invalid.
 
+Steps 2-4 are the KidGym release's ``process_answer`` (``eval/evaluation.py``) exactly. Step 1 is the
+issue's reading: the release matches only lowercase tags on one line (``<answer>(.*?)</answer>``
+without flags), so an uppercase ``<ANSWER>B</ANSWER>`` there falls through to steps 2-4 over the
+whole reply, reasoning included. We strip tags in any case and across lines, which only differs from
+the release on replies whose tag is not lowercase or spans a line break.
+
 ``strict=True`` drops step 4 (a letter inside a word, such as the "A" of "All", never counts) and
 also accepts an action's text without quotes when it appears as a whole phrase; it is a named
 option for users who prefer fewer accidental matches, not the paper's decoder.

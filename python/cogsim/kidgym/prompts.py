@@ -5,9 +5,22 @@
 ``in_context``  zero-shot plus one fully worked example episode of the same task and level (its frames
                 are sent before the current one, each step with its options, answer and reason).
 
-The paper's exact preamble is not public in full; this one states the same facts (layout, labels,
-backpack, hint bar, high-level actions, image history for memory tasks). It is the text of
-``PREAMBLE`` and ``MEMORY_NOTE`` and can be replaced by passing ``system_prompt`` to the env.
+What is the KidGym release's, word for word: the option list ``A) 'action1' B) 'action2' ...`` and the
+letter list ``A/B/C`` (``decode.format_options``, ``decode.letter_list``), the goal and action texts
+(``tasks``), and the one preamble sentence it keeps (as a comment in its ``eval/prompt.py``) that
+applies to high-level play: ``MEMORY_NOTE``. Its worked examples (``examples/<task>/info.json``) give
+per step the goal, the options, the chosen action and a reason naming the letter and the quoted
+action ("..., so the next action should be B: 'put the item from backpack A into the basket with
+label 3'."), which is the style of our example reasons.
+
+Readings (the paper's prompt text is not in the release): the rest of ``PREAMBLE`` is ours and states
+the layout facts the release's frames rely on (hint bar, backpack slots, number labels, roman
+numerals, high-level actions); the release's other kept sentence, about facing an item with the red
+arrow before interacting, concerns its low-level actions and is left out. The CoT instruction wording
+and the in-context layout (example frames first, then "Example step k" lines) are ours too. The
+release's decoder strips only lowercase ``<answer>`` tags; ours strips them in any case (the issue's
+reading, see ``decode``), so an ``<ANSWER>`` reply is read from its tag as the CoT variant intends.
+Every text can be replaced by passing ``system_prompt`` to the env.
 """
 
 from __future__ import annotations
@@ -29,8 +42,8 @@ PREAMBLE = (
     "action from the list of available actions."
 )
 MEMORY_NOTE = (
-    "If multiple images are provided, all but the latest image show previous states of the environment, while "
-    "the last image shows the current state."
+    "If multiple images are provided, all but the latest image represent previous states of the environment, "
+    "while the last image shows the current state."
 )
 ANSWER_FORMAT = {
     "zero_shot": "Answer with the letter of your action only.",

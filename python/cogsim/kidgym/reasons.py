@@ -73,14 +73,14 @@ def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
         cell = _cell_with_label(state, a)
         return f"The {catalog.item_name(cell[2], cell[1])} with label {a} is one of the items shown in the first image."
     if verb == CHOOSE:
-        asked = goal[12 + state.progress]
+        asked = goal[12]
         source = catalog.item_name(goal[4 * asked], goal[4 * asked + 1])
         target = catalog.item_name(goal[4 * asked + 2], goal[4 * asked + 3])
         return f"The target {source} was paired with the {target} in the first image, and the {target} has label {a}."
     if verb == PLACE and spec.name == "sorting":
         rule = catalog.SORTING_RULES[goal[0]]
         animal = catalog.item_name(0, state.bag[a][2])
-        return f"{rule.rule} Ranking the animals from {rule.ranking}, the {animal} comes at position {roman(b)}."
+        return f"{rule.rule} Ranking the animals {rule.ranking}, the {animal} comes at position {roman(b)}."
     if verb == PLACE and spec.name == "placement":
         stated, rotation = catalog.DIRECTIONS[goal[0]], catalog.ROTATIONS[goal[1]]
         opposite = catalog.DIRECTIONS[(goal[0] + 4) % 8]

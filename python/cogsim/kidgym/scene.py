@@ -8,11 +8,11 @@ before it (Selection, Memory Decode) or the decoy chests (Memory Maze). Keys and
 from __future__ import annotations
 
 from cogsim.kidgym import catalog
-from cogsim.kidgym._overlay import Overlay, Piece, SpriteQuarter, Tile
+from cogsim.kidgym._overlay import Overlay
 from cogsim.kidgym.tasks import (
     BASKET, CENTER, CHEST, DIAMOND, DOOR, ITEM, KEY, PIECE, TARGET, WALL, TaskSpec, slot_letter,
 )
-from cogsim.render.grid import GridScene, Item, Target
+from cogsim.render.grid import GridScene, Item, Piece, ShapeTile, SpriteQuarter, Target
 
 _PLAY_HIDDEN_BEFORE_CONTINUE = {"selection", "memory_decode"}
 _PIECE_TASKS = {"filling", "puzzle", "memory_filling"}
@@ -22,7 +22,7 @@ def piece(category: int, picture: int, quarter: int) -> Piece:
     """A quarter of a picture: a sprite quarter, or a tile of an abstract puzzle figure."""
     if category == catalog.FIGURE_CATEGORY:
         shape, colour = catalog.PUZZLE_FIGURES[picture][quarter]
-        return Tile(shape, colour)
+        return ShapeTile(shape, colour)
     return SpriteQuarter(catalog.item_sprite(category, picture), quarter)
 
 
@@ -86,7 +86,7 @@ def hint(spec: TaskSpec, state) -> tuple[str, tuple[str, ...]]:
             for k in range(level):
                 sprites += [catalog.item_sprite(goal[4 * k], goal[4 * k + 1]), catalog.item_sprite(goal[4 * k + 2], goal[4 * k + 3])]
             return "Remember pairs left->right", tuple(sprites)
-        asked = goal[12 + min(state.progress, level - 1)]
+        asked = goal[12]
         return "Target", (catalog.item_sprite(goal[4 * asked], goal[4 * asked + 1]),)
     if spec.name == "decode_maze":
         pairs = [(key, door) for key, door in enumerate(goal[:4]) if door != 255]

@@ -1,8 +1,41 @@
 """The KidGym tasks: codes, capabilities, goal texts and action texts (the paper's templates).
 
-Goal and action wordings follow the KidGym templates; where our layout differs (the hint bar shows
-the Memory Decode target, Decode Maze's key-to-door table is text in the hint bar) the sentence says
-where to look in our frames.
+Goal and action wordings are the KidGym release's templates (``assets/jsons/template.json`` of
+github.com/BoBo-Ye/KidGym), word for word, including its "your need to select" in Selection and the
+"{item}s." ending of the Counting goal. Two sentences are adapted to our frames and say so in place:
+Memory Decode names the hint bar where the release says "the black box in the upper left corner", and
+states that each row of the first image is "item -> its partner".
+
+Capabilities follow the issue and the first public README (github.com/KidGym/KidGym): Memory Decode
+is Memory + Learning and Memory Filling is Perception Reasoning + Memory. The later README swaps the
+two rows (MDE "Memory + Perception Reasoning", MFI "Memory + Learning"), which contradicts what each
+task asks; we read that as a table slip. Sorting is Learning (the later README) rather than
+Execution + Learning (the first README), and Placement is Learning + Perception Reasoning (the later
+README) rather than Execution + Learning; the issue's mapping agrees with the later README there.
+
+Remaining readings (the release does it differently, or does not say):
+- Memory Decode follows the release: one asked pair, its partner among 2L+1 distractors
+  (``decode_extra`` = 1), one choice, budget L+1 with slack. Our distractors never belong to a shown
+  pair; the release draws them at random and excludes only the asked pair.
+- Decode Maze has no registered budget in the release; we use Maze's 2L+1. Its level 1 has the
+  release's trap, a second key of the door's own colour that does not open it.
+- Action lists: the release lists an action for every pickable object and every door x backpack slot,
+  reachable or not (choosing an unreachable one wastes the step); ours lists the executable actions
+  only (the issue's rule), shuffled again at every step (the release does not reshuffle Counting after
+  its first step). Without unreachable options a one-door maze would be a forced sequence, so every
+  maze has one decoy key of a colour no key in use has (``maze_decoy_keys``); the release has none.
+- A wrong choice in Selection ends the episode at once; the release runs on until L items are
+  chosen. With the exact budget the outcome is the same, only the failed episode is shorter.
+  (Sorting, Filling, Puzzle and Memory Filling run to the end as in the release.)
+- Sorting shuffles the backpack. The release fills it in the answer's order (slot A holds position
+  I's animal, and slots close up after each placement), which we take for an oversight.
+- Puzzle draws abstract figures of four coloured shape tiles, with decoys from other figures; the
+  release uses one fixed four-piece jigsaw image whose pieces all start in the backpack.
+- Filling uses pictures of all four categories and decoys that are other quarters of the same picture
+  or another picture's piece for a missing place; the release's Filling uses animal pictures, with
+  decoys drawn from all animal quarters.
+- Sorting draws any catalog animals whose masses are at least 1.5x apart; the release's tables use
+  elephant, pig, sheep, cat and mouse only.
 """
 
 from __future__ import annotations
@@ -78,10 +111,9 @@ def goal_text(spec: TaskSpec, state) -> str:
         return "There is a diamond shown in the scene, and you need to obtain the diamond. " + _MAZE_RULE
     if spec.name == "decode_maze":
         return (
-            "There is a diamond shown in the scene, and you need to obtain the diamond. When your path is blocked "
-            "by a door, you need a key to unlock it, but a key does not open the door of its own color: the hint "
-            "bar on the left lists which key color opens which door color (key->door). "
-            "Note: You must pick up the key first before you can use it to unlock doors."
+            "There is a diamond in the scene, and your goal is to obtain it. Some paths are blocked by doors, and the "
+            "key required to unlock each door color is shown in the left hint panel. You must consult the hint panel "
+            "and use the specified key to open the corresponding door."
         )
     if spec.name == "memory_maze":
         return (
@@ -95,12 +127,12 @@ def goal_text(spec: TaskSpec, state) -> str:
         if level == 1:
             text = (
                 "In the first image, an item will be shown on the left margin that you need to remember. In the "
-                "following images, several random items will be generated in the scene, and you need to select the one you recall."
+                "following images, several random items will be generated in the scene, and your need to select the one you recall."
             )
         else:
             text = (
                 "In the first image, some items will be shown on the left margin that you need to remember. In the "
-                "following images, several random items will be generated in the scene, and you need to select all "
+                "following images, several random items will be generated in the scene, and your need to select all "
                 "the items you recall one by one."
             )
         return text + ("" if started else " If you understand the rules, select the 'continue' action to start the task.")
@@ -118,7 +150,7 @@ def goal_text(spec: TaskSpec, state) -> str:
             f"Collect {number} {item}(s) from the scene and place them in the backpack. Make sure you have gathered "
             f"exactly this amount, no more and no less. You should be aware that there may be 1 to 3 items of different "
             f"quantities in one grid. Once you have collected this number of {item}s, select the action: "
-            f"'I have already collected {number} {item}(s)'."
+            f"'I have already collected {number} {item}s.'"
         )
     if spec.name in ("filling", "puzzle"):
         return (
@@ -135,7 +167,7 @@ def goal_text(spec: TaskSpec, state) -> str:
     if spec.name == "sorting":
         rule = catalog.SORTING_RULES[goal[0]]
         positions = ", ".join(roman(i) for i in range(1, level + 2))
-        return f"{rule.rule} Rank the animals in the backpack from {rule.ranking} in position {positions}."
+        return f"{rule.rule} Rank the animal in the backpack from {rule.ranking} in position {positions}."
     if spec.name == "placement":
         orientation, rotation = catalog.DIRECTIONS[goal[0]], catalog.ROTATIONS[goal[1]]
         cells = state.cells
@@ -169,6 +201,8 @@ def placement_item(state) -> str:
 def action_text(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
     verb, a, b = action
     if verb == PICK:
+        if spec.name == "counting":
+            return f"pick up the {catalog.item_name(state.goal[1], state.goal[2])} with label {a}"
         return f"pick up the item with label {a}"
     if verb == PUT:
         return f"put the item from backpack {slot_letter(a)} into the basket with label {b}"

@@ -3,6 +3,10 @@ scores and a radar chart of them.
 
 Capability score of capability c = 100 x mean over the tasks that test c of 0.2 p1 + 0.3 p2 + 0.5 p3,
 with p_L the success rate at level L. A task counts only when all three levels were run.
+
+Readings: the level weights are the issue's statement of the paper's score (the KidGym release ships
+no scoring code to check them against). The task-to-capability map is ``cogsim.kidgym.tasks``'s (see
+its docstring for where the two public READMEs disagree on Memory Decode and Memory Filling).
 """
 
 from __future__ import annotations

@@ -182,7 +182,7 @@ def _extend(children):
 EXPRESSIONS = st.recursive(LEAVES, _extend, max_leaves=8)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(EXPRESSIONS)
 def test_vm_matches_cpython_on_random_expressions(body):
     assert_matches_cpython(f"lambda x, y, z: {body}", reference_points(n=40))

@@ -14,6 +14,7 @@ Options:
     max_parse_failures: consecutive unparseable replies that end the episode (2)
     hypothesis_size / hypothesis_seed: the generated hypothesis space for the reduction curve (2000, 0)
     given_tests:        test-swap mode: [[x, y, z], ...] shown with their results; one turn, guess only
+    swap_source:        label of the agent whose tests were given (recorded for the test-swap table)
     prompt_as_system:   put the instruction in ``system_prompt`` and open with "Please begin."
 """
 
@@ -43,9 +44,9 @@ class WiltEnv(TextEnv):
     def __init__(self, env_id: str = "", split: str = "full", **options: Any):
         if split not in ("full", "lite", "procedural"):
             raise ValueError(f"split must be 'full', 'lite' or 'procedural', got {split!r}")
-        unknown = set(options) - set(DEFAULTS) - {"rule_index", "given_tests"}
+        unknown = set(options) - set(DEFAULTS) - {"rule_index", "given_tests", "swap_source"}
         if unknown:
-            raise ValueError(f"unknown WILT options {sorted(unknown)}; allowed: {sorted(DEFAULTS)} + rule_index, given_tests")
+            raise ValueError(f"unknown WILT options {sorted(unknown)}; allowed: {sorted(DEFAULTS)} + rule_index, given_tests, swap_source")
         super().__init__(env_id, split=split, **options)
         self.split = split
         self.config = {**DEFAULTS, **options}
@@ -72,6 +73,7 @@ class WiltEnv(TextEnv):
         self.turns = 0
         self.done = False
         self.swap = config.get("given_tests") is not None
+        self.swap_source = config.get("swap_source")
         if self.swap:
             for point in _check_tests(config["given_tests"]):
                 self._record(point)
@@ -157,7 +159,7 @@ class WiltEnv(TextEnv):
             "num_tests": len(self.tests), "repeats": self.repeats, "parse_failures": self.parse_failures,
             "tests": [list(t) for t in self.tests], "reduction": list(self.reduction),
             "hypothesis_size": len(self.space.rules), "survivors": int(self.survivors.sum()),
-            "swap": self.swap, "max_attempts": self.max_attempts, "strict_inputs": self.strict,
+            "swap": self.swap, "swap_source": self.swap_source, "max_attempts": self.max_attempts, "strict_inputs": self.strict,
         }
 
     # -- scripted agents -------------------------------------------------------------------------

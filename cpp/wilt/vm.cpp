@@ -285,6 +285,8 @@ struct Scratch {
   std::vector<int64_t> i;
   std::vector<uint8_t> t, fl;
   std::vector<Val> items;
+  std::vector<int64_t> zero_ints = std::vector<int64_t>(kBlock, 0);
+  std::vector<uint8_t> float_tags = std::vector<uint8_t>(kBlock, kFloat), zero_flags = std::vector<uint8_t>(kBlock, 0);
   void reserve(int32_t slots) {
     const size_t n = static_cast<size_t>(slots) * kBlock;
     if (f.size() < n) {
@@ -315,45 +317,103 @@ const double* float_view(const Lanes& v, uint8_t tags, bool need_exact, size_t n
   return buffer;
 }
 
+template <typename F>
+void map_values(size_t n, const double* __restrict a, const double* __restrict b, double* __restrict out, F f) {
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]);
+}
+
+template <typename F>
+void map_compare(size_t n, const double* __restrict a, const double* __restrict b, int64_t* __restrict out, F f) {
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]) ? 1 : 0;
+}
+
+void or_flags(size_t n, const uint8_t* __restrict fa, const uint8_t* __restrict fb, uint8_t* __restrict out) {
+  for (size_t l = 0; l < n; ++l) out[l] = fa[l] | fb[l];
+}
+
 // Arithmetic and comparisons where one side is statically float: loops over plain doubles.
 bool float_kernel(Op op, const Lanes& A, const Lanes& B, uint8_t ta, uint8_t tb, const Lanes& out, size_t n,
                   Scratch& s) {
-  if (!(op < Op::Pow || is_comparison(op))) return false;  // pow may make complex numbers
-  if (ta != kFloatBit && tb != kFloatBit) return false;
-  const bool exact = is_comparison(op);
+  if (!(op < Op::Pow || is_comparison(op) || op == Op::Min || op == Op::Max)) return false;  // pow: complex
+  const bool exact = is_comparison(op) || op == Op::Min || op == Op::Max;
+  if (op == Op::Min || op == Op::Max) {
+    if (ta != kFloatBit || tb != kFloatBit) return false;  // min/max keep their operand's type
+  } else if (ta != kFloatBit && tb != kFloatBit) {
+    return false;
+  }
   const double* a = float_view(A, ta, exact, n, s.promoted_a.data());
   const double* b = a ? float_view(B, tb, exact, n, s.promoted_b.data()) : nullptr;
   if (!a || !b) return false;
-  const uint8_t* fa = A.fl;
-  const uint8_t* fb = B.fl;
-  auto fill = [&](auto body) {
-    for (size_t l = 0; l < n; ++l) body(l);
-  };
+  or_flags(n, A.fl, B.fl, out.fl);
   switch (op) {
-    case Op::Add: fill([&](size_t l) { out.f[l] = a[l] + b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Sub: fill([&](size_t l) { out.f[l] = a[l] - b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Mul: fill([&](size_t l) { out.f[l] = a[l] * b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Eq: fill([&](size_t l) { out.i[l] = a[l] == b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Ne: fill([&](size_t l) { out.i[l] = a[l] != b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Lt: fill([&](size_t l) { out.i[l] = a[l] < b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Le: fill([&](size_t l) { out.i[l] = a[l] <= b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Gt: fill([&](size_t l) { out.i[l] = a[l] > b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Ge: fill([&](size_t l) { out.i[l] = a[l] >= b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
+    case Op::Add: map_values(n, a, b, out.f, [](double x, double y) { return x + y; }); break;
+    case Op::Sub: map_values(n, a, b, out.f, [](double x, double y) { return x - y; }); break;
+    case Op::Mul: map_values(n, a, b, out.f, [](double x, double y) { return x * y; }); break;
+    case Op::Min: map_values(n, a, b, out.f, [](double x, double y) { return y < x ? y : x; }); break;
+    case Op::Max: map_values(n, a, b, out.f, [](double x, double y) { return y > x ? y : x; }); break;
+    case Op::Eq: map_compare(n, a, b, out.i, [](double x, double y) { return x == y; }); break;
+    case Op::Ne: map_compare(n, a, b, out.i, [](double x, double y) { return x != y; }); break;
+    case Op::Lt: map_compare(n, a, b, out.i, [](double x, double y) { return x < y; }); break;
+    case Op::Le: map_compare(n, a, b, out.i, [](double x, double y) { return x <= y; }); break;
+    case Op::Gt: map_compare(n, a, b, out.i, [](double x, double y) { return x > y; }); break;
+    case Op::Ge: map_compare(n, a, b, out.i, [](double x, double y) { return x >= y; }); break;
     case Op::TrueDiv:
-      fill([&](size_t l) {
+      for (size_t l = 0; l < n; ++l) {
         const bool zero = b[l] == 0.0;
         out.f[l] = a[l] / (zero ? 1.0 : b[l]);
-        out.fl[l] = fa[l] | fb[l] | (zero ? kError : 0);
-      });
+        out.fl[l] |= zero ? kError : 0;
+      }
       break;
     default:
-      fill([&](size_t l) {
+      for (size_t l = 0; l < n; ++l) {
         double r = 0.0;
-        out.fl[l] = fa[l] | fb[l] | float_arith(op, a[l], b[l], r);
+        out.fl[l] |= float_arith(op, a[l], b[l], r);
         out.f[l] = r;
-      });
+      }
   }
   std::memset(out.t, is_comparison(op) ? kBool : kFloat, n);
+  return true;
+}
+
+// and / or / not / bool() on operands that are statically bool: branch-free loops.
+bool bool_kernel(Op op, const Lanes& A, const Lanes* B, uint8_t ta, uint8_t tb, const Lanes& out, size_t n) {
+  const int64_t* __restrict a = A.i;
+  const uint8_t* __restrict fa = A.fl;
+  int64_t* __restrict o = out.i;
+  uint8_t* __restrict fo = out.fl;
+  if (op == Op::Not || op == Op::Truth) {
+    if (ta == kBoolBit) {
+      const int64_t flip = op == Op::Not;
+      for (size_t l = 0; l < n; ++l) o[l] = a[l] ^ flip;
+    } else if (ta == kFloatBit) {
+      const double* __restrict f = A.f;
+      if (op == Op::Not) {
+        for (size_t l = 0; l < n; ++l) o[l] = f[l] == 0.0;
+      } else {
+        for (size_t l = 0; l < n; ++l) o[l] = f[l] != 0.0;
+      }
+    } else {
+      return false;
+    }
+    std::memcpy(fo, fa, n);
+    std::memset(out.t, kBool, n);
+    return true;
+  }
+  if (ta != kBoolBit || tb != kBoolBit) return false;
+  const int64_t* __restrict b = B->i;
+  const uint8_t* __restrict fb = B->fl;
+  if (op == Op::And) {
+    for (size_t l = 0; l < n; ++l) {
+      o[l] = a[l] & b[l];
+      fo[l] = fa[l] | (a[l] ? fb[l] : 0);
+    }
+  } else {
+    for (size_t l = 0; l < n; ++l) {
+      o[l] = a[l] | b[l];
+      fo[l] = fa[l] | (a[l] ? 0 : fb[l]);
+    }
+  }
+  std::memset(out.t, kBool, n);
   return true;
 }
 
@@ -364,15 +424,14 @@ class Evaluator {
   // Runs lanes [0, n) of one block; returns the lanes of the program's result.
   Lanes run(const double* xs, const double* ys, const double* zs, size_t n) {
     const double* args[3] = {xs, ys, zs};
+    for (int k = 0; k < 3; ++k) {
+      arg_views_[k] = {const_cast<double*>(args[k]), s_.zero_ints.data(), s_.float_tags.data(), s_.zero_flags.data()};
+    }
     for (size_t k = 0; k < p_.code.size(); ++k) {
       const Instr& in = p_.code[k];
+      if (in.op == Op::Arg) continue;  // read in place through arg_views_
       const Lanes out = lanes(static_cast<int32_t>(k));
       switch (in.op) {
-        case Op::Arg:
-          std::memcpy(out.f, args[in.a], n * sizeof(double));
-          std::memset(out.t, kFloat, n);
-          std::memset(out.fl, 0, n);
-          break;
         case Op::Const: {
           const Constant& c = p_.constants[in.a];
           std::fill(out.f, out.f + n, c.f);
@@ -381,7 +440,13 @@ class Evaluator {
           std::memset(out.fl, 0, n);
           break;
         }
-        case Op::And: case Op::Or: select_short_circuit(in, out, n); break;
+        case Op::And: case Op::Or: {
+          const Lanes A = lanes(in.a), B = lanes(in.b);
+          if (!bool_kernel(in.op, A, &B, p_.static_tags[in.a], p_.static_tags[in.b], out, n)) {
+            select_short_circuit(in, out, n);
+          }
+          break;
+        }
         case Op::Select: select_branch(in, out, n); break;
         case Op::Seq: sequence(in, out, n); break;
         case Op::RoundDigits: round_digits_lanes(in, out, n); break;
@@ -399,7 +464,10 @@ class Evaluator {
   }
 
  private:
-  Lanes lanes(int32_t value) { return s_.lanes(p_.slot[value]); }
+  Lanes lanes(int32_t value) {
+    const Instr& in = p_.code[value];
+    return in.op == Op::Arg ? arg_views_[in.a] : s_.lanes(p_.slot[value]);
+  }
 
   void binary_lanes(const Instr& in, const Lanes& out, size_t n) {
     const Lanes A = lanes(in.a), B = lanes(in.b);
@@ -418,6 +486,9 @@ class Evaluator {
 
   void unary_lanes(const Instr& in, const Lanes& out, size_t n) {
     const Lanes A = lanes(in.a);
+    if ((in.op == Op::Not || in.op == Op::Truth) && bool_kernel(in.op, A, nullptr, p_.static_tags[in.a], 0, out, n)) {
+      return;
+    }
     for (size_t l = 0; l < n; ++l) {
       if (A.fl[l]) {
         out.store_flags(l, A.fl[l]);
@@ -519,16 +590,27 @@ class Evaluator {
 
   const Program& p_;
   Scratch& s_;
+  Lanes arg_views_[3]{};
 };
 
 thread_local Scratch tls_scratch;
 
-void write_results(const Lanes& result, size_t n, uint8_t* truth, uint8_t* status) {
+void write_results(const Lanes& result, size_t n, uint8_t* __restrict truth, uint8_t* __restrict status,
+                   uint8_t static_tags) {
+  static constexpr uint8_t kStatusOf[4] = {kOk, kRaised, kNeedsFallback, kNeedsFallback};
+  const uint8_t* __restrict fl = result.fl;
+  if (static_tags == kBoolBit) {
+    const int64_t* __restrict i = result.i;
+    for (size_t l = 0; l < n; ++l) {
+      status[l] = kStatusOf[fl[l] & 3];
+      truth[l] = (fl[l] == 0) & (i[l] != 0);
+    }
+    return;
+  }
   for (size_t l = 0; l < n; ++l) {
-    const uint8_t flags = result.fl[l] | (result.t[l] == kComplex ? kFallback : 0);
-    const bool ok = flags == 0;
-    status[l] = (flags & kFallback) ? kNeedsFallback : (flags & kError ? kRaised : kOk);
-    truth[l] = ok && truthy(result.load(l));
+    const uint8_t flags = fl[l] | (result.t[l] == kComplex ? kFallback : 0);
+    status[l] = kStatusOf[flags & 3];
+    truth[l] = flags == 0 && truthy(result.load(l));
   }
 }
 
@@ -598,7 +680,7 @@ void evaluate(const Program& program, const double* xs, const double* ys, const 
         const size_t begin = b * kBlock, len = std::min(kBlock, n - begin);
         Evaluator ev(program, tls_scratch);
         const Lanes result = ev.run(xs + begin, ys + begin, zs + begin, len);
-        write_results(result, len, truth + begin, status + begin);
+        write_results(result, len, truth + begin, status + begin, program.static_tags.back());
       },
       8);
 }
@@ -614,27 +696,34 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
         uint8_t ta[kBlock], sa[kBlock], tb[kBlock], sb[kBlock];
         {
           Evaluator ev(a, tls_scratch);
-          write_results(ev.run(xs + begin, ys + begin, zs + begin, len), len, ta, sa);
+          write_results(ev.run(xs + begin, ys + begin, zs + begin, len), len, ta, sa, a.static_tags.back());
         }
         if (b) {
           Evaluator ev(*b, tls_scratch);
-          write_results(ev.run(xs + begin, ys + begin, zs + begin, len), len, tb, sb);
+          write_results(ev.run(xs + begin, ys + begin, zs + begin, len), len, tb, sb, b->static_tags.back());
         } else {
           std::memcpy(tb, truth_b + begin, len);
           std::memset(sb, 0, len);
         }
         Comparison& c = partial[blk];
+        int64_t fallback = 0, true_a = 0, true_b = 0, true_both = 0, mismatches = 0;
         for (size_t l = 0; l < len; ++l) {
-          if ((sa[l] | sb[l]) & kNeedsFallback) {
-            ++c.fallback;
-            continue;
-          }
-          c.true_a += ta[l];
-          c.true_b += tb[l];
-          c.true_both += ta[l] & tb[l];
-          if (ta[l] != tb[l]) {
-            ++c.mismatches;
-            if (c.first_mismatches.size() < max_examples) c.first_mismatches.push_back(static_cast<int64_t>(begin + l));
+          const int64_t skip = ((sa[l] | sb[l]) & kNeedsFallback) != 0;
+          const int64_t keep = 1 - skip;
+          fallback += skip;
+          true_a += keep & ta[l];
+          true_b += keep & tb[l];
+          true_both += keep & ta[l] & tb[l];
+          mismatches += keep & (ta[l] ^ tb[l]);
+        }
+        c.fallback = fallback;
+        c.true_a = true_a;
+        c.true_b = true_b;
+        c.true_both = true_both;
+        c.mismatches = mismatches;
+        for (size_t l = 0; l < len && mismatches > 0 && c.first_mismatches.size() < max_examples; ++l) {
+          if (ta[l] != tb[l] && !((sa[l] | sb[l]) & kNeedsFallback)) {
+            c.first_mismatches.push_back(static_cast<int64_t>(begin + l));
           }
         }
       },

@@ -1,6 +1,7 @@
 #include "wilt/vm.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -322,9 +323,15 @@ void map_values(size_t n, const double* __restrict a, const double* __restrict b
   for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]);
 }
 
+// Writes 1/0 into int64 lanes through a double view: SSE2 has packed double compares and blends,
+// but no double-to-int64 conversion, so this form vectorizes where `out[l] = a[l] < b[l]` does not.
+typedef double __attribute__((may_alias)) AliasedDouble;
+
 template <typename F>
-void map_compare(size_t n, const double* __restrict a, const double* __restrict b, int64_t* __restrict out, F f) {
-  for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]) ? 1 : 0;
+void map_compare(size_t n, const double* __restrict a, const double* __restrict b, int64_t* __restrict out_i, F f) {
+  AliasedDouble* __restrict out = reinterpret_cast<AliasedDouble*>(out_i);
+  const double one = std::bit_cast<double>(int64_t{1});
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]) ? one : 0.0;
 }
 
 void or_flags(size_t n, const uint8_t* __restrict fa, const uint8_t* __restrict fb, uint8_t* __restrict out) {
@@ -598,13 +605,16 @@ thread_local Scratch tls_scratch;
 void write_results(const Lanes& result, size_t n, uint8_t* __restrict truth, uint8_t* __restrict status,
                    uint8_t static_tags) {
   static constexpr uint8_t kStatusOf[4] = {kOk, kRaised, kNeedsFallback, kNeedsFallback};
+  static_assert(int{kError} == int{kRaised} && int{kFallback} == int{kNeedsFallback});  // flags double as statuses
   const uint8_t* __restrict fl = result.fl;
   if (static_tags == kBoolBit) {
     const int64_t* __restrict i = result.i;
     for (size_t l = 0; l < n; ++l) {
-      status[l] = kStatusOf[fl[l] & 3];
-      truth[l] = (fl[l] == 0) & (i[l] != 0);
+      const uint8_t f = fl[l];
+      status[l] = static_cast<uint8_t>((f & kFallback) | (f & kError & ~(f >> 1)));
     }
+    for (size_t l = 0; l < n; ++l) truth[l] = static_cast<uint8_t>(i[l] != 0);
+    for (size_t l = 0; l < n; ++l) truth[l] &= static_cast<uint8_t>(fl[l] == 0);
     return;
   }
   for (size_t l = 0; l < n; ++l) {

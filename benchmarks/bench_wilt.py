@@ -293,8 +293,8 @@ def report(eq_rows, eq_meta, matrix, agents) -> str:
         f"| NumPy, one array evaluation per rule | {ms(matrix['numpy'])} | {matrix['numpy'] / matrix['one_thread']:.1f}x |",
         f"| CPython, one call per rule and point | {ms(matrix['cpython'])} | {matrix['cpython'] / matrix['one_thread']:.1f}x |",
         "",
-        f"NumPy and the VM agree on {100 * matrix['numpy_agreement']:.2f}% of the matrix cells (NumPy's NaN/inf "
-        "where CPython raises accounts for the rest).",
+        f"NumPy and the VM agree on {100 * matrix['numpy_agreement']:.2f}% of the matrix cells on these points "
+        "(a sanity check that both evaluate the same rules; NumPy's NaN/inf where CPython raises can differ).",
         "",
         "## Scripted agents on the full split (one episode per rule, seeds 0-49)",
         "",
@@ -305,6 +305,24 @@ def report(eq_rows, eq_meta, matrix, agents) -> str:
         tier = lambda t: "{}/{}".format(*s["tiers"].get(t, (0, 0)))  # noqa: E731
         lines.append(f"| {agent} | {s['correct']}/50 | {s['approx']}/50 | {s['tests']:.1f} | {tier('easy')} | "
                      f"{tier('medium')} | {tier('very hard')} | {s['seconds']:.1f} |")
+    slowest = max(eq_rows, key=lambda r: r["cached"])
+    single_vs_numpy = med("numpy_cached") / base
+    lines += [
+        "",
+        "## Against the targets",
+        "",
+        f"- Equivalence check under 1 ms on one core: {'met' if base < 1e-3 else 'not met'} for the median rule "
+        f"({ms(base)} ms); {sum(r['cached'] < 1e-3 for r in eq_rows)}/50 rules are under 1 ms. The slowest is rule "
+        f"{slowest['rule']} ({ms(slowest['cached'])} ms): float `**`, `%` and `int(n**0.5)` call libm pow/fmod per "
+        "point, exactly as CPython does.",
+        f"- At least 10x the NumPy baseline: met for the 2000 x 30 hypothesis matrix "
+        f"({matrix['numpy'] / matrix['one_thread']:.0f}x on one thread), where NumPy pays a Python-level call per "
+        f"rule; NOT met for a single whole-case-set check, where NumPy is {1 / single_vs_numpy:.1f}x faster than "
+        "the VM. NumPy runs one SIMD loop per operator with no per-point types, error flags or CPython semantics "
+        "(its answers differ from CPython's where CPython raises); the VM carries a type tag and error/fallback "
+        "flags per point and is built without -march (SSE2 only). Against CPython, the reference semantics, the "
+        f"single check is {med('cpython') / base:.0f}x faster.",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -46,7 +46,8 @@ class WiltEnv(TextEnv):
             raise ValueError(f"split must be 'full', 'lite' or 'procedural', got {split!r}")
         unknown = set(options) - set(DEFAULTS) - {"rule_index", "given_tests", "swap_source"}
         if unknown:
-            raise ValueError(f"unknown WILT options {sorted(unknown)}; allowed: {sorted(DEFAULTS)} + rule_index, given_tests, swap_source")
+            allowed = sorted(DEFAULTS) + ["rule_index", "given_tests", "swap_source"]
+            raise ValueError(f"unknown WILT options {sorted(unknown)}; allowed: {', '.join(allowed)}")
         super().__init__(env_id, split=split, **options)
         self.split = split
         self.config = {**DEFAULTS, **options}

@@ -40,7 +40,9 @@ INVALID_GUESS_REPLY = "Invalid lambda function."
 
 MAX_RESPONSE_CHARS = 200_000
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_MARKERS = re.compile(r"(test\s*case|final\s*guess)\s*:", re.IGNORECASE)
+# Labels may be bold (**Final Guess:** or **Final Guess**:); the answer itself is never touched, since
+# ``**`` inside a lambda is Python's power operator.
+_MARKERS = re.compile(r"(test\s*case|final\s*guess)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?", re.IGNORECASE)
 _TRIPLE = re.compile(rf"^\(?\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\)?")
 
 
@@ -64,10 +66,6 @@ class ParseFailure:
 Parsed = Union[TestCase, FinalGuess, ParseFailure]
 
 
-def _clean(text: str) -> str:
-    return text.replace("**", "").replace("__", "")
-
-
 def _after_marker(text: str) -> str:
     """The answer text following a marker: the first code span or fenced block, else the rest of the line."""
     text = text.lstrip()
@@ -88,7 +86,7 @@ def parse_response(text: str, strict_inputs: bool = False) -> Parsed:
     number (signs and decimal point excluded) and plain decimal notation."""
     if not isinstance(text, str):
         raise TypeError(f"response must be a str, got {type(text).__name__}")
-    text = _clean(text[-MAX_RESPONSE_CHARS:])
+    text = text[-MAX_RESPONSE_CHARS:]
     markers = list(_MARKERS.finditer(text))
     if not markers:
         return ParseFailure("no 'Test Case:' or 'Final Guess:' found", FORMAT_REMINDER)

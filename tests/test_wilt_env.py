@@ -155,3 +155,21 @@ def test_generator_is_seeded_and_diverse():
     space = hypothesis_space(2000, 0)
     assert len(space) == len(set(space)) == 2000
     assert procedural_rule(3) == procedural_rule(3)
+
+
+@pytest.mark.parametrize("text", [
+    "Test Case: (" + "1" * 300_000,
+    "Test Case: ```(" + "9" * 100 + ", " + "1." * 50_000,
+    "Final Guess: " + "`" * 100_000,
+    ("Test Case: " * 50_000) + "(1, 2, 3)",
+    "Final Guess: ```" + "(" * 5000 + "x" + ")" * 5000 + "```",
+])
+def test_hostile_responses_are_handled_quickly(text):
+    import time
+
+    env = cogsim.make("wilt/lite", max_parse_failures=1)
+    env.reset(seed=0)
+    start = time.perf_counter()
+    _, _, _, _, info = env.step(text)
+    assert time.perf_counter() - start < 2.0
+    assert info["parse"] in ("ok", "parse_failure", "invalid")

@@ -39,7 +39,8 @@ WRONG_REPLY = "Sorry, that's not the correct rule."
 INVALID_GUESS_REPLY = "Invalid lambda function."
 
 MAX_RESPONSE_CHARS = 200_000
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no quadratic backtracking
+MAX_TEST_CASE_CHARS = 400
 # Labels may be bold (**Final Guess:** or **Final Guess**:); the answer itself is never touched, since
 # ``**`` inside a lambda is Python's power operator.
 _MARKERS = re.compile(r"(test\s*case|final\s*guess)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?", re.IGNORECASE)
@@ -96,7 +97,7 @@ def parse_response(text: str, strict_inputs: bool = False) -> Parsed:
         if not body:
             return ParseFailure("empty final guess", INVALID_GUESS_REPLY)
         return FinalGuess(body)
-    match = _TRIPLE.match(body.strip())
+    match = _TRIPLE.match(body.strip()[:MAX_TEST_CASE_CHARS])
     if not match:
         return ParseFailure("test case is not three numbers", NUMBERS_REMINDER)
     typed = match.groups()

@@ -409,15 +409,22 @@ bool bool_kernel(Op op, const Lanes& A, const Lanes* B, uint8_t ta, uint8_t tb, 
   if (ta != kBoolBit || tb != kBoolBit) return false;
   const int64_t* __restrict b = B->i;
   const uint8_t* __restrict fb = B->fl;
-  if (op == Op::And) {
-    for (size_t l = 0; l < n; ++l) {
-      o[l] = a[l] & b[l];
-      fo[l] = fa[l] | (a[l] ? fb[l] : 0);
-    }
+  const bool is_and = op == Op::And;
+  if (is_and) {
+    for (size_t l = 0; l < n; ++l) o[l] = a[l] & b[l];
   } else {
+    for (size_t l = 0; l < n; ++l) o[l] = a[l] | b[l];
+  }
+  uint8_t any_b_flags = 0;
+  for (size_t l = 0; l < n; ++l) any_b_flags |= fb[l];
+  if (any_b_flags == 0) {  // the usual block: nothing to mask
+    std::memcpy(fo, fa, n);
+  } else {
+    // b's flags count where b was evaluated: a truthy for `and`, falsy for `or` (branch-free).
+    const int64_t evaluated_when = is_and ? 1 : 0;
     for (size_t l = 0; l < n; ++l) {
-      o[l] = a[l] | b[l];
-      fo[l] = fa[l] | (a[l] ? 0 : fb[l]);
+      const auto mask = static_cast<uint8_t>(-static_cast<int64_t>(a[l] == evaluated_when));
+      fo[l] = fa[l] | (fb[l] & mask);
     }
   }
   std::memset(out.t, kBool, n);

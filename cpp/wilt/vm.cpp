@@ -382,6 +382,54 @@ bool float_kernel(Op op, const Lanes& A, const Lanes& B, uint8_t ta, uint8_t tb,
   return true;
 }
 
+// Unary operations on a statically float operand: plain loops over doubles, no per-lane dispatch.
+bool float_unary_kernel(Op op, const Lanes& A, uint8_t ta, const Lanes& out, size_t n) {
+  if (ta != kFloatBit) return false;
+  const double* __restrict f = A.f;
+  const uint8_t* __restrict fa = A.fl;
+  uint8_t* __restrict fo = out.fl;
+  uint8_t tag = kFloat;
+  switch (op) {
+    case Op::IsInteger:
+      for (size_t l = 0; l < n; ++l) out.i[l] = std::isfinite(f[l]) && std::floor(f[l]) == f[l];
+      std::memcpy(fo, fa, n);
+      tag = kBool;
+      break;
+    case Op::ToInt: case Op::Floor: case Op::Ceil: case Op::Round:
+      for (size_t l = 0; l < n; ++l) {
+        int64_t r = 0;
+        const double v = f[l];
+        const uint8_t e = op == Op::ToInt ? py::trunc_to_int(v, r)
+                          : op == Op::Floor ? py::int_from_integral(std::floor(v), r)
+                          : op == Op::Ceil ? py::int_from_integral(std::ceil(v), r)
+                                           : py::round_to_int(v, r);
+        out.i[l] = r;
+        fo[l] = fa[l] | e;
+      }
+      tag = kInt;
+      break;
+    case Op::Abs: case Op::Fabs:
+      for (size_t l = 0; l < n; ++l) out.f[l] = std::fabs(f[l]);
+      std::memcpy(fo, fa, n);
+      break;
+    case Op::Neg:
+      for (size_t l = 0; l < n; ++l) out.f[l] = -f[l];
+      std::memcpy(fo, fa, n);
+      break;
+    case Op::Sqrt:
+      for (size_t l = 0; l < n; ++l) {
+        const bool negative = f[l] < 0.0;
+        out.f[l] = std::sqrt(negative ? 0.0 : f[l]);
+        fo[l] = fa[l] | (negative ? kError : 0);
+      }
+      break;
+    default:
+      return false;
+  }
+  std::memset(out.t, tag, n);
+  return true;
+}
+
 // and / or / not / bool() on operands that are statically bool: branch-free loops.
 bool bool_kernel(Op op, const Lanes& A, const Lanes* B, uint8_t ta, uint8_t tb, const Lanes& out, size_t n) {
   const int64_t* __restrict a = A.i;
@@ -503,6 +551,7 @@ class Evaluator {
     if ((in.op == Op::Not || in.op == Op::Truth) && bool_kernel(in.op, A, nullptr, p_.static_tags[in.a], 0, out, n)) {
       return;
     }
+    if (float_unary_kernel(in.op, A, p_.static_tags[in.a], out, n)) return;
     for (size_t l = 0; l < n; ++l) {
       if (A.fl[l]) {
         out.store_flags(l, A.fl[l]);

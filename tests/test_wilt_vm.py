@@ -287,3 +287,12 @@ def test_vm_matches_cpython_on_the_whole_standard_case_set(src):
     src = FULL_SPLIT[src] if isinstance(src, int) else src
     cases = standard_cases()
     assert_matches_cpython(src, (cases.xs, cases.ys, cases.zs))
+
+
+def test_squares_match_cpython_pow_bit_for_bit():
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.integers(-10**7, 10**7, 40_000) / rng.choice([1, 2, 8, 10, 1024], 40_000),
+                             rng.uniform(-1e6, 1e6, 20_000), [1e150, 1e-150, 3e-160, -0.0, 2.0**-1074]])
+    squares = np.array([v ** 2 for v in values.tolist()])  # CPython's float pow
+    assert compile_rule("lambda x, y, z: x ** 2 == y").evaluate(values, squares, 0.0).all()
+    assert compile_rule("lambda x, y, z: pow(x, 2.0) == y").evaluate(values, squares, 0.0).all()

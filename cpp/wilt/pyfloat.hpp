@@ -5,6 +5,7 @@
 // an int of more than 64 bits). pow() returns kComplexResult where CPython makes a complex number.
 #pragma once
 
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -99,6 +100,11 @@ inline uint8_t pow(double iv, double iw, double& out) {
     negate = is_odd_integer(iw);
   }
   if (iv == 1.0) return out = (negate ? -1.0 : 1.0), 0;
+  if (iw == 2.0 && (std::bit_cast<uint64_t>(iv) & ((uint64_t{1} << 27) - 1)) == 0 && iv < 1e150 && iv > 1e-150) {
+    // A square of a value with at most 26 significant bits is exact, and libm's pow (error < 1 ulp)
+    // must then return that exact value too: x * x is the same answer without the call.
+    return out = iv * iv, 0;
+  }
   errno = 0;
   double ix = std::pow(iv, iw);
   if (errno == 0) {

@@ -241,7 +241,12 @@ uint8_t result_tags(const Program& p, const Instr& in) {
       return t;
     }
     case Op::Pow: {
-      uint8_t t = kFloatBit | kComplexBit;
+      // A negative float to a fractional power is complex; an integral constant exponent rules that out.
+      const Instr& exponent = p.code[in.b];
+      const bool integral_exponent =
+          exponent.op == Op::Const && (p.constants[exponent.a].tag != kFloat ||
+                                       p.constants[exponent.a].f == std::trunc(p.constants[exponent.a].f));
+      uint8_t t = integral_exponent ? kFloatBit : (kFloatBit | kComplexBit);
       if (!only_float(in.a) && !only_float(in.b)) t |= kIntBit;
       return t;
     }
@@ -341,7 +346,7 @@ void or_flags(size_t n, const uint8_t* __restrict fa, const uint8_t* __restrict 
 // Arithmetic and comparisons where one side is statically float: loops over plain doubles.
 bool float_kernel(Op op, const Lanes& A, const Lanes& B, uint8_t ta, uint8_t tb, const Lanes& out, size_t n,
                   Scratch& s) {
-  if (!(op < Op::Pow || is_comparison(op) || op == Op::Min || op == Op::Max)) return false;  // pow: complex
+  if (!(op < Op::Pow || is_comparison(op) || op == Op::Min || op == Op::Max || op == Op::Pow)) return false;
   const bool exact = is_comparison(op) || op == Op::Min || op == Op::Max;
   if (op == Op::Min || op == Op::Max) {
     if (ta != kFloatBit || tb != kFloatBit) return false;  // min/max keep their operand's type
@@ -374,7 +379,8 @@ bool float_kernel(Op op, const Lanes& A, const Lanes& B, uint8_t ta, uint8_t tb,
     default:
       for (size_t l = 0; l < n; ++l) {
         double r = 0.0;
-        out.fl[l] |= float_arith(op, a[l], b[l], r);
+        const uint8_t e = float_arith(op, a[l], b[l], r);
+        out.fl[l] |= e == py::kComplexResult ? kFallback : e;  // pow reaches here only with integral exponents
         out.f[l] = r;
       }
   }
@@ -533,7 +539,11 @@ class Evaluator {
 
   void binary_lanes(const Instr& in, const Lanes& out, size_t n) {
     const Lanes A = lanes(in.a), B = lanes(in.b);
-    if (float_kernel(in.op, A, B, p_.static_tags[in.a], p_.static_tags[in.b], out, n, s_)) return;
+    const bool may_be_complex = (p_.static_tags[&in - p_.code.data()] & kComplexBit) != 0;
+    if (!(in.op == Op::Pow && may_be_complex) &&
+        float_kernel(in.op, A, B, p_.static_tags[in.a], p_.static_tags[in.b], out, n, s_)) {
+      return;
+    }
     for (size_t l = 0; l < n; ++l) {
       const uint8_t flags = A.fl[l] | B.fl[l];
       if (flags) {

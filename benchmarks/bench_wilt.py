@@ -196,8 +196,8 @@ def bench_equivalence(repeats: int, cpython_rules: int) -> tuple[list, dict]:
 
 def bench_matrix(repeats: int) -> dict:
     rules = hypothesis_space(2000, 0)
-    compiled = [wilt.compile_rule(r) for r in rules]
-    programs = [r.program for r in compiled]
+    compiled = wilt.RuleSet(rules)
+    programs = compiled.programs
     rng = np.random.default_rng(1)
     points = rng.integers(-20, 21, size=(30, 3)).astype(float)
     points[::3] += rng.integers(0, 10, size=(10, 3)) / 10
@@ -212,11 +212,11 @@ def bench_matrix(repeats: int) -> dict:
     def python_matrix():
         return [[f(x, y, z) for x, y, z in points.tolist()] for f in python_rules]
 
-    ours = _core.wilt_evaluate_many(programs, xs, ys, zs, 1)[0]
+    ours = _core.wilt_evaluate_set(programs, xs, ys, zs, 1)[0]
     agreement = float((ours == numpy_matrix()).mean())
     return {
-        "one_thread": best_of(lambda: _core.wilt_evaluate_many(programs, xs, ys, zs, 1), repeats),
-        "all_threads": best_of(lambda: _core.wilt_evaluate_many(programs, xs, ys, zs, 0), repeats),
+        "one_thread": best_of(lambda: _core.wilt_evaluate_set(programs, xs, ys, zs, 1), repeats),
+        "all_threads": best_of(lambda: _core.wilt_evaluate_set(programs, xs, ys, zs, 0), repeats),
         "api": best_of(lambda: wilt.rule_matrix(compiled, points), repeats),
         "numpy": best_of(numpy_matrix, max(3, repeats // 5)),
         "cpython": best_of(python_matrix, 2),
@@ -287,8 +287,8 @@ def report(eq_rows, eq_meta, matrix, agents) -> str:
         "",
         "| method | ms | speed-up of cogsim (1 thread) |",
         "| --- | ---: | ---: |",
-        f"| cogsim `wilt_evaluate_many`, 1 thread | {ms(matrix['one_thread'])} | 1.0x |",
-        f"| cogsim `wilt_evaluate_many`, all {matrix['threads']} threads | {ms(matrix['all_threads'])} | "
+        f"| cogsim core (`RuleSet`), 1 thread | {ms(matrix['one_thread'])} | 1.0x |",
+        f"| cogsim core (`RuleSet`), all {matrix['threads']} threads | {ms(matrix['all_threads'])} | "
         f"{matrix['one_thread'] / matrix['all_threads']:.1f}x faster |",
         f"| cogsim `rule_matrix` (Python API, all threads) | {ms(matrix['api'])} | |",
         f"| NumPy, one array evaluation per rule | {ms(matrix['numpy'])} | {matrix['numpy'] / matrix['one_thread']:.1f}x |",

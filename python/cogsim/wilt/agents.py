@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from cogsim.wilt._rule import compile_rule, evaluate_many
+from cogsim.wilt._rule import RuleSet, evaluate_many
 from cogsim.wilt.cases import EDGE_POOL
 from cogsim.wilt.generator import hypothesis_space
 from cogsim.wilt.protocol import count_digits
@@ -18,7 +18,7 @@ class HypothesisSpace:
     """A fixed set of candidate rules with their truth table on a pool of candidate tests."""
 
     rules: tuple[str, ...]
-    programs: list
+    programs: object  # the core's WiltProgramSet
     complexity: np.ndarray  # (operator count, length) packed for sorting: simplest first
     pool: np.ndarray  # (P, 3) candidate test points
     pool_truth: np.ndarray  # (R, P) bool
@@ -30,7 +30,7 @@ class HypothesisSpace:
         return evaluate_many(self.compiled, x, y, z)[:, 0] == bool(result)
 
     @property
-    def compiled(self):
+    def compiled(self) -> RuleSet:
         return self._compiled
 
     def simplest(self, mask: np.ndarray) -> int:
@@ -51,12 +51,12 @@ def _candidate_pool() -> np.ndarray:
 @lru_cache(maxsize=2)
 def load_space(size: int = 2000, seed: int = 0) -> HypothesisSpace:
     rules = hypothesis_space(size, seed)
-    compiled = [compile_rule(r) for r in rules]
-    complexity = np.array([r.operator_count * 10_000 + r.length for r in compiled])
+    compiled = RuleSet(rules)
+    complexity = np.array([r.operator_count * 10_000 + r.length for r in compiled.rules])
     pool = _candidate_pool()
     truth = evaluate_many(compiled, pool[:, 0], pool[:, 1], pool[:, 2])
     strict = np.array([all(count_digits(_typed(v)) <= 3 for v in p) for p in pool])
-    space = HypothesisSpace(rules, [r.program for r in compiled], complexity, pool, truth, np.flatnonzero(strict))
+    space = HypothesisSpace(rules, compiled.programs, complexity, pool, truth, np.flatnonzero(strict))
     space._compiled = compiled
     return space
 

@@ -330,7 +330,7 @@ def report(eq_rows, eq_meta, matrix, agents) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=25)
+    parser.add_argument("--repeats", type=int, default=40)
     parser.add_argument("--cpython-rules", type=int, default=5)
     parser.add_argument("--write", action="store_true", help=f"write {RESULTS.name}")
     args = parser.parse_args()

@@ -76,8 +76,9 @@ def as_points(xs, ys, zs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def resolve_fallback(rule: Rule, truth: np.ndarray, status: np.ndarray, xs, ys, zs) -> np.ndarray:
     """Re-evaluates, with the Python reference interpreter, the points the VM handed back."""
     pending = np.flatnonzero(status == NEEDS_FALLBACK)
-    for index in pending:
-        truth[index] = rule.reference(xs[index], ys[index], zs[index])
+    if pending.size:
+        bc = rule._bytecode
+        truth[pending] = _interp.run_many(bc.code, bc.aux, bc.constants, xs[pending], ys[pending], zs[pending])
     return truth
 
 
@@ -105,8 +106,8 @@ def evaluate_many(rules: Union[RuleSet, Sequence[Union[str, Rule]]], xs, ys, zs,
     else:
         compiled = compile_all(rules)
         truth, status = _core.wilt_evaluate_many([r.program for r in compiled], xs, ys, zs, threads)
-    for row, col in zip(*np.nonzero(status == NEEDS_FALLBACK)):
-        truth[row, col] = compiled[row].reference(xs[col], ys[col], zs[col])
+    for row in np.flatnonzero((status == NEEDS_FALLBACK).any(axis=1)):
+        resolve_fallback(compiled[row], truth[row], status[row], xs, ys, zs)
     return truth
 
 

@@ -70,6 +70,27 @@ py::dict comparison_dict(const Comparison& c) {
   return d;
 }
 
+py::tuple evaluate_many(const std::vector<ProgramPtr>& programs, const Doubles& xs, const Doubles& ys,
+                        const Doubles& zs, unsigned threads) {
+  const Points pts = read_points(xs, ys, zs);
+  const auto rows = static_cast<py::ssize_t>(programs.size()), cols = static_cast<py::ssize_t>(pts.n);
+  py::array_t<bool> truth({rows, cols});
+  py::array_t<uint8_t> status({rows, cols});
+  auto* t = reinterpret_cast<uint8_t*>(truth.mutable_data());
+  auto* s = status.mutable_data();
+  {
+    py::gil_scoped_release release;
+    parallel_for(programs.size(), threads, [&](size_t r) {
+      evaluate(*programs[r], pts.xs.data(), pts.ys.data(), pts.zs.data(), pts.n, t + r * pts.n, s + r * pts.n, 1);
+    }, 16);
+  }
+  return py::make_tuple(truth, status);
+}
+
+struct ProgramSet {
+  std::vector<ProgramPtr> programs;
+};
+
 }  // namespace
 
 void register_wilt(py::module_& m) {
@@ -96,24 +117,28 @@ void register_wilt(py::module_& m) {
       },
       py::arg("program"), py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("threads") = 0);
 
+  // A fixed list of programs (a hypothesis space) converted once, so repeated matrix calls do not
+  // pay a Python-to-C++ conversion per rule.
+  py::class_<ProgramSet, std::shared_ptr<ProgramSet>>(m, "WiltProgramSet")
+      .def(py::init([](const std::vector<ProgramPtr>& programs) {
+             auto set = std::make_shared<ProgramSet>();
+             set->programs = programs;
+             return set;
+           }),
+           py::arg("programs"))
+      .def("__len__", [](const ProgramSet& set) { return set.programs.size(); });
+
+  m.def(
+      "wilt_evaluate_set",
+      [](const ProgramSet& set, const Doubles& xs, const Doubles& ys, const Doubles& zs, unsigned threads) {
+        return evaluate_many(set.programs, xs, ys, zs, threads);
+      },
+      py::arg("programs"), py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("threads") = 0);
+
   m.def(
       "wilt_evaluate_many",
       [](const std::vector<ProgramPtr>& programs, const Doubles& xs, const Doubles& ys, const Doubles& zs,
-         unsigned threads) {
-        const Points pts = read_points(xs, ys, zs);
-        const auto rows = static_cast<py::ssize_t>(programs.size()), cols = static_cast<py::ssize_t>(pts.n);
-        py::array_t<bool> truth({rows, cols});
-        py::array_t<uint8_t> status({rows, cols});
-        auto* t = reinterpret_cast<uint8_t*>(truth.mutable_data());
-        auto* s = status.mutable_data();
-        {
-          py::gil_scoped_release release;
-          parallel_for(programs.size(), threads, [&](size_t r) {
-            evaluate(*programs[r], pts.xs.data(), pts.ys.data(), pts.zs.data(), pts.n, t + r * pts.n, s + r * pts.n, 1);
-          }, 16);
-        }
-        return py::make_tuple(truth, status);
-      },
+         unsigned threads) { return evaluate_many(programs, xs, ys, zs, threads); },
       py::arg("programs"), py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("threads") = 0);
 
   m.def(

@@ -16,13 +16,17 @@ SPECIAL_VALUES = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 2.5, -2.5, 3.0, 7.0, -7.
                   -200.0, 1e300, -1e300, 2.0**53 + 2, 5e-324, math.inf, -math.inf, math.nan]
 
 
-def cpython(src: str, x: float, y: float, z: float) -> bool:
+def cpython_rule(src: str):
     """The reference: CPython on trusted, test-made source."""
     fn = eval(src, {"math": math})  # noqa: S307 - test-made source, never model text
-    try:
-        return bool(fn(x, y, z))
-    except Exception:
-        return False
+
+    def reference(x: float, y: float, z: float) -> bool:
+        try:
+            return bool(fn(x, y, z))
+        except Exception:
+            return False
+
+    return reference
 
 
 def reference_points(seed: int = 0, n: int = 300) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -44,7 +48,8 @@ def assert_matches_cpython(src: str, points=POINTS) -> None:
     rule = compile_rule(src)
     xs, ys, zs = points
     got = rule.evaluate(xs, ys, zs)
-    want = np.array([cpython(src, x, y, z) for x, y, z in zip(xs.tolist(), ys.tolist(), zs.tolist())])
+    reference = cpython_rule(src)
+    want = np.array([reference(x, y, z) for x, y, z in zip(xs.tolist(), ys.tolist(), zs.tolist())])
     bad = np.flatnonzero(got != want)
     assert bad.size == 0, f"{src}: VM differs from CPython at {[(xs[i], ys[i], zs[i], want[i]) for i in bad[:5]]}"
 
@@ -182,7 +187,7 @@ def _extend(children):
 EXPRESSIONS = st.recursive(LEAVES, _extend, max_leaves=8)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(EXPRESSIONS)
 def test_vm_matches_cpython_on_random_expressions(body):
     assert_matches_cpython(f"lambda x, y, z: {body}", reference_points(n=40))
@@ -264,3 +269,30 @@ def test_code_fences_and_renamed_arguments_are_accepted():
     rule = compile_rule("```python\nlambda a, b, c: a + b == c\n```")
     assert rule(1, 2, 3) and not rule(1, 2, 4)
     assert compile_rule("`lambda x, y, z: x > 0`")(1, 0, 0)
+
+
+CASE_SET_RULES = [
+    "lambda x, y, z: x % 3 == y % 3 or x // 7 > z",
+    "lambda x, y, z: round(x / 3, 1) == round(y / 3, 1)",
+    "lambda x, y, z: math.gcd(int(x), int(y)) == 1 and int(z) ** 2 < 50",
+    "lambda x, y, z: (x ** 0.5).is_integer() or math.sqrt(abs(y)) > z",
+    "lambda x, y, z: isinstance(x ** y, float) and min(x, y, z) * 2 < max([x, y, z])",
+]
+
+
+@pytest.mark.parametrize("src", list(range(50)) + CASE_SET_RULES)
+def test_vm_matches_cpython_on_the_whole_standard_case_set(src):
+    from cogsim.wilt import FULL_SPLIT, standard_cases
+
+    src = FULL_SPLIT[src] if isinstance(src, int) else src
+    cases = standard_cases()
+    assert_matches_cpython(src, (cases.xs, cases.ys, cases.zs))
+
+
+def test_squares_match_cpython_pow_bit_for_bit():
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.integers(-10**7, 10**7, 40_000) / rng.choice([1, 2, 8, 10, 1024], 40_000),
+                             rng.uniform(-1e6, 1e6, 20_000), [1e150, 1e-150, 3e-160, -0.0, 2.0**-1074]])
+    squares = np.array([v ** 2 for v in values.tolist()])  # CPython's float pow
+    assert compile_rule("lambda x, y, z: x ** 2 == y").evaluate(values, squares, 0.0).all()
+    assert compile_rule("lambda x, y, z: pow(x, 2.0) == y").evaluate(values, squares, 0.0).all()

@@ -5,6 +5,7 @@
 // an int of more than 64 bits). pow() returns kComplexResult where CPython makes a complex number.
 #pragma once
 
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,20 @@ inline bool is_odd_integer(double x) { return std::fmod(std::fabs(x), 2.0) == 1.
 // float % float (float_rem): the remainder takes the sign of the divisor.
 inline uint8_t mod(double vx, double wx, double& out) {
   if (wx == 0.0) return kError;
+  constexpr double kExactInt = 9007199254740992.0;  // 2^53
+  if (vx == std::trunc(vx) && wx == std::trunc(wx) && std::fabs(vx) < kExactInt && std::fabs(wx) < kExactInt) {
+    // Integral operands: the remainder is an exact integer, as fmod's would be; integer division is faster.
+    const auto a = static_cast<int64_t>(vx), b = static_cast<int64_t>(wx);
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    out = r != 0 ? static_cast<double>(r) : std::copysign(0.0, wx);
+    return 0;
+  }
+  if (wx == 1.0 && std::fabs(vx) < kExactInt) {
+    // x % 1: x - floor(x) rounds the same exact value, (x - trunc(x)) + 1 or x - trunc(x), once.
+    out = vx - std::floor(vx);
+    return 0;
+  }
   double m = std::fmod(vx, wx);
   if (m != 0.0) {
     if ((wx < 0) != (m < 0)) m += wx;
@@ -85,6 +100,11 @@ inline uint8_t pow(double iv, double iw, double& out) {
     negate = is_odd_integer(iw);
   }
   if (iv == 1.0) return out = (negate ? -1.0 : 1.0), 0;
+  if (iw == 2.0 && (std::bit_cast<uint64_t>(iv) & ((uint64_t{1} << 27) - 1)) == 0 && iv < 1e150 && iv > 1e-150) {
+    // A square of a value with at most 26 significant bits is exact, and libm's pow (error < 1 ulp)
+    // must then return that exact value too: x * x is the same answer without the call.
+    return out = iv * iv, 0;
+  }
   errno = 0;
   double ix = std::pow(iv, iw);
   if (errno == 0) {

@@ -1,6 +1,7 @@
 #include "wilt/vm.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -240,7 +241,12 @@ uint8_t result_tags(const Program& p, const Instr& in) {
       return t;
     }
     case Op::Pow: {
-      uint8_t t = kFloatBit | kComplexBit;
+      // A negative float to a fractional power is complex; an integral constant exponent rules that out.
+      const Instr& exponent = p.code[in.b];
+      const bool integral_exponent =
+          exponent.op == Op::Const && (p.constants[exponent.a].tag != kFloat ||
+                                       p.constants[exponent.a].f == std::trunc(p.constants[exponent.a].f));
+      uint8_t t = integral_exponent ? kFloatBit : (kFloatBit | kComplexBit);
       if (!only_float(in.a) && !only_float(in.b)) t |= kIntBit;
       return t;
     }
@@ -285,6 +291,8 @@ struct Scratch {
   std::vector<int64_t> i;
   std::vector<uint8_t> t, fl;
   std::vector<Val> items;
+  std::vector<int64_t> zero_ints = std::vector<int64_t>(kBlock, 0);
+  std::vector<uint8_t> float_tags = std::vector<uint8_t>(kBlock, kFloat), zero_flags = std::vector<uint8_t>(kBlock, 0);
   void reserve(int32_t slots) {
     const size_t n = static_cast<size_t>(slots) * kBlock;
     if (f.size() < n) {
@@ -315,45 +323,165 @@ const double* float_view(const Lanes& v, uint8_t tags, bool need_exact, size_t n
   return buffer;
 }
 
+template <typename F>
+void map_values(size_t n, const double* __restrict a, const double* __restrict b, double* __restrict out, F f) {
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]);
+}
+
+// Writes 1/0 into int64 lanes through a double view: SSE2 has packed double compares and blends,
+// but no double-to-int64 conversion, so this form vectorizes where `out[l] = a[l] < b[l]` does not.
+typedef double __attribute__((may_alias)) AliasedDouble;
+
+template <typename F>
+void map_compare(size_t n, const double* __restrict a, const double* __restrict b, int64_t* __restrict out_i, F f) {
+  AliasedDouble* __restrict out = reinterpret_cast<AliasedDouble*>(out_i);
+  const double one = std::bit_cast<double>(int64_t{1});
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]) ? one : 0.0;
+}
+
+void or_flags(size_t n, const uint8_t* __restrict fa, const uint8_t* __restrict fb, uint8_t* __restrict out) {
+  for (size_t l = 0; l < n; ++l) out[l] = fa[l] | fb[l];
+}
+
 // Arithmetic and comparisons where one side is statically float: loops over plain doubles.
 bool float_kernel(Op op, const Lanes& A, const Lanes& B, uint8_t ta, uint8_t tb, const Lanes& out, size_t n,
                   Scratch& s) {
-  if (!(op < Op::Pow || is_comparison(op))) return false;  // pow may make complex numbers
-  if (ta != kFloatBit && tb != kFloatBit) return false;
-  const bool exact = is_comparison(op);
+  if (!(op < Op::Pow || is_comparison(op) || op == Op::Min || op == Op::Max || op == Op::Pow)) return false;
+  const bool exact = is_comparison(op) || op == Op::Min || op == Op::Max;
+  if (op == Op::Min || op == Op::Max) {
+    if (ta != kFloatBit || tb != kFloatBit) return false;  // min/max keep their operand's type
+  } else if (ta != kFloatBit && tb != kFloatBit) {
+    return false;
+  }
   const double* a = float_view(A, ta, exact, n, s.promoted_a.data());
   const double* b = a ? float_view(B, tb, exact, n, s.promoted_b.data()) : nullptr;
   if (!a || !b) return false;
-  const uint8_t* fa = A.fl;
-  const uint8_t* fb = B.fl;
-  auto fill = [&](auto body) {
-    for (size_t l = 0; l < n; ++l) body(l);
-  };
+  or_flags(n, A.fl, B.fl, out.fl);
   switch (op) {
-    case Op::Add: fill([&](size_t l) { out.f[l] = a[l] + b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Sub: fill([&](size_t l) { out.f[l] = a[l] - b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Mul: fill([&](size_t l) { out.f[l] = a[l] * b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Eq: fill([&](size_t l) { out.i[l] = a[l] == b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Ne: fill([&](size_t l) { out.i[l] = a[l] != b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Lt: fill([&](size_t l) { out.i[l] = a[l] < b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Le: fill([&](size_t l) { out.i[l] = a[l] <= b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Gt: fill([&](size_t l) { out.i[l] = a[l] > b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
-    case Op::Ge: fill([&](size_t l) { out.i[l] = a[l] >= b[l]; out.fl[l] = fa[l] | fb[l]; }); break;
+    case Op::Add: map_values(n, a, b, out.f, [](double x, double y) { return x + y; }); break;
+    case Op::Sub: map_values(n, a, b, out.f, [](double x, double y) { return x - y; }); break;
+    case Op::Mul: map_values(n, a, b, out.f, [](double x, double y) { return x * y; }); break;
+    case Op::Min: map_values(n, a, b, out.f, [](double x, double y) { return y < x ? y : x; }); break;
+    case Op::Max: map_values(n, a, b, out.f, [](double x, double y) { return y > x ? y : x; }); break;
+    case Op::Eq: map_compare(n, a, b, out.i, [](double x, double y) { return x == y; }); break;
+    case Op::Ne: map_compare(n, a, b, out.i, [](double x, double y) { return x != y; }); break;
+    case Op::Lt: map_compare(n, a, b, out.i, [](double x, double y) { return x < y; }); break;
+    case Op::Le: map_compare(n, a, b, out.i, [](double x, double y) { return x <= y; }); break;
+    case Op::Gt: map_compare(n, a, b, out.i, [](double x, double y) { return x > y; }); break;
+    case Op::Ge: map_compare(n, a, b, out.i, [](double x, double y) { return x >= y; }); break;
     case Op::TrueDiv:
-      fill([&](size_t l) {
+      for (size_t l = 0; l < n; ++l) {
         const bool zero = b[l] == 0.0;
         out.f[l] = a[l] / (zero ? 1.0 : b[l]);
-        out.fl[l] = fa[l] | fb[l] | (zero ? kError : 0);
-      });
+        out.fl[l] |= zero ? kError : 0;
+      }
       break;
     default:
-      fill([&](size_t l) {
+      for (size_t l = 0; l < n; ++l) {
         double r = 0.0;
-        out.fl[l] = fa[l] | fb[l] | float_arith(op, a[l], b[l], r);
+        const uint8_t e = float_arith(op, a[l], b[l], r);
+        out.fl[l] |= e == py::kComplexResult ? kFallback : e;  // pow reaches here only with integral exponents
         out.f[l] = r;
-      });
+      }
   }
   std::memset(out.t, is_comparison(op) ? kBool : kFloat, n);
+  return true;
+}
+
+// Unary operations on a statically float operand: plain loops over doubles, no per-lane dispatch.
+bool float_unary_kernel(Op op, const Lanes& A, uint8_t ta, const Lanes& out, size_t n) {
+  if (ta != kFloatBit) return false;
+  const double* __restrict f = A.f;
+  const uint8_t* __restrict fa = A.fl;
+  uint8_t* __restrict fo = out.fl;
+  uint8_t tag = kFloat;
+  switch (op) {
+    case Op::IsInteger:
+      for (size_t l = 0; l < n; ++l) out.i[l] = std::isfinite(f[l]) && std::floor(f[l]) == f[l];
+      std::memcpy(fo, fa, n);
+      tag = kBool;
+      break;
+    case Op::ToInt: case Op::Floor: case Op::Ceil: case Op::Round:
+      for (size_t l = 0; l < n; ++l) {
+        int64_t r = 0;
+        const double v = f[l];
+        const uint8_t e = op == Op::ToInt ? py::trunc_to_int(v, r)
+                          : op == Op::Floor ? py::int_from_integral(std::floor(v), r)
+                          : op == Op::Ceil ? py::int_from_integral(std::ceil(v), r)
+                                           : py::round_to_int(v, r);
+        out.i[l] = r;
+        fo[l] = fa[l] | e;
+      }
+      tag = kInt;
+      break;
+    case Op::Abs: case Op::Fabs:
+      for (size_t l = 0; l < n; ++l) out.f[l] = std::fabs(f[l]);
+      std::memcpy(fo, fa, n);
+      break;
+    case Op::Neg:
+      for (size_t l = 0; l < n; ++l) out.f[l] = -f[l];
+      std::memcpy(fo, fa, n);
+      break;
+    case Op::Sqrt:
+      for (size_t l = 0; l < n; ++l) {
+        const bool negative = f[l] < 0.0;
+        out.f[l] = std::sqrt(negative ? 0.0 : f[l]);
+        fo[l] = fa[l] | (negative ? kError : 0);
+      }
+      break;
+    default:
+      return false;
+  }
+  std::memset(out.t, tag, n);
+  return true;
+}
+
+// and / or / not / bool() on operands that are statically bool: branch-free loops.
+bool bool_kernel(Op op, const Lanes& A, const Lanes* B, uint8_t ta, uint8_t tb, const Lanes& out, size_t n) {
+  const int64_t* __restrict a = A.i;
+  const uint8_t* __restrict fa = A.fl;
+  int64_t* __restrict o = out.i;
+  uint8_t* __restrict fo = out.fl;
+  if (op == Op::Not || op == Op::Truth) {
+    if (ta == kBoolBit) {
+      const int64_t flip = op == Op::Not;
+      for (size_t l = 0; l < n; ++l) o[l] = a[l] ^ flip;
+    } else if (ta == kFloatBit) {
+      const double* __restrict f = A.f;
+      if (op == Op::Not) {
+        for (size_t l = 0; l < n; ++l) o[l] = f[l] == 0.0;
+      } else {
+        for (size_t l = 0; l < n; ++l) o[l] = f[l] != 0.0;
+      }
+    } else {
+      return false;
+    }
+    std::memcpy(fo, fa, n);
+    std::memset(out.t, kBool, n);
+    return true;
+  }
+  if (ta != kBoolBit || tb != kBoolBit) return false;
+  const int64_t* __restrict b = B->i;
+  const uint8_t* __restrict fb = B->fl;
+  const bool is_and = op == Op::And;
+  if (is_and) {
+    for (size_t l = 0; l < n; ++l) o[l] = a[l] & b[l];
+  } else {
+    for (size_t l = 0; l < n; ++l) o[l] = a[l] | b[l];
+  }
+  uint8_t any_b_flags = 0;
+  for (size_t l = 0; l < n; ++l) any_b_flags |= fb[l];
+  if (any_b_flags == 0) {  // the usual block: nothing to mask
+    std::memcpy(fo, fa, n);
+  } else {
+    // b's flags count where b was evaluated: a truthy for `and`, falsy for `or` (branch-free).
+    const int64_t evaluated_when = is_and ? 1 : 0;
+    for (size_t l = 0; l < n; ++l) {
+      const auto mask = static_cast<uint8_t>(-static_cast<int64_t>(a[l] == evaluated_when));
+      fo[l] = fa[l] | (fb[l] & mask);
+    }
+  }
+  std::memset(out.t, kBool, n);
   return true;
 }
 
@@ -364,15 +492,14 @@ class Evaluator {
   // Runs lanes [0, n) of one block; returns the lanes of the program's result.
   Lanes run(const double* xs, const double* ys, const double* zs, size_t n) {
     const double* args[3] = {xs, ys, zs};
+    for (int k = 0; k < 3; ++k) {
+      arg_views_[k] = {const_cast<double*>(args[k]), s_.zero_ints.data(), s_.float_tags.data(), s_.zero_flags.data()};
+    }
     for (size_t k = 0; k < p_.code.size(); ++k) {
       const Instr& in = p_.code[k];
+      if (in.op == Op::Arg) continue;  // read in place through arg_views_
       const Lanes out = lanes(static_cast<int32_t>(k));
       switch (in.op) {
-        case Op::Arg:
-          std::memcpy(out.f, args[in.a], n * sizeof(double));
-          std::memset(out.t, kFloat, n);
-          std::memset(out.fl, 0, n);
-          break;
         case Op::Const: {
           const Constant& c = p_.constants[in.a];
           std::fill(out.f, out.f + n, c.f);
@@ -381,7 +508,13 @@ class Evaluator {
           std::memset(out.fl, 0, n);
           break;
         }
-        case Op::And: case Op::Or: select_short_circuit(in, out, n); break;
+        case Op::And: case Op::Or: {
+          const Lanes A = lanes(in.a), B = lanes(in.b);
+          if (!bool_kernel(in.op, A, &B, p_.static_tags[in.a], p_.static_tags[in.b], out, n)) {
+            select_short_circuit(in, out, n);
+          }
+          break;
+        }
         case Op::Select: select_branch(in, out, n); break;
         case Op::Seq: sequence(in, out, n); break;
         case Op::RoundDigits: round_digits_lanes(in, out, n); break;
@@ -399,11 +532,18 @@ class Evaluator {
   }
 
  private:
-  Lanes lanes(int32_t value) { return s_.lanes(p_.slot[value]); }
+  Lanes lanes(int32_t value) {
+    const Instr& in = p_.code[value];
+    return in.op == Op::Arg ? arg_views_[in.a] : s_.lanes(p_.slot[value]);
+  }
 
   void binary_lanes(const Instr& in, const Lanes& out, size_t n) {
     const Lanes A = lanes(in.a), B = lanes(in.b);
-    if (float_kernel(in.op, A, B, p_.static_tags[in.a], p_.static_tags[in.b], out, n, s_)) return;
+    const bool may_be_complex = (p_.static_tags[&in - p_.code.data()] & kComplexBit) != 0;
+    if (!(in.op == Op::Pow && may_be_complex) &&
+        float_kernel(in.op, A, B, p_.static_tags[in.a], p_.static_tags[in.b], out, n, s_)) {
+      return;
+    }
     for (size_t l = 0; l < n; ++l) {
       const uint8_t flags = A.fl[l] | B.fl[l];
       if (flags) {
@@ -418,6 +558,10 @@ class Evaluator {
 
   void unary_lanes(const Instr& in, const Lanes& out, size_t n) {
     const Lanes A = lanes(in.a);
+    if ((in.op == Op::Not || in.op == Op::Truth) && bool_kernel(in.op, A, nullptr, p_.static_tags[in.a], 0, out, n)) {
+      return;
+    }
+    if (float_unary_kernel(in.op, A, p_.static_tags[in.a], out, n)) return;
     for (size_t l = 0; l < n; ++l) {
       if (A.fl[l]) {
         out.store_flags(l, A.fl[l]);
@@ -519,16 +663,30 @@ class Evaluator {
 
   const Program& p_;
   Scratch& s_;
+  Lanes arg_views_[3]{};
 };
 
 thread_local Scratch tls_scratch;
 
-void write_results(const Lanes& result, size_t n, uint8_t* truth, uint8_t* status) {
+void write_results(const Lanes& result, size_t n, uint8_t* __restrict truth, uint8_t* __restrict status,
+                   uint8_t static_tags) {
+  static constexpr uint8_t kStatusOf[4] = {kOk, kRaised, kNeedsFallback, kNeedsFallback};
+  static_assert(int{kError} == int{kRaised} && int{kFallback} == int{kNeedsFallback});  // flags double as statuses
+  const uint8_t* __restrict fl = result.fl;
+  if (static_tags == kBoolBit) {
+    const int64_t* __restrict i = result.i;
+    for (size_t l = 0; l < n; ++l) {
+      const uint8_t f = fl[l];
+      status[l] = static_cast<uint8_t>((f & kFallback) | (f & kError & ~(f >> 1)));
+    }
+    for (size_t l = 0; l < n; ++l) truth[l] = static_cast<uint8_t>(i[l] != 0);
+    for (size_t l = 0; l < n; ++l) truth[l] &= static_cast<uint8_t>(fl[l] == 0);
+    return;
+  }
   for (size_t l = 0; l < n; ++l) {
-    const uint8_t flags = result.fl[l] | (result.t[l] == kComplex ? kFallback : 0);
-    const bool ok = flags == 0;
-    status[l] = (flags & kFallback) ? kNeedsFallback : (flags & kError ? kRaised : kOk);
-    truth[l] = ok && truthy(result.load(l));
+    const uint8_t flags = fl[l] | (result.t[l] == kComplex ? kFallback : 0);
+    status[l] = kStatusOf[flags & 3];
+    truth[l] = flags == 0 && truthy(result.load(l));
   }
 }
 
@@ -598,7 +756,7 @@ void evaluate(const Program& program, const double* xs, const double* ys, const 
         const size_t begin = b * kBlock, len = std::min(kBlock, n - begin);
         Evaluator ev(program, tls_scratch);
         const Lanes result = ev.run(xs + begin, ys + begin, zs + begin, len);
-        write_results(result, len, truth + begin, status + begin);
+        write_results(result, len, truth + begin, status + begin, program.static_tags.back());
       },
       8);
 }
@@ -614,27 +772,34 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
         uint8_t ta[kBlock], sa[kBlock], tb[kBlock], sb[kBlock];
         {
           Evaluator ev(a, tls_scratch);
-          write_results(ev.run(xs + begin, ys + begin, zs + begin, len), len, ta, sa);
+          write_results(ev.run(xs + begin, ys + begin, zs + begin, len), len, ta, sa, a.static_tags.back());
         }
         if (b) {
           Evaluator ev(*b, tls_scratch);
-          write_results(ev.run(xs + begin, ys + begin, zs + begin, len), len, tb, sb);
+          write_results(ev.run(xs + begin, ys + begin, zs + begin, len), len, tb, sb, b->static_tags.back());
         } else {
           std::memcpy(tb, truth_b + begin, len);
           std::memset(sb, 0, len);
         }
         Comparison& c = partial[blk];
+        int64_t fallback = 0, true_a = 0, true_b = 0, true_both = 0, mismatches = 0;
         for (size_t l = 0; l < len; ++l) {
-          if ((sa[l] | sb[l]) & kNeedsFallback) {
-            ++c.fallback;
-            continue;
-          }
-          c.true_a += ta[l];
-          c.true_b += tb[l];
-          c.true_both += ta[l] & tb[l];
-          if (ta[l] != tb[l]) {
-            ++c.mismatches;
-            if (c.first_mismatches.size() < max_examples) c.first_mismatches.push_back(static_cast<int64_t>(begin + l));
+          const int64_t skip = ((sa[l] | sb[l]) & kNeedsFallback) != 0;
+          const int64_t keep = 1 - skip;
+          fallback += skip;
+          true_a += keep & ta[l];
+          true_b += keep & tb[l];
+          true_both += keep & ta[l] & tb[l];
+          mismatches += keep & (ta[l] ^ tb[l]);
+        }
+        c.fallback = fallback;
+        c.true_a = true_a;
+        c.true_b = true_b;
+        c.true_both = true_both;
+        c.mismatches = mismatches;
+        for (size_t l = 0; l < len && mismatches > 0 && c.first_mismatches.size() < max_examples; ++l) {
+          if (ta[l] != tb[l] && !((sa[l] | sb[l]) & kNeedsFallback)) {
+            c.first_mismatches.push_back(static_cast<int64_t>(begin + l));
           }
         }
       },

@@ -75,52 +75,59 @@ _UNARY = {
 
 def run(code, aux, constants, x: float, y: float, z: float) -> bool:
     """The rule's truth value at one point; a point where CPython raises is False."""
-    args = (x, y, z)
-    values: list = []
+    return run_many(code, aux, constants, [x], [y], [z])[0]
+
+
+def run_many(code, aux, constants, xs, ys, zs) -> list[bool]:
+    """Truth values at many points, one instruction at a time over all of them (less dispatch)."""
+    columns = ([float(v) for v in xs], [float(v) for v in ys], [float(v) for v in zs])
+    n = len(columns[0])
+    values: list[list] = []
     for op, a, b, c, d in code.tolist():
-        values.append(_step(Op(op), a, b, c, d, values, aux, constants, args))
-    result = values[-1]
-    if result is RAISED:
-        return False
-    return bool(result)
+        values.append(_column(Op(op), a, b, c, d, values, aux, constants, columns, n))
+    return [v is not RAISED and bool(v) for v in values[-1]]
 
 
-def _step(op, a, b, c, d, values, aux, constants, args):
+def _column(op, a, b, c, d, values, aux, constants, columns, n):
     if op == Op.ARG:
-        return args[a]
+        return columns[a]
     if op == Op.CONST:
-        return constants[a]
+        return [constants[a]] * n
     if op in (Op.AND, Op.OR):
-        left = values[a]
-        if left is RAISED:
-            return RAISED
-        return values[b] if bool(left) == (op == Op.AND) else left
+        want = op == Op.AND
+        return [left if left is RAISED or bool(left) != want else right for left, right in zip(values[a], values[b])]
     if op == Op.SELECT:
-        test = values[a]
-        if test is RAISED:
-            return RAISED
-        return values[b] if test else values[c]
+        return [test if test is RAISED else (yes if test else no)
+                for test, yes, no in zip(values[a], values[b], values[c])]
     if op == Op.SEQ:
-        return RAISED if values[a] is RAISED else values[b]
+        return [RAISED if first is RAISED else second for first, second in zip(values[a], values[b])]
     if op == Op.SUM:
-        operands = [values[k] for k in aux[a:a + b]]
-    elif op == Op.ISCLOSE:
-        operands = [values[a], values[b], values[c], values[d]]
-    elif op in _UNARY or op == Op.IS_INSTANCE:
-        operands = [values[a]]
-    else:
-        operands = [values[a], values[b]]
-    if any(v is RAISED for v in operands):
-        return RAISED
+        rows = zip(*(values[k] for k in aux[a:a + b])) if b else ([] for _ in range(n))
+        return [_apply(_sum, list(items)) for items in rows]
+    if op == Op.ISCLOSE:
+        return [_apply(_isclose, list(row)) for row in zip(values[a], values[b], values[c], values[d])]
+    if op == Op.IS_INSTANCE:
+        return [RAISED if v is RAISED else _isinstance(v, b) for v in values[a]]
+    if op in _UNARY:
+        fn = _UNARY[op]
+        return [_apply(fn, [v]) for v in values[a]]
+    fn = _BINARY[op]
+    return [_apply(fn, [left, right]) for left, right in zip(values[a], values[b])]
+
+
+def _sum(*items):
+    return sum(items)
+
+
+def _isclose(a, b, rel, tol):
+    return math.isclose(a, b, rel_tol=rel, abs_tol=tol)
+
+
+def _apply(fn, operands: list):
+    for v in operands:
+        if v is RAISED:
+            return RAISED
     try:
-        if op == Op.SUM:
-            return _check_int(sum(operands))
-        if op == Op.ISCLOSE:
-            return math.isclose(operands[0], operands[1], rel_tol=operands[2], abs_tol=operands[3])
-        if op == Op.IS_INSTANCE:
-            return _isinstance(operands[0], b)
-        if op in _UNARY:
-            return _check_int(_UNARY[op](operands[0]))
-        return _check_int(_BINARY[op](operands[0], operands[1]))
+        return _check_int(fn(*operands))
     except (ArithmeticError, TypeError, ValueError, AttributeError, MemoryError):
         return RAISED

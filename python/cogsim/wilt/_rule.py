@@ -76,8 +76,9 @@ def as_points(xs, ys, zs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def resolve_fallback(rule: Rule, truth: np.ndarray, status: np.ndarray, xs, ys, zs) -> np.ndarray:
     """Re-evaluates, with the Python reference interpreter, the points the VM handed back."""
     pending = np.flatnonzero(status == NEEDS_FALLBACK)
-    for index in pending:
-        truth[index] = rule.reference(xs[index], ys[index], zs[index])
+    if pending.size:
+        bc = rule._bytecode
+        truth[pending] = _interp.run_many(bc.code, bc.aux, bc.constants, xs[pending], ys[pending], zs[pending])
     return truth
 
 
@@ -85,14 +86,29 @@ def compile_all(sources: Iterable[Union[str, Rule]]) -> list[Rule]:
     return [compile_rule(s) for s in sources]
 
 
-def evaluate_many(rules: Sequence[Union[str, Rule]], xs, ys, zs, threads: int = 0) -> np.ndarray:
+class RuleSet:
+    """A fixed list of compiled rules handed to the core once, for repeated matrix evaluations."""
+
+    def __init__(self, rules: Iterable[Union[str, Rule]]):
+        self.rules = compile_all(rules)
+        self.programs = _core.WiltProgramSet([r.program for r in self.rules])
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+
+def evaluate_many(rules: Union[RuleSet, Sequence[Union[str, Rule]]], xs, ys, zs, threads: int = 0) -> np.ndarray:
     """The rules x points truth matrix (bool, shape (len(rules), len(points)))."""
-    compiled = compile_all(rules)
     xs, ys, zs = as_points(xs, ys, zs)
-    truth, status = _core.wilt_evaluate_many([r.program for r in compiled], xs, ys, zs, threads)
-    for row, col in zip(*np.nonzero(status == NEEDS_FALLBACK)):
-        truth[row, col] = compiled[row].reference(xs[col], ys[col], zs[col])
+    if isinstance(rules, RuleSet):
+        compiled = rules.rules
+        truth, status = _core.wilt_evaluate_set(rules.programs, xs, ys, zs, threads)
+    else:
+        compiled = compile_all(rules)
+        truth, status = _core.wilt_evaluate_many([r.program for r in compiled], xs, ys, zs, threads)
+    for row in np.flatnonzero((status == NEEDS_FALLBACK).any(axis=1)):
+        resolve_fallback(compiled[row], truth[row], status[row], xs, ys, zs)
     return truth
 
 
-__all__ = ["Rule", "RuleError", "compile_rule", "evaluate_many", "as_points"]
+__all__ = ["Rule", "RuleError", "RuleSet", "compile_rule", "evaluate_many", "as_points"]

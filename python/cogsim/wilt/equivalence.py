@@ -9,7 +9,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from cogsim import _core
-from cogsim.wilt._rule import Rule, compile_rule, evaluate_many
+from cogsim.wilt._rule import Rule, RuleSet, compile_rule, evaluate_many
 from cogsim.wilt.cases import CaseSet, standard_cases
 
 RuleLike = Union[str, Rule]
@@ -149,7 +149,7 @@ def equivalent_pairs(guesses: Sequence[RuleLike], hidden: Sequence[RuleLike], ca
     return results
 
 
-def rule_matrix(rules: Sequence[RuleLike], points, threads: int = 0) -> np.ndarray:
+def rule_matrix(rules: Union[RuleSet, Sequence[RuleLike]], points, threads: int = 0) -> np.ndarray:
     """Truth matrix of shape (len(rules), len(points)); points is an (N, 3) array or (xs, ys, zs)."""
     points = np.asarray(points, dtype=np.float64)
     if points.ndim == 2 and points.shape[1] == 3:

@@ -39,6 +39,10 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("tables", help="build or verify the cached pattern databases")
     p.add_argument("--edge-size", type=int, default=None, help="edges per edge database (6 or 7)")
+    p.add_argument(
+        "--phase1", action="store_true",
+        help="also build or verify the phase-1 table for deep queries (COGSIM_CUBE_PHASE1=1 uses it by default)",
+    )
     p.add_argument("--json", action="store_true", help="print the table description as JSON")
     p.set_defaults(handler=_tables)
 
@@ -66,7 +70,7 @@ def _effects(args: argparse.Namespace) -> None:
 
 def _tables(args: argparse.Namespace) -> None:
     started = time.perf_counter()
-    info = cube.configure(edge_size=args.edge_size).info()
+    info = cube.configure(edge_size=args.edge_size, phase1=True if args.phase1 else None).info()
     info["load_seconds"] = round(time.perf_counter() - started, 3)
     if args.json:
         print(json.dumps(info, indent=2))

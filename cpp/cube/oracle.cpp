@@ -391,10 +391,14 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
     edges_a_.prefetch(child.edge_a);
     edges_b_.prefetch(child.edge_b);
     if (use_phase1) {
-      for (int axis = 0; axis < kAxes; ++axis) {
-        child.views[axis] = p1.index(child.node.view[axis]);
-        phase1_.prefetch(child.views[axis]);
-      }
+      for (int axis = 0; axis < kAxes; ++axis) p1.prefetch_class(child.node.view[axis]);
+    }
+  }
+  // Phase-1 indices need the symmetry class first: a second pass, so those misses overlap too.
+  for (int i = 0; i < count && use_phase1; ++i) {
+    for (int axis = 0; axis < kAxes; ++axis) {
+      children[i].views[axis] = p1.index(children[i].node.view[axis]);
+      phase1_.prefetch(children[i].views[axis]);
     }
   }
   search.nodes += static_cast<uint64_t>(count);

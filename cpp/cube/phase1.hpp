@@ -56,6 +56,9 @@ class Phase1 {
     if (class_and_symmetry & kSymmetricClass) twist = canonical_twist(cls, twist);
     return uint64_t{cls} * kPhase1Twists + twist;
   }
+  void prefetch_class(const Phase1Coord& c) const {
+    __builtin_prefetch(&class_of_[uint32_t{c.slice} * kPhase1Flips + c.flip]);
+  }
   uint32_t classes() const { return static_cast<uint32_t>(representative_.size()); }
   uint64_t entries() const { return uint64_t{classes()} * kPhase1Twists; }
   uint64_t solved_index() const;

@@ -158,3 +158,18 @@ def test_depth_15_scrambles(deep):
     packed, _ = cube.as_states([" ".join(cube.MOVES[m] for m in s) for s in scrambles])
     distances, _ = deep.distances(packed, 10**11, 0)
     assert distances.tolist() == [15, 15]
+
+
+def test_phase1_option_leaves_the_other_tables_unchanged(deep, tmp_path):
+    """The perimeter and shell builds of an oracle with the table match those of one without."""
+    built = {}
+    for phase1 in (False, True):
+        directory = tmp_path / str(phase1)
+        directory.mkdir()
+        for table in deep.info()["tables"]:
+            if phase1 or "phase1" not in table["name"]:
+                (directory / table["path"].rsplit("/", 1)[1]).symlink_to(table["path"])
+        _core.CubeOracle(str(directory), 6, 3, 0, None, phase1=phase1)
+        built[phase1] = {p.name: p.read_bytes() for p in directory.iterdir() if not p.is_symlink()}
+    assert sorted(built[True]) == ["cube-perimeter3-edges6.v1.table", "cube-shell4-edges6.v1.table"]
+    assert built[True] == built[False]

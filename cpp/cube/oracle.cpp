@@ -227,7 +227,7 @@ std::string Oracle::table_path(const std::string& name, uint32_t version) const 
 }
 
 SearchNode Oracle::node_of_key(const Perimeter::Entry& key) const {
-  SearchNode s;
+  SearchNode s{};  // no phase-1 views: the perimeter and shell builds never need them
   const uint64_t corner = key.a & ((uint64_t{1} << 27) - 1);
   s.corner_perm = static_cast<uint16_t>(corner / kCornerTwists);
   s.corner_twist = static_cast<uint16_t>(corner % kCornerTwists);
@@ -254,7 +254,7 @@ void Oracle::load_or_build_shell(const Progress& progress) {
       [&](size_t i) {
         const SearchNode s = node_of_key(perimeter_.entries()[outer[i]]);
         Perimeter::Entry keys[kMoves];
-        for (int m = 0; m < kMoves; ++m) keys[m] = perimeter_key(apply(s, m));
+        for (int m = 0; m < kMoves; ++m) keys[m] = perimeter_key(apply(s, m, false));
         shell_.insert(keys, kMoves);
       },
       4096);
@@ -283,7 +283,7 @@ SearchNode Oracle::node_of(const CubieCube& c) const {
   return s;
 }
 
-SearchNode Oracle::apply(const SearchNode& s, int m) const {
+SearchNode Oracle::apply(const SearchNode& s, int m, bool with_views) const {
   const CornerMoveTables& cm = corner_moves();
   const EdgeMoveMaps& maps = edge_move_maps();
   SearchNode t;
@@ -294,7 +294,7 @@ SearchNode Oracle::apply(const SearchNode& s, int m) const {
     t.edge_position[c] = q;
     t.edge_flip[c] = s.edge_flip[c] ^ maps.flip_at[m][q];
   }
-  if (config_.phase1) {
+  if (with_views) {
     const Phase1& p1 = phase1();
     for (int axis = 0; axis < kAxes; ++axis) t.view[axis] = p1.apply(s.view[axis], axis, m);
   } else {
@@ -322,7 +322,7 @@ std::vector<std::vector<Perimeter::Entry>> Oracle::perimeter_levels() const {
     candidates.reserve(states.size() * kMoves);
     for (const SearchNode& s : states) {
       for (int m = 0; m < kMoves; ++m) {
-        const SearchNode t = apply(s, m);
+        const SearchNode t = apply(s, m, false);
         candidates.emplace_back(perimeter_key(t), t);
       }
     }
@@ -486,7 +486,7 @@ std::vector<int> Oracle::solve(const CubieCube& cube, uint64_t max_nodes, Search
   for (int remaining = found.length - found.prefix_length; remaining > 0; --remaining) {
     int chosen = -1;
     for (int m = 0; m < kMoves && chosen < 0; ++m) {
-      const SearchNode t = apply(state, m);
+      const SearchNode t = apply(state, m, false);
       if (exact_distance(t) == remaining - 1) {
         chosen = m;
         state = t;

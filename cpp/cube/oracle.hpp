@@ -1,5 +1,6 @@
 // Optimal face-turn distance oracle: IDA* with Korf's heuristic (the max of a corner database
-// and two edge databases), move pruning, and a perimeter: an exact table of every state within
+// and two edge databases, and optionally the phase-1 distance along three axes, phase1.hpp),
+// move pruning, and a perimeter: an exact table of every state within
 // `perimeter_depth` moves of solved. The perimeter makes shallow queries a single lookup and
 // lifts the heuristic of every other state to at least perimeter_depth + 1.
 #pragma once
@@ -133,7 +134,9 @@ class Oracle {
   struct Search;
 
   SearchNode node_of(const CubieCube& cube) const;
-  SearchNode apply(const SearchNode& s, int move) const;
+  SearchNode apply(const SearchNode& s, int move) const { return apply(s, move, config_.phase1); }
+  // with_views = false leaves the phase-1 views zero: for table builds that only need the cubies.
+  SearchNode apply(const SearchNode& s, int move, bool with_views) const;
   uint64_t corner_key(const SearchNode& s) const { return corner_index(s.corner_perm, s.corner_twist); }
   uint64_t edge_a_key(const SearchNode& s) const { return subset_a_.index_of(s.edge_position, s.edge_flip); }
   uint64_t edge_b_key(const SearchNode& s) const { return subset_b_.index_of(s.edge_position, s.edge_flip); }

@@ -173,3 +173,16 @@ def test_phase1_option_leaves_the_other_tables_unchanged(deep, tmp_path):
         built[phase1] = {p.name: p.read_bytes() for p in directory.iterdir() if not p.is_symlink()}
     assert sorted(built[True]) == ["cube-perimeter3-edges6.v1.table", "cube-shell4-edges6.v1.table"]
     assert built[True] == built[False]
+
+
+def test_cli_phase1_flag(capsys, cache_dir):
+    from cogsim.cli import main
+
+    try:
+        assert main(["cube", "distance", "--phase1", "R U F' D2 L B2 U' R2 F D' L2 B U2"]) == 0
+        assert capsys.readouterr().out.strip() == "13"
+        assert cube.oracle().info()["phase1"] is True
+        assert main(["cube", "solve", "--phase1", "R U F' D2 L B2 U' R2"]) == 0
+        assert len(capsys.readouterr().out.split()) == 8
+    finally:
+        cube.configure(cache_dir=cache_dir, progress=None)

@@ -21,11 +21,13 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("distance", help="optimal face-turn distance of a move sequence or facelet string")
     p.add_argument("state", help="Singmaster moves (\"R U R' U'\") or 54 facelets")
     p.add_argument("--max-nodes", type=int, default=cube.DEFAULT_MAX_NODES)
+    _add_phase1_flag(p)
     p.set_defaults(handler=_distance)
 
     p = sub.add_parser("solve", help="one optimal solution")
     p.add_argument("state", help="Singmaster moves or 54 facelets")
     p.add_argument("--max-nodes", type=int, default=cube.DEFAULT_MAX_NODES)
+    _add_phase1_flag(p)
     p.set_defaults(handler=_solve)
 
     p = sub.add_parser("effects", help="for each move: DECREASE / NO_CHANGE / INCREASE of distance")
@@ -47,6 +49,18 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_tables)
 
 
+def _add_phase1_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--phase1", action="store_true",
+        help="search with the phase-1 table too (deep states: 15+ moves); same as COGSIM_CUBE_PHASE1=1",
+    )
+
+
+def _use_phase1(args: argparse.Namespace) -> None:
+    if args.phase1:
+        cube.configure(phase1=True)
+
+
 def parse_state(text: str) -> cube.Cube:
     stripped = text.strip()
     if len(stripped) == 54 and set(stripped) <= set("URFDLB") and " " not in stripped:
@@ -55,10 +69,12 @@ def parse_state(text: str) -> cube.Cube:
 
 
 def _distance(args: argparse.Namespace) -> None:
+    _use_phase1(args)
     print(cube.distance(parse_state(args.state), max_nodes=args.max_nodes))
 
 
 def _solve(args: argparse.Namespace) -> None:
+    _use_phase1(args)
     print(" ".join(cube.solve(parse_state(args.state), max_nodes=args.max_nodes)))
 
 

@@ -376,7 +376,7 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
     int move, h;
   };
   const bool use_phase1 = !phase1_.empty();
-  const Phase1& p1 = phase1();
+  const Phase1* p1 = use_phase1 ? &phase1() : nullptr;  // built only for oracles that use it
   Child children[kMoves];
   int count = 0;
   for (int m = 0; m < kMoves; ++m) {
@@ -391,13 +391,13 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
     edges_a_.prefetch(child.edge_a);
     edges_b_.prefetch(child.edge_b);
     if (use_phase1) {
-      for (int axis = 0; axis < kAxes; ++axis) p1.prefetch_class(child.node.view[axis]);
+      for (int axis = 0; axis < kAxes; ++axis) p1->prefetch_class(child.node.view[axis]);
     }
   }
   // Phase-1 indices need the symmetry class first: a second pass, so those misses overlap too.
   for (int i = 0; i < count && use_phase1; ++i) {
     for (int axis = 0; axis < kAxes; ++axis) {
-      children[i].views[axis] = p1.index(children[i].node.view[axis]);
+      children[i].views[axis] = p1->index(children[i].node.view[axis]);
       phase1_.prefetch(children[i].views[axis]);
     }
   }

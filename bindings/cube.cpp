@@ -154,14 +154,14 @@ void register_cube(py::module_& m) {
 
   py::class_<Oracle, std::shared_ptr<Oracle>>(m, "CubeOracle")
       .def(py::init([](const std::string& cache_dir, int edge_size, int perimeter_depth, unsigned threads,
-                       const py::object& progress, bool shell_filter) {
-             OracleConfig config{cache_dir, edge_size, perimeter_depth, shell_filter, threads};
+                       const py::object& progress, bool shell_filter, bool phase1) {
+             OracleConfig config{cache_dir, edge_size, perimeter_depth, shell_filter, threads, phase1};
              Progress report = python_progress(progress);
              py::gil_scoped_release release;
              return std::make_shared<Oracle>(config, report);
            }),
            py::arg("cache_dir"), py::arg("edge_size") = 6, py::arg("perimeter_depth") = 6, py::arg("threads") = 0,
-           py::arg("progress") = py::none(), py::arg("shell_filter") = true)
+           py::arg("progress") = py::none(), py::arg("shell_filter") = true, py::arg("phase1") = false)
       .def(
           "distances",
           [](const Oracle& oracle, const StateArray& array, uint64_t max_nodes, unsigned threads) {
@@ -185,6 +185,37 @@ void register_cube(py::module_& m) {
             return py::make_tuple(distances, nodes);
           },
           py::arg("states"), py::arg("max_nodes"), py::arg("threads") = 0)
+      .def(
+          "heuristics",
+          [](const Oracle& oracle, const StateArray& array) {
+            const std::vector<CubieCube> states = read_states(array, true);
+            py::array_t<int32_t> bounds(static_cast<py::ssize_t>(states.size()));
+            int32_t* out = bounds.mutable_data();
+            py::gil_scoped_release release;
+            parallel_for(states.size(), 0, [&](size_t i) { out[i] = oracle.heuristic(states[i]); }, 1024);
+            return bounds;
+          },
+          py::arg("states"), "The database lower bound of each state (the max over every table; no perimeter).")
+      .def(
+          "phase1_bounds",
+          [](const Oracle& oracle, const StateArray& array) {
+            if (oracle.phase1_table().empty()) {
+              throw py::value_error("phase1_bounds needs an oracle configured with phase1=True");
+            }
+            const std::vector<CubieCube> states = read_states(array, true);
+            py::array_t<int32_t> bounds({static_cast<py::ssize_t>(states.size()), static_cast<py::ssize_t>(kAxes)});
+            int32_t* out = bounds.mutable_data();
+            py::gil_scoped_release release;
+            parallel_for(
+                states.size(), 0,
+                [&](size_t i) {
+                  const auto b = oracle.phase1_bounds(states[i]);
+                  for (int axis = 0; axis < kAxes; ++axis) out[i * kAxes + axis] = b[axis];
+                },
+                1024);
+            return bounds;
+          },
+          py::arg("states"), "Phase-1 distance of each state seen along the U-D, R-L and F-B axes: shape (N, 3).")
       .def(
           "solve",
           [](const Oracle& oracle, const py::bytes& state, uint64_t max_nodes) {
@@ -216,11 +247,13 @@ void register_cube(py::module_& m) {
         py::dict d;
         d["edge_size"] = oracle.config().edge_size;
         d["perimeter_depth"] = oracle.config().perimeter_depth;
+        d["phase1"] = oracle.config().phase1;
         d["cache_dir"] = oracle.config().cache_dir;
         py::list tables;
         tables.append(table_info(oracle.corners()));
         tables.append(table_info(oracle.edges_a()));
         tables.append(table_info(oracle.edges_b()));
+        if (!oracle.phase1_table().empty()) tables.append(table_info(oracle.phase1_table()));
         d["tables"] = tables;
         d["perimeter_states"] = oracle.perimeter().size();
         d["perimeter_bytes"] = oracle.perimeter().bytes();
@@ -231,7 +264,8 @@ void register_cube(py::module_& m) {
       })
       .def("histograms", [](const Oracle& oracle) {
         py::dict d;
-        for (const PatternDatabase* db : {&oracle.corners(), &oracle.edges_a(), &oracle.edges_b()}) {
+        for (const PatternDatabase* db : {&oracle.corners(), &oracle.edges_a(), &oracle.edges_b(), &oracle.phase1_table()}) {
+          if (db->empty()) continue;
           py::gil_scoped_release release;
           auto h = db->histogram();
           py::gil_scoped_acquire acquire;

@@ -202,8 +202,24 @@ Oracle::Oracle(const OracleConfig& config, const Progress& progress)
   corners_ = PatternDatabase::corners(config.cache_dir, config.threads, progress);
   edges_a_ = PatternDatabase::edges(subset_a_, config.cache_dir, config.threads, progress);
   edges_b_ = PatternDatabase::edges(subset_b_, config.cache_dir, config.threads, progress);
+  if (config.phase1) phase1_ = PatternDatabase::phase1(config.cache_dir, config.threads, progress);
   load_or_build_perimeter(progress);
   if (config.shell_filter) load_or_build_shell(progress);
+}
+
+int Oracle::database_bound(const SearchNode& s) const {
+  int h = std::max({corners_[corner_key(s)], edges_a_[edge_a_key(s)], edges_b_[edge_b_key(s)]});
+  for (int axis = 0; axis < kAxes && !phase1_.empty(); ++axis) h = std::max<int>(h, phase1_[phase1().index(s.view[axis])]);
+  return h;
+}
+
+int Oracle::heuristic(const CubieCube& cube) const { return database_bound(node_of(cube)); }
+
+std::array<int, kAxes> Oracle::phase1_bounds(const CubieCube& cube) const {
+  if (phase1_.empty()) throw std::invalid_argument("this oracle was configured without the phase-1 table");
+  std::array<int, kAxes> bounds;
+  for (int axis = 0; axis < kAxes; ++axis) bounds[axis] = phase1_[phase1().index(phase1().coord(cube, axis))];
+  return bounds;
 }
 
 std::string Oracle::table_path(const std::string& name, uint32_t version) const {
@@ -211,7 +227,7 @@ std::string Oracle::table_path(const std::string& name, uint32_t version) const 
 }
 
 SearchNode Oracle::node_of_key(const Perimeter::Entry& key) const {
-  SearchNode s;
+  SearchNode s{};  // no phase-1 views: the perimeter and shell builds never need them
   const uint64_t corner = key.a & ((uint64_t{1} << 27) - 1);
   s.corner_perm = static_cast<uint16_t>(corner / kCornerTwists);
   s.corner_twist = static_cast<uint16_t>(corner % kCornerTwists);
@@ -238,7 +254,7 @@ void Oracle::load_or_build_shell(const Progress& progress) {
       [&](size_t i) {
         const SearchNode s = node_of_key(perimeter_.entries()[outer[i]]);
         Perimeter::Entry keys[kMoves];
-        for (int m = 0; m < kMoves; ++m) keys[m] = perimeter_key(apply(s, m));
+        for (int m = 0; m < kMoves; ++m) keys[m] = perimeter_key(apply(s, m, false));
         shell_.insert(keys, kMoves);
       },
       4096);
@@ -263,10 +279,11 @@ SearchNode Oracle::node_of(const CubieCube& c) const {
     s.edge_position[c.ep[p]] = static_cast<uint8_t>(p);
     s.edge_flip[c.ep[p]] = c.eo[p];
   }
+  for (int axis = 0; axis < kAxes; ++axis) s.view[axis] = config_.phase1 ? phase1().coord(c, axis) : Phase1Coord{};
   return s;
 }
 
-SearchNode Oracle::apply(const SearchNode& s, int m) const {
+SearchNode Oracle::apply(const SearchNode& s, int m, bool with_views) const {
   const CornerMoveTables& cm = corner_moves();
   const EdgeMoveMaps& maps = edge_move_maps();
   SearchNode t;
@@ -276,6 +293,12 @@ SearchNode Oracle::apply(const SearchNode& s, int m) const {
     const uint8_t q = maps.destination[m][s.edge_position[c]];
     t.edge_position[c] = q;
     t.edge_flip[c] = s.edge_flip[c] ^ maps.flip_at[m][q];
+  }
+  if (with_views) {
+    const Phase1& p1 = phase1();
+    for (int axis = 0; axis < kAxes; ++axis) t.view[axis] = p1.apply(s.view[axis], axis, m);
+  } else {
+    for (int axis = 0; axis < kAxes; ++axis) t.view[axis] = Phase1Coord{};
   }
   return t;
 }
@@ -299,7 +322,7 @@ std::vector<std::vector<Perimeter::Entry>> Oracle::perimeter_levels() const {
     candidates.reserve(states.size() * kMoves);
     for (const SearchNode& s : states) {
       for (int m = 0; m < kMoves; ++m) {
-        const SearchNode t = apply(s, m);
+        const SearchNode t = apply(s, m, false);
         candidates.emplace_back(perimeter_key(t), t);
       }
     }
@@ -348,10 +371,12 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
   // prefetch perimeter buckets and shell blocks for the children that need them; decide.
   struct Child {
     SearchNode node;
-    uint64_t corner, edge_a, edge_b;
+    uint64_t corner, edge_a, edge_b, views[kAxes];
     Perimeter::Entry key;
     int move, h;
   };
+  const bool use_phase1 = !phase1_.empty();
+  const Phase1* p1 = use_phase1 ? &phase1() : nullptr;  // built only for oracles that use it
   Child children[kMoves];
   int count = 0;
   for (int m = 0; m < kMoves; ++m) {
@@ -365,6 +390,16 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
     corners_.prefetch(child.corner);
     edges_a_.prefetch(child.edge_a);
     edges_b_.prefetch(child.edge_b);
+    if (use_phase1) {
+      for (int axis = 0; axis < kAxes; ++axis) p1->prefetch_class(child.node.view[axis]);
+    }
+  }
+  // Phase-1 indices need the symmetry class first: a second pass, so those misses overlap too.
+  for (int i = 0; i < count && use_phase1; ++i) {
+    for (int axis = 0; axis < kAxes; ++axis) {
+      children[i].views[axis] = p1->index(children[i].node.view[axis]);
+      phase1_.prefetch(children[i].views[axis]);
+    }
   }
   search.nodes += static_cast<uint64_t>(count);
   if (search.nodes > search.max_nodes) {
@@ -377,6 +412,9 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
   for (int i = 0; i < count; ++i) {
     Child& child = children[i];
     child.h = std::max({corners_[child.corner], edges_a_[child.edge_a], edges_b_[child.edge_b]});
+    if (use_phase1) {
+      for (int axis = 0; axis < kAxes; ++axis) child.h = std::max<int>(child.h, phase1_[child.views[axis]]);
+    }
     if (child.h > budget || child.h > beyond) continue;
     child.key = {child.corner | (child.edge_a << 27), child.edge_b};
     if (child.h < beyond) perimeter_.prefetch(child.key.a, child.key.b);
@@ -424,8 +462,7 @@ Oracle::Found Oracle::run(const CubieCube& cube, uint64_t max_nodes, SearchStats
     search.found.length = exact;
     search.found.state = root;
   } else {
-    const int h = std::max<int>({corners_[corner_key(root)], edges_a_[edge_a_key(root)], edges_b_[edge_b_key(root)],
-                                 bound_outside_perimeter(root)});
+    const int h = std::max(database_bound(root), bound_outside_perimeter(root));
     for (search.bound = h; search.bound <= kMaxDepth;) {
       const int r = depth_first(search, root, 0, -1);
       if (r == kFoundMarker) break;
@@ -449,7 +486,7 @@ std::vector<int> Oracle::solve(const CubieCube& cube, uint64_t max_nodes, Search
   for (int remaining = found.length - found.prefix_length; remaining > 0; --remaining) {
     int chosen = -1;
     for (int m = 0; m < kMoves && chosen < 0; ++m) {
-      const SearchNode t = apply(state, m);
+      const SearchNode t = apply(state, m, false);
       if (exact_distance(t) == remaining - 1) {
         chosen = m;
         state = t;

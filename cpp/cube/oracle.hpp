@@ -1,9 +1,11 @@
 // Optimal face-turn distance oracle: IDA* with Korf's heuristic (the max of a corner database
-// and two edge databases), move pruning, and a perimeter: an exact table of every state within
+// and two edge databases, and optionally the phase-1 distance along three axes, phase1.hpp),
+// move pruning, and a perimeter: an exact table of every state within
 // `perimeter_depth` moves of solved. The perimeter makes shallow queries a single lookup and
 // lifts the heuristic of every other state to at least perimeter_depth + 1.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -13,6 +15,7 @@
 #include "cube/coords.hpp"
 #include "cube/cubie.hpp"
 #include "cube/pdb.hpp"
+#include "cube/phase1.hpp"
 
 namespace cogsim::cube {
 
@@ -22,6 +25,7 @@ struct OracleConfig {
   int perimeter_depth = 6;  // exact table radius
   bool shell_filter = true; // a Bloom filter of the states one move beyond the perimeter
   unsigned threads = 0;     // for table builds; 0 = default
+  bool phase1 = false;      // add the phase-1 bound along three axes (phase1.hpp; 70 MB table)
 };
 
 // Raised when a query needs more search nodes than the caller allowed.
@@ -41,6 +45,7 @@ struct SearchNode {
   uint16_t corner_perm, corner_twist;
   uint8_t edge_position[kEdges];
   uint8_t edge_flip[kEdges];
+  Phase1Coord view[kAxes];  // kept only when the phase-1 table is in use
 };
 
 // Exact distances of every state within a radius of solved, keyed by the full coordinates.
@@ -104,11 +109,16 @@ class Oracle {
 
   int distance(const CubieCube& cube, uint64_t max_nodes, SearchStats* stats = nullptr) const;
   std::vector<int> solve(const CubieCube& cube, uint64_t max_nodes, SearchStats* stats = nullptr) const;
+  // The database lower bound the search starts from (max of every table, without the perimeter).
+  int heuristic(const CubieCube& cube) const;
+  // The phase-1 distance of each of the three views; requires config.phase1.
+  std::array<int, kAxes> phase1_bounds(const CubieCube& cube) const;
 
   const OracleConfig& config() const { return config_; }
   const PatternDatabase& corners() const { return corners_; }
   const PatternDatabase& edges_a() const { return edges_a_; }
   const PatternDatabase& edges_b() const { return edges_b_; }
+  const PatternDatabase& phase1_table() const { return phase1_; }
   const Perimeter& perimeter() const { return perimeter_; }
   const ShellFilter& shell() const { return shell_; }
   double perimeter_seconds() const { return perimeter_seconds_; }
@@ -124,13 +134,16 @@ class Oracle {
   struct Search;
 
   SearchNode node_of(const CubieCube& cube) const;
-  SearchNode apply(const SearchNode& s, int move) const;
+  SearchNode apply(const SearchNode& s, int move) const { return apply(s, move, config_.phase1); }
+  // with_views = false leaves the phase-1 views zero: for table builds that only need the cubies.
+  SearchNode apply(const SearchNode& s, int move, bool with_views) const;
   uint64_t corner_key(const SearchNode& s) const { return corner_index(s.corner_perm, s.corner_twist); }
   uint64_t edge_a_key(const SearchNode& s) const { return subset_a_.index_of(s.edge_position, s.edge_flip); }
   uint64_t edge_b_key(const SearchNode& s) const { return subset_b_.index_of(s.edge_position, s.edge_flip); }
   Perimeter::Entry perimeter_key(const SearchNode& s) const;
   int exact_distance(const SearchNode& s) const;
   int depth_first(Search& search, const SearchNode& s, int g, int last_face) const;
+  int database_bound(const SearchNode& s) const;
   Found run(const CubieCube& cube, uint64_t max_nodes, SearchStats* stats) const;
   void load_or_build_perimeter(const Progress& progress);
   void load_or_build_shell(const Progress& progress);
@@ -141,7 +154,7 @@ class Oracle {
 
   OracleConfig config_;
   EdgeSubset subset_a_, subset_b_;
-  PatternDatabase corners_, edges_a_, edges_b_;
+  PatternDatabase corners_, edges_a_, edges_b_, phase1_;
   Perimeter perimeter_;
   ShellFilter shell_;
   double perimeter_seconds_ = 0;

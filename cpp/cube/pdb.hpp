@@ -16,6 +16,14 @@ namespace cogsim::cube {
 using Progress = std::function<void(const std::string&)>;
 
 constexpr uint32_t kTableVersion = 1;
+constexpr uint8_t kExcluded = 0xFE;
+
+// For tables with aliased entries: `exclude` marks them kExcluded before the breadth-first search
+// and returns how many; `fill_excluded` gives them their values after it.
+struct TableHooks {
+  std::function<uint64_t(std::vector<uint8_t>&)> exclude;
+  std::function<void(std::vector<uint8_t>&)> fill_excluded;
+};
 
 class PatternDatabase {
  public:
@@ -24,10 +32,13 @@ class PatternDatabase {
   static PatternDatabase corners(const std::string& cache_dir, unsigned threads, const Progress& progress);
   static PatternDatabase edges(const EdgeSubset& subset, const std::string& cache_dir, unsigned threads,
                                const Progress& progress);
+  // Phase-1 distances (see phase1.hpp): 140 million entries, 70 MB.
+  static PatternDatabase phase1(const std::string& cache_dir, unsigned threads, const Progress& progress);
 
   uint8_t operator[](uint64_t index) const { return (data_[index >> 1] >> ((index & 1) << 2)) & 15; }
   void prefetch(uint64_t index) const { __builtin_prefetch(data_ + (index >> 1)); }
   uint64_t entries() const { return entries_; }
+  bool empty() const { return data_ == nullptr; }
   uint64_t bytes() const { return (entries_ + 1) / 2; }
   const std::string& name() const { return name_; }
   const std::string& path() const { return path_; }
@@ -39,7 +50,8 @@ class PatternDatabase {
   template <typename Neighbours>
   static PatternDatabase load_or_build(const std::string& name, uint64_t entries, uint64_t start,
                                        Neighbours neighbours, const std::string& cache_dir, unsigned threads,
-                                       const Progress& progress, const std::function<void()>& prepare);
+                                       const Progress& progress, const std::function<void()>& prepare,
+                                       const TableHooks& hooks);
 
   std::string name_;
   std::string path_;

@@ -21,11 +21,13 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("distance", help="optimal face-turn distance of a move sequence or facelet string")
     p.add_argument("state", help="Singmaster moves (\"R U R' U'\") or 54 facelets")
     p.add_argument("--max-nodes", type=int, default=cube.DEFAULT_MAX_NODES)
+    _add_phase1_flag(p)
     p.set_defaults(handler=_distance)
 
     p = sub.add_parser("solve", help="one optimal solution")
     p.add_argument("state", help="Singmaster moves or 54 facelets")
     p.add_argument("--max-nodes", type=int, default=cube.DEFAULT_MAX_NODES)
+    _add_phase1_flag(p)
     p.set_defaults(handler=_solve)
 
     p = sub.add_parser("effects", help="for each move: DECREASE / NO_CHANGE / INCREASE of distance")
@@ -39,8 +41,24 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("tables", help="build or verify the cached pattern databases")
     p.add_argument("--edge-size", type=int, default=None, help="edges per edge database (6 or 7)")
+    p.add_argument(
+        "--phase1", action="store_true",
+        help="also build or verify the phase-1 table for deep queries (COGSIM_CUBE_PHASE1=1 uses it by default)",
+    )
     p.add_argument("--json", action="store_true", help="print the table description as JSON")
     p.set_defaults(handler=_tables)
+
+
+def _add_phase1_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--phase1", action="store_true",
+        help="search with the phase-1 table too (deep states: 15+ moves); same as COGSIM_CUBE_PHASE1=1",
+    )
+
+
+def _use_phase1(args: argparse.Namespace) -> None:
+    if args.phase1:
+        cube.configure(phase1=True)
 
 
 def parse_state(text: str) -> cube.Cube:
@@ -51,10 +69,12 @@ def parse_state(text: str) -> cube.Cube:
 
 
 def _distance(args: argparse.Namespace) -> None:
+    _use_phase1(args)
     print(cube.distance(parse_state(args.state), max_nodes=args.max_nodes))
 
 
 def _solve(args: argparse.Namespace) -> None:
+    _use_phase1(args)
     print(" ".join(cube.solve(parse_state(args.state), max_nodes=args.max_nodes)))
 
 
@@ -66,7 +86,7 @@ def _effects(args: argparse.Namespace) -> None:
 
 def _tables(args: argparse.Namespace) -> None:
     started = time.perf_counter()
-    info = cube.configure(edge_size=args.edge_size).info()
+    info = cube.configure(edge_size=args.edge_size, phase1=True if args.phase1 else None).info()
     info["load_seconds"] = round(time.perf_counter() - started, 3)
     if args.json:
         print(json.dumps(info, indent=2))

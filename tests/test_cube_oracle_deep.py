@@ -1,0 +1,188 @@
+"""The phase-1 heuristic for deep queries (cpp/cube/phase1.hpp): admissible, exact as a phase-1
+distance, and never changing an answer. References: breadth-first search over the independent
+sticker model, the oracle without the table, and the local structure of a true distance function."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from cogsim import _core, cube
+from cogsim.cube import Cube
+
+import sticker_model
+
+PHASE1_MOVES = ["U", "U2", "U'", "D", "D2", "D'", "R2", "L2", "F2", "B2"]  # keep phase 1 solved (UD axis)
+
+
+@pytest.fixture(scope="module")
+def cache_dir(cube_oracle):
+    return cube_oracle.info()["cache_dir"]
+
+
+@pytest.fixture(scope="module")
+def deep(cache_dir):
+    """An oracle with the phase-1 table (built into the test cache on first use, ~30 s on 2 cores)."""
+    return _core.CubeOracle(cache_dir, 6, 6, 0, None, phase1=True)
+
+
+@pytest.fixture(scope="module")
+def plain(cache_dir):
+    return _core.CubeOracle(cache_dir, 6, 6, 0, None)
+
+
+def _random_states(count: int, first_seed: int = 0) -> np.ndarray:
+    return np.concatenate([cube.as_states(Cube.random_state(s))[0] for s in range(first_seed, first_seed + count)])
+
+
+def test_heuristic_never_exceeds_the_bfs_distance_up_to_depth_5(deep):
+    layers = sticker_model.breadth_first_layers(5)
+    for depth, layer in enumerate(layers):
+        packed = _core.cube_states_from_facelets([row.tobytes().decode() for row in layer])
+        bounds = deep.phase1_bounds(packed)
+        heuristic = deep.heuristics(packed)
+        assert bounds.max() <= depth and heuristic.max() <= depth, f"depth {depth}"
+        assert heuristic.min() >= (1 if depth else 0)
+
+
+def test_heuristic_never_exceeds_the_distance_of_deeper_scrambles(deep, plain):
+    sequences = [" ".join(s) for d in range(6, 13) for s in cube.scrambles([d] * 20, list(range(20)))]
+    packed, _ = cube.as_states(sequences)
+    depths = np.repeat(np.arange(6, 13), 20)
+    assert np.all(deep.phase1_bounds(packed).max(axis=1) <= depths)
+    assert np.all(deep.heuristics(packed) <= depths)
+    # The phase-1 bound only ever adds information to Korf's.
+    assert np.all(deep.heuristics(packed) >= plain.heuristics(packed))
+
+
+def test_phase1_bounds_are_a_true_distance_function(deep):
+    """Zero exactly on phase-1 goals, changes by at most 1 per move, and every positive value has a
+    neighbour one closer: together these make each view's value its exact phase-1 distance."""
+    states = _random_states(400)
+    bounds = deep.phase1_bounds(states)
+    around = deep.phase1_bounds(_core.cube_neighbours(states)).reshape(len(states), 18, 3)
+    assert np.abs(around - bounds[:, None, :]).max() <= 1
+    assert np.all(around.min(axis=1) == bounds - 1)
+    assert bounds.max() <= 12  # phase 1 never needs more than 12 moves
+    rng = np.random.default_rng(1)
+    goals, _ = cube.as_states([" ".join(rng.choice(PHASE1_MOVES, size=15)) for _ in range(100)])
+    assert np.all(deep.phase1_bounds(goals)[:, 0] == 0)
+    # Each axis takes its turn: a quarter turn of R leaves the R-L view in its phase-1 group only.
+    assert deep.phase1_bounds(cube.as_states("R")[0]).tolist() == [[1, 1, 0]]
+    assert deep.phase1_bounds(cube.as_states("F")[0]).tolist() == [[1, 0, 1]]
+
+
+def test_phase1_bounds_are_invariant_under_inverse_and_conjugating_rotations(deep):
+    # Turning the whole cube by y (U-D axis) maps each move to another: R -> F etc. conjugates.
+    y_of = {"U": "U", "D": "D", "R": "F", "F": "L", "L": "B", "B": "R"}
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        moves = rng.choice(cube.MOVES, size=25)
+        rotated = [y_of[m[0]] + m[1:] for m in moves]
+        a = deep.phase1_bounds(cube.as_states(" ".join(moves))[0])[0]
+        b = deep.phase1_bounds(cube.as_states(" ".join(rotated))[0])[0]
+        assert a[0] == b[0]  # the U-D view is symmetric under the rotation about its own axis
+        assert sorted(a[1:]) == sorted(b[1:])  # the other two views trade places
+
+
+def test_distances_with_and_without_the_table_agree(deep, plain):
+    depths = [d for d in range(1, 13) for _ in range(20)] + [d for d in range(1, 12) for _ in range(10)]
+    seeds = list(range(len(depths)))
+    sequences = [" ".join(s) for s in cube.scrambles(depths, seeds)]
+    rng = np.random.default_rng(5)
+    sequences += [" ".join(rng.choice(cube.MOVES, size=int(rng.integers(1, 12)))) for _ in range(100)]
+    packed, _ = cube.as_states(sequences)
+    with_table, nodes_with = deep.distances(packed, cube.DEFAULT_MAX_NODES, 0)
+    without, nodes_without = plain.distances(packed, cube.DEFAULT_MAX_NODES, 0)
+    assert len(sequences) >= 400
+    assert with_table.tolist() == without.tolist()
+    assert with_table[: len(depths)].tolist() == depths
+    assert nodes_with.sum() < nodes_without.sum()
+
+
+def test_solve_with_the_table_is_optimal(deep):
+    for depth, seed in [(9, 0), (12, 0), (13, 0), (13, 1)]:
+        (scramble,) = deep.scrambles([depth], [seed], cube.DEFAULT_MAX_NODES, 1)
+        c = Cube.from_moves(" ".join(cube.MOVES[m] for m in scramble))
+        solution = deep.solve(cube.as_states(c)[0][0].tobytes(), cube.DEFAULT_MAX_NODES)
+        assert len(solution) == depth
+        assert c.apply([cube.MOVES[m] for m in solution]).is_solved()
+
+
+def test_configure_and_environment_switch(monkeypatch, cache_dir):
+    try:
+        configured = cube.configure(cache_dir=cache_dir, phase1=True, progress=None)
+        assert configured.info()["phase1"] is True
+        assert any(t["name"] == "cube-phase1-sym8" for t in configured.info()["tables"])
+        assert cube.distance(" ".join(cube.scramble(13, 4))) == 13  # scrambled and checked with the table
+        monkeypatch.setenv("COGSIM_CUBE_PHASE1", "1")
+        assert cube.configure(cache_dir=cache_dir, progress=None).info()["phase1"] is True
+        monkeypatch.setenv("COGSIM_CUBE_PHASE1", "0")
+        assert cube.configure(cache_dir=cache_dir, progress=None).info()["phase1"] is False
+        monkeypatch.setenv("COGSIM_CUBE_PHASE1", "maybe")
+        with pytest.raises(ValueError, match="COGSIM_CUBE_PHASE1"):
+            cube.configure(cache_dir=cache_dir, progress=None)
+        monkeypatch.delenv("COGSIM_CUBE_PHASE1")
+        with pytest.raises(ValueError, match="phase1"):
+            cube.configure(cache_dir=cache_dir, phase1="yes", progress=None)
+    finally:
+        monkeypatch.delenv("COGSIM_CUBE_PHASE1", raising=False)
+        cube.configure(cache_dir=cache_dir, progress=None)
+
+
+def test_phase1_bounds_need_the_table(plain):
+    with pytest.raises(ValueError, match="phase1"):
+        plain.phase1_bounds(cube.as_states("R")[0])
+
+
+@pytest.mark.slow
+def test_corrupt_phase1_table_is_rebuilt(deep, tmp_path):
+    for table in deep.info()["tables"]:
+        shutil.copy(table["path"], tmp_path)
+    victim = tmp_path / "cube-phase1-sym8.v1.table"
+    data = bytearray(victim.read_bytes())
+    data[12345] ^= 0x5A
+    victim.write_bytes(bytes(data))
+    messages = []
+    rebuilt = _core.CubeOracle(str(tmp_path), 6, 2, 0, messages.append, phase1=True)
+    assert any("cube-phase1-sym8: cached table checksum mismatch" in m for m in messages)
+    assert any("cube-phase1-sym8: depth 12" in m for m in messages)
+    assert {t["name"]: t["built"] for t in rebuilt.info()["tables"]}["cube-phase1-sym8"] is True
+    original = next(t["path"] for t in deep.info()["tables"] if t["name"] == "cube-phase1-sym8")
+    assert victim.read_bytes() == open(original, "rb").read()
+
+
+@pytest.mark.slow
+def test_depth_15_scrambles(deep):
+    scrambles = deep.scrambles([15, 15], [0, 1], 10**11, 0)
+    packed, _ = cube.as_states([" ".join(cube.MOVES[m] for m in s) for s in scrambles])
+    distances, _ = deep.distances(packed, 10**11, 0)
+    assert distances.tolist() == [15, 15]
+
+
+def test_phase1_option_leaves_the_other_tables_unchanged(deep, tmp_path):
+    """The perimeter and shell builds of an oracle with the table match those of one without."""
+    built = {}
+    for phase1 in (False, True):
+        directory = tmp_path / str(phase1)
+        directory.mkdir()
+        for table in deep.info()["tables"]:
+            if phase1 or "phase1" not in table["name"]:
+                (directory / table["path"].rsplit("/", 1)[1]).symlink_to(table["path"])
+        _core.CubeOracle(str(directory), 6, 3, 0, None, phase1=phase1)
+        built[phase1] = {p.name: p.read_bytes() for p in directory.iterdir() if not p.is_symlink()}
+    assert sorted(built[True]) == ["cube-perimeter3-edges6.v1.table", "cube-shell4-edges6.v1.table"]
+    assert built[True] == built[False]
+
+
+def test_cli_phase1_flag(capsys, cache_dir):
+    from cogsim.cli import main
+
+    try:
+        assert main(["cube", "distance", "--phase1", "R U F' D2 L B2 U' R2 F D' L2 B U2"]) == 0
+        assert capsys.readouterr().out.strip() == "13"
+        assert cube.oracle().info()["phase1"] is True
+        assert main(["cube", "solve", "--phase1", "R U F' D2 L B2 U' R2"]) == 0
+        assert len(capsys.readouterr().out.split()) == 8
+    finally:
+        cube.configure(cache_dir=cache_dir, progress=None)

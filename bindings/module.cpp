@@ -4,8 +4,14 @@
 namespace py = pybind11;
 
 void register_cube(py::module_& m);
+void register_rng(py::module_& m);
+void register_kidgym(py::module_& m);
+void register_wilt(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "cogsim C++ core: deterministic, batched engines (cube, ...)";
+  m.doc() = "cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt)";
   register_cube(m);
+  register_rng(m);
+  register_kidgym(m);
+  register_wilt(m);
 }

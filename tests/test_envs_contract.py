@@ -78,3 +78,8 @@ def test_mean_ci_matches_hand_computation():
     est = mean_ci([1.0, 2.0, 3.0, 4.0])
     half = 1.959963984540054 * np.std([1, 2, 3, 4], ddof=1) / 2
     assert est.value == 2.5 and est.low == pytest.approx(2.5 - half) and est.high == pytest.approx(2.5 + half)
+
+
+def test_mean_ci_clips_to_the_bounds_of_a_fraction():
+    est = mean_ci([1.0, 1.0, 1.0, 0.5], bounds=(0.0, 1.0))
+    assert est.high == 1.0 and est.low < est.value < 1.0

@@ -46,8 +46,9 @@ def wilson(successes: int, n: int, z: float = Z95) -> Estimate:
     return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), n)
 
 
-def mean_ci(values: Sequence[float], z: float = Z95) -> Estimate:
-    """Mean with a normal-approximation interval (t would differ little at the n we report)."""
+def mean_ci(values: Sequence[float], z: float = Z95, bounds: Optional[tuple[float, float]] = None) -> Estimate:
+    """Mean with a normal-approximation interval (t would differ little at the n we report).
+    ``bounds`` clips the interval to the range the quantity can take (fractions: (0, 1))."""
     data = np.asarray(values, dtype=np.float64)
     n = int(data.size)
     if n == 0:
@@ -56,7 +57,10 @@ def mean_ci(values: Sequence[float], z: float = Z95) -> Estimate:
     if n == 1:
         return Estimate(mean, None, None, 1)
     half = z * float(data.std(ddof=1)) / math.sqrt(n)
-    return Estimate(mean, mean - half, mean + half, n)
+    low, high = mean - half, mean + half
+    if bounds is not None:
+        low, high = max(bounds[0], low), min(bounds[1], high)
+    return Estimate(mean, low, high, n)
 
 
 def bootstrap(values: Sequence[float], statistic=np.mean, resamples: int = 2000, seed: int = 0) -> Estimate:

@@ -10,7 +10,7 @@ from cogsim.render._assets import atlases as _atlases
 from cogsim.render._context import BACKENDS, ContextError
 from cogsim.render._renderer import Renderer
 from cogsim.render.cards import CardBoard
-from cogsim.render.grid import GridScene, Item, Target
+from cogsim.render.grid import CellMark, GridScene, Item, Pile, ShapeTile, SlotMark, SpriteQuarter, Target
 from cogsim.render.maze import MapView, Maze, ViewOptions
 from cogsim.render.png import save_png, to_png_bytes
 
@@ -20,14 +20,19 @@ SPRITE_CATEGORIES: dict[str, tuple[str, ...]] = _atlases().sprite_categories
 __all__ = [
     "BACKENDS",
     "CardBoard",
+    "CellMark",
     "ContextError",
     "GridScene",
     "Item",
     "MapView",
     "Maze",
+    "Pile",
     "Renderer",
     "SPRITES",
     "SPRITE_CATEGORIES",
+    "ShapeTile",
+    "SlotMark",
+    "SpriteQuarter",
     "Target",
     "ViewOptions",
     "save_png",

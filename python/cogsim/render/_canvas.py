@@ -55,6 +55,17 @@ class Canvas:
             raise ValueError(f"sprite must be one of the atlas names (cogsim.render.SPRITES), got {name!r}") from None
         self._add(rect, uv, rgba(tint), _NONE, KIND_SPRITE, 0, 0)
 
+    def sprite_part(self, name: str, rect, part, tint: Colour = (255, 255, 255)):
+        """Draws the part ``(u0, v0, u1, v1)`` of a sprite (fractions of its width and height, from its
+        top-left corner) stretched over ``rect``; ``(0, 0, 0.5, 0.5)`` is its top-left quarter."""
+        try:
+            s0, t0, s1, t1 = self.atlases.sprite_uv[name]
+        except KeyError:
+            raise ValueError(f"sprite must be one of the atlas names (cogsim.render.SPRITES), got {name!r}") from None
+        u0, v0, u1, v1 = _part(part)
+        du, dv = s1 - s0, t1 - t0
+        self._add(rect, (s0 + u0 * du, t0 + v0 * dv, s0 + u1 * du, t0 + v1 * dv), rgba(tint), _NONE, KIND_SPRITE, 0, 0)
+
     def text(self, text: str, x: float, y: float, size: float, colour: Colour, anchor: str = "mm") -> float:
         """Draws ``text`` with cap height ``size`` px; anchor is horizontal (l/m/r) + vertical
         (t: cap top, m: middle of the caps, b: baseline). Returns the text width in pixels."""
@@ -91,3 +102,13 @@ class Canvas:
         if not self._rows:
             return np.zeros((0, INSTANCE_FLOATS), dtype=np.float32)
         return np.asarray(self._rows, dtype=np.float32)
+
+
+def _part(part) -> tuple[float, float, float, float]:
+    try:
+        u0, v0, u1, v1 = (float(v) for v in part)
+    except (TypeError, ValueError):
+        raise ValueError(f"part must be (u0, v0, u1, v1) fractions of the sprite, got {part!r}") from None
+    if not (0.0 <= u0 < u1 <= 1.0 and 0.0 <= v0 < v1 <= 1.0):
+        raise ValueError(f"part must satisfy 0 <= u0 < u1 <= 1 and 0 <= v0 < v1 <= 1, got {part!r}")
+    return u0, v0, u1, v1

@@ -3,15 +3,22 @@ a scene background and a centred 5 x 5 play area.
 
 Layout in cells (column x, row y): hint panel x 0-1, y 0-7; backpack strip y 8 (title in x 0-1,
 lettered slots A-G in x 2-8); play area x 2-6, y 2-6. Play-area coordinates are (row, col) in 0..4.
+
+Besides whole-cell sprites (:class:`Item`) a scene can carry *marks*, drawn last in the same batched
+pass: a :class:`Pile` of 1-3 copies of a sprite (a counted heap), a :class:`SpriteQuarter` (one
+quarter of a picture) and a :class:`ShapeTile` (a coloured shape on a light tile). Place them in
+play-area cells with :class:`CellMark`, in backpack slots with :class:`SlotMark`, and show a whole
+2 x 2 figure of quarters or tiles in the hint panel with ``GridScene.hint_figure``. Quarters and
+tiles fill their whole cell, so neighbouring cells join into one picture.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
 from cogsim.render import _check
-from cogsim.render._canvas import Canvas
+from cogsim.render._canvas import SHAPES, Canvas
 
 GRID_CELLS = 9
 PLAY_CELLS = 5
@@ -66,6 +73,55 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Pile:
+    """``count`` (1-3) copies of a sprite heaped in one place."""
+
+    sprite: str
+    count: int
+
+
+@dataclass(frozen=True)
+class SpriteQuarter:
+    """One quarter of a sprite: 0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right."""
+
+    sprite: str
+    quarter: int
+
+
+@dataclass(frozen=True)
+class ShapeTile:
+    """A coloured shape (one of ``SHAPES``) on a light, outlined tile."""
+
+    shape: str
+    colour: tuple[int, int, int]
+
+
+Mark = Union[Pile, SpriteQuarter, ShapeTile]
+Piece = Union[SpriteQuarter, ShapeTile]  # what a 2 x 2 figure is made of
+PILE_MAX = 3
+
+
+@dataclass(frozen=True)
+class CellMark:
+    """A mark in a play-area cell, with an optional number label (top right, as on items) and roman
+    numeral (bottom left, as on targets) drawn over it."""
+
+    mark: Mark
+    row: int
+    col: int
+    label: Optional[int] = None
+    numeral: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class SlotMark:
+    """A mark in backpack slot ``slot`` (0 is A), clear of the slot letter."""
+
+    mark: Mark
+    slot: int
+
+
+@dataclass(frozen=True)
 class GridScene:
     items: tuple[Item, ...] = ()
     targets: tuple[Target, ...] = ()
@@ -76,6 +132,8 @@ class GridScene:
     scene: str = "meadow"
     cell_size: int = 64
     agent_sprite: str = "agent"
+    marks: tuple[Union[CellMark, SlotMark], ...] = ()  # drawn over everything else, in this order
+    hint_figure: tuple[Piece, ...] = ()  # none or 4 pieces (quarter order), a figure under the hint text
 
     @property
     def size(self) -> int:
@@ -103,7 +161,42 @@ class GridScene:
         if self.agent is not None:
             _check.integer("agent row", self.agent[0], 0, PLAY_CELLS - 1)
             _check.integer("agent col", self.agent[1], 0, PLAY_CELLS - 1)
+        for i, placed in enumerate(self.marks):
+            _check_placed_mark(f"marks[{i}]", placed)
+        if len(self.hint_figure) not in (0, 4):
+            raise ValueError(f"hint_figure must hold 0 or 4 pieces, got {len(self.hint_figure)}")
+        for i, piece in enumerate(self.hint_figure):
+            if not isinstance(piece, (SpriteQuarter, ShapeTile)):
+                raise ValueError(f"hint_figure[{i}] must be a SpriteQuarter or ShapeTile, got {type(piece).__name__}")
+            _check_mark(f"hint_figure[{i}]", piece)
         return self
+
+
+def _check_placed_mark(name: str, placed) -> None:
+    if isinstance(placed, CellMark):
+        _check.integer(f"{name}.row", placed.row, 0, PLAY_CELLS - 1)
+        _check.integer(f"{name}.col", placed.col, 0, PLAY_CELLS - 1)
+        if placed.label is not None:
+            _check.integer(f"{name}.label", placed.label, 0, 99)
+        if placed.numeral is not None:
+            _check.integer(f"{name}.numeral", placed.numeral, 1, 39)
+    elif isinstance(placed, SlotMark):
+        _check.integer(f"{name}.slot", placed.slot, 0, BACKPACK_SLOTS - 1)
+    else:
+        raise ValueError(f"{name} must be a CellMark or SlotMark, got {type(placed).__name__}")
+    _check_mark(f"{name}.mark", placed.mark)
+
+
+def _check_mark(name: str, mark) -> None:
+    if isinstance(mark, Pile):
+        _check.integer(f"{name}.count", mark.count, 1, PILE_MAX)
+    elif isinstance(mark, SpriteQuarter):
+        _check.integer(f"{name}.quarter", mark.quarter, 0, 3)
+    elif isinstance(mark, ShapeTile):
+        _check.choice(f"{name}.shape", mark.shape, SHAPES)
+        _check.colour(f"{name}.colour", mark.colour)
+    else:
+        raise ValueError(f"{name} must be a Pile, SpriteQuarter or ShapeTile, got {type(mark).__name__}")
 
 
 def play_cell_rect(scene: GridScene, row: int, col: int) -> tuple[int, int, int, int]:
@@ -123,6 +216,7 @@ def draw(canvas: Canvas, scene: GridScene) -> None:
     _play_area(canvas, scene)
     _hint_panel(canvas, scene)
     _backpack(canvas, scene)
+    _marks(canvas, scene)
 
 
 def _inset(rect, amount):
@@ -211,3 +305,65 @@ def _backpack(canvas: Canvas, scene: GridScene) -> None:
         if sprite is not None:  # shifted right and down, clear of the slot letter
             canvas.sprite(sprite, (x0 + 0.2 * c, y0 + 0.2 * c, x1 - 0.06 * c, y1 - 0.06 * c))
         canvas.text(chr(ord("A") + slot), x0 + 0.06 * c, y0 + 0.06 * c, 0.16 * c, INK, anchor="lt")
+
+
+# Sprite places of a pile, as fractions of its rect (x0, y0, x1, y1): overlapping, all visible.
+PILE_LAYOUTS = {
+    1: ((0.1, 0.1, 0.9, 0.9),),
+    2: ((0.04, 0.3, 0.56, 0.82), (0.44, 0.18, 0.96, 0.7)),
+    3: ((0.04, 0.42, 0.52, 0.9), (0.48, 0.42, 0.96, 0.9), (0.26, 0.06, 0.74, 0.54)),
+}
+_QUARTER_PARTS = ((0.0, 0.0, 0.5, 0.5), (0.5, 0.0, 1.0, 0.5), (0.0, 0.5, 0.5, 1.0), (0.5, 0.5, 1.0, 1.0))
+
+
+def _sub(rect, fractions):
+    x0, y0, x1, y1 = rect
+    w, h = x1 - x0, y1 - y0
+    a, b, c, d = fractions
+    return x0 + a * w, y0 + b * h, x0 + c * w, y0 + d * h
+
+
+def draw_mark(canvas: Canvas, rect, mark: Mark) -> None:
+    """Draws one mark filling ``rect`` (pixels); usable on any canvas, e.g. in other 2D scenes."""
+    if isinstance(mark, Pile):
+        for fractions in PILE_LAYOUTS[mark.count]:
+            canvas.sprite(mark.sprite, _sub(rect, fractions))
+    elif isinstance(mark, ShapeTile):
+        canvas.box(rect, (250, 246, 236), border=(90, 80, 70), width=max(1.0, 0.02 * (rect[2] - rect[0])))
+        canvas.shape(mark.shape, _sub(rect, (0.14, 0.14, 0.86, 0.86)), mark.colour)
+    else:
+        canvas.box(rect, (252, 250, 244))
+        canvas.sprite_part(mark.sprite, rect, _QUARTER_PARTS[mark.quarter])
+
+
+def _cell_mark_rect(scene: GridScene, placed: CellMark):
+    rect = play_cell_rect(scene, placed.row, placed.col)
+    # picture parts fill the cell so neighbours join up; a pile keeps a margin like other sprites
+    return _inset(rect, 0.04 * scene.cell_size) if isinstance(placed.mark, Pile) else rect
+
+
+def _slot_mark_rect(scene: GridScene, slot: int):
+    c = scene.cell_size
+    x0, y0, x1, y1 = backpack_slot_rect(scene, slot)
+    return x0 + 0.26 * c, y0 + 0.26 * c, x1 - 0.12 * c, y1 - 0.12 * c
+
+
+def _marks(canvas: Canvas, scene: GridScene) -> None:
+    c = scene.cell_size
+    for placed in scene.marks:
+        if isinstance(placed, SlotMark):
+            draw_mark(canvas, _slot_mark_rect(scene, placed.slot), placed.mark)
+            continue
+        draw_mark(canvas, _cell_mark_rect(scene, placed), placed.mark)
+        x0, y0, x1, y1 = play_cell_rect(scene, placed.row, placed.col)
+        if placed.numeral is not None:
+            _badge(canvas, (x0 + 0.04 * c, y1 - 0.34 * c, x0 + 0.5 * c, y1 - 0.04 * c), roman(placed.numeral), (176, 96, 0), scene)
+        if placed.label is not None:
+            d = 0.36 * c
+            _badge(canvas, (x1 - d - 0.02 * c, y0 + 0.02 * c, x1 - 0.02 * c, y0 + 0.02 * c + d), str(placed.label), INK, scene)
+    if scene.hint_figure:
+        size = 0.78 * c
+        left, top = c - size, 2.1 * c
+        for quarter, piece in enumerate(scene.hint_figure):
+            x0, y0 = left + (quarter % 2) * size, top + (quarter // 2) * size
+            draw_mark(canvas, (x0, y0, x0 + size, y0 + size), piece)

@@ -1,0 +1,139 @@
+"""KidGym throughput and baselines.
+
+    python benchmarks/bench_kidgym.py throughput   # episodes/s generated and played in the core, frames/s, env steps/s
+    python benchmarks/bench_kidgym.py baselines    # random (500 episodes) and oracle tables per task and level
+    python -m pytest benchmarks/bench_kidgym.py    # the throughput cases under pytest-benchmark
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import cogsim
+from cogsim import kidgym
+from cogsim.kidgym import _overlay, scene
+from cogsim.metrics import kidgym as kidgym_metrics
+from cogsim.metrics import wilson
+
+BATCH = 2000
+FRAMES = 64
+
+
+def generate_batch(name: str, level: int, threads: int = 0, count: int = BATCH):
+    return kidgym.generate(name, level, range(count), threads=threads)
+
+
+def play_batch(name: str, level: int, policy: str, threads: int = 0, count: int = BATCH):
+    return kidgym.simulate(name, level, range(count), policy=policy, threads=threads)
+
+
+def frame_specs(name: str, level: int, cell_size: int = 64, count: int = FRAMES):
+    spec = kidgym.task(name)
+    return [scene.frame_spec(spec, state, cell_size) for state in kidgym.generate(name, level, range(count))]
+
+
+def render_batch(specs):
+    from cogsim.envs.kidgym import renderer
+
+    return _overlay.render(renderer(), specs)
+
+
+def env_steps(name: str, level: int, images: bool, episodes: int = 20) -> tuple[int, float]:
+    env = cogsim.make(f"kidgym/{name}", level=level, images=images)
+    rng = np.random.default_rng(0)
+    steps, start = 0, time.perf_counter()
+    for seed in range(episodes):
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            _, _, terminated, truncated, _ = env.step(env.scripted_response("oracle", rng))
+            done = terminated or truncated
+            steps += 1
+    return steps, time.perf_counter() - start
+
+
+def _rate(fn, units: int, repeats: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return units / best
+
+
+def throughput_table() -> str:
+    cores = os.cpu_count()
+    lines = [
+        f"Core: {BATCH} episodes per batch call, best of 3; threads: 1 and all ({cores} cores). Frames: {FRAMES} per batch, 576 x 576 px.",
+        "",
+        "| task | level | generated/s (1 thread) | generated/s (all) | oracle episodes/s (all) | random episodes/s (all) | frames/s (batch of 64) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name in kidgym.TASKS:
+        for level in (1, 3):
+            gen1 = _rate(lambda: generate_batch(name, level, threads=1), BATCH)
+            gen = _rate(lambda: generate_batch(name, level), BATCH)
+            oracle = _rate(lambda: play_batch(name, level, "oracle"), BATCH)
+            rand = _rate(lambda: play_batch(name, level, "random"), BATCH)
+            specs = frame_specs(name, level)
+            frames = _rate(lambda: render_batch(specs), FRAMES, repeats=2)
+            lines.append(f"| {name} | {level} | {gen1:,.0f} | {gen:,.0f} | {oracle:,.0f} | {rand:,.0f} | {frames:,.0f} |")
+    lines += ["", "| env (oracle agent, level 2) | images | steps/s |", "| --- | --- | --- |"]
+    for name in ("classification", "maze", "memory_filling"):
+        for images in (False, True):
+            steps, seconds = env_steps(name, 2, images)
+            lines.append(f"| kidgym/{name} | {images} | {steps / seconds:,.0f} |")
+    return "\n".join(lines)
+
+
+def baseline_tables(episodes: int = 500) -> str:
+    """Random and oracle success per task and level, simulated in the core, as Markdown."""
+    records = []
+    for policy in ("random", "oracle"):
+        for spec in kidgym.TASKS.values():
+            for level in kidgym.LEVELS:
+                success, steps = kidgym.simulate(spec.name, level, range(episodes), policy=policy, policy_seed=1)
+                records += [{"code": spec.code, "level": level, "success": bool(s), "agent": policy} for s in success]
+    out = []
+    for policy in ("random", "oracle"):
+        out += [f"### {policy} agent ({episodes} episodes per task and level, seeds 0..{episodes - 1})", "",
+                "| task | capabilities | level 1 | level 2 | level 3 |", "| --- | --- | --- | --- | --- |"]
+        for spec in kidgym.TASKS.values():
+            cells = []
+            for level in kidgym.LEVELS:
+                wins = sum(r["success"] for r in records if r["agent"] == policy and r["code"] == spec.code and r["level"] == level)
+                cells.append(wilson(wins, episodes).format(percent=True))
+            out.append(f"| {spec.code} ({spec.name}) | {', '.join(spec.capabilities)} | " + " | ".join(cells) + " |")
+        out.append("")
+    table = [t for t in kidgym_metrics.summarize(records) if t.title == "KidGym capability scores"][0]
+    out += ["### Capability scores (100 x mean over tasks of 0.2 p1 + 0.3 p2 + 0.5 p3)", "",
+            "| agent | " + " | ".join(table.columns[1:]) + " |", "| --- |" + " --- |" * (len(table.columns) - 1)]
+    out += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in table.rows]
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("name", ["classification", "maze", "counting", "memory_filling"])
+def test_generate_batch(benchmark, name):
+    benchmark(generate_batch, name, 3)
+
+
+@pytest.mark.parametrize("policy", ["oracle", "random"])
+def test_play_batch(benchmark, policy):
+    benchmark(play_batch, "maze", 3, policy)
+
+
+def test_render_batch(benchmark):
+    specs = frame_specs("counting", 3)
+    benchmark(render_batch, specs)
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1] if len(sys.argv) > 1 else "throughput"
+    if mode not in ("throughput", "baselines"):
+        raise SystemExit("usage: bench_kidgym.py [throughput|baselines]")
+    print(throughput_table() if mode == "throughput" else baseline_tables())

@@ -1,0 +1,216 @@
+// Bindings for the WILT rule VM. Programs arrive as SSA bytecode from cogsim.wilt._compile;
+// points as three float64 arrays. Batch calls release the GIL and spread work over threads.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/parallel.hpp"
+#include "common/rng.hpp"
+#include "wilt/vm.hpp"
+
+namespace py = pybind11;
+using namespace cogsim;
+using namespace cogsim::wilt;
+
+namespace {
+
+using Doubles = py::array_t<double, py::array::c_style | py::array::forcecast>;
+using ProgramPtr = std::shared_ptr<const Program>;
+
+struct Points {
+  Doubles xs, ys, zs;
+  size_t n;
+};
+
+Points read_points(const Doubles& xs, const Doubles& ys, const Doubles& zs) {
+  if (xs.ndim() != 1 || ys.ndim() != 1 || zs.ndim() != 1) throw py::value_error("xs, ys, zs must be 1-D arrays");
+  const auto n = static_cast<size_t>(xs.shape(0));
+  if (static_cast<size_t>(ys.shape(0)) != n || static_cast<size_t>(zs.shape(0)) != n) {
+    throw py::value_error("xs, ys, zs must have the same length");
+  }
+  return {xs, ys, zs, n};
+}
+
+ProgramPtr make_program(const py::array_t<int32_t, py::array::c_style | py::array::forcecast>& code,
+                        const std::vector<int32_t>& aux, const std::vector<uint8_t>& const_tags,
+                        const std::vector<double>& const_f, const std::vector<int64_t>& const_i, bool python312) {
+  if (code.ndim() != 2 || code.shape(1) != 5) throw py::value_error("code must be an int32 array of shape (N, 5)");
+  if (const_tags.size() != const_f.size() || const_tags.size() != const_i.size()) {
+    throw py::value_error("constant arrays must have the same length");
+  }
+  auto p = std::make_shared<Program>();
+  const int32_t* c = code.data();
+  for (py::ssize_t k = 0; k < code.shape(0); ++k, c += 5) {
+    p->code.push_back({static_cast<Op>(c[0]), c[1], c[2], c[3], c[4]});
+  }
+  p->aux = aux;
+  for (size_t k = 0; k < const_tags.size(); ++k) p->constants.push_back({const_tags[k], const_f[k], const_i[k]});
+  p->python312 = python312;
+  try {
+    prepare(*p);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+  return p;
+}
+
+py::dict comparison_dict(const Comparison& c) {
+  py::dict d;
+  d["mismatches"] = c.mismatches;
+  d["true_a"] = c.true_a;
+  d["true_b"] = c.true_b;
+  d["true_both"] = c.true_both;
+  d["fallback"] = c.fallback;
+  d["first_mismatches"] = c.first_mismatches;
+  return d;
+}
+
+py::tuple evaluate_many(const std::vector<ProgramPtr>& programs, const Doubles& xs, const Doubles& ys,
+                        const Doubles& zs, unsigned threads) {
+  const Points pts = read_points(xs, ys, zs);
+  const auto rows = static_cast<py::ssize_t>(programs.size()), cols = static_cast<py::ssize_t>(pts.n);
+  py::array_t<bool> truth({rows, cols});
+  py::array_t<uint8_t> status({rows, cols});
+  auto* t = reinterpret_cast<uint8_t*>(truth.mutable_data());
+  auto* s = status.mutable_data();
+  {
+    py::gil_scoped_release release;
+    parallel_for(programs.size(), threads, [&](size_t r) {
+      evaluate(*programs[r], pts.xs.data(), pts.ys.data(), pts.zs.data(), pts.n, t + r * pts.n, s + r * pts.n, 1);
+    }, 16);
+  }
+  return py::make_tuple(truth, status);
+}
+
+struct ProgramSet {
+  std::vector<ProgramPtr> programs;
+};
+
+}  // namespace
+
+void register_wilt(py::module_& m) {
+  py::class_<Program, std::shared_ptr<Program>>(m, "WiltProgram")
+      .def_property_readonly("size", [](const Program& p) { return p.code.size(); })
+      .def_property_readonly("num_slots", [](const Program& p) { return p.num_slots; });
+
+  m.def("wilt_program", &make_program, py::arg("code"), py::arg("aux"), py::arg("const_tags"), py::arg("const_f"),
+        py::arg("const_i"), py::arg("python312"));
+
+  m.def(
+      "wilt_evaluate",
+      [](const ProgramPtr& program, const Doubles& xs, const Doubles& ys, const Doubles& zs, unsigned threads) {
+        const Points pts = read_points(xs, ys, zs);
+        py::array_t<bool> truth(static_cast<py::ssize_t>(pts.n));
+        py::array_t<uint8_t> status(static_cast<py::ssize_t>(pts.n));
+        auto* t = reinterpret_cast<uint8_t*>(truth.mutable_data());
+        auto* s = status.mutable_data();
+        {
+          py::gil_scoped_release release;
+          evaluate(*program, pts.xs.data(), pts.ys.data(), pts.zs.data(), pts.n, t, s, threads);
+        }
+        return py::make_tuple(truth, status);
+      },
+      py::arg("program"), py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("threads") = 0);
+
+  // A fixed list of programs (a hypothesis space) converted once, so repeated matrix calls do not
+  // pay a Python-to-C++ conversion per rule.
+  py::class_<ProgramSet, std::shared_ptr<ProgramSet>>(m, "WiltProgramSet")
+      .def(py::init([](const std::vector<ProgramPtr>& programs) {
+             auto set = std::make_shared<ProgramSet>();
+             set->programs = programs;
+             return set;
+           }),
+           py::arg("programs"))
+      .def("__len__", [](const ProgramSet& set) { return set.programs.size(); });
+
+  m.def(
+      "wilt_evaluate_set",
+      [](const ProgramSet& set, const Doubles& xs, const Doubles& ys, const Doubles& zs, unsigned threads) {
+        return evaluate_many(set.programs, xs, ys, zs, threads);
+      },
+      py::arg("programs"), py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("threads") = 0);
+
+  m.def(
+      "wilt_evaluate_many",
+      [](const std::vector<ProgramPtr>& programs, const Doubles& xs, const Doubles& ys, const Doubles& zs,
+         unsigned threads) { return evaluate_many(programs, xs, ys, zs, threads); },
+      py::arg("programs"), py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("threads") = 0);
+
+  m.def(
+      "wilt_compare",
+      [](const ProgramPtr& a, const ProgramPtr& b, const Doubles& xs, const Doubles& ys, const Doubles& zs,
+         size_t max_examples, unsigned threads) {
+        const Points pts = read_points(xs, ys, zs);
+        Comparison c;
+        {
+          py::gil_scoped_release release;
+          c = compare(*a, b.get(), nullptr, pts.xs.data(), pts.ys.data(), pts.zs.data(), pts.n, max_examples, threads);
+        }
+        return comparison_dict(c);
+      },
+      py::arg("a"), py::arg("b"), py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("max_examples") = 5,
+      py::arg("threads") = 0);
+
+  m.def(
+      "wilt_compare_truth",
+      [](const ProgramPtr& a, const py::array_t<bool, py::array::c_style | py::array::forcecast>& truth_b,
+         const Doubles& xs, const Doubles& ys, const Doubles& zs, size_t max_examples, unsigned threads) {
+        const Points pts = read_points(xs, ys, zs);
+        if (truth_b.ndim() != 1 || static_cast<size_t>(truth_b.shape(0)) != pts.n) {
+          throw py::value_error("truth must be a bool array with one value per point");
+        }
+        const auto* tb = reinterpret_cast<const uint8_t*>(truth_b.data());
+        Comparison c;
+        {
+          py::gil_scoped_release release;
+          c = compare(*a, nullptr, tb, pts.xs.data(), pts.ys.data(), pts.zs.data(), pts.n, max_examples, threads);
+        }
+        return comparison_dict(c);
+      },
+      py::arg("a"), py::arg("truth"), py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("max_examples") = 5,
+      py::arg("threads") = 0);
+
+  m.def(
+      "wilt_compare_pairs",
+      [](const std::vector<ProgramPtr>& as, const std::vector<ProgramPtr>& bs, const Doubles& xs, const Doubles& ys,
+         const Doubles& zs, unsigned threads) {
+        if (as.size() != bs.size()) throw py::value_error("guesses and hidden rules must have the same length");
+        const Points pts = read_points(xs, ys, zs);
+        const auto n = static_cast<py::ssize_t>(as.size());
+        py::array_t<int64_t> counts({n, static_cast<py::ssize_t>(6)});
+        int64_t* out = counts.mutable_data();
+        {
+          py::gil_scoped_release release;
+          parallel_for(as.size(), threads, [&](size_t k) {
+            const Comparison c =
+                compare(*as[k], bs[k].get(), nullptr, pts.xs.data(), pts.ys.data(), pts.zs.data(), pts.n, 1, 1);
+            int64_t* row = out + 6 * k;
+            row[0] = c.mismatches;
+            row[1] = c.true_a;
+            row[2] = c.true_b;
+            row[3] = c.true_both;
+            row[4] = c.fallback;
+            row[5] = c.first_mismatches.empty() ? -1 : c.first_mismatches[0];
+          });
+        }
+        return counts;
+      },
+      py::arg("guesses"), py::arg("hidden"), py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("threads") = 0);
+
+  m.def(
+      "wilt_uniform_points",
+      [](uint64_t seed, size_t n, double lo, double hi) {
+        if (!(lo < hi)) throw py::value_error("lo must be below hi");
+        py::array_t<double> out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(3)});
+        double* d = out.mutable_data();
+        SplitMix64 rng(seed);
+        for (size_t k = 0; k < 3 * n; ++k) d[k] = lo + (hi - lo) * rng.uniform();
+        return out;
+      },
+      py::arg("seed"), py::arg("n"), py::arg("lo"), py::arg("hi"));
+}

@@ -1,0 +1,1055 @@
+#include "wilt/vm.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <initializer_list>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "common/parallel.hpp"
+#include "wilt/pyfloat.hpp"
+
+namespace cogsim::wilt {
+namespace {
+
+constexpr size_t kBlock = 512;
+constexpr uint8_t kBoolBit = 1 << kBool, kIntBit = 1 << kInt, kFloatBit = 1 << kFloat;
+constexpr uint8_t kIntegral = kBoolBit | kIntBit;
+constexpr uint8_t kComplexBit = 1 << kComplex;
+
+struct Val {
+  uint8_t tag;
+  double f;
+  int64_t i;
+};
+
+inline Val boolean(bool b) { return {kBool, 0.0, b ? 1 : 0}; }
+inline Val integer(int64_t i) { return {kInt, 0.0, i}; }
+inline Val real(double f) { return {kFloat, f, 0}; }
+inline bool truthy(const Val& v) { return v.tag == kFloat ? v.f != 0.0 : v.i != 0; }
+inline double as_double(const Val& v) { return v.tag == kFloat ? v.f : static_cast<double>(v.i); }
+
+bool is_binary(Op op) {
+  return (op >= Op::Add && op <= Op::Pow) || (op >= Op::BitAnd && op <= Op::Ge) || op == Op::Min || op == Op::Max ||
+         op == Op::Gcd;
+}
+bool is_comparison(Op op) { return op >= Op::Eq && op <= Op::Ge; }
+bool is_unary(Op op) {
+  return (op >= Op::Neg && op <= Op::Truth) || (op >= Op::Abs && op <= Op::Round) || (op >= Op::Floor && op <= Op::Fabs) ||
+         op == Op::IsInteger || op == Op::IsInstance;
+}
+
+// -1, 0, 1, or 2 when unordered.
+int compare(const Val& a, const Val& b) {
+  if (a.tag != kFloat && b.tag != kFloat) return (a.i > b.i) - (a.i < b.i);
+  if (a.tag == kFloat && b.tag == kFloat) {
+    if (a.f < b.f) return -1;
+    if (a.f > b.f) return 1;
+    return a.f == b.f ? 0 : 2;
+  }
+  if (a.tag != kFloat) return py::compare_int_float(a.i, b.f);
+  const int c = py::compare_int_float(b.i, a.f);
+  return c == 2 ? 2 : -c;
+}
+
+bool comparison_holds(Op op, int c) {
+  switch (op) {
+    case Op::Eq: return c == 0;
+    case Op::Ne: return c != 0;
+    case Op::Lt: return c == -1;
+    case Op::Le: return c == -1 || c == 0;
+    case Op::Gt: return c == 1;
+    default: return c == 1 || c == 0;  // Ge
+  }
+}
+
+uint8_t float_arith(Op op, double a, double b, double& r) {
+  switch (op) {
+    case Op::Add: r = a + b; return 0;
+    case Op::Sub: r = a - b; return 0;
+    case Op::Mul: r = a * b; return 0;
+    case Op::TrueDiv: return py::truediv(a, b, r);
+    case Op::FloorDiv: return py::floordiv(a, b, r);
+    case Op::Mod: return py::mod(a, b, r);
+    default: return py::pow(a, b, r);  // Pow
+  }
+}
+
+uint8_t int_arith(Op op, int64_t a, int64_t b, Val& r) {
+  r.tag = kInt;
+  switch (op) {
+    case Op::Add: return __builtin_add_overflow(a, b, &r.i) ? kFallback : 0;
+    case Op::Sub: return __builtin_sub_overflow(a, b, &r.i) ? kFallback : 0;
+    case Op::Mul: return __builtin_mul_overflow(a, b, &r.i) ? kFallback : 0;
+    case Op::TrueDiv: r.tag = kFloat; return py::int_truediv(a, b, r.f);
+    case Op::FloorDiv: return py::int_floordiv(a, b, r.i);
+    case Op::Mod: return py::int_mod(a, b, r.i);
+    default:  // Pow: a negative exponent means float power
+      if (b < 0) {
+        r.tag = kFloat;
+        return py::pow(static_cast<double>(a), static_cast<double>(b), r.f);
+      }
+      return py::int_pow(a, b, r.i);
+  }
+}
+
+uint8_t bitwise(Op op, const Val& a, const Val& b, Val& r) {
+  if (a.tag == kFloat || b.tag == kFloat) return kError;  // TypeError
+  const bool both_bool = a.tag == kBool && b.tag == kBool;
+  r.tag = kInt;
+  switch (op) {
+    case Op::BitAnd: r.i = a.i & b.i; break;
+    case Op::BitOr: r.i = a.i | b.i; break;
+    case Op::BitXor: r.i = a.i ^ b.i; break;
+    case Op::LShift:
+      if (b.i < 0) return kError;  // ValueError: negative shift count
+      if (a.i == 0) return r.i = 0, 0;
+      if (b.i >= 63) return kFallback;
+      r.i = static_cast<int64_t>(static_cast<uint64_t>(a.i) << b.i);
+      return (r.i >> b.i) == a.i ? 0 : kFallback;
+    default:  // RShift
+      if (b.i < 0) return kError;
+      r.i = b.i >= 63 ? (a.i < 0 ? -1 : 0) : (a.i >> b.i);
+      return 0;
+  }
+  if (both_bool) r.tag = kBool;
+  return 0;
+}
+
+// An operation with a complex operand: TypeError where CPython has one, else the fallback.
+uint8_t complex_operand(Op op) {
+  switch (op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::TrueDiv: case Op::Pow: case Op::Eq: case Op::Ne:
+    case Op::Neg: case Op::Pos: case Op::Not: case Op::Truth: case Op::Abs: case Op::Sum:
+      return kFallback;
+    default:
+      return kError;
+  }
+}
+
+uint8_t binary(Op op, const Val& a, const Val& b, Val& r) {
+  if (a.tag == kComplex || b.tag == kComplex) return complex_operand(op);
+  if (op <= Op::Pow) {
+    if (a.tag == kFloat || b.tag == kFloat) {
+      r.tag = kFloat;
+      const uint8_t flags = float_arith(op, as_double(a), as_double(b), r.f);
+      if (flags == py::kComplexResult) return r.tag = kComplex, 0;
+      return flags;
+    }
+    const uint8_t flags = int_arith(op, a.i, b.i, r);
+    if (flags == py::kComplexResult) return r.tag = kComplex, 0;
+    return flags;
+  }
+  if (op <= Op::RShift) return bitwise(op, a, b, r);
+  if (op <= Op::Ge) return r = boolean(comparison_holds(op, compare(a, b))), 0;
+  if (op == Op::Min) return r = (compare(b, a) == -1 ? b : a), 0;
+  if (op == Op::Max) return r = (compare(b, a) == 1 ? b : a), 0;
+  // Gcd: ints only
+  if (a.tag == kFloat || b.tag == kFloat) return kError;
+  const uint64_t ua = a.i < 0 ? 0 - static_cast<uint64_t>(a.i) : static_cast<uint64_t>(a.i);
+  const uint64_t ub = b.i < 0 ? 0 - static_cast<uint64_t>(b.i) : static_cast<uint64_t>(b.i);
+  const uint64_t g = std::gcd(ua, ub);
+  if (g > static_cast<uint64_t>(INT64_MAX)) return kFallback;
+  return r = integer(static_cast<int64_t>(g)), 0;
+}
+
+uint8_t unary(Op op, const Val& a, int32_t imm, bool python312, Val& r) {
+  if (a.tag == kComplex) {
+    if (op == Op::IsInstance) return r = boolean(false), 0;
+    return complex_operand(op);
+  }
+  const bool is_float = a.tag == kFloat;
+  switch (op) {
+    case Op::Neg:
+      if (is_float) return r = real(-a.f), 0;
+      if (a.i == INT64_MIN) return kFallback;
+      return r = integer(-a.i), 0;
+    case Op::Pos: return r = is_float ? a : integer(a.i), 0;
+    case Op::Invert:
+      if (is_float) return kError;
+      return r = integer(~a.i), 0;
+    case Op::Not: return r = boolean(!truthy(a)), 0;
+    case Op::Truth: return r = boolean(truthy(a)), 0;
+    case Op::Abs:
+      if (is_float) return r = real(std::fabs(a.f)), 0;
+      if (a.i == INT64_MIN) return kFallback;
+      return r = integer(a.i < 0 ? -a.i : a.i), 0;
+    case Op::ToInt:
+      r.tag = kInt;
+      return is_float ? py::trunc_to_int(a.f, r.i) : (r.i = a.i, 0);
+    case Op::ToFloat: return r = real(as_double(a)), 0;
+    case Op::Round:
+      r.tag = kInt;
+      return is_float ? py::round_to_int(a.f, r.i) : (r.i = a.i, 0);
+    case Op::Floor:
+      r.tag = kInt;
+      return is_float ? py::int_from_integral(std::floor(a.f), r.i) : (r.i = a.i, 0);
+    case Op::Ceil:
+      r.tag = kInt;
+      return is_float ? py::int_from_integral(std::ceil(a.f), r.i) : (r.i = a.i, 0);
+    case Op::Sqrt: {
+      const double v = as_double(a);
+      if (v < 0.0) return kError;  // math domain error
+      return r = real(std::sqrt(v)), 0;
+    }
+    case Op::Fabs: return r = real(std::fabs(as_double(a))), 0;
+    case Op::IsInteger:
+      if (!is_float) return python312 ? (r = boolean(true), 0) : kError;  // int.is_integer is new in 3.12
+      return r = boolean(std::isfinite(a.f) && std::floor(a.f) == a.f), 0;
+    default:  // IsInstance
+      return r = boolean(is_float ? (imm & 2) != 0 : (imm & 1) != 0), 0;
+  }
+}
+
+uint8_t round_digits(const Val& a, const Val& digits, Val& r) {
+  if (digits.tag == kFloat || a.tag == kComplex || digits.tag == kComplex) return kError;  // TypeError: float cannot be interpreted as an integer
+  if (a.tag != kFloat) {
+    if (digits.i < 0) return kFallback;
+    return r = integer(a.i), 0;
+  }
+  r.tag = kFloat;
+  return py::round_digits(a.f, digits.i, r.f);
+}
+
+// sum(items) starting from int 0. Before 3.12 that is plain left-to-right addition; 3.12 sums
+// floats with compensation, which the Python interpreter reproduces for us.
+uint8_t sum(const Val* items, int32_t count, bool python312, Val& r) {
+  Val acc = integer(0);
+  for (int32_t k = 0; k < count; ++k) {
+    if ((python312 && items[k].tag == kFloat) || items[k].tag == kComplex) return kFallback;
+    Val next{};
+    if (const uint8_t flags = binary(Op::Add, acc, items[k], next)) return flags;
+    acc = next;
+  }
+  r = acc;
+  return 0;
+}
+
+// Static type sets, so that float-only instructions run as plain array loops.
+uint8_t result_tags(const Program& p, const Instr& in) {
+  const auto& st = p.static_tags;
+  auto has_float = [&](int32_t v) { return (st[v] & kFloatBit) != 0; };
+  auto only_float = [&](int32_t v) { return st[v] == kFloatBit; };
+  switch (in.op) {
+    case Op::Arg: return kFloatBit;
+    case Op::Const: return static_cast<uint8_t>(1 << p.constants[in.a].tag);
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::FloorDiv: case Op::Mod: {
+      uint8_t t = 0;
+      if (has_float(in.a) || has_float(in.b)) t |= kFloatBit;
+      if (!only_float(in.a) && !only_float(in.b)) t |= kIntBit;
+      return t;
+    }
+    case Op::Pow: {
+      // A negative float to a fractional power is complex; an integral constant exponent rules that out.
+      const Instr& exponent = p.code[in.b];
+      const bool integral_exponent =
+          exponent.op == Op::Const && (p.constants[exponent.a].tag != kFloat ||
+                                       p.constants[exponent.a].f == std::trunc(p.constants[exponent.a].f));
+      uint8_t t = integral_exponent ? kFloatBit : (kFloatBit | kComplexBit);
+      if (!only_float(in.a) && !only_float(in.b)) t |= kIntBit;
+      return t;
+    }
+    case Op::TrueDiv: case Op::ToFloat: case Op::Sqrt: case Op::Fabs: return kFloatBit;
+    case Op::Neg: case Op::Pos: case Op::Abs:
+      return static_cast<uint8_t>((has_float(in.a) ? kFloatBit : 0) | ((st[in.a] & kIntegral) ? kIntBit : 0));
+    case Op::RoundDigits:
+      return static_cast<uint8_t>((has_float(in.a) ? kFloatBit : 0) | ((st[in.a] & kIntegral) ? kIntBit : 0));
+    case Op::BitAnd: case Op::BitOr: case Op::BitXor: return kBoolBit | kIntBit;
+    case Op::Invert: case Op::LShift: case Op::RShift: case Op::ToInt: case Op::Round: case Op::Floor: case Op::Ceil:
+    case Op::Gcd:
+      return kIntBit;
+    case Op::And: case Op::Or: case Op::Min: case Op::Max: return st[in.a] | st[in.b];
+    case Op::Select: return st[in.b] | st[in.c];
+    case Op::Seq: return st[in.b];
+    case Op::Sum: return kIntBit | kFloatBit;
+    default: return kBoolBit;  // Not, Truth, comparisons, IsClose, IsInteger, IsInstance
+  }
+}
+
+struct Lanes {
+  double* f;
+  int64_t* i;
+  uint8_t* t;
+  uint8_t* fl;
+  Val load(size_t l) const { return {t[l], f[l], i[l]}; }
+  void store(size_t l, const Val& v, uint8_t flags) const {
+    t[l] = v.tag;
+    f[l] = v.f;
+    i[l] = v.i;
+    fl[l] = flags;
+  }
+  void store_flags(size_t l, uint8_t flags) const {
+    t[l] = kBool;
+    i[l] = 0;
+    fl[l] = flags;
+  }
+};
+
+struct Scratch {
+  std::vector<double> f, promoted_a, promoted_b;
+  std::vector<int64_t> i;
+  std::vector<uint8_t> t, fl;
+  std::vector<Val> items;
+  std::vector<int64_t> zero_ints = std::vector<int64_t>(kBlock, 0);
+  std::vector<uint8_t> float_tags = std::vector<uint8_t>(kBlock, kFloat), zero_flags = std::vector<uint8_t>(kBlock, 0);
+  void reserve(int32_t slots) {
+    const size_t n = static_cast<size_t>(slots) * kBlock;
+    if (f.size() < n) {
+      f.resize(n);
+      i.resize(n);
+      t.resize(n);
+      fl.resize(n);
+    }
+    promoted_a.resize(kBlock);
+    promoted_b.resize(kBlock);
+  }
+  Lanes lanes(int32_t slot) {
+    const size_t o = static_cast<size_t>(slot) * kBlock;
+    return {f.data() + o, i.data() + o, t.data() + o, fl.data() + o};
+  }
+};
+
+// The float view of an operand for a float kernel: the float lanes themselves, or the int lanes
+// converted (exact for comparisons only within 2^53). Returns nullptr if not representable.
+const double* float_view(const Lanes& v, uint8_t tags, bool need_exact, size_t n, double* buffer) {
+  if (tags == kFloatBit) return v.f;
+  if (tags & kFloatBit) return nullptr;
+  for (size_t l = 0; l < n; ++l) {
+    const int64_t x = v.i[l];
+    if (need_exact && (x > py::kTwo53 || x < -py::kTwo53) && v.fl[l] == 0) return nullptr;
+    buffer[l] = static_cast<double>(x);
+  }
+  return buffer;
+}
+
+template <typename F>
+void map_values(size_t n, const double* __restrict a, const double* __restrict b, double* __restrict out, F f) {
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]);
+}
+
+// Writes 1/0 into int64 lanes through a double view: SSE2 has packed double compares and blends,
+// but no double-to-int64 conversion, so this form vectorizes where `out[l] = a[l] < b[l]` does not.
+typedef double __attribute__((may_alias)) AliasedDouble;
+
+template <typename F>
+void map_compare(size_t n, const double* __restrict a, const double* __restrict b, int64_t* __restrict out_i, F f) {
+  AliasedDouble* __restrict out = reinterpret_cast<AliasedDouble*>(out_i);
+  const double one = std::bit_cast<double>(int64_t{1});
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]) ? one : 0.0;
+}
+
+void or_flags(size_t n, const uint8_t* __restrict fa, const uint8_t* __restrict fb, uint8_t* __restrict out) {
+  for (size_t l = 0; l < n; ++l) out[l] = fa[l] | fb[l];
+}
+
+// Arithmetic and comparisons where one side is statically float: loops over plain doubles.
+bool float_kernel(Op op, const Lanes& A, const Lanes& B, uint8_t ta, uint8_t tb, const Lanes& out, size_t n,
+                  Scratch& s) {
+  if (!(op < Op::Pow || is_comparison(op) || op == Op::Min || op == Op::Max || op == Op::Pow)) return false;
+  const bool exact = is_comparison(op) || op == Op::Min || op == Op::Max;
+  if (op == Op::Min || op == Op::Max) {
+    if (ta != kFloatBit || tb != kFloatBit) return false;  // min/max keep their operand's type
+  } else if (ta != kFloatBit && tb != kFloatBit) {
+    return false;
+  }
+  const double* a = float_view(A, ta, exact, n, s.promoted_a.data());
+  const double* b = a ? float_view(B, tb, exact, n, s.promoted_b.data()) : nullptr;
+  if (!a || !b) return false;
+  or_flags(n, A.fl, B.fl, out.fl);
+  switch (op) {
+    case Op::Add: map_values(n, a, b, out.f, [](double x, double y) { return x + y; }); break;
+    case Op::Sub: map_values(n, a, b, out.f, [](double x, double y) { return x - y; }); break;
+    case Op::Mul: map_values(n, a, b, out.f, [](double x, double y) { return x * y; }); break;
+    case Op::Min: map_values(n, a, b, out.f, [](double x, double y) { return y < x ? y : x; }); break;
+    case Op::Max: map_values(n, a, b, out.f, [](double x, double y) { return y > x ? y : x; }); break;
+    case Op::Eq: map_compare(n, a, b, out.i, [](double x, double y) { return x == y; }); break;
+    case Op::Ne: map_compare(n, a, b, out.i, [](double x, double y) { return x != y; }); break;
+    case Op::Lt: map_compare(n, a, b, out.i, [](double x, double y) { return x < y; }); break;
+    case Op::Le: map_compare(n, a, b, out.i, [](double x, double y) { return x <= y; }); break;
+    case Op::Gt: map_compare(n, a, b, out.i, [](double x, double y) { return x > y; }); break;
+    case Op::Ge: map_compare(n, a, b, out.i, [](double x, double y) { return x >= y; }); break;
+    case Op::TrueDiv:
+      for (size_t l = 0; l < n; ++l) {
+        const bool zero = b[l] == 0.0;
+        out.f[l] = a[l] / (zero ? 1.0 : b[l]);
+        out.fl[l] |= zero ? kError : 0;
+      }
+      break;
+    default:
+      for (size_t l = 0; l < n; ++l) {
+        double r = 0.0;
+        const uint8_t e = float_arith(op, a[l], b[l], r);
+        out.fl[l] |= e == py::kComplexResult ? kFallback : e;  // pow reaches here only with integral exponents
+        out.f[l] = r;
+      }
+  }
+  std::memset(out.t, is_comparison(op) ? kBool : kFloat, n);
+  return true;
+}
+
+// Unary operations on a statically float operand: plain loops over doubles, no per-lane dispatch.
+bool float_unary_kernel(Op op, const Lanes& A, uint8_t ta, const Lanes& out, size_t n) {
+  if (ta != kFloatBit) return false;
+  const double* __restrict f = A.f;
+  const uint8_t* __restrict fa = A.fl;
+  uint8_t* __restrict fo = out.fl;
+  uint8_t tag = kFloat;
+  switch (op) {
+    case Op::IsInteger:
+      for (size_t l = 0; l < n; ++l) out.i[l] = std::isfinite(f[l]) && std::floor(f[l]) == f[l];
+      std::memcpy(fo, fa, n);
+      tag = kBool;
+      break;
+    case Op::ToInt: case Op::Floor: case Op::Ceil: case Op::Round:
+      for (size_t l = 0; l < n; ++l) {
+        int64_t r = 0;
+        const double v = f[l];
+        const uint8_t e = op == Op::ToInt ? py::trunc_to_int(v, r)
+                          : op == Op::Floor ? py::int_from_integral(std::floor(v), r)
+                          : op == Op::Ceil ? py::int_from_integral(std::ceil(v), r)
+                                           : py::round_to_int(v, r);
+        out.i[l] = r;
+        fo[l] = fa[l] | e;
+      }
+      tag = kInt;
+      break;
+    case Op::Abs: case Op::Fabs:
+      for (size_t l = 0; l < n; ++l) out.f[l] = std::fabs(f[l]);
+      std::memcpy(fo, fa, n);
+      break;
+    case Op::Neg:
+      for (size_t l = 0; l < n; ++l) out.f[l] = -f[l];
+      std::memcpy(fo, fa, n);
+      break;
+    case Op::Sqrt:
+      for (size_t l = 0; l < n; ++l) {
+        const bool negative = f[l] < 0.0;
+        out.f[l] = std::sqrt(negative ? 0.0 : f[l]);
+        fo[l] = fa[l] | (negative ? kError : 0);
+      }
+      break;
+    default:
+      return false;
+  }
+  std::memset(out.t, tag, n);
+  return true;
+}
+
+// and / or / not / bool() on operands that are statically bool: branch-free loops.
+bool bool_kernel(Op op, const Lanes& A, const Lanes* B, uint8_t ta, uint8_t tb, const Lanes& out, size_t n) {
+  const int64_t* __restrict a = A.i;
+  const uint8_t* __restrict fa = A.fl;
+  int64_t* __restrict o = out.i;
+  uint8_t* __restrict fo = out.fl;
+  if (op == Op::Not || op == Op::Truth) {
+    if (ta == kBoolBit) {
+      const int64_t flip = op == Op::Not;
+      for (size_t l = 0; l < n; ++l) o[l] = a[l] ^ flip;
+    } else if (ta == kFloatBit) {
+      const double* __restrict f = A.f;
+      if (op == Op::Not) {
+        for (size_t l = 0; l < n; ++l) o[l] = f[l] == 0.0;
+      } else {
+        for (size_t l = 0; l < n; ++l) o[l] = f[l] != 0.0;
+      }
+    } else {
+      return false;
+    }
+    std::memcpy(fo, fa, n);
+    std::memset(out.t, kBool, n);
+    return true;
+  }
+  if (ta != kBoolBit || tb != kBoolBit) return false;
+  const int64_t* __restrict b = B->i;
+  const uint8_t* __restrict fb = B->fl;
+  const bool is_and = op == Op::And;
+  if (is_and) {
+    for (size_t l = 0; l < n; ++l) o[l] = a[l] & b[l];
+  } else {
+    for (size_t l = 0; l < n; ++l) o[l] = a[l] | b[l];
+  }
+  uint8_t any_b_flags = 0;
+  for (size_t l = 0; l < n; ++l) any_b_flags |= fb[l];
+  if (any_b_flags == 0) {  // the usual block: nothing to mask
+    std::memcpy(fo, fa, n);
+  } else {
+    // b's flags count where b was evaluated: a truthy for `and`, falsy for `or` (branch-free).
+    const int64_t evaluated_when = is_and ? 1 : 0;
+    for (size_t l = 0; l < n; ++l) {
+      const auto mask = static_cast<uint8_t>(-static_cast<int64_t>(a[l] == evaluated_when));
+      fo[l] = fa[l] | (fb[l] & mask);
+    }
+  }
+  std::memset(out.t, kBool, n);
+  return true;
+}
+
+// -- Typed fast path ---------------------------------------------------------------------------------
+// A program whose values are all statically float or bool (int/bool constants exact as doubles)
+// runs as plain loops over doubles, bools held as 0.0/1.0, in chunks small enough for every live
+// value to stay in L1. No lane carries a tag or flags: an op that could raise (division, %, //,
+// **, sqrt, isclose) reports whether it did anywhere in the block, and such a block is re-run on the
+// general path, which applies CPython's short-circuit rules to the error.
+
+constexpr size_t kChunk = 256;
+
+bool exact_constant(const Program& p, int32_t v) {
+  const Instr& in = p.code[v];
+  if (in.op != Op::Const) return false;
+  const Constant& c = p.constants[in.a];
+  return c.tag == kFloat || (c.i <= py::kTwo53 && c.i >= -py::kTwo53);
+}
+
+// A float, or a constant whose double is exactly its value (so float arithmetic and comparisons
+// with it are CPython's int/float mixed operations).
+bool numeric(const Program& p, int32_t v) { return p.static_tags[v] == kFloatBit || exact_constant(p, v); }
+
+bool fast_eligible(const Program& p, size_t k) {
+  const Instr& in = p.code[k];
+  const uint8_t tag = p.static_tags[k];
+  const bool is_float = tag == kFloatBit, float_or_bool = tag == kFloatBit || tag == kBoolBit;
+  auto floats = [&](std::initializer_list<int32_t> vs) {
+    return std::all_of(vs.begin(), vs.end(), [&](int32_t v) { return numeric(p, v); });
+  };
+  switch (in.op) {
+    case Op::Arg: return true;
+    case Op::Const: return exact_constant(p, static_cast<int32_t>(k));
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::TrueDiv: case Op::FloorDiv: case Op::Mod: case Op::Pow:
+      return is_float && floats({in.a, in.b});  // Pow: float only when the exponent rules out complex results
+    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: return floats({in.a, in.b});
+    case Op::Min: case Op::Max:
+      return is_float && p.static_tags[in.a] == kFloatBit && p.static_tags[in.b] == kFloatBit;
+    case Op::Neg: case Op::Pos: case Op::Abs: case Op::Fabs: case Op::Sqrt: case Op::ToFloat:
+      return is_float && floats({in.a});
+    case Op::Not: case Op::Truth: return floats({in.a}) || p.static_tags[in.a] == kBoolBit;
+    case Op::IsInteger: case Op::IsInstance: return p.static_tags[in.a] == kFloatBit;
+    case Op::And: case Op::Or: case Op::Seq: return float_or_bool;
+    case Op::Select: return float_or_bool && (floats({in.a}) || p.static_tags[in.a] == kBoolBit);
+    case Op::IsClose: return floats({in.a, in.b, in.c, in.d});
+    default: return false;
+  }
+}
+
+struct FastScratch {
+  std::vector<double> slots;
+  std::vector<const double*> values;
+};
+
+thread_local FastScratch tls_fast;
+
+template <typename F>
+void fast_map(size_t n, const double* __restrict a, const double* __restrict b, double* __restrict out, F f) {
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]);
+}
+
+template <typename F>
+void fast_map1(size_t n, const double* __restrict a, double* __restrict out, F f) {
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l]);
+}
+
+// A per-lane CPython float operation that may raise; returns its flags or'ed over the lanes.
+template <typename F>
+uint8_t fast_checked(size_t n, const double* __restrict a, const double* __restrict b, double* __restrict out, F f) {
+  uint8_t flags = 0;
+  for (size_t l = 0; l < n; ++l) flags |= f(a[l], b[l], out[l]);
+  return flags;
+}
+
+// Runs one instruction on a chunk; returns nonzero if CPython would have raised (or needs the
+// fallback) in some lane.
+uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, double* __restrict o, size_t n) {
+  const double* a = v[in.a];
+  const double* b = (in.op == Op::Const || is_unary(in.op)) ? nullptr : v[in.b];
+  switch (in.op) {
+    case Op::Add: fast_map(n, a, b, o, [](double x, double y) { return x + y; }); return 0;
+    case Op::Sub: fast_map(n, a, b, o, [](double x, double y) { return x - y; }); return 0;
+    case Op::Mul: fast_map(n, a, b, o, [](double x, double y) { return x * y; }); return 0;
+    case Op::Min: fast_map(n, a, b, o, [](double x, double y) { return y < x ? y : x; }); return 0;
+    case Op::Max: fast_map(n, a, b, o, [](double x, double y) { return y > x ? y : x; }); return 0;
+    case Op::Eq: fast_map(n, a, b, o, [](double x, double y) { return x == y ? 1.0 : 0.0; }); return 0;
+    case Op::Ne: fast_map(n, a, b, o, [](double x, double y) { return x != y ? 1.0 : 0.0; }); return 0;
+    case Op::Lt: fast_map(n, a, b, o, [](double x, double y) { return x < y ? 1.0 : 0.0; }); return 0;
+    case Op::Le: fast_map(n, a, b, o, [](double x, double y) { return x <= y ? 1.0 : 0.0; }); return 0;
+    case Op::Gt: fast_map(n, a, b, o, [](double x, double y) { return x > y ? 1.0 : 0.0; }); return 0;
+    case Op::Ge: fast_map(n, a, b, o, [](double x, double y) { return x >= y ? 1.0 : 0.0; }); return 0;
+    case Op::And: fast_map(n, a, b, o, [](double x, double y) { return x != 0.0 ? y : x; }); return 0;
+    case Op::Or: fast_map(n, a, b, o, [](double x, double y) { return x != 0.0 ? x : y; }); return 0;
+    case Op::Seq: std::memcpy(o, b, n * sizeof(double)); return 0;
+    case Op::Select: {
+      const double* __restrict c = v[in.c];
+      for (size_t l = 0; l < n; ++l) o[l] = a[l] != 0.0 ? b[l] : c[l];
+      return 0;
+    }
+    case Op::TrueDiv: {
+      uint8_t zero = 0;
+      for (size_t l = 0; l < n; ++l) {
+        const bool z = b[l] == 0.0;
+        zero |= z;
+        o[l] = a[l] / (z ? 1.0 : b[l]);
+      }
+      return zero;
+    }
+    case Op::Mod: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::mod(x, y, r); });
+    case Op::FloorDiv: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::floordiv(x, y, r); });
+    case Op::Pow: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::pow(x, y, r); });
+    case Op::Neg: fast_map1(n, a, o, [](double x) { return -x; }); return 0;
+    case Op::Pos: case Op::ToFloat: std::memcpy(o, a, n * sizeof(double)); return 0;
+    case Op::Abs: case Op::Fabs: fast_map1(n, a, o, [](double x) { return std::fabs(x); }); return 0;
+    case Op::Not: fast_map1(n, a, o, [](double x) { return x == 0.0 ? 1.0 : 0.0; }); return 0;
+    case Op::Truth: fast_map1(n, a, o, [](double x) { return x != 0.0 ? 1.0 : 0.0; }); return 0;
+    case Op::IsInteger:
+      fast_map1(n, a, o, [](double x) { return std::isfinite(x) && std::floor(x) == x ? 1.0 : 0.0; });
+      return 0;
+    case Op::IsInstance: std::fill(o, o + n, (in.b & 2) ? 1.0 : 0.0); return 0;
+    case Op::Sqrt: {
+      uint8_t negative = 0;
+      for (size_t l = 0; l < n; ++l) {
+        const bool below = a[l] < 0.0;
+        negative |= below;
+        o[l] = std::sqrt(below ? 0.0 : a[l]);
+      }
+      return negative;
+    }
+    case Op::IsClose: {
+      const double* __restrict rel = v[in.c];
+      const double* __restrict abs_tol = v[in.d];
+      uint8_t flags = 0;
+      for (size_t l = 0; l < n; ++l) {
+        bool close = false;
+        flags |= py::isclose(a[l], b[l], rel[l], abs_tol[l], close);
+        o[l] = close ? 1.0 : 0.0;
+      }
+      return flags;
+    }
+    default: return kFallback;  // not reached: prepare() admits only the ops above
+  }
+}
+
+// t[l] = r[l] != 0. Compilers keep the double -> byte loop scalar; with SSE2 (every x86-64) the
+// 64-bit compare masks are narrowed to bytes by saturating packs, 16 lanes at a time.
+void truth_bytes(const double* __restrict r, uint8_t* __restrict t, size_t n) {
+  size_t l = 0;
+#if defined(__SSE2__)
+  const __m128d zero = _mm_setzero_pd();
+  const __m128i one = _mm_set1_epi8(1);
+  auto mask = [&](size_t k) { return _mm_castpd_si128(_mm_cmpneq_pd(_mm_loadu_pd(r + k), zero)); };
+  for (; l + 16 <= n; l += 16) {
+    const __m128i w0 = _mm_packs_epi32(mask(l), mask(l + 2)), w1 = _mm_packs_epi32(mask(l + 4), mask(l + 6));
+    const __m128i w2 = _mm_packs_epi32(mask(l + 8), mask(l + 10)), w3 = _mm_packs_epi32(mask(l + 12), mask(l + 14));
+    // A lane's mask fills two adjacent 16-bit words, then two adjacent bytes (one 16-bit word of
+    // all ones or zeros), which the last pack narrows to one byte per lane.
+    const __m128i h0 = _mm_packs_epi16(w0, w1), h1 = _mm_packs_epi16(w2, w3);
+    const __m128i bytes = _mm_packs_epi16(h0, h1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(t + l), _mm_and_si128(bytes, one));
+  }
+#endif
+  for (; l < n; ++l) t[l] = r[l] != 0.0;
+}
+
+// Truth values of lanes [0, n) on the fast path; false if the block must run on the general path.
+bool run_fast(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth) {
+  FastScratch& s = tls_fast;
+  const size_t values = p.code.size();
+  if (s.slots.size() < static_cast<size_t>(p.num_slots) * kChunk) s.slots.resize(static_cast<size_t>(p.num_slots) * kChunk);
+  s.values.resize(values);
+  const double* args[3] = {xs, ys, zs};
+  for (size_t begin = 0; begin < n; begin += kChunk) {
+    const size_t len = std::min(kChunk, n - begin);
+    for (size_t k = 0; k < values; ++k) {
+      const Instr& in = p.code[k];
+      if (in.op == Op::Arg) {
+        s.values[k] = args[in.a] + begin;
+        continue;
+      }
+      double* out = s.slots.data() + static_cast<size_t>(p.slot[k]) * kChunk;
+      s.values[k] = out;
+      if (in.op == Op::Const) {
+        std::fill(out, out + len, p.fast_constants[k]);
+      } else if (fast_step(p, in, s.values.data(), out, len)) {
+        return false;
+      }
+    }
+    const double* __restrict result = s.values[values - 1];
+    uint8_t* __restrict t = truth + begin;
+    truth_bytes(result, t, len);
+  }
+  return true;
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Program& p, Scratch& s) : p_(p), s_(s) { s_.reserve(p.num_slots); }
+
+  // Runs lanes [0, n) of one block; returns the lanes of the program's result.
+  Lanes run(const double* xs, const double* ys, const double* zs, size_t n) {
+    const double* args[3] = {xs, ys, zs};
+    for (int k = 0; k < 3; ++k) {
+      arg_views_[k] = {const_cast<double*>(args[k]), s_.zero_ints.data(), s_.float_tags.data(), s_.zero_flags.data()};
+    }
+    for (size_t k = 0; k < p_.code.size(); ++k) {
+      const Instr& in = p_.code[k];
+      if (in.op == Op::Arg) continue;  // read in place through arg_views_
+      const Lanes out = lanes(static_cast<int32_t>(k));
+      switch (in.op) {
+        case Op::Const: {
+          const Constant& c = p_.constants[in.a];
+          std::fill(out.f, out.f + n, c.f);
+          std::fill(out.i, out.i + n, c.i);
+          std::memset(out.t, c.tag, n);
+          std::memset(out.fl, 0, n);
+          break;
+        }
+        case Op::And: case Op::Or: {
+          const Lanes A = lanes(in.a), B = lanes(in.b);
+          if (!bool_kernel(in.op, A, &B, p_.static_tags[in.a], p_.static_tags[in.b], out, n)) {
+            select_short_circuit(in, out, n);
+          }
+          break;
+        }
+        case Op::Select: select_branch(in, out, n); break;
+        case Op::Seq: sequence(in, out, n); break;
+        case Op::RoundDigits: round_digits_lanes(in, out, n); break;
+        case Op::IsClose: isclose_lanes(in, out, n); break;
+        case Op::Sum: sum_lanes(in, out, n); break;
+        default:
+          if (is_binary(in.op)) {
+            binary_lanes(in, out, n);
+          } else {
+            unary_lanes(in, out, n);
+          }
+      }
+    }
+    return lanes(static_cast<int32_t>(p_.code.size()) - 1);
+  }
+
+ private:
+  Lanes lanes(int32_t value) {
+    const Instr& in = p_.code[value];
+    return in.op == Op::Arg ? arg_views_[in.a] : s_.lanes(p_.slot[value]);
+  }
+
+  void binary_lanes(const Instr& in, const Lanes& out, size_t n) {
+    const Lanes A = lanes(in.a), B = lanes(in.b);
+    const bool may_be_complex = (p_.static_tags[&in - p_.code.data()] & kComplexBit) != 0;
+    if (!(in.op == Op::Pow && may_be_complex) &&
+        float_kernel(in.op, A, B, p_.static_tags[in.a], p_.static_tags[in.b], out, n, s_)) {
+      return;
+    }
+    for (size_t l = 0; l < n; ++l) {
+      const uint8_t flags = A.fl[l] | B.fl[l];
+      if (flags) {
+        out.store_flags(l, flags);
+        continue;
+      }
+      Val r{};
+      const uint8_t f = binary(in.op, A.load(l), B.load(l), r);
+      out.store(l, r, f);
+    }
+  }
+
+  void unary_lanes(const Instr& in, const Lanes& out, size_t n) {
+    const Lanes A = lanes(in.a);
+    if ((in.op == Op::Not || in.op == Op::Truth) && bool_kernel(in.op, A, nullptr, p_.static_tags[in.a], 0, out, n)) {
+      return;
+    }
+    if (float_unary_kernel(in.op, A, p_.static_tags[in.a], out, n)) return;
+    for (size_t l = 0; l < n; ++l) {
+      if (A.fl[l]) {
+        out.store_flags(l, A.fl[l]);
+        continue;
+      }
+      Val r{};
+      const uint8_t f = unary(in.op, A.load(l), in.b, p_.python312, r);
+      out.store(l, r, f);
+    }
+  }
+
+  // a and b / a or b: b counts only where CPython evaluates it.
+  void select_short_circuit(const Instr& in, const Lanes& out, size_t n) {
+    const Lanes A = lanes(in.a), B = lanes(in.b);
+    const bool is_and = in.op == Op::And;
+    for (size_t l = 0; l < n; ++l) {
+      const Val a = A.load(l);
+      if (a.tag == kComplex && !A.fl[l]) {
+        out.store_flags(l, kFallback);
+        continue;
+      }
+      const bool take_b = truthy(a) == is_and;
+      if (take_b) {
+        out.store(l, B.load(l), A.fl[l] | B.fl[l]);
+      } else {
+        out.store(l, a, A.fl[l]);
+      }
+    }
+  }
+
+  void select_branch(const Instr& in, const Lanes& out, size_t n) {
+    const Lanes C = lanes(in.a), T = lanes(in.b), F = lanes(in.c);
+    for (size_t l = 0; l < n; ++l) {
+      if (C.t[l] == kComplex && !C.fl[l]) {
+        out.store_flags(l, kFallback);
+        continue;
+      }
+      const Lanes& chosen = truthy(C.load(l)) ? T : F;
+      out.store(l, chosen.load(l), C.fl[l] | chosen.fl[l]);
+    }
+  }
+
+  void sequence(const Instr& in, const Lanes& out, size_t n) {
+    const Lanes A = lanes(in.a), B = lanes(in.b);
+    for (size_t l = 0; l < n; ++l) out.store(l, B.load(l), A.fl[l] | B.fl[l]);
+  }
+
+  void round_digits_lanes(const Instr& in, const Lanes& out, size_t n) {
+    const Lanes A = lanes(in.a), D = lanes(in.b);
+    for (size_t l = 0; l < n; ++l) {
+      const uint8_t flags = A.fl[l] | D.fl[l];
+      if (flags) {
+        out.store_flags(l, flags);
+        continue;
+      }
+      Val r{};
+      const uint8_t f = round_digits(A.load(l), D.load(l), r);
+      out.store(l, r, f);
+    }
+  }
+
+  void isclose_lanes(const Instr& in, const Lanes& out, size_t n) {
+    const Lanes A = lanes(in.a), B = lanes(in.b), R = lanes(in.c), T = lanes(in.d);
+    for (size_t l = 0; l < n; ++l) {
+      const uint8_t flags = A.fl[l] | B.fl[l] | R.fl[l] | T.fl[l];
+      if (flags) {
+        out.store_flags(l, flags);
+        continue;
+      }
+      if (A.t[l] == kComplex || B.t[l] == kComplex || R.t[l] == kComplex || T.t[l] == kComplex) {
+        out.store_flags(l, kError);
+        continue;
+      }
+      bool close = false;
+      const uint8_t f = py::isclose(as_double(A.load(l)), as_double(B.load(l)), as_double(R.load(l)),
+                                    as_double(T.load(l)), close);
+      out.store(l, boolean(close), f);
+    }
+  }
+
+  void sum_lanes(const Instr& in, const Lanes& out, size_t n) {
+    s_.items.resize(static_cast<size_t>(in.b));
+    for (size_t l = 0; l < n; ++l) {
+      uint8_t flags = 0;
+      for (int32_t k = 0; k < in.b; ++k) {
+        const Lanes item = lanes(p_.aux[in.a + k]);
+        flags |= item.fl[l];
+        s_.items[k] = item.load(l);
+      }
+      if (flags) {
+        out.store_flags(l, flags);
+        continue;
+      }
+      Val r{};
+      const uint8_t f = sum(s_.items.data(), in.b, p_.python312, r);
+      out.store(l, r, f);
+    }
+  }
+
+  const Program& p_;
+  Scratch& s_;
+  Lanes arg_views_[3]{};
+};
+
+thread_local Scratch tls_scratch;
+
+void write_results(const Lanes& result, size_t n, uint8_t* __restrict truth, uint8_t* __restrict status,
+                   uint8_t static_tags) {
+  static constexpr uint8_t kStatusOf[4] = {kOk, kRaised, kNeedsFallback, kNeedsFallback};
+  static_assert(int{kError} == int{kRaised} && int{kFallback} == int{kNeedsFallback});  // flags double as statuses
+  const uint8_t* __restrict fl = result.fl;
+  if (static_tags == kBoolBit) {
+    const int64_t* __restrict i = result.i;
+    for (size_t l = 0; l < n; ++l) {
+      const uint8_t f = fl[l];
+      status[l] = static_cast<uint8_t>((f & kFallback) | (f & kError & ~(f >> 1)));
+    }
+    for (size_t l = 0; l < n; ++l) truth[l] = static_cast<uint8_t>(i[l] != 0);
+    for (size_t l = 0; l < n; ++l) truth[l] &= static_cast<uint8_t>(fl[l] == 0);
+    return;
+  }
+  for (size_t l = 0; l < n; ++l) {
+    const uint8_t flags = fl[l] | (result.t[l] == kComplex ? kFallback : 0);
+    status[l] = kStatusOf[flags & 3];
+    truth[l] = flags == 0 && truthy(result.load(l));
+  }
+}
+
+void check(bool ok, size_t k, const std::string& what) {
+  if (!ok) throw std::invalid_argument("rule program instruction " + std::to_string(k) + ": " + what);
+}
+
+// Values an instruction reads (the operands that are value indices).
+std::vector<int32_t> operands(const Program& p, const Instr& in) {
+  switch (in.op) {
+    case Op::Arg: case Op::Const: return {};
+    case Op::Select: return {in.a, in.b, in.c};
+    case Op::IsClose: return {in.a, in.b, in.c, in.d};
+    case Op::Sum: return std::vector<int32_t>(p.aux.begin() + in.a, p.aux.begin() + in.a + in.b);
+    default:
+      if (is_unary(in.op)) return {in.a};
+      return {in.a, in.b};
+  }
+}
+
+// Truth and status of one block: the fast path when it applies, else the general VM.
+void evaluate_block(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth,
+                    uint8_t* status) {
+  if (p.fast && run_fast(p, xs, ys, zs, n, truth)) {
+    std::memset(status, kOk, n);
+    return;
+  }
+  Evaluator ev(p, tls_scratch);
+  write_results(ev.run(xs, ys, zs, n), n, truth, status, p.static_tags.back());
+}
+
+}  // namespace
+
+void prepare(Program& p) {
+  const size_t n = p.code.size();
+  if (n == 0) throw std::invalid_argument("rule program is empty");
+  p.static_tags.assign(n, 0);
+  std::vector<size_t> last_use(n, 0);
+  for (size_t k = 0; k < n; ++k) {
+    const Instr& in = p.code[k];
+    check(in.op >= Op::Arg && in.op < Op::kCount, k, "unknown opcode " + std::to_string(static_cast<int>(in.op)));
+    if (in.op == Op::Arg) check(in.a >= 0 && in.a < 3, k, "argument index must be 0, 1 or 2");
+    if (in.op == Op::Const) check(in.a >= 0 && static_cast<size_t>(in.a) < p.constants.size(), k, "bad constant index");
+    if (in.op == Op::Sum) {
+      check(in.a >= 0 && in.b >= 0 && static_cast<size_t>(in.a) + static_cast<size_t>(in.b) <= p.aux.size(), k,
+            "bad operand list");
+    }
+    for (const int32_t v : operands(p, in)) {
+      check(v >= 0 && static_cast<size_t>(v) < k, k, "operand must be an earlier value");
+      last_use[v] = k;
+    }
+    if (in.op == Op::Const) check(p.constants[in.a].tag <= kFloat, k, "bad constant type");
+    p.static_tags[k] = result_tags(p, in);
+  }
+  // Linear-scan slots: a value's slot is reused once its last reader has run.
+  p.slot.assign(n, -1);
+  std::vector<int32_t> free_slots;
+  std::vector<std::vector<int32_t>> dying(n);
+  for (size_t v = 0; v + 1 < n; ++v) dying[std::max(last_use[v], v)].push_back(static_cast<int32_t>(v));
+  p.num_slots = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (free_slots.empty()) {
+      p.slot[k] = p.num_slots++;
+    } else {
+      p.slot[k] = free_slots.back();
+      free_slots.pop_back();
+    }
+    for (const int32_t v : dying[k]) free_slots.push_back(p.slot[v]);
+  }
+  p.fast = true;
+  p.fast_constants.assign(n, 0.0);
+  for (size_t k = 0; k < n; ++k) {
+    p.fast = p.fast && fast_eligible(p, k);
+    const Instr& in = p.code[k];
+    if (in.op == Op::Const) {
+      const Constant& c = p.constants[in.a];
+      p.fast_constants[k] = c.tag == kFloat ? c.f : static_cast<double>(c.i);
+    }
+  }
+}
+
+void evaluate(const Program& program, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth,
+              uint8_t* status, unsigned threads) {
+  const size_t blocks = (n + kBlock - 1) / kBlock;
+  parallel_for(
+      blocks, threads,
+      [&](size_t b) {
+        const size_t begin = b * kBlock, len = std::min(kBlock, n - begin);
+        evaluate_block(program, xs + begin, ys + begin, zs + begin, len, truth + begin, status + begin);
+      },
+      8);
+}
+
+namespace {
+bool no_fallback(const uint8_t* __restrict sa, const uint8_t* __restrict sb, size_t n) {
+  uint8_t any = 0;
+  for (size_t l = 0; l < n; ++l) any |= sa[l] | sb[l];
+  return (any & kNeedsFallback) == 0;
+}
+}  // namespace
+
+Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, const double* xs, const double* ys,
+                   const double* zs, size_t n, size_t max_examples, unsigned threads) {
+  const size_t blocks = (n + kBlock - 1) / kBlock;
+  std::vector<Comparison> partial(blocks);
+  parallel_for(
+      blocks, threads,
+      [&](size_t blk) {
+        const size_t begin = blk * kBlock, len = std::min(kBlock, n - begin);
+        uint8_t ta[kBlock], sa[kBlock], tb[kBlock], sb[kBlock];
+        evaluate_block(a, xs + begin, ys + begin, zs + begin, len, ta, sa);
+        if (b) {
+          evaluate_block(*b, xs + begin, ys + begin, zs + begin, len, tb, sb);
+        } else {
+          std::memcpy(tb, truth_b + begin, len);
+          std::memset(sb, 0, len);
+        }
+        Comparison& c = partial[blk];
+        int64_t fallback = 0, true_a = 0, true_b = 0, true_both = 0, mismatches = 0;
+        if (no_fallback(sa, sb, len)) {
+          // The usual block: 32-bit lane sums vectorize, and mismatches = |A| + |B| - 2 |A and B|.
+          uint32_t count_a = 0, count_b = 0, count_both = 0;
+          for (size_t l = 0; l < len; ++l) {
+            const uint32_t x = ta[l], y = tb[l];
+            count_a += x;
+            count_b += y;
+            count_both += x & y;
+          }
+          true_a = count_a;
+          true_b = count_b;
+          true_both = count_both;
+          mismatches = true_a + true_b - 2 * true_both;
+        } else {
+          for (size_t l = 0; l < len; ++l) {
+            const int64_t skip = ((sa[l] | sb[l]) & kNeedsFallback) != 0;
+            const int64_t keep = 1 - skip;
+            fallback += skip;
+            true_a += keep & ta[l];
+            true_b += keep & tb[l];
+            true_both += keep & ta[l] & tb[l];
+            mismatches += keep & (ta[l] ^ tb[l]);
+          }
+        }
+        c.fallback = fallback;
+        c.true_a = true_a;
+        c.true_b = true_b;
+        c.true_both = true_both;
+        c.mismatches = mismatches;
+        for (size_t l = 0; l < len && mismatches > 0 && c.first_mismatches.size() < max_examples; ++l) {
+          if (ta[l] != tb[l] && !((sa[l] | sb[l]) & kNeedsFallback)) {
+            c.first_mismatches.push_back(static_cast<int64_t>(begin + l));
+          }
+        }
+      },
+      16);
+  Comparison total;
+  for (const Comparison& c : partial) {
+    total.mismatches += c.mismatches;
+    total.true_a += c.true_a;
+    total.true_b += c.true_b;
+    total.true_both += c.true_both;
+    total.fallback += c.fallback;
+    for (const int64_t i : c.first_mismatches) {
+      if (total.first_mismatches.size() < max_examples) total.first_mismatches.push_back(i);
+    }
+  }
+  return total;
+}
+
+}  // namespace cogsim::wilt

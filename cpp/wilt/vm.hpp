@@ -1,0 +1,94 @@
+// WILT rule VM: one compiled rule evaluated over a batch of (x, y, z) float triples.
+//
+// A program is SSA bytecode written by the Python compiler (cogsim.wilt._compile): instruction k
+// defines value k from earlier values. Values are dynamically typed per lane (bool, int, float),
+// as in CPython, and every lane carries two flags: "error" (CPython would have raised, so the
+// rule is False there) and "fallback" (the exact CPython result needs something the VM does not
+// represent: an int beyond 64 bits, a complex number, round() to negative digits...). Lanes with
+// the fallback flag are re-evaluated by the Python reference interpreter, so the VM's answer is
+// always CPython's. Short-circuiting (and/or/if-else/comparison chains) is expressed by masking
+// flags: the flags of an operand count only in lanes where CPython would have evaluated it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace cogsim::wilt {
+
+// kComplex carries no payload: ops that raise TypeError on a complex number do so in the VM, all
+// others hand the lane to the Python fallback.
+enum Tag : uint8_t { kBool = 0, kInt = 1, kFloat = 2, kComplex = 3 };
+enum Flag : uint8_t { kError = 1, kFallback = 2 };
+enum Status : uint8_t { kOk = 0, kRaised = 1, kNeedsFallback = 2 };
+
+// Keep in sync with python/cogsim/wilt/_bytecode.py.
+enum class Op : int32_t {
+  Arg = 0,        // a: argument index 0..2
+  Const,          // a: constant index
+  Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow,
+  Neg, Pos, Invert, Not, Truth,
+  BitAnd, BitOr, BitXor, LShift, RShift,
+  Eq, Ne, Lt, Le, Gt, Ge,
+  And,            // a and b
+  Or,             // a or b
+  Select,         // b if a else c
+  Seq,            // value of b; a was evaluated before it (its flags count)
+  Abs, ToInt, ToFloat, Round, RoundDigits, Min, Max,
+  Floor, Ceil, Sqrt, Fabs,
+  IsClose,        // math.isclose(a, b, rel_tol=value c, abs_tol=value d)
+  Gcd, IsInteger,
+  IsInstance,     // b: bit 0 int, bit 1 float
+  Sum,            // a: offset into aux, b: count; sum() of those values
+  kCount
+};
+
+struct Instr {
+  Op op;
+  int32_t a, b, c, d;
+};
+
+struct Constant {
+  uint8_t tag;
+  double f;
+  int64_t i;
+};
+
+struct Program {
+  std::vector<Instr> code;
+  std::vector<int32_t> aux;
+  std::vector<Constant> constants;
+  bool python312 = false;  // int.is_integer() exists and sum() of floats is compensated (3.12+)
+
+  // Filled by prepare(): static type sets and physical register slots.
+  std::vector<uint8_t> static_tags;  // bit (1 << Tag)
+  std::vector<int32_t> slot;
+  int32_t num_slots = 0;
+  // The typed fast path (vm.cpp): every value statically a float or a bool, so the program runs as
+  // plain double loops with no per-lane tags or flags; a block where an op raises is re-run on the
+  // general path, so the answer stays CPython's.
+  bool fast = false;
+  std::vector<double> fast_constants;  // per value: its constant as a double (Const values only)
+};
+
+// Checks operands and opcodes and computes static types and register slots; throws
+// std::invalid_argument naming the instruction.
+void prepare(Program& program);
+
+// Evaluates the program on n points. truth[i] is 1 where the rule returns a truthy value,
+// status[i] one of Status (truth is 0 unless status is kOk).
+void evaluate(const Program& program, const double* xs, const double* ys, const double* zs, size_t n,
+              uint8_t* truth, uint8_t* status, unsigned threads);
+
+// Compares two rules, or a rule with precomputed truth values, on n points.
+struct Comparison {
+  int64_t mismatches = 0;
+  int64_t true_a = 0, true_b = 0, true_both = 0;
+  int64_t fallback = 0;  // points the VM could not decide; counts are then incomplete
+  std::vector<int64_t> first_mismatches;
+};
+
+Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, const double* xs, const double* ys,
+                   const double* zs, size_t n, size_t max_examples, unsigned threads);
+
+}  // namespace cogsim::wilt

@@ -1,0 +1,47 @@
+"""Cube Bench on the cube engine: seeded items for the seven tests, prompts, strict parsers.
+
+The envs (``cube/reconstruction`` ... ``cube/recovery``) live in ``cogsim.envs.cube``; the metrics
+and tables in ``cogsim.metrics.cube``.
+"""
+
+from cogsim.cube.suite.items import (
+    LABELS,
+    TESTS,
+    balanced_position,
+    build_seed_list,
+    export_seed_list,
+    load_seed_list,
+    make_item,
+    verify_seed_list,
+)
+from cogsim.cube.suite.parsers import (
+    EFFECT_LABELS,
+    IDK,
+    Parsed,
+    parse_choice,
+    parse_effect,
+    parse_effects,
+    parse_grid,
+    parse_yes_no,
+)
+from cogsim.cube.suite.prompts import PROMPT_VERSION
+
+__all__ = [
+    "LABELS",
+    "TESTS",
+    "EFFECT_LABELS",
+    "IDK",
+    "PROMPT_VERSION",
+    "Parsed",
+    "balanced_position",
+    "build_seed_list",
+    "export_seed_list",
+    "load_seed_list",
+    "make_item",
+    "parse_choice",
+    "parse_effect",
+    "parse_effects",
+    "parse_grid",
+    "parse_yes_no",
+    "verify_seed_list",
+]

@@ -1,0 +1,390 @@
+"""Seeded item generation for the seven tests, and seed lists (export, import).
+
+Episode ``index`` at scramble depth ``d`` uses seed ``index`` (or the seed a seed list maps it to):
+the seed fixes the scramble (``cube.scramble(d, seed)``, an exact-depth optimal scramble shared by
+all tests), the teacher plan (the inverse scramble), the distractors and the oracle labels, so every
+model sees identical items.
+
+Fairness: the correct option's slot is balanced by construction rather than by rejection. Within
+each block of four consecutive indices the gold slot visits A, B, C and D once, in a seeded order,
+so at any prefix of a seed list no slot is more than one ahead of another (the paper tracked slot
+counts and regenerated; this gives the same near-uniform counts without depending on history, so
+every item regenerates from its own seed). Yes/No labels (verification) alternate in blocks of two;
+the move-effect doubled class cycles in blocks of three and its slot rotates with the index (the
+paper's rotating double slot). Options within an item are always distinct moves.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from cogsim import cube
+from cogsim.cube import DECREASE, INCREASE, MOVES, NO_CHANGE, Cube
+from cogsim.cube.suite import views
+from cogsim.cube.suite.parsers import COLOURS, EFFECT_LABELS
+from cogsim.cube.suite.prompts import PROMPT_VERSION
+
+LABELS = "ABCD"
+TESTS = ("reconstruction", "verification", "optimal-move", "reflection", "closed-loop", "move-effect", "recovery")
+EFFECT_NAMES = {DECREASE: "DECREASE", NO_CHANGE: "NO_CHANGE", INCREASE: "INCREASE"}
+SEED_LIST_FORMAT = "cogsim-cubebench-seed-list/1"
+MAX_DEPTH = 20
+
+
+def check_depth(depth: object) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= MAX_DEPTH:
+        raise ValueError(f"depth must be an int in 1..{MAX_DEPTH}, got {depth!r}")
+    return int(depth)
+
+
+def check_seed(seed: object, what: str = "seed") -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise ValueError(f"{what} must be a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def _salt(*parts: object) -> int:
+    return zlib.crc32("|".join(str(p) for p in parts).encode())
+
+
+def item_rng(test: str, depth: int, seed: int, *parts: object) -> np.random.Generator:
+    """The generator for one item's random choices (PCG64 through SeedSequence: same on every machine)."""
+    return np.random.default_rng([seed, depth, _salt(test, *parts)])
+
+
+def balanced_position(index: int, k: int, *key: object) -> int:
+    """Position in 0..k-1 for ``index``: each block of k consecutive indices visits every position
+    once, in an order seeded by the block and ``key``."""
+    block, offset = divmod(index, k)
+    order = np.random.default_rng([block, _salt(*key)]).permutation(k)
+    return int(order[offset])
+
+
+def place(gold: str, others: list[str], slot: int) -> list[str]:
+    options = list(others)
+    options.insert(slot, gold)
+    return options
+
+
+def scramble_of(depth: int, seed: int) -> list[str]:
+    return cube.scramble(depth, seed)
+
+
+def effect_labels(state: Cube) -> dict[str, str]:
+    return {move: EFFECT_NAMES[effect] for move, effect in cube.move_effects(state).items()}
+
+
+def move_options(state: Cube, gold_move: str, rng, slot: int, effects: Optional[dict] = None) -> dict:
+    """Four distinct moves: the gold move at ``slot`` and three legal non-progress distractors."""
+    effects = effects if effects is not None else effect_labels(state)
+    non_progress = [m for m in MOVES if effects[m] != "DECREASE"]
+    distractors = [str(m) for m in rng.choice(non_progress, size=3, replace=False)]
+    options = place(gold_move, distractors, slot)
+    return {"options": options, "gold": LABELS[slot], "effects": {m: effects[m] for m in options}}
+
+
+def _base(test: str, depth: int, seed: int, index: int) -> dict:
+    scramble = scramble_of(depth, seed)
+    state = Cube.from_moves(" ".join(scramble))
+    return {
+        "test": test,
+        "depth": depth,
+        "seed": seed,
+        "index": index,
+        "prompt_version": PROMPT_VERSION,
+        "scramble": " ".join(scramble),
+        "facelets": state.to_facelets(),
+        "teacher": views.inverse_sequence(scramble),
+    }
+
+
+def max_colour_count(depth: int) -> int:
+    """The paper's colour-prior control for reconstruction: at depth 3 and above no colour may fill
+    more than 6 of the 9 Front stickers (a near-solved face is too easy to guess)."""
+    return 9 if depth < 3 else 6
+
+
+def reconstruction_item(depth: int, seed: int, index: int) -> dict:
+    """The Front face of the seed's scramble; when one colour covers more than ``max_colour_count``
+    stickers, the paper regenerates with seed * 10000 + attempt (attempt 1..50), recorded as
+    ``scramble_seed``."""
+    item = _base("reconstruction", depth, seed, index)
+    item["scramble_seed"] = seed
+    for attempt in range(1, 51):
+        rows = views.front_rows(item["facelets"])
+        if max("".join(rows).count(c) for c in COLOURS) <= max_colour_count(depth):
+            break
+        item["scramble_seed"] = seed * 10000 + attempt
+        scramble = scramble_of(depth, item["scramble_seed"])
+        item.update(scramble=" ".join(scramble), facelets=Cube.from_moves(" ".join(scramble)).to_facelets(),
+                    teacher=views.inverse_sequence(scramble))
+    item["gold_grid"] = list(views.front_rows(item["facelets"]))
+    return item
+
+
+FRONT_AFFECTING = tuple(m for m in MOVES if not m.startswith("B"))
+"""The moves the paper's verification negatives draw from: every face turn but the Back face's."""
+
+
+def verification_item(depth: int, seed: int, index: int) -> dict:
+    """Yes and No alternate in blocks of two. The paper's negative ("image-move"): the text is the
+    scrambled cube's Front face and the image shows the cube after one more face turn (not B) that
+    changes that face. The alternative negative ("text-edit", env option ``negatives``): the image
+    is the scrambled cube and the text edits one or two stickers (token edit) or is the Front face
+    after one extra move (move edit)."""
+    item = _base("verification", depth, seed, index)
+    rng = item_rng("verification", depth, seed)
+    state = Cube.from_facelets(item["facelets"])
+    truth = list(views.front_rows(state))
+    positive = balanced_position(index, 2, "verification", depth) == 0
+    item.update(gold_grid=truth, gold="Yes" if positive else "No", shown_grid=truth, image_facelets=item["facelets"],
+                negative_kind=None, negative_move=None, text_edit=None)
+    if not positive:
+        moved, move = _image_move(state, truth, rng)
+        item.update(image_facelets=moved, negative_kind="image-move", negative_move=move)
+        if rng.random() < 0.5:
+            item["text_edit"] = {"kind": "token_edit", "move": None, "shown_grid": _token_edit(truth, rng)}
+        else:
+            shown, edit_move = _move_edit(state, truth, rng)
+            item["text_edit"] = {"kind": "move", "move": edit_move, "shown_grid": shown}
+    return item
+
+
+def _image_move(state: Cube, truth: list[str], rng) -> tuple[str, str]:
+    for move in rng.permutation(FRONT_AFFECTING):
+        moved = state.apply(str(move))
+        if list(views.front_rows(moved)) != truth:
+            return moved.to_facelets(), str(move)
+    raise AssertionError("every face turn leaves the Front face unchanged, which no cube state allows")
+
+
+def _token_edit(truth: list[str], rng) -> list[str]:
+    letters = list("".join(truth))
+    for position in rng.choice(9, size=int(rng.integers(1, 3)), replace=False):
+        letters[position] = str(rng.choice([c for c in COLOURS if c != letters[position]]))
+    flat = "".join(letters)
+    return [flat[0:3], flat[3:6], flat[6:9]]
+
+
+def _move_edit(state: Cube, truth: list[str], rng) -> tuple[list[str], str]:
+    for move in rng.permutation(MOVES):
+        shown = list(views.front_rows(state.apply(str(move))))
+        if shown != truth:
+            return shown, str(move)
+    raise AssertionError("every face turn leaves the Front face unchanged, which no cube state allows")
+
+
+def optimal_move_item(depth: int, seed: int, index: int, test: str = "optimal-move") -> dict:
+    """The teacher's next move (first move of the inverse scramble; it always reduces the distance by
+    one) and three legal moves that do not."""
+    item = _base(test, depth, seed, index)
+    rng = item_rng("optimal-move", depth, seed)
+    state = Cube.from_facelets(item["facelets"])
+    slot = balanced_position(index, 4, "optimal-move", depth)
+    item.update(move_options(state, item["teacher"][0], rng, slot))
+    item["gold_move"] = item["teacher"][0]
+    return item
+
+
+def reflection_item(depth: int, seed: int, index: int) -> dict:
+    return optimal_move_item(depth, seed, index, test="reflection")
+
+
+def closed_loop_options(state: Cube, teacher_move: str, rng, slot: int, effects: Optional[dict] = None) -> dict:
+    """One closed-loop step's options (the paper's balanced step MCQ): the teacher's next move at
+    ``slot``, one other progress move when the state has one, and non-progress moves for the rest.
+    Every progress option counts as correct; ``gold`` is the teacher's slot (what the oracle picks)."""
+    effects = effects if effects is not None else effect_labels(state)
+    others_progress = [m for m in MOVES if effects[m] == "DECREASE" and m != teacher_move]
+    non_progress = [m for m in MOVES if effects[m] != "DECREASE"]
+    picks = [str(rng.choice(others_progress))] if others_progress else []
+    picks += [str(m) for m in rng.choice(non_progress, size=3 - len(picks), replace=False)]
+    picks = [picks[i] for i in rng.permutation(3)]
+    options = place(teacher_move, picks, slot)
+    return {"options": options, "gold": LABELS[slot], "effects": {m: effects[m] for m in options}}
+
+
+def closed_loop_step(depth: int, seed: int, index: int, step: int, state: Cube, teacher_move: str) -> dict:
+    """The options shown at ``step`` in ``state``: seeded by the item, the step and the state, so a
+    trajectory that leaves the teacher path (another progress move) still gets reproducible items."""
+    rng = item_rng("closed-loop-step", depth, seed, step, state.to_facelets())
+    slot = balanced_position(index, 4, "closed-loop", depth, step)
+    return closed_loop_options(state, teacher_move, rng, slot)
+
+
+def closed_loop_item(depth: int, seed: int, index: int) -> dict:
+    """The scramble, the teacher plan and, for the record, the option sets along the teacher path
+    (the env generates the same sets online, and new ones where a model's progress move leaves it)."""
+    item = _base("closed-loop", depth, seed, index)
+    state = Cube.from_facelets(item["facelets"])
+    steps = []
+    for step, move in enumerate(item["teacher"]):
+        steps.append({"facelets": state.to_facelets(), **closed_loop_step(depth, seed, index, step, state, move)})
+        state = state.apply(move)
+    item["steps"] = steps
+    return item
+
+
+def effect_option_set(effects: dict, rng, doubled_class: str, doubled_slot: int, fallback: int = 0) -> tuple[list[str], str]:
+    """Four distinct moves (the paper's move-effect balancing): one of every class the state has, plus
+    a second move of ``doubled_class`` (when that class has fewer than two moves: the feasible class
+    number ``fallback`` modulo their count), topped up from any class if the state lacks a class.
+    One move of the doubled class sits at ``doubled_slot``; the rest are shuffled."""
+    by_class = {label: [str(m) for m in rng.permutation([m for m in MOVES if effects[m] == label])]
+                for label in EFFECT_LABELS}
+    if len(by_class[doubled_class]) < 2:
+        feasible = [label for label in EFFECT_LABELS if len(by_class[label]) >= 2]  # 18 moves: never empty
+        doubled_class = feasible[fallback % len(feasible)]
+    picked = [by_class[doubled_class][0], by_class[doubled_class][1]]
+    picked += [by_class[label][0] for label in EFFECT_LABELS if label != doubled_class and by_class[label]]
+    leftovers = [str(m) for m in rng.permutation(MOVES) if str(m) not in picked]
+    picked += leftovers[: 4 - len(picked)]
+    anchor, rest = picked[0], [picked[i] for i in rng.permutation(range(1, 4))]
+    return place(anchor, rest, doubled_slot), doubled_class
+
+
+def move_effect_item(depth: int, seed: int, index: int) -> dict:
+    """Four candidate moves, each to be labelled DECREASE / NO_CHANGE / INCREASE (paper: the model
+    labels every option A-D). Class balancing: one move of each class present plus one doubled class,
+    which cycles through the three classes in blocks of three; where the state has fewer than two
+    moves of that class (DECREASE, mostly), the feasible classes alternate block by block (the paper
+    doubles the feasible class furthest below its target share). Slot rotation: the doubled class's
+    anchor move rotates through A, B, C, D with the index (the paper's rotating double slot)."""
+    item = _base("move-effect", depth, seed, index)
+    rng = item_rng("move-effect", depth, seed)
+    effects = effect_labels(Cube.from_facelets(item["facelets"]))
+    target = EFFECT_LABELS[balanced_position(index, 3, "move-effect-class", depth)]
+    options, doubled = effect_option_set(effects, rng, target, index % 4, fallback=index // 3)
+    item.update(options=options, gold_labels=[effects[m] for m in options], doubled_class=doubled,
+                effects={m: effects[m] for m in options})
+    return item
+
+
+def progress_options(state: Cube, rng, slot: int, effects: Optional[dict] = None) -> dict:
+    """A learning-curve step's options (the paper's MCQ from the oracle's progress moves): one
+    progress move drawn at random at ``slot`` and three non-progress moves."""
+    effects = effects if effects is not None else effect_labels(state)
+    progress = [m for m in MOVES if effects[m] == "DECREASE"]
+    return move_options(state, str(rng.choice(progress)), rng, slot, effects)
+
+
+def recovery_budget(depth: int) -> int:
+    """Steps allowed after the failure: depth + 3 (4-7 at depths 1-4, as in the paper)."""
+    return depth + 3
+
+
+def recovery_horizon(depth: int) -> int:
+    """Closed-loop steps watched for the first failure (``start="closed-loop"``): the depth."""
+    return depth
+
+
+def recovery_item(depth: int, seed: int, index: int) -> dict:
+    """The depth-d scramble followed by one seeded non-progress move: the injected first failure.
+    The teacher plan after it is the failure's inverse followed by the inverse scramble."""
+    item = _base("recovery", depth, seed, index)
+    rng = item_rng("recovery", depth, seed)
+    state = Cube.from_facelets(item["facelets"])
+    effects = effect_labels(state)
+    failure = str(rng.choice([m for m in MOVES if effects[m] != "DECREASE"]))
+    item.update(
+        failure_move=failure,
+        failure_effect=effects[failure],
+        recovery_facelets=state.apply(failure).to_facelets(),
+        recovery_teacher=[views.inverse_move(failure)] + item["teacher"],
+        horizon=recovery_horizon(depth),
+        budget=recovery_budget(depth),
+    )
+    return item
+
+
+GENERATORS = {
+    "reconstruction": reconstruction_item,
+    "verification": verification_item,
+    "optimal-move": optimal_move_item,
+    "reflection": reflection_item,
+    "closed-loop": closed_loop_item,
+    "move-effect": move_effect_item,
+    "recovery": recovery_item,
+}
+
+
+def make_item(test: str, depth: int, seed: int, index: Optional[int] = None) -> dict:
+    """The JSON-able item of episode ``index`` (default: the seed) of ``test`` at ``depth``."""
+    if test not in GENERATORS:
+        raise ValueError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
+    depth, seed = check_depth(depth), check_seed(seed)
+    index = seed if index is None else check_seed(index, "index")
+    return GENERATORS[test](depth, seed, index)
+
+
+# -- seed lists -------------------------------------------------------------------------------------
+
+
+def build_seed_list(test: str, depth: int, count: int, first_seed: int = 0, unique_states: bool = False) -> dict:
+    """Items for episode indices 0..count-1. Episode i uses seed first_seed + i, unless
+    ``unique_states`` skips seeds whose scramble state repeats an earlier one (then the list records
+    which seed each index uses)."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a positive int, got {count!r}")
+    depth = check_depth(depth)
+    seed, seen, episodes = check_seed(first_seed, "first_seed"), set(), {}
+    while len(episodes) < count:
+        if unique_states:
+            state = Cube.from_moves(" ".join(scramble_of(depth, seed))).to_facelets()
+            if state in seen:
+                seed += 1
+                if seed - first_seed > 1000 * count:
+                    raise ValueError(f"depth {depth} has fewer than {count} distinct scramble states")
+                continue
+            seen.add(state)
+        index = len(episodes)
+        episodes[str(index)] = make_item(test, depth, seed, index)
+        seed += 1
+    return {"format": SEED_LIST_FORMAT, "prompt_version": PROMPT_VERSION, "test": test, "depth": depth, "episodes": episodes}
+
+
+def export_seed_list(seed_list: dict, path: Union[str, Path]) -> Path:
+    path = Path(path)
+    path.write_text(json.dumps(seed_list, indent=1, sort_keys=True))
+    return path
+
+
+def load_seed_list(source: Union[str, Path, dict]) -> dict:
+    """Reads a seed list (a path or an already-loaded dict) and checks its shape and its ground
+    truth: each item must equal what its seed generates (so edited lists are refused, not trusted)."""
+    data = json.loads(Path(source).read_text()) if isinstance(source, (str, Path)) else source
+    if not isinstance(data, dict) or data.get("format") != SEED_LIST_FORMAT:
+        raise ValueError(f"seed_list must be a {SEED_LIST_FORMAT} JSON object")
+    episodes = data.get("episodes")
+    if not isinstance(episodes, dict) or not episodes:
+        raise ValueError("seed_list['episodes'] must map episode indices to items")
+    return data
+
+
+def verify_seed_list(data: dict) -> None:
+    """Regenerates every item of a seed list from its seed; raises ValueError on any difference."""
+    for key, item in load_seed_list(data)["episodes"].items():
+        regenerated = make_item(item["test"], item["depth"], item["seed"], item["index"])
+        if _jsonable(regenerated) != _jsonable(item):
+            raise ValueError(f"seed_list episode {key} differs from what seed {item['seed']} generates")
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, sort_keys=True))
+
+
+def seed_list_item(data: dict, test: str, depth: int, index: int) -> dict:
+    item = data["episodes"].get(str(index))
+    if item is None:
+        raise ValueError(f"seed_list has no episode {index}; it holds {len(data['episodes'])} episodes")
+    if item.get("test") != test or item.get("depth") != depth:
+        raise ValueError(
+            f"seed_list episode {index} is for test {item.get('test')!r} depth {item.get('depth')!r}, "
+            f"not {test!r} depth {depth}"
+        )
+    return item

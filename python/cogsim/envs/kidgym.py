@@ -1,0 +1,234 @@
+"""KidGym envs: ``kidgym/<task>`` with ``level=1..3``.
+
+Each turn shows the current frame (memory tasks: the model loop keeps the whole image history, the
+paper's policy), the goal and the executable high-level actions as shuffled lettered options. The
+answer is decoded as the paper does (see ``cogsim.kidgym.decode``); when 'continue' is the only option
+any answer counts as it, as in the release's evaluation loop. Every task has the release's step budget
+(``max_steps`` of its registered tasks: CL 4/8/12, SE 2/3/4, SO 2/3/4, MA 3/5/7, MMA 4/6/8, MDE 2/3/4,
+FI, PU 1/2/3, MFI 2/3/4, PL 1, CO 5; DMA, unregistered there, takes Maze's). Except for Counting and
+Memory Decode (one choice after 'continue') that is the fewest steps that solve the task, so any
+wasted or wrong step fails the episode.
+
+Reading: an answer that names no option spends a step without effect (``invalid_answer_costs_step``;
+False re-asks for free). The release's interactive loop re-asks; how its model runs counted such
+answers is not published.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, ClassVar, Optional
+
+import numpy as np
+
+from cogsim import kidgym
+from cogsim.envs import register
+from cogsim.envs.base import TextEnv, observation
+from cogsim.kidgym import _overlay, catalog, prompts, reasons, scene
+from cogsim.kidgym.decode import decode_answer
+from cogsim.kidgym.tasks import TASKS, action_text, goal_text
+
+_MAZES = {"maze", "decode_maze", "memory_maze"}
+EXAMPLE_SEED = 2_000_000_011  # the in-context example episode (shifted if it equals the episode's seed)
+
+
+@lru_cache(maxsize=1)
+def renderer():
+    from cogsim import render
+
+    return render.Renderer()
+
+
+class KidGymEnv(TextEnv):
+    """One KidGym task at one level. Options:
+
+    task, level            which task (``cogsim.kidgym.TASKS``) and level 1..3
+    prompt                 "zero_shot" | "cot" | "in_context"
+    max_steps              step budget; 0 = the paper's (fewest steps that solve the task)
+    images                 render frames (False: text only, for fast simulation of scripted agents)
+    cell_size              32, 64 (the paper's 576 px frame) or 96
+    describe_backpack      state the backpack in words (default on for mazes, whose key colours the
+                           renderer's backpack strip cannot show)
+    decoder                "paper" (exactly the paper's decoder) or "strict" (see ``kidgym.decode``)
+    invalid_answer_costs_step  an unparseable answer spends a step (True) or is simply re-asked (False)
+    selection_extra, decode_extra, memory_chests, maze_decoy_keys   generator knobs (``catalog.CatalogOptions``)
+    """
+
+    suite: ClassVar[str] = "kidgym"
+    default_history: ClassVar[str] = "current"
+    scripted_policies: ClassVar[tuple[str, ...]] = ("oracle", "random")
+
+    def __init__(self, env_id: str = "", task: str = "classification", level: int = 1, prompt: str = "zero_shot",
+                 max_steps: int = 0, images: bool = True, cell_size: int = 64, describe_backpack: Optional[bool] = None,
+                 decoder: str = "paper", invalid_answer_costs_step: bool = True, **generator_options: Any):
+        super().__init__(env_id, task=task, level=level, prompt=prompt, max_steps=max_steps, images=images,
+                         cell_size=cell_size, describe_backpack=describe_backpack, decoder=decoder,
+                         invalid_answer_costs_step=invalid_answer_costs_step, **generator_options)
+        self.task = kidgym.task(task)
+        self.level = kidgym._check_level(level)
+        self.prompt = prompts.check_variant(prompt)
+        if decoder not in ("paper", "strict"):
+            raise ValueError(f"decoder must be 'paper' or 'strict', got {decoder!r}")
+        if not isinstance(max_steps, int) or max_steps < 0:
+            raise ValueError(f"max_steps must be a non-negative integer (0: the paper's budget), got {max_steps!r}")
+        if cell_size not in (32, 64, 96):
+            raise ValueError(f"cell_size must be 32, 64 or 96, got {cell_size!r}")
+        unknown = set(generator_options) - set(catalog.CatalogOptions.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown kidgym option(s) {sorted(unknown)}; generator options are {sorted(catalog.CatalogOptions.__dataclass_fields__)}")
+        self.catalog_options = catalog.CatalogOptions(**generator_options)
+        self.max_steps = max_steps
+        self.images = bool(images)
+        self.cell_size = cell_size
+        self.describe_backpack = self.task.name in _MAZES if describe_backpack is None else bool(describe_backpack)
+        self.strict = decoder == "strict"
+        self.invalid_answer_costs_step = bool(invalid_answer_costs_step)
+        self.system_prompt = prompts.system_prompt(self.prompt, self.task.memory)
+        self.state = None
+
+    # -- episode ------------------------------------------------------------------------------
+    def _generate(self, seed: int):
+        return kidgym.generate(self.task.name, self.level, [seed], self.max_steps, self.catalog_options, threads=1)[0]
+
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.state = self._generate(seed)
+        self.parse_failures = 0
+        self.turn = 0
+        self.example = self._worked_example(seed) if self.prompt == "in_context" else None
+        return self._observe("")
+
+    def _option_texts(self, state=None) -> list[str]:
+        state = state or self.state
+        return [action_text(self.task, state, a) for a in state.options()]
+
+    def _frame(self, state) -> tuple:
+        if not self.images:
+            return ()
+        return (_overlay.render(renderer(), [scene.frame_spec(self.task, state, self.cell_size)])[0],)
+
+    def _observe(self, feedback: str) -> dict:
+        state = self.state
+        frames = self._frame(state)
+        if state.done:
+            outcome = "You completed the goal." if state.success else "The task failed."
+            return observation(f"{feedback}\nThe episode is over. {outcome}".strip(), frames, ())
+        self.options = state.options()
+        texts = self._option_texts()
+        note = f"Backpack: {scene.backpack_text(state)}" if self.describe_backpack else ""
+        text = prompts.turn_text(goal_text(self.task, state), texts, feedback, note)
+        if self.example is not None and (self.turn == 0 or self.default_history == "current"):
+            text = self.example.text() + "\n\n" + text
+            frames = tuple(self.example.frames) + frames
+        return observation(text, frames, texts)
+
+    def _snapshot(self):
+        s = self.state
+        return s.cells.tobytes(), tuple(s.bag), s.phase, s.done, s.progress
+
+    def _step(self, action: str):
+        if self.state is None or self.state.done:
+            raise ValueError("the episode is over (or was never started); call reset() first")
+        texts = self._option_texts()
+        index = decode_answer(action, texts, strict=self.strict)
+        if index is None and texts == ["continue"]:
+            index = 0  # the release's evaluation takes any answer as 'continue' when it is the only option
+        self.turn += 1
+        if index is None:
+            self.parse_failures += 1
+            if self.invalid_answer_costs_step:
+                self.state.waste_step()
+            info = {"parse": "parse_failure", "parsed": None, "step_success": False}
+            feedback = f"Your answer named none of the options {kidgym.letter_list(len(texts))}."
+        else:
+            before = self._snapshot()
+            self.state.apply(self.options[index])
+            changed = self._snapshot() != before
+            letter = chr(ord("A") + index)
+            info = {"parse": "ok", "parsed": {"option": letter, "action": texts[index]}, "step_success": changed}
+            feedback = f"You chose {letter}: '{texts[index]}'." + ("" if changed else " It had no effect.")
+        state = self.state
+        terminated, truncated = bool(state.done and not state.truncated), bool(state.truncated)
+        reward = 1.0 if state.done and state.success else 0.0
+        if state.done:
+            info["episode"] = self._episode_record()
+        return self._observe(feedback), reward, terminated, truncated, info
+
+    def _episode_record(self) -> dict:
+        s = self.state
+        return {
+            "task": self.task.name,
+            "code": self.task.code,
+            "level": self.level,
+            "success": bool(s.success),
+            "steps": int(s.steps),
+            "budget": int(s.budget),
+            "parse_failures": int(self.parse_failures),
+            "capabilities": list(self.task.capabilities),
+            "prompt": self.prompt,
+        }
+
+    # -- scripted agents ----------------------------------------------------------------------
+    def _choice(self, policy: str, state, options, rng: np.random.Generator) -> int:
+        """The oracle plays a fewest-steps plan; from a state where none succeeds any more (after
+        other agents' moves) it answers like the random agent."""
+        if policy == "oracle":
+            action = state.oracle_action()
+            if action is not None:
+                return options.index(action)
+        return int(rng.integers(len(options)))
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        if policy not in self.scripted_policies:
+            raise ValueError(f"policy must be one of {', '.join(self.scripted_policies)}, got {policy!r}")
+        if self.state is None or self.state.done:
+            raise ValueError("the episode is over (or was never started); call reset() first")
+        index = self._choice(policy, self.state, self.options, rng)
+        letter = chr(ord("A") + index)
+        text = action_text(self.task, self.state, self.options[index])
+        if policy == "oracle" and self.prompt == "cot":
+            why = reasons.explain(self.task, self.state, self.options[index])
+        else:
+            why = f"I pick {letter}: '{text}'."
+        return prompts.scripted_answer(self.prompt, letter, text, why)
+
+    def _worked_example(self, seed: int) -> prompts.WorkedExample:
+        example_seed = EXAMPLE_SEED + self.level if seed != EXAMPLE_SEED + self.level else EXAMPLE_SEED - 1
+        state = self._generate(example_seed)
+        example = prompts.WorkedExample(goal_text(self.task, state))
+        scenes = []
+        while not state.done:
+            options = state.options()
+            texts = [action_text(self.task, state, a) for a in options]
+            index = options.index(state.oracle_action())
+            scenes.append(scene.frame_spec(self.task, state, self.cell_size))
+            letter = chr(ord("A") + index)
+            why = reasons.explain(self.task, state, options[index])
+            example.steps.append((texts, letter, f"{why} So the action is {letter}: '{texts[index]}'."))
+            state.apply(options[index])
+        if self.images:
+            example.frames = list(_overlay.render(renderer(), scenes))
+        return example
+
+
+class KidGymMemoryEnv(KidGymEnv):
+    """Memory tasks: the paper sends the whole history of images."""
+
+    default_history: ClassVar[str] = "full"
+
+
+for _spec in TASKS.values():
+    register(
+        _spec.env_id,
+        KidGymMemoryEnv if _spec.memory else KidGymEnv,
+        description=f"KidGym {_spec.title} ({_spec.code}; {', '.join(_spec.capabilities)}), levels 1-3",
+        task=_spec.name,
+        level=1,
+    )
+
+DEMO_SUITES = [
+    {"env_id": "kidgym/classification", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
+    {"env_id": "kidgym/maze", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
+    {"env_id": "kidgym/memory_decode", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
+    {"env_id": "kidgym/counting", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
+    {"env_id": "kidgym/puzzle", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
+]

@@ -1,0 +1,260 @@
+"""RNG-Bench Matching Pairs: "pairs/single" (one agent) and "pairs/duel" (two agents alternate).
+
+One response flips one card; two flips make a turn. Options (keyword arguments of cogsim.make):
+    rows, cols (4, 4): any board with an even number of cards, sides up to 16 (the paper: 4x4 to
+    12x14); modality ("text" | "image"); theme for images ("ascii", "poker", "textures", "noise",
+    "abstract" (= shapes), "similar_colors" (= colors)); feedback (True): describe each flip's
+    result in words; cot (True): chain of thought allowed, else the answer must be the action line
+    only; memory_map (False): the oracle condition, a table of every revealed identity still on the
+    board injected each turn; max_resp_per_pair (5): budget = this x pairs responses; max_responses
+    (None): a fixed total budget instead; card_width (48): pixels per card in images; history
+    ("full"): the conversation window the loop keeps.
+In a duel, obs["player"] is the player to move: a match keeps the turn, a mismatch passes it, and
+each player's next observation reports every flip made since its last one (both see all flips).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from cogsim.envs import register
+from cogsim.envs.base import TextEnv, observation
+from cogsim.pairs import _pairs, agents, text
+from cogsim.pairs._pairs import FACE_UP, FIRST_FLIP, MATCH, MISMATCH, REMOVED, PairsBatch
+
+THEMES = {"ascii": "ascii", "poker": "poker", "textures": "textures", "noise": "noise", "abstract": "shapes",
+          "shapes": "shapes", "similar_colors": "colors", "similar_colours": "colors", "colors": "colors"}
+MODALITIES = ("text", "image")
+HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
+POLICIES = ("oracle", "optimal", "forgetful", "random")
+
+
+def _flag(options: dict, name: str, default: bool) -> bool:
+    value = options.get(name, default)
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _integer(options: dict, name: str, default, low: int, high: int) -> Optional[int]:
+    value = options.get(name, default)
+    if value is None and default is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
+    return int(value)
+
+
+def _choice(options: dict, name: str, default: str, allowed) -> str:
+    value = options.get(name, default)
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+class PairsEnv(TextEnv):
+    suite = "pairs"
+    default_history = "full"
+    scripted_policies = POLICIES
+    num_players = 1
+
+    def __init__(self, env_id: str = "pairs/single", **options):
+        super().__init__(env_id, **options)
+        self.rows, self.cols = _pairs.check_shape(options.get("rows", 4), options.get("cols", 4))
+        self.pairs = self.rows * self.cols // 2
+        self.modality = _choice(options, "modality", "text", MODALITIES)
+        self.theme = _choice(options, "theme", "ascii", tuple(THEMES))
+        self.feedback = _flag(options, "feedback", True)
+        self.cot = _flag(options, "cot", True)
+        self.memory_map = _flag(options, "memory_map", False)
+        self.max_resp_per_pair = _integer(options, "max_resp_per_pair", 5, 1, 1000)
+        self.max_responses = _integer(options, "max_responses", None, 1, 10**6)
+        self.card_width = _integer(options, "card_width", 48, 16, 256)
+        self.default_history = _choice(options, "history", "full", HISTORIES)
+        self.budget = self.max_responses or self.max_resp_per_pair * self.pairs
+        if self.modality == "image":
+            from cogsim.render.cards import theme_capacity
+
+            capacity = theme_capacity(THEMES[self.theme])
+            if self.pairs > capacity:
+                raise ValueError(f"theme {self.theme!r} has {capacity} distinct cards, the board needs {self.pairs} pairs")
+
+    # -- episode ---------------------------------------------------------------------------------
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.board = _pairs.deal(self.rows, self.cols, seed)
+        self.game = PairsBatch.from_boards([self.board], players=self.num_players)
+        self.optimal_responses = _pairs.optimal_responses(self.board)
+        self.player_names = list(options.get("players", [])) or None
+        self.responses = [0] * self.num_players
+        self.parse_failures = [0] * self.num_players
+        self.invalid = [0] * self.num_players
+        self.inbox: list[list[tuple[str, tuple]]] = [[] for _ in range(self.num_players)]
+        self.flip_log: list[int] = []  # every valid flip, row-major card index
+        self.system_prompt = text.task_prompt(self.rows, self.cols, self.budget, self.modality, self.cot, self.num_players == 2)
+        self._post(0, "The game begins; every card is face down.", ())
+        return self._observation()
+
+    def _post(self, player: int, line: str, revealed: tuple) -> None:
+        """Queues an event with a snapshot of the board (``revealed`` cards shown face up)."""
+        snapshot = (self.game.state().copy(), tuple(revealed))
+        self.inbox[player].append((line, snapshot))
+
+    def _step(self, action: str):
+        if self.game.remaining() == 0 or sum(self.responses) >= self.budget:
+            raise RuntimeError("the episode is over; call reset() to start another")
+        player = self.game.player()
+        self.responses[player] += 1
+        info: dict = {}
+        try:
+            row, col = text.parse_flip(action, cot=self.cot)
+        except text.ParseError as error:
+            self.parse_failures[player] += 1
+            info.update(parse="parse_failure", parsed=None)
+            self._post(player, f"Your answer could not be parsed: {error}." if self.feedback else "", ())
+        else:
+            info["parsed"] = [row + 1, col + 1]
+            self._flip(player, row, col, info)
+        done = self.game.remaining() == 0
+        truncated = not done and sum(self.responses) >= self.budget
+        reward = 1.0 if info.get("outcome") == "match" else 0.0
+        if done or truncated:
+            info["episode"] = self._episode()
+            return observation(self._final_text(), player=self.game.player()), reward, done, truncated, info
+        return self._observation(), reward, False, False, info
+
+    def _flip(self, player: int, row: int, col: int, info: dict) -> None:
+        inside = 0 <= row < self.rows and 0 <= col < self.cols
+        first = self.game.pending()
+        outcome = int(self.game.flip([row * self.cols + col])[0]) if inside else _pairs.INVALID
+        if outcome == _pairs.INVALID:
+            self.invalid[player] += 1
+            info.update(parse="invalid", outcome="invalid")
+            reason = self._invalid_reason(row, col)
+            self._post(player, f"Invalid flip ({row + 1}, {col + 1}): {reason}. Flip another card." if self.feedback else "", ())
+            return
+        self.flip_log.append(row * self.cols + col)
+        info.update(parse="ok", outcome={FIRST_FLIP: "first", MATCH: "match", MISMATCH: "mismatch"}[outcome])
+        identity = int(self.board[row, col])
+        revealed = ((row, col),) if outcome == FIRST_FLIP else ((row, col), divmod(first, self.cols))
+        result = {FIRST_FLIP: "", MATCH: " Match! The pair is removed.", MISMATCH: " No match; both cards are turned face down."}[outcome]
+        shown = identity if self.modality == "text" else None
+        for other in range(self.num_players):
+            if other == player:
+                line = text.describe_flip("You", row, col, shown) + result if self.feedback else ""
+            else:
+                line = text.describe_flip("Your opponent", row, col, shown) + result
+            self._post(other, line, revealed)
+
+    def _invalid_reason(self, row: int, col: int) -> str:
+        if not (0 <= row < self.rows and 0 <= col < self.cols):
+            return f"rows are 1..{self.rows} and columns 1..{self.cols}"
+        if self.game.state()[row, col] == REMOVED:
+            return "that card was already removed"
+        return "that card is already face up"
+
+    # -- observations ----------------------------------------------------------------------------
+    def _observation(self) -> dict:
+        player = self.game.player()
+        events, self.inbox[player] = self.inbox[player], []
+        parts, images = [], []
+        for line, (state, revealed) in events:
+            if self.modality == "text":
+                parts.append((line + "\n" if line else "") + text.board_text(self.board, state, revealed))
+            else:
+                parts.append(line or "The board:")
+                images.append((state, revealed))
+        if self.num_players == 2:
+            mine, theirs = self.game.scores()[player], self.game.scores()[1 - player]
+            parts.append(f"Pairs: you {mine}, your opponent {theirs}.")
+        if self.memory_map:
+            parts.append(text.memory_text(_pairs.known_cards(self.board, self.game.state(), self.game.seen())))
+        pending = self.game.pending()
+        if pending >= 0:
+            r, c = divmod(pending, self.cols)
+            parts.append(f"({r + 1}, {c + 1}) is face up: flip the second card of this turn.")
+        else:
+            parts.append("Flip the first card of a turn.")
+        parts.append(f"Responses left: {self.budget - sum(self.responses)}.")
+        return observation("\n\n".join(parts), images=self._render(images), player=player)
+
+    def _render(self, snapshots) -> list:
+        if not snapshots:
+            return []
+        from cogsim.maze.views import shared_renderer
+        from cogsim.render import CardBoard
+
+        boards = []
+        for state, revealed in snapshots:
+            shown = state.copy()
+            for r, c in revealed:
+                shown[r, c] = FACE_UP
+            boards.append(CardBoard(self.board, shown, theme=THEMES[self.theme], seed=self.episode_seed, card_width=self.card_width))
+        return list(shared_renderer().cards(boards))
+
+    def _final_text(self) -> str:
+        matched = sum(self.game.scores())
+        return f"The game is over: {matched} of {self.pairs} pairs matched in {sum(self.responses)} responses."
+
+    def _episode(self) -> dict:
+        scores = self.game.scores()
+        episode = {
+            "game": "pairs",
+            "rows": self.rows,
+            "cols": self.cols,
+            "pairs": self.pairs,
+            "modality": self.modality,
+            "theme": self.theme,
+            "memory_map": self.memory_map,
+            "cot": self.cot,
+            "feedback": self.feedback,
+            "budget": self.budget,
+            "matched": sum(scores),
+            "score": sum(scores) / self.pairs,
+            "responses": sum(self.responses),
+            "parse_failures": sum(self.parse_failures),
+            "invalid": sum(self.invalid),
+            "optimal_responses": self.optimal_responses,
+        }
+        if self.num_players == 2:
+            episode.update(
+                scores=list(scores),
+                winner=None if scores[0] == scores[1] else int(scores[1] > scores[0]),
+                responses_by_player=list(self.responses),
+                parse_failures_by_player=list(self.parse_failures),
+                invalid_by_player=list(self.invalid),
+                players=self.player_names,
+            )
+        return episode
+
+    # -- scripted agents -------------------------------------------------------------------------
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        if policy in ("oracle", "optimal"):
+            card = int(self.game.optimal(threads=1)[0])
+        elif policy == "forgetful":
+            known = agents.remembered_cards(self.flip_log, self.game.seen(), self.memory_map)
+            card = agents.forgetful_flip(self.board, self.game.state(), self.game.pending(), known, rng)
+        elif policy == "random":
+            state = self.game.state().ravel()
+            card = int(rng.choice(np.flatnonzero(state == _pairs.FACE_DOWN)))
+        else:
+            raise ValueError(f"policy must be one of {', '.join(self.scripted_policies)}, got {policy!r}")
+        return text.format_flip(*divmod(card, self.cols))
+
+
+class PairsDuelEnv(PairsEnv):
+    num_players = 2
+
+    def __init__(self, env_id: str = "pairs/duel", **options):
+        super().__init__(env_id, **options)
+
+
+register("pairs/single", PairsEnv, description="RNG-Bench Matching Pairs, one player (Score%, Resp./Score, PF%, IA%)")
+register("pairs/duel", PairsDuelEnv, description="RNG-Bench Matching Pairs duel: two agents alternate on one board (Win%, W/T/L, Elo)")
+
+DEMO_SUITES = [
+    {"env_id": "pairs/single", "options": {"rows": 4, "cols": 4}, "episodes": 4, "agents": ["oracle", "forgetful", "random"]},
+    {"env_id": "pairs/single", "options": {"rows": 4, "cols": 4, "memory_map": True}, "episodes": 4, "agents": ["forgetful"]},
+    {"env_id": "pairs/single", "options": {"rows": 2, "cols": 4, "modality": "image", "theme": "poker"}, "episodes": 1, "agents": ["oracle"]},
+]

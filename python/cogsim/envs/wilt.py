@@ -1,0 +1,228 @@
+"""WILT multi-turn envs: "wilt/full" (50 paper rules), "wilt/lite" (10), "wilt/procedural" (generated).
+
+An episode: the paper's instruction, then up to ``max_attempts`` test cases, one per turn, each
+answered "(2.0, 4.0, 6.0): True. Attempts Remaining: 29"; the episode ends at the single final
+guess (a lambda, correct if equivalent to the hidden rule on the standard case set), after
+``max_parse_failures`` consecutive unparseable replies (the paper's mulligan), or when the model
+keeps testing after its attempts are used up.
+
+Options:
+    rule_index:         which rule of the split (default: episode seed modulo the split size)
+    max_attempts:       test cases allowed (30)
+    strict_inputs:      refuse numbers typed with more than 3 digits (the prompt's rule; the paper's
+                        harness accepted any number, so the default is False)
+    max_parse_failures: consecutive unparseable replies that end the episode (2)
+    hypothesis_size / hypothesis_seed: the generated hypothesis space for the reduction curve (2000, 0)
+    given_tests:        test-swap mode: [[x, y, z], ...] shown with their results; one turn, guess only
+    swap_source:        label of the agent whose tests were given (recorded for the test-swap table)
+    prompt_as_system:   put the instruction in ``system_prompt`` and open with "Please begin."
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from cogsim.envs import register
+from cogsim.envs.base import TextEnv, observation
+from cogsim.wilt import RuleError, compile_rule, equivalent
+from cogsim.wilt import protocol as proto
+from cogsim.wilt.agents import best_split, load_space, random_test
+from cogsim.wilt.generator import procedural_rule
+from cogsim.wilt.splits import SPLITS, TIERS
+
+DEFAULTS = {"max_attempts": 30, "strict_inputs": False, "max_parse_failures": 2, "hypothesis_size": 2000,
+            "hypothesis_seed": 0, "prompt_as_system": False}
+
+
+class WiltEnv(TextEnv):
+    suite = "wilt"
+    default_history = "full"
+    scripted_policies = ("oracle", "random", "elimination")
+
+    def __init__(self, env_id: str = "", split: str = "full", **options: Any):
+        if split not in ("full", "lite", "procedural"):
+            raise ValueError(f"split must be 'full', 'lite' or 'procedural', got {split!r}")
+        unknown = set(options) - set(DEFAULTS) - {"rule_index", "given_tests", "swap_source"}
+        if unknown:
+            allowed = sorted(DEFAULTS) + ["rule_index", "given_tests", "swap_source"]
+            raise ValueError(f"unknown WILT options {sorted(unknown)}; allowed: {', '.join(allowed)}")
+        super().__init__(env_id, split=split, **options)
+        self.split = split
+        self.config = {**DEFAULTS, **options}
+        if not isinstance(self.config["max_attempts"], int) or self.config["max_attempts"] < 0:
+            raise ValueError(f"max_attempts must be a non-negative int, got {self.config['max_attempts']!r}")
+        if self.config["prompt_as_system"]:
+            self.system_prompt = proto.first_prompt(self.config["max_attempts"])
+
+    # -- episode state ---------------------------------------------------------------------------
+    def _reset(self, seed: int, options: dict) -> dict:
+        config = {**self.config, **options}
+        self.max_attempts = int(config["max_attempts"])
+        self.strict = bool(config["strict_inputs"])
+        self.max_parse_failures = int(config["max_parse_failures"])
+        self.rule_index, self.hidden_source, self.tier = self._pick_rule(seed, config.get("rule_index"))
+        self.hidden = compile_rule(self.hidden_source)
+        self.space = load_space(int(config["hypothesis_size"]), int(config["hypothesis_seed"]))
+        self.survivors = np.ones(len(self.space.rules), dtype=bool)
+        self.tests: list[list] = []
+        self.reduction: list[float] = []
+        self.repeats = 0
+        self.parse_failures = 0
+        self.consecutive_failures = 0
+        self.turns = 0
+        self.done = False
+        self.swap = config.get("given_tests") is not None
+        self.swap_source = config.get("swap_source")
+        if self.swap:
+            for point in _check_tests(config["given_tests"]):
+                self._record(point)
+            self.max_attempts = len(self.tests)
+            return observation(proto.swap_prompt(self.tests, int(config["max_attempts"])))
+        if config["prompt_as_system"]:
+            return observation("Please begin.")
+        return observation(proto.first_prompt(self.max_attempts))
+
+    def _pick_rule(self, seed: int, rule_index: Optional[int]) -> tuple[int, str, str]:
+        if self.split == "procedural":
+            return -1, procedural_rule(seed), "procedural"
+        rules = SPLITS[self.split]
+        index = seed % len(rules) if rule_index is None else rule_index
+        if not isinstance(index, int) or not 0 <= index < len(rules):
+            raise ValueError(f"rule_index must be an int in [0, {len(rules)}), got {rule_index!r}")
+        return index, rules[index], TIERS[self.split][index]
+
+    def _record(self, point) -> bool:
+        point = tuple(float(v) for v in point)
+        result = self.hidden(*point)
+        if any(tuple(t[:3]) == point for t in self.tests):
+            self.repeats += 1
+        self.tests.append([*point, result])
+        self.survivors &= self.space.consistent(point, result)
+        self.reduction.append(1.0 - float(self.survivors.mean()))
+        return result
+
+    # -- turns -----------------------------------------------------------------------------------
+    def _step(self, action: str):
+        if self.done:
+            raise RuntimeError("episode is over; call reset()")
+        self.turns += 1
+        parsed = proto.parse_response(action, self.strict)
+        if isinstance(parsed, proto.ParseFailure):
+            return self._parse_failure(parsed)
+        self.consecutive_failures = 0
+        if isinstance(parsed, proto.TestCase):
+            if len(self.tests) >= self.max_attempts:
+                return self._finish(None, proto.MAX_ATTEMPTS_REPLY, "invalid", proto.describe(parsed), out_of_tests=True)
+            result = self._record(parsed.point)
+            reply = proto.result_reply(parsed.point, result, self.max_attempts - len(self.tests))
+            return observation(reply), 0.0, False, False, {"parse": "ok", "parsed": proto.describe(parsed)}
+        return self._guess(parsed)
+
+    def _parse_failure(self, failure: proto.ParseFailure):
+        self.parse_failures += 1
+        self.consecutive_failures += 1
+        if self.consecutive_failures >= self.max_parse_failures or self.swap:
+            return self._finish(None, failure.reply, "parse_failure", None)
+        return observation(failure.reply), 0.0, False, False, {"parse": "parse_failure", "parsed": None}
+
+    def _guess(self, parsed: proto.FinalGuess):
+        try:
+            guess = compile_rule(parsed.source)
+        except RuleError as error:
+            return self._finish(None, f"{proto.INVALID_GUESS_REPLY} ({error})", "invalid", proto.describe(parsed),
+                                invalid_guess=parsed.source)
+        verdict = equivalent(guess, self.hidden)
+        reply = proto.CORRECT_REPLY if verdict.equivalent else proto.WRONG_REPLY
+        return self._finish((guess, verdict), reply, "ok", proto.describe(parsed))
+
+    def _finish(self, judged, reply: str, parse: str, parsed, out_of_tests: bool = False, invalid_guess=None):
+        self.done = True
+        episode = self._episode(judged, invalid_guess, out_of_tests)
+        info = {"parse": parse, "parsed": parsed, "episode": episode}
+        reward = 1.0 if episode["correct"] else 0.0
+        return observation(reply), reward, True, False, info
+
+    def _episode(self, judged, invalid_guess, out_of_tests: bool) -> dict:
+        guess, verdict = judged if judged else (None, None)
+        return {
+            "split": self.split, "rule_index": self.rule_index, "tier": self.tier, "hidden": self.hidden_source,
+            "guess": guess.source if guess else invalid_guess, "guessed": guess is not None,
+            "invalid_guess": invalid_guess is not None, "out_of_tests": out_of_tests,
+            "correct": bool(verdict and verdict.equivalent),
+            "approx_correct": bool(verdict and verdict.approximately_correct),
+            "agreement": verdict.agreement if verdict else None, "jaccard": verdict.jaccard if verdict else None,
+            "relation": verdict.relation if verdict else None,
+            "inclusion_ratio": verdict.inclusion_ratio if verdict else None,
+            "guess_operators": guess.operator_count if guess else None, "guess_length": guess.length if guess else None,
+            "hidden_operators": self.hidden.operator_count, "hidden_length": self.hidden.length,
+            "num_tests": len(self.tests), "repeats": self.repeats, "parse_failures": self.parse_failures,
+            "tests": [list(t) for t in self.tests], "reduction": list(self.reduction),
+            "hypothesis_size": len(self.space.rules), "survivors": int(self.survivors.sum()),
+            "swap": self.swap, "swap_source": self.swap_source, "max_attempts": self.max_attempts, "strict_inputs": self.strict,
+        }
+
+    # -- scripted agents -------------------------------------------------------------------------
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        if policy == "oracle":
+            return proto.final_guess_text(self.hidden_source)
+        if policy == "random":
+            return self._random_response(rng)
+        if policy == "elimination":
+            return self._elimination_response()
+        raise ValueError(f"unknown scripted policy {policy!r}; known: {', '.join(self.scripted_policies)}")
+
+    def _random_response(self, rng: np.random.Generator) -> str:
+        if len(self.tests) < self.max_attempts:
+            return "I will try a random point.\n" + proto.test_case_text(random_test(rng, self.strict))
+        survivors = np.flatnonzero(self.survivors)
+        pool = survivors if survivors.size else np.arange(len(self.space.rules))
+        return proto.final_guess_text(self.space.rules[int(rng.choice(pool))])
+
+    def _elimination_response(self) -> str:
+        if len(self.tests) < self.max_attempts:
+            tested = {tuple(t[:3]) for t in self.tests}
+            index = best_split(self.space, self.survivors, tested, self.strict)
+            if index is not None:
+                return "Splitting the surviving hypotheses.\n" + proto.test_case_text(self.space.pool[index])
+        if self.survivors.any():
+            return proto.final_guess_text(self.space.rules[self.space.simplest(self.survivors)])
+        return proto.final_guess_text(self._least_wrong())
+
+    def _least_wrong(self) -> str:
+        """With no consistent hypothesis left, the simplest of those with the fewest wrong predictions."""
+        points = np.array([t[:3] for t in self.tests], dtype=np.float64)
+        results = np.array([t[3] for t in self.tests], dtype=bool)
+        from cogsim.wilt import evaluate_many
+
+        truth = evaluate_many(self.space.compiled, points[:, 0], points[:, 1], points[:, 2])
+        errors = (truth != results).sum(axis=1)
+        best = errors == errors.min()
+        return self.space.rules[self.space.simplest(best)]
+
+
+def _check_tests(tests) -> list[tuple[float, float, float]]:
+    try:
+        points = [tuple(float(v) for v in t[:3]) for t in tests]
+    except (TypeError, ValueError):
+        raise ValueError("given_tests must be a list of [x, y, z] number triples") from None
+    if any(len(p) != 3 for p in points):
+        raise ValueError("given_tests must be a list of [x, y, z] number triples")
+    return points
+
+
+def _factory(split: str):
+    def make(env_id: str = "", **options):
+        return WiltEnv(env_id, split=split, **options)
+
+    return make
+
+
+register("wilt/full", _factory("full"), description="WILT full split: 50 hidden rules of the paper, 30 tests")
+register("wilt/lite", _factory("lite"), description="WILT lite split: 10 hidden rules of the paper, 30 tests")
+register("wilt/procedural", _factory("procedural"), description="WILT with generated hidden rules (seeded)")
+
+DEMO_SUITES = [
+    {"env_id": "wilt/lite", "options": {}, "episodes": 4, "agents": ["oracle", "random", "elimination"]},
+]

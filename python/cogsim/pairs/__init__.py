@@ -1,0 +1,46 @@
+"""RNG-Bench Matching Pairs: deals and games in the core, text views, the strict parser, duels.
+
+    from cogsim import pairs
+    board = pairs.deal(4, 4, seed=1)         # identities 0..7, each twice, row-major
+    games = pairs.PairsBatch.from_boards([board])
+    games.flip([games.optimal()[0]])          # one flip per response; the perfect-memory policy
+"""
+
+from cogsim.pairs._pairs import (
+    FACE_DOWN,
+    FACE_UP,
+    FIRST_FLIP,
+    GAME_OVER,
+    INVALID,
+    MATCH,
+    MISMATCH,
+    REMOVED,
+    PairsBatch,
+    deal,
+    known_cards,
+    optimal_responses,
+)
+from cogsim.pairs.text import ParseError, format_flip, parse_flip
+
+__all__ = [
+    "FACE_DOWN",
+    "FACE_UP",
+    "FIRST_FLIP",
+    "GAME_OVER",
+    "INVALID",
+    "MATCH",
+    "MISMATCH",
+    "REMOVED",
+    "PairsBatch",
+    "ParseError",
+    "deal",
+    "format_flip",
+    "known_cards",
+    "optimal_responses",
+    "parse_flip",
+]
+
+from cogsim.pairs.sft import EVAL_SEEDS, TRAIN_SEEDS, sft_records, write_jsonl
+from cogsim.pairs.tournament import play_duel, tournament
+
+__all__ += ["EVAL_SEEDS", "TRAIN_SEEDS", "play_duel", "sft_records", "tournament", "write_jsonl"]

@@ -1,0 +1,24 @@
+"""WILT (Wason Inductive Logic Test): safe rule compiler, batched rule VM, equivalence checks,
+the paper's rule splits and a procedural rule generator."""
+
+from cogsim.wilt._compile import RuleError
+from cogsim.wilt._rule import Rule, RuleSet, compile_rule, evaluate_many
+from cogsim.wilt.cases import CaseSet, standard_cases
+from cogsim.wilt.equivalence import (
+    APPROX_JACCARD,
+    Equivalence,
+    equivalent,
+    equivalent_pairs,
+    rule_matrix,
+    truth_table,
+)
+from cogsim.wilt.generator import generate_rules, hypothesis_space, procedural_rule
+from cogsim.wilt.protocol import FinalGuess, ParseFailure, TestCase, parse_response
+from cogsim.wilt.splits import FULL_SPLIT, FULL_TIERS, LITE_SPLIT, LITE_TIERS, SPLITS, TIERS
+
+__all__ = [
+    "Rule", "RuleError", "RuleSet", "compile_rule", "evaluate_many", "CaseSet", "standard_cases", "Equivalence",
+    "equivalent", "equivalent_pairs", "rule_matrix", "truth_table", "APPROX_JACCARD", "FULL_SPLIT",
+    "FULL_TIERS", "LITE_SPLIT", "LITE_TIERS", "SPLITS", "TIERS", "generate_rules", "hypothesis_space",
+    "procedural_rule", "parse_response", "TestCase", "FinalGuess", "ParseFailure",
+]

@@ -1,0 +1,161 @@
+"""The WILT conversation: the paper's instruction, the response parser and the harness replies."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Union
+
+INSTRUCTION = (
+    "You are an AI tasked with discovering a hidden rule that takes three numbers as input and returns a boolean. "
+    "These numbers can be any float or integer number that can be typed in 3 or fewer digits, not including signs "
+    "and decimal characters (e.g. -11.3 is a valid value). In each response, you will take one of two actions:\n\n"
+    "1. Provide a single test case to observe the output of a rule (e.g. \"Test Case: ```(1, 2, 3)```\" which "
+    "corresponds to x=1, y=2, z=3. In this case only provide one test case.\n"
+    "2. Provide a final \"guess\" in the form of a python lambda function (e.g. \"Final Guess: "
+    "```lambda x,y,z: x < y < z```\"). You only get to select this action one time, so don't use it unless you "
+    "are confident or are forced to.\n\n"
+    "You will have up to {max_attempts} attempts at test cases, and you will have exactly one attempt at guessing "
+    "the final function. You should prioritize getting the rule as correct as possible, since an incorrect answer "
+    "will get no points. You should therefore not guess the function unless you are quite confident, or if you "
+    "are very close to running out of attempts.\n\n"
+    "You must return your responses in the format laid out above at the very bottom of your message. For example, "
+    "if you want to submit a test case, you must conclude with the string \"Test Case: ```(x,y,z)```\", where x,y,z "
+    "are replaced with your guesses. If you want to submit a final guess, you must conclude with the string "
+    "\"Final Guess: ```<function>```\" where <function> is replaced with a python lambda function. Do not include "
+    "any comments or additional text on the same lines as these two things. If it's helpful to include reasoning "
+    "about your thought process, or reflections upon previous outcomes, feel free to do so, since your test case "
+    "and final guess will be parsed out of your response as long as they follow the above formats. \n"
+)
+
+FORMAT_REMINDER = (
+    "Please make sure your test and final guess are wrapped in backticks as instructed, e.g. "
+    "Test Case: ```(0,0,0)``` and Final Guess: ```lambda x,y,z: x < y < z```"
+)
+NUMBERS_REMINDER = "Please provide exactly three numbers for the test case."
+MAX_ATTEMPTS_REPLY = "Maximum attempts reached. Please make a guess."
+CORRECT_REPLY = "Congratulations! Your guess is correct."
+WRONG_REPLY = "Sorry, that's not the correct rule."
+INVALID_GUESS_REPLY = "Invalid lambda function."
+
+MAX_RESPONSE_CHARS = 200_000
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no quadratic backtracking
+MAX_TEST_CASE_CHARS = 400
+# Labels may be bold (**Final Guess:** or **Final Guess**:); the answer itself is never touched, since
+# ``**`` inside a lambda is Python's power operator.
+_MARKERS = re.compile(r"(test\s*case|final\s*guess)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?", re.IGNORECASE)
+_TRIPLE = re.compile(rf"^\(?\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\)?")
+
+
+@dataclass(frozen=True)
+class TestCase:
+    point: tuple[float, float, float]
+    typed: tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class FinalGuess:
+    source: str
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    reason: str
+    reply: str
+
+
+Parsed = Union[TestCase, FinalGuess, ParseFailure]
+
+
+def _after_marker(text: str) -> str:
+    """The answer text following a marker: the first code span or fenced block, else the rest of the line."""
+    text = text.lstrip()
+    fence = re.match(r"`{3,}(?:[A-Za-z]*\n)?(.*?)`{3,}", text, re.DOTALL) or re.match(r"`+(.*?)`+", text, re.DOTALL)
+    if fence:
+        return fence.group(1).strip()
+    return text.split("\n", 1)[0].strip()
+
+
+def count_digits(typed: str) -> int:
+    mantissa = re.split(r"[eE]", typed)[0]
+    return sum(ch.isdigit() for ch in mantissa)
+
+
+def parse_response(text: str, strict_inputs: bool = False) -> Parsed:
+    """Reads the last "Test Case:" or "Final Guess:" of a response. Tolerates markdown bold, code
+    spans and fenced blocks. ``strict_inputs`` enforces the prompt's limit of 3 typed digits per
+    number (signs and decimal point excluded) and plain decimal notation."""
+    if not isinstance(text, str):
+        raise TypeError(f"response must be a str, got {type(text).__name__}")
+    text = text[-MAX_RESPONSE_CHARS:]
+    markers = list(_MARKERS.finditer(text))
+    if not markers:
+        return ParseFailure("no 'Test Case:' or 'Final Guess:' found", FORMAT_REMINDER)
+    last = markers[-1]
+    body = _after_marker(text[last.end():])
+    if last.group(1).lower().startswith("final"):
+        if not body:
+            return ParseFailure("empty final guess", INVALID_GUESS_REPLY)
+        return FinalGuess(body)
+    match = _TRIPLE.match(body.strip()[:MAX_TEST_CASE_CHARS])
+    if not match:
+        return ParseFailure("test case is not three numbers", NUMBERS_REMINDER)
+    typed = match.groups()
+    try:
+        point = tuple(float(t) for t in typed)
+    except ValueError:  # pragma: no cover - the pattern only admits numbers
+        return ParseFailure("test case is not three numbers", NUMBERS_REMINDER)
+    if any(p != p or p in (float("inf"), float("-inf")) for p in point):
+        return ParseFailure("test case values must be finite", NUMBERS_REMINDER)
+    if strict_inputs:
+        bad = [t for t in typed if count_digits(t) > 3 or "e" in t.lower()]
+        if bad:
+            return ParseFailure(
+                f"values {bad} have more than 3 digits",
+                "Each number must be typed with 3 or fewer digits, not counting the sign and decimal point "
+                "(e.g. -11.3). Please provide another test case.",
+            )
+    return TestCase(point, typed)  # type: ignore[arg-type]
+
+
+def format_number(value: float) -> str:
+    return repr(float(value))
+
+
+def result_reply(point, result: bool, remaining: int) -> str:
+    x, y, z = (format_number(v) for v in point)
+    return f"({x}, {y}, {z}): {result}. Attempts Remaining: {remaining}"
+
+
+def test_case_text(point) -> str:
+    return "Test Case: ```({}, {}, {})```".format(*(_short(v) for v in point))
+
+
+def final_guess_text(source: str) -> str:
+    return f"Final Guess: ```{source}```"
+
+
+def _short(value: float) -> str:
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+def swap_prompt(tests: list, max_attempts: int) -> str:
+    """The one-turn test-swap prompt: another agent's test cases, stripped of reasoning."""
+    lines = [INSTRUCTION.format(max_attempts=max_attempts), "",
+             "Another player already used the test cases below on the hidden rule. You have no test cases left; "
+             "reply with your Final Guess."]
+    lines += [f"({format_number(x)}, {format_number(y)}, {format_number(z)}): {bool(r)}" for x, y, z, r in tests]
+    return "\n".join(lines)
+
+
+def first_prompt(max_attempts: int) -> str:
+    return INSTRUCTION.format(max_attempts=max_attempts)
+
+
+def describe(parsed: Parsed) -> Optional[dict]:
+    if isinstance(parsed, TestCase):
+        return {"action": "test", "point": list(parsed.point)}
+    if isinstance(parsed, FinalGuess):
+        return {"action": "guess", "source": parsed.source}
+    return None

@@ -143,6 +143,12 @@ def test_misbehaving_server_run_finishes_with_failures_recorded(server, tmp_path
     assert by_turn[4] == {("parse_failure", "response has no choices", 1)}
     assert by_turn[5] == {("ok", None, 1)}
     assert summary.backend_errors == 6 and summary.turns == 3 + 6 + 7 + 8
+    from cogsim.report import write_report
+
+    report = write_report(tmp_path)[0].read_text()
+    # 24 turns, 6 failed at the backend: 18 answers of 11 prompt and 4 completion tokens
+    assert "| 198 / 72 |" in report
+    assert "malformed JSON response" in report and "response has no choices" in report
 
 
 def test_a_server_that_always_fails_still_ends_the_run(server, tmp_path):

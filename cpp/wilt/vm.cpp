@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <initializer_list>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -485,6 +489,198 @@ bool bool_kernel(Op op, const Lanes& A, const Lanes* B, uint8_t ta, uint8_t tb, 
   return true;
 }
 
+// -- Typed fast path ---------------------------------------------------------------------------------
+// A program whose values are all statically float or bool (int/bool constants exact as doubles)
+// runs as plain loops over doubles, bools held as 0.0/1.0, in chunks small enough for every live
+// value to stay in L1. No lane carries a tag or flags: an op that could raise (division, %, //,
+// **, sqrt, isclose) reports whether it did anywhere in the block, and such a block is re-run on the
+// general path, which applies CPython's short-circuit rules to the error.
+
+constexpr size_t kChunk = 256;
+
+bool exact_constant(const Program& p, int32_t v) {
+  const Instr& in = p.code[v];
+  if (in.op != Op::Const) return false;
+  const Constant& c = p.constants[in.a];
+  return c.tag == kFloat || (c.i <= py::kTwo53 && c.i >= -py::kTwo53);
+}
+
+// A float, or a constant whose double is exactly its value (so float arithmetic and comparisons
+// with it are CPython's int/float mixed operations).
+bool numeric(const Program& p, int32_t v) { return p.static_tags[v] == kFloatBit || exact_constant(p, v); }
+
+bool fast_eligible(const Program& p, size_t k) {
+  const Instr& in = p.code[k];
+  const uint8_t tag = p.static_tags[k];
+  const bool is_float = tag == kFloatBit, float_or_bool = tag == kFloatBit || tag == kBoolBit;
+  auto floats = [&](std::initializer_list<int32_t> vs) {
+    return std::all_of(vs.begin(), vs.end(), [&](int32_t v) { return numeric(p, v); });
+  };
+  switch (in.op) {
+    case Op::Arg: return true;
+    case Op::Const: return exact_constant(p, static_cast<int32_t>(k));
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::TrueDiv: case Op::FloorDiv: case Op::Mod: case Op::Pow:
+      return is_float && floats({in.a, in.b});  // Pow: float only when the exponent rules out complex results
+    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: return floats({in.a, in.b});
+    case Op::Min: case Op::Max:
+      return is_float && p.static_tags[in.a] == kFloatBit && p.static_tags[in.b] == kFloatBit;
+    case Op::Neg: case Op::Pos: case Op::Abs: case Op::Fabs: case Op::Sqrt: case Op::ToFloat:
+      return is_float && floats({in.a});
+    case Op::Not: case Op::Truth: return floats({in.a}) || p.static_tags[in.a] == kBoolBit;
+    case Op::IsInteger: case Op::IsInstance: return p.static_tags[in.a] == kFloatBit;
+    case Op::And: case Op::Or: case Op::Seq: return float_or_bool;
+    case Op::Select: return float_or_bool && (floats({in.a}) || p.static_tags[in.a] == kBoolBit);
+    case Op::IsClose: return floats({in.a, in.b, in.c, in.d});
+    default: return false;
+  }
+}
+
+struct FastScratch {
+  std::vector<double> slots;
+  std::vector<const double*> values;
+};
+
+thread_local FastScratch tls_fast;
+
+template <typename F>
+void fast_map(size_t n, const double* __restrict a, const double* __restrict b, double* __restrict out, F f) {
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]);
+}
+
+template <typename F>
+void fast_map1(size_t n, const double* __restrict a, double* __restrict out, F f) {
+  for (size_t l = 0; l < n; ++l) out[l] = f(a[l]);
+}
+
+// A per-lane CPython float operation that may raise; returns its flags or'ed over the lanes.
+template <typename F>
+uint8_t fast_checked(size_t n, const double* __restrict a, const double* __restrict b, double* __restrict out, F f) {
+  uint8_t flags = 0;
+  for (size_t l = 0; l < n; ++l) flags |= f(a[l], b[l], out[l]);
+  return flags;
+}
+
+// Runs one instruction on a chunk; returns nonzero if CPython would have raised (or needs the
+// fallback) in some lane.
+uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, double* __restrict o, size_t n) {
+  const double* a = v[in.a];
+  const double* b = (in.op == Op::Const || is_unary(in.op)) ? nullptr : v[in.b];
+  switch (in.op) {
+    case Op::Add: fast_map(n, a, b, o, [](double x, double y) { return x + y; }); return 0;
+    case Op::Sub: fast_map(n, a, b, o, [](double x, double y) { return x - y; }); return 0;
+    case Op::Mul: fast_map(n, a, b, o, [](double x, double y) { return x * y; }); return 0;
+    case Op::Min: fast_map(n, a, b, o, [](double x, double y) { return y < x ? y : x; }); return 0;
+    case Op::Max: fast_map(n, a, b, o, [](double x, double y) { return y > x ? y : x; }); return 0;
+    case Op::Eq: fast_map(n, a, b, o, [](double x, double y) { return x == y ? 1.0 : 0.0; }); return 0;
+    case Op::Ne: fast_map(n, a, b, o, [](double x, double y) { return x != y ? 1.0 : 0.0; }); return 0;
+    case Op::Lt: fast_map(n, a, b, o, [](double x, double y) { return x < y ? 1.0 : 0.0; }); return 0;
+    case Op::Le: fast_map(n, a, b, o, [](double x, double y) { return x <= y ? 1.0 : 0.0; }); return 0;
+    case Op::Gt: fast_map(n, a, b, o, [](double x, double y) { return x > y ? 1.0 : 0.0; }); return 0;
+    case Op::Ge: fast_map(n, a, b, o, [](double x, double y) { return x >= y ? 1.0 : 0.0; }); return 0;
+    case Op::And: fast_map(n, a, b, o, [](double x, double y) { return x != 0.0 ? y : x; }); return 0;
+    case Op::Or: fast_map(n, a, b, o, [](double x, double y) { return x != 0.0 ? x : y; }); return 0;
+    case Op::Seq: std::memcpy(o, b, n * sizeof(double)); return 0;
+    case Op::Select: {
+      const double* __restrict c = v[in.c];
+      for (size_t l = 0; l < n; ++l) o[l] = a[l] != 0.0 ? b[l] : c[l];
+      return 0;
+    }
+    case Op::TrueDiv: {
+      uint8_t zero = 0;
+      for (size_t l = 0; l < n; ++l) {
+        const bool z = b[l] == 0.0;
+        zero |= z;
+        o[l] = a[l] / (z ? 1.0 : b[l]);
+      }
+      return zero;
+    }
+    case Op::Mod: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::mod(x, y, r); });
+    case Op::FloorDiv: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::floordiv(x, y, r); });
+    case Op::Pow: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::pow(x, y, r); });
+    case Op::Neg: fast_map1(n, a, o, [](double x) { return -x; }); return 0;
+    case Op::Pos: case Op::ToFloat: std::memcpy(o, a, n * sizeof(double)); return 0;
+    case Op::Abs: case Op::Fabs: fast_map1(n, a, o, [](double x) { return std::fabs(x); }); return 0;
+    case Op::Not: fast_map1(n, a, o, [](double x) { return x == 0.0 ? 1.0 : 0.0; }); return 0;
+    case Op::Truth: fast_map1(n, a, o, [](double x) { return x != 0.0 ? 1.0 : 0.0; }); return 0;
+    case Op::IsInteger:
+      fast_map1(n, a, o, [](double x) { return std::isfinite(x) && std::floor(x) == x ? 1.0 : 0.0; });
+      return 0;
+    case Op::IsInstance: std::fill(o, o + n, (in.b & 2) ? 1.0 : 0.0); return 0;
+    case Op::Sqrt: {
+      uint8_t negative = 0;
+      for (size_t l = 0; l < n; ++l) {
+        const bool below = a[l] < 0.0;
+        negative |= below;
+        o[l] = std::sqrt(below ? 0.0 : a[l]);
+      }
+      return negative;
+    }
+    case Op::IsClose: {
+      const double* __restrict rel = v[in.c];
+      const double* __restrict abs_tol = v[in.d];
+      uint8_t flags = 0;
+      for (size_t l = 0; l < n; ++l) {
+        bool close = false;
+        flags |= py::isclose(a[l], b[l], rel[l], abs_tol[l], close);
+        o[l] = close ? 1.0 : 0.0;
+      }
+      return flags;
+    }
+    default: return kFallback;  // not reached: prepare() admits only the ops above
+  }
+}
+
+// t[l] = r[l] != 0. Compilers keep the double -> byte loop scalar; with SSE2 (every x86-64) the
+// 64-bit compare masks are narrowed to bytes by saturating packs, 16 lanes at a time.
+void truth_bytes(const double* __restrict r, uint8_t* __restrict t, size_t n) {
+  size_t l = 0;
+#if defined(__SSE2__)
+  const __m128d zero = _mm_setzero_pd();
+  const __m128i one = _mm_set1_epi8(1);
+  auto mask = [&](size_t k) { return _mm_castpd_si128(_mm_cmpneq_pd(_mm_loadu_pd(r + k), zero)); };
+  for (; l + 16 <= n; l += 16) {
+    const __m128i w0 = _mm_packs_epi32(mask(l), mask(l + 2)), w1 = _mm_packs_epi32(mask(l + 4), mask(l + 6));
+    const __m128i w2 = _mm_packs_epi32(mask(l + 8), mask(l + 10)), w3 = _mm_packs_epi32(mask(l + 12), mask(l + 14));
+    // A lane's mask fills two adjacent 16-bit words, then two adjacent bytes (one 16-bit word of
+    // all ones or zeros), which the last pack narrows to one byte per lane.
+    const __m128i h0 = _mm_packs_epi16(w0, w1), h1 = _mm_packs_epi16(w2, w3);
+    const __m128i bytes = _mm_packs_epi16(h0, h1);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(t + l), _mm_and_si128(bytes, one));
+  }
+#endif
+  for (; l < n; ++l) t[l] = r[l] != 0.0;
+}
+
+// Truth values of lanes [0, n) on the fast path; false if the block must run on the general path.
+bool run_fast(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth) {
+  FastScratch& s = tls_fast;
+  const size_t values = p.code.size();
+  if (s.slots.size() < static_cast<size_t>(p.num_slots) * kChunk) s.slots.resize(static_cast<size_t>(p.num_slots) * kChunk);
+  s.values.resize(values);
+  const double* args[3] = {xs, ys, zs};
+  for (size_t begin = 0; begin < n; begin += kChunk) {
+    const size_t len = std::min(kChunk, n - begin);
+    for (size_t k = 0; k < values; ++k) {
+      const Instr& in = p.code[k];
+      if (in.op == Op::Arg) {
+        s.values[k] = args[in.a] + begin;
+        continue;
+      }
+      double* out = s.slots.data() + static_cast<size_t>(p.slot[k]) * kChunk;
+      s.values[k] = out;
+      if (in.op == Op::Const) {
+        std::fill(out, out + len, p.fast_constants[k]);
+      } else if (fast_step(p, in, s.values.data(), out, len)) {
+        return false;
+      }
+    }
+    const double* __restrict result = s.values[values - 1];
+    uint8_t* __restrict t = truth + begin;
+    truth_bytes(result, t, len);
+  }
+  return true;
+}
+
 class Evaluator {
  public:
   Evaluator(const Program& p, Scratch& s) : p_(p), s_(s) { s_.reserve(p.num_slots); }
@@ -707,6 +903,17 @@ std::vector<int32_t> operands(const Program& p, const Instr& in) {
   }
 }
 
+// Truth and status of one block: the fast path when it applies, else the general VM.
+void evaluate_block(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth,
+                    uint8_t* status) {
+  if (p.fast && run_fast(p, xs, ys, zs, n, truth)) {
+    std::memset(status, kOk, n);
+    return;
+  }
+  Evaluator ev(p, tls_scratch);
+  write_results(ev.run(xs, ys, zs, n), n, truth, status, p.static_tags.back());
+}
+
 }  // namespace
 
 void prepare(Program& p) {
@@ -745,6 +952,16 @@ void prepare(Program& p) {
     }
     for (const int32_t v : dying[k]) free_slots.push_back(p.slot[v]);
   }
+  p.fast = true;
+  p.fast_constants.assign(n, 0.0);
+  for (size_t k = 0; k < n; ++k) {
+    p.fast = p.fast && fast_eligible(p, k);
+    const Instr& in = p.code[k];
+    if (in.op == Op::Const) {
+      const Constant& c = p.constants[in.a];
+      p.fast_constants[k] = c.tag == kFloat ? c.f : static_cast<double>(c.i);
+    }
+  }
 }
 
 void evaluate(const Program& program, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth,
@@ -754,12 +971,18 @@ void evaluate(const Program& program, const double* xs, const double* ys, const 
       blocks, threads,
       [&](size_t b) {
         const size_t begin = b * kBlock, len = std::min(kBlock, n - begin);
-        Evaluator ev(program, tls_scratch);
-        const Lanes result = ev.run(xs + begin, ys + begin, zs + begin, len);
-        write_results(result, len, truth + begin, status + begin, program.static_tags.back());
+        evaluate_block(program, xs + begin, ys + begin, zs + begin, len, truth + begin, status + begin);
       },
       8);
 }
+
+namespace {
+bool no_fallback(const uint8_t* __restrict sa, const uint8_t* __restrict sb, size_t n) {
+  uint8_t any = 0;
+  for (size_t l = 0; l < n; ++l) any |= sa[l] | sb[l];
+  return (any & kNeedsFallback) == 0;
+}
+}  // namespace
 
 Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, const double* xs, const double* ys,
                    const double* zs, size_t n, size_t max_examples, unsigned threads) {
@@ -770,27 +993,38 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
       [&](size_t blk) {
         const size_t begin = blk * kBlock, len = std::min(kBlock, n - begin);
         uint8_t ta[kBlock], sa[kBlock], tb[kBlock], sb[kBlock];
-        {
-          Evaluator ev(a, tls_scratch);
-          write_results(ev.run(xs + begin, ys + begin, zs + begin, len), len, ta, sa, a.static_tags.back());
-        }
+        evaluate_block(a, xs + begin, ys + begin, zs + begin, len, ta, sa);
         if (b) {
-          Evaluator ev(*b, tls_scratch);
-          write_results(ev.run(xs + begin, ys + begin, zs + begin, len), len, tb, sb, b->static_tags.back());
+          evaluate_block(*b, xs + begin, ys + begin, zs + begin, len, tb, sb);
         } else {
           std::memcpy(tb, truth_b + begin, len);
           std::memset(sb, 0, len);
         }
         Comparison& c = partial[blk];
         int64_t fallback = 0, true_a = 0, true_b = 0, true_both = 0, mismatches = 0;
-        for (size_t l = 0; l < len; ++l) {
-          const int64_t skip = ((sa[l] | sb[l]) & kNeedsFallback) != 0;
-          const int64_t keep = 1 - skip;
-          fallback += skip;
-          true_a += keep & ta[l];
-          true_b += keep & tb[l];
-          true_both += keep & ta[l] & tb[l];
-          mismatches += keep & (ta[l] ^ tb[l]);
+        if (no_fallback(sa, sb, len)) {
+          // The usual block: 32-bit lane sums vectorize, and mismatches = |A| + |B| - 2 |A and B|.
+          uint32_t count_a = 0, count_b = 0, count_both = 0;
+          for (size_t l = 0; l < len; ++l) {
+            const uint32_t x = ta[l], y = tb[l];
+            count_a += x;
+            count_b += y;
+            count_both += x & y;
+          }
+          true_a = count_a;
+          true_b = count_b;
+          true_both = count_both;
+          mismatches = true_a + true_b - 2 * true_both;
+        } else {
+          for (size_t l = 0; l < len; ++l) {
+            const int64_t skip = ((sa[l] | sb[l]) & kNeedsFallback) != 0;
+            const int64_t keep = 1 - skip;
+            fallback += skip;
+            true_a += keep & ta[l];
+            true_b += keep & tb[l];
+            true_both += keep & ta[l] & tb[l];
+            mismatches += keep & (ta[l] ^ tb[l]);
+          }
         }
         c.fallback = fallback;
         c.true_a = true_a;

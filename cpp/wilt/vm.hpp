@@ -64,6 +64,11 @@ struct Program {
   std::vector<uint8_t> static_tags;  // bit (1 << Tag)
   std::vector<int32_t> slot;
   int32_t num_slots = 0;
+  // The typed fast path (vm.cpp): every value statically a float or a bool, so the program runs as
+  // plain double loops with no per-lane tags or flags; a block where an op raises is re-run on the
+  // general path, so the answer stays CPython's.
+  bool fast = false;
+  std::vector<double> fast_constants;  // per value: its constant as a double (Const values only)
 };
 
 // Checks operands and opcodes and computes static types and register slots; throws

@@ -272,7 +272,7 @@ class _LockstepRunner:
         episode_id, _status = stored.get(slot.key(), (None, None))
         entry = env_spec(slot.env_id)
         row = EpisodeRow(
-            slot.task, slot.env_id, getattr(entry.entry_point, "suite", "") or slot.env_id.split("/")[0], slot.agent,
+            slot.task, slot.env_id, slot.env_id.split("/")[0], slot.agent,
             slot.seats, slot.episode_index, slot.seed, {**entry.defaults, **self.config.tasks[slot.task].options},
             None, self.config.history or "", id=episode_id,
         )
@@ -283,7 +283,9 @@ class _LockstepRunner:
         except Exception:
             self._fail(episode, f"env reset failed:\n{traceback.format_exc(limit=4)}")
             return episode
-        row.system_prompt, row.history = episode.env.system_prompt, str(self._history(episode.env))
+        env = episode.env
+        row.suite = type(env).suite or row.suite  # entry points may be factories: ask the env itself
+        row.system_prompt, row.history = env.system_prompt, str(self._history(env))
         if episode_id is not None:
             self._replay(episode, self.store.turns(episode_id))
         return episode

@@ -64,10 +64,10 @@ def add_run_tables(document: Document, store: Store) -> None:
            FROM episodes e GROUP BY e.task, e.agent ORDER BY e.task, e.agent"""
     )
     turn_stats = {
-        (task, agent): (failures, invalid, errors, latency)
-        for task, agent, failures, invalid, errors, latency in store.query(
+        (task, agent): stats
+        for task, agent, *stats in store.query(
             """SELECT e.task, e.agent, SUM(t.parse = 'parse_failure'), SUM(t.parse = 'invalid'),
-                      SUM(t.error IS NOT NULL), AVG(t.latency_s)
+                      SUM(t.error IS NOT NULL), AVG(t.latency_s), SUM(t.prompt_tokens), SUM(t.completion_tokens)
                FROM turns t JOIN episodes e ON e.id = t.episode_id GROUP BY e.task, e.agent"""
         )
     }
@@ -77,15 +77,18 @@ def add_run_tables(document: Document, store: Store) -> None:
     table = Table(
         "Episodes and turns",
         ["env", "agent", "episodes", "done", "truncated", "errors", "unfinished", "turns", "parse failures",
-         "invalid", "backend errors", "mean reward", "mean latency (ms)"],
+         "invalid", "backend errors", "mean reward", "mean latency (ms)", "tokens in / out"],
     )
     for task, env_id, agent, count, done, truncated, errored, running, turns in rows:
-        failures, invalid, backend_errors, latency = turn_stats.get((task, agent), (0, 0, 0, None))
+        failures, invalid, backend_errors, latency, tokens_in, tokens_out = turn_stats.get(
+            (task, agent), (0, 0, 0, None, None, None)
+        )
         options = ", ".join(f"{k}={v}" for k, v in sorted(task_options.get(task, {}).items()))
         table.rows.append([
             f"`{env_id}`" + (f" {options}" if options else ""), agent, count, done, truncated, errored, running, turns,
             wilson(int(failures or 0), int(turns)) if turns else "n/a", int(invalid or 0), int(backend_errors or 0),
             mean_ci(rewards[(task, agent)]), latency * 1000 if latency is not None else "n/a",
+            f"{tokens_in or 0:,} / {tokens_out or 0:,}" if tokens_in or tokens_out else "n/a",
         ])
     table.note = "Parse failures: share of turns whose answer the benchmark's parser rejected (95% Wilson interval)."
     document.table(table)

@@ -83,3 +83,11 @@ def test_mean_ci_matches_hand_computation():
 def test_mean_ci_clips_to_the_bounds_of_a_fraction():
     est = mean_ci([1.0, 1.0, 1.0, 0.5], bounds=(0.0, 1.0))
     assert est.high == 1.0 and est.low < est.value < 1.0
+
+
+def test_bootstrap_interval_stays_within_the_observed_values():
+    from cogsim.metrics import bootstrap
+
+    est = bootstrap([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])
+    assert est.value == 0.25 and 0.0 <= est.low <= 0.25 <= est.high <= 1.0
+    assert bootstrap([3.0, 5.0], statistic=lambda v: float(max(v))).value == 5.0

@@ -71,6 +71,9 @@ def bootstrap(values: Sequence[float], statistic=np.mean, resamples: int = 2000,
         return Estimate(float("nan"), None, None, 0)
     rng = np.random.default_rng(seed)
     samples = data[rng.integers(0, n, size=(resamples, n))]
-    stats = np.apply_along_axis(statistic, 1, samples)
+    try:  # numpy reductions take axis= and run vectorised
+        stats = np.asarray(statistic(samples, axis=1), dtype=np.float64)
+    except TypeError:
+        stats = np.apply_along_axis(statistic, 1, samples)
     low, high = np.percentile(stats, [2.5, 97.5])
     return Estimate(float(statistic(data)), float(low), float(high), n)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Optional
 
 from cogsim import metrics
-from cogsim.metrics import Table, mean_ci, wilson
+from cogsim.metrics import Table, bootstrap, wilson
 from cogsim.report.document import Document
 from cogsim.store.sqlite import Store, open_store
 
@@ -87,7 +87,7 @@ def add_run_tables(document: Document, store: Store) -> None:
         table.rows.append([
             f"`{env_id}`" + (f" {options}" if options else ""), agent, count, done, truncated, errored, running, turns,
             wilson(int(failures or 0), int(turns)) if turns else "n/a", int(invalid or 0), int(backend_errors or 0),
-            mean_ci(rewards[(task, agent)]), latency * 1000 if latency is not None else "n/a",
+            bootstrap(rewards[(task, agent)]), latency * 1000 if latency is not None else "n/a",
             f"{tokens_in or 0:,} / {tokens_out or 0:,}" if tokens_in or tokens_out else "n/a",
         ])
     table.note = "Parse failures: share of turns whose answer the benchmark's parser rejected (95% Wilson interval)."

@@ -2,7 +2,6 @@
 check that no committed turn is ever lost or changed, no episode is duplicated, and the finished
 run equals an uninterrupted one."""
 
-import os
 import random
 import signal
 import sqlite3
@@ -21,9 +20,9 @@ PLANNED = 30 * 2 + 30 * 2 + 30  # count and choice per agent, one duel seating
 
 
 def cogsim(*args: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    # The installed package (with its compiled core), not the source tree: CI installs a wheel.
     return subprocess.Popen(
-        [sys.executable, "-m", "cogsim.cli", *args], cwd=ROOT, env=env,
+        [sys.executable, "-m", "cogsim.cli", *args], cwd=ROOT,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
 

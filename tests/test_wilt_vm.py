@@ -324,3 +324,15 @@ def test_fast_path_and_its_fallback_match_cpython(src):
     zs = rng.uniform(-8, 8, n)
     ys[rng.random(n) < 0.9] += 0.5  # mostly nonzero divisors
     assert_matches_cpython(src, (xs, ys, zs))
+
+
+@pytest.mark.parametrize("divisor", [1, 2, -2, 3, 7.0, -1, 10**15])
+def test_modulo_by_integer_constants_matches_cpython_values(divisor):
+    rng = np.random.default_rng(int(divisor) % 97)
+    values = np.concatenate([rng.integers(-10**6, 10**6, 3000).astype(float), rng.uniform(-300, 300, 3000),
+                             rng.uniform(-1, 1, 1000) * 1e-300, [-0.0, 0.0, 2.0**53, -2.0**53, 2.0**53 - 1, 1e300,
+                                                                  -1e300, -1e-20, 1e-20, 5e-324, -5e-324, 0.5, -0.5]])
+    want = np.array([v % divisor for v in values.tolist()])  # CPython's float %
+    rule = compile_rule(f"lambda x, y, z: x % {divisor} == y")
+    assert rule.evaluate(values, want, 0.0).all()
+    assert compile_rule(f"lambda x, y, z: (x % {divisor}) * 0 == 0 and x % {divisor} != y").evaluate(values, want, 0.0).sum() == 0

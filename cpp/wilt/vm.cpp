@@ -497,6 +497,9 @@ bool bool_kernel(Op op, const Lanes& A, const Lanes* B, uint8_t ta, uint8_t tb, 
 // general path, which applies CPython's short-circuit rules to the error.
 
 constexpr size_t kChunk = 256;
+// Registers 2 KiB apart would put every other one at the same address modulo 4 KiB, where loads
+// falsely wait on stores to the other; a cache line of padding staggers them.
+constexpr size_t kSlotStride = kChunk + 8;
 
 bool exact_constant(const Program& p, int32_t v) {
   const Instr& in = p.code[v];
@@ -560,6 +563,35 @@ uint8_t fast_checked(size_t n, const double* __restrict a, const double* __restr
   return flags;
 }
 
+// x % c for a nonzero integral constant c (the parity and fractional-part rules): py::mod's answer,
+// with its integral-operand and x % 1 shortcuts taken without libm's trunc and floor calls, which
+// SSE2 has no instruction for.
+uint8_t fast_mod_by_integer(size_t n, const double* __restrict a, double c, double* __restrict o) {
+  constexpr double kExactInt = 9007199254740992.0;  // 2^53
+  const auto ci = static_cast<int64_t>(c);
+  const double zero = std::copysign(0.0, c);
+  uint8_t flags = 0;
+  for (size_t l = 0; l < n; ++l) {
+    const double v = a[l];
+    if (std::fabs(v) < kExactInt) {
+      const auto vi = static_cast<int64_t>(v);  // truncation
+      const auto truncated = static_cast<double>(vi);
+      if (truncated == v) {  // integral: an exact integer remainder with the divisor's sign
+        int64_t r = ci == 2 ? (vi & 1) : vi % ci;
+        if (r != 0 && ((r < 0) != (ci < 0))) r += ci;
+        o[l] = r != 0 ? static_cast<double>(r) : zero;
+        continue;
+      }
+      if (ci == 1) {  // x - floor(x), rounded once, as py::mod computes it
+        o[l] = v - (truncated > v ? truncated - 1.0 : truncated);
+        continue;
+      }
+    }
+    flags |= py::mod(v, c, o[l]);
+  }
+  return flags;
+}
+
 // Runs one instruction on a chunk; returns nonzero if CPython would have raised (or needs the
 // fallback) in some lane.
 uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, double* __restrict o, size_t n) {
@@ -594,7 +626,12 @@ uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, dou
       }
       return zero;
     }
-    case Op::Mod: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::mod(x, y, r); });
+    case Op::Mod:
+      if (const double c = p.fast_constants[in.b]; p.code[in.b].op == Op::Const && c == std::trunc(c) && c != 0.0 &&
+                                                    std::fabs(c) < 9007199254740992.0) {
+        return fast_mod_by_integer(n, a, c, o);
+      }
+      return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::mod(x, y, r); });
     case Op::FloorDiv: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::floordiv(x, y, r); });
     case Op::Pow: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::pow(x, y, r); });
     case Op::Neg: fast_map1(n, a, o, [](double x) { return -x; }); return 0;
@@ -655,7 +692,8 @@ void truth_bytes(const double* __restrict r, uint8_t* __restrict t, size_t n) {
 bool run_fast(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth) {
   FastScratch& s = tls_fast;
   const size_t values = p.code.size();
-  if (s.slots.size() < static_cast<size_t>(p.num_slots) * kChunk) s.slots.resize(static_cast<size_t>(p.num_slots) * kChunk);
+  const size_t needed = static_cast<size_t>(p.fast_slots) * kSlotStride;
+  if (s.slots.size() < needed) s.slots.resize(needed);
   s.values.resize(values);
   const double* args[3] = {xs, ys, zs};
   for (size_t begin = 0; begin < n; begin += kChunk) {
@@ -666,10 +704,10 @@ bool run_fast(const Program& p, const double* xs, const double* ys, const double
         s.values[k] = args[in.a] + begin;
         continue;
       }
-      double* out = s.slots.data() + static_cast<size_t>(p.slot[k]) * kChunk;
+      double* out = s.slots.data() + static_cast<size_t>(p.fast_slot[k]) * kSlotStride;
       s.values[k] = out;
       if (in.op == Op::Const) {
-        std::fill(out, out + len, p.fast_constants[k]);
+        if (begin == 0) std::fill(out, out + std::min(kChunk, n), p.fast_constants[k]);
       } else if (fast_step(p, in, s.values.data(), out, len)) {
         return false;
       }
@@ -946,6 +984,31 @@ TrueCounts count_true(const uint8_t* __restrict a, const uint8_t* __restrict b, 
   return c;
 }
 
+// Linear-scan slots: a value's slot is reused once its last reader has run. With keep_constants,
+// constants are never freed (the fast path fills them once per block, not once per chunk).
+int32_t assign_slots(const Program& p, const std::vector<size_t>& last_use, bool keep_constants,
+                     std::vector<int32_t>& slot) {
+  const size_t n = p.code.size();
+  slot.assign(n, -1);
+  std::vector<int32_t> free_slots;
+  std::vector<std::vector<int32_t>> dying(n);
+  for (size_t v = 0; v + 1 < n; ++v) {
+    if (keep_constants && p.code[v].op == Op::Const) continue;
+    dying[std::max(last_use[v], v)].push_back(static_cast<int32_t>(v));
+  }
+  int32_t count = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (free_slots.empty() || (keep_constants && p.code[k].op == Op::Const)) {
+      slot[k] = count++;  // a kept constant must not share a register with any earlier value either
+    } else {
+      slot[k] = free_slots.back();
+      free_slots.pop_back();
+    }
+    for (const int32_t v : dying[k]) free_slots.push_back(slot[v]);
+  }
+  return count;
+}
+
 }  // namespace
 
 void prepare(Program& p) {
@@ -969,21 +1032,8 @@ void prepare(Program& p) {
     if (in.op == Op::Const) check(p.constants[in.a].tag <= kFloat, k, "bad constant type");
     p.static_tags[k] = result_tags(p, in);
   }
-  // Linear-scan slots: a value's slot is reused once its last reader has run.
-  p.slot.assign(n, -1);
-  std::vector<int32_t> free_slots;
-  std::vector<std::vector<int32_t>> dying(n);
-  for (size_t v = 0; v + 1 < n; ++v) dying[std::max(last_use[v], v)].push_back(static_cast<int32_t>(v));
-  p.num_slots = 0;
-  for (size_t k = 0; k < n; ++k) {
-    if (free_slots.empty()) {
-      p.slot[k] = p.num_slots++;
-    } else {
-      p.slot[k] = free_slots.back();
-      free_slots.pop_back();
-    }
-    for (const int32_t v : dying[k]) free_slots.push_back(p.slot[v]);
-  }
+  p.num_slots = assign_slots(p, last_use, false, p.slot);
+  p.fast_slots = assign_slots(p, last_use, true, p.fast_slot);
   p.fast = true;
   p.fast_constants.assign(n, 0.0);
   for (size_t k = 0; k < n; ++k) {

@@ -331,8 +331,11 @@ def test_modulo_by_integer_constants_matches_cpython_values(divisor):
     rng = np.random.default_rng(int(divisor) % 97)
     values = np.concatenate([rng.integers(-10**6, 10**6, 3000).astype(float), rng.uniform(-300, 300, 3000),
                              rng.uniform(-1, 1, 1000) * 1e-300, [-0.0, 0.0, 2.0**53, -2.0**53, 2.0**53 - 1, 1e300,
-                                                                  -1e300, -1e-20, 1e-20, 5e-324, -5e-324, 0.5, -0.5]])
+                                                                  -1e300, -1e-20, 1e-20, 5e-324, -5e-324, 0.5, -0.5, 2.0**52,
+                                                                  -2.0**52 + 0.5, 2.0**52 - 0.5, 2.0**-1000, -2.0**-1001,
+                                                                  float("inf"), float("nan")]])
     want = np.array([v % divisor for v in values.tolist()])  # CPython's float %
-    rule = compile_rule(f"lambda x, y, z: x % {divisor} == y")
+    # NaN (from inf and nan) compares unequal to itself, so NaN results must match NaN.
+    rule = compile_rule(f"lambda x, y, z: x % {divisor} == y or (x % {divisor} != x % {divisor} and y != y)")
     assert rule.evaluate(values, want, 0.0).all()
     assert compile_rule(f"lambda x, y, z: (x % {divisor}) * 0 == 0 and x % {divisor} != y").evaluate(values, want, 0.0).sum() == 0

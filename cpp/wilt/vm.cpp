@@ -577,7 +577,7 @@ uint8_t fast_mod_by_integer(size_t n, const double* __restrict a, double c, doub
       const auto vi = static_cast<int64_t>(v);  // truncation
       const auto truncated = static_cast<double>(vi);
       if (truncated == v) {  // integral: an exact integer remainder with the divisor's sign
-        int64_t r = ci == 2 ? (vi & 1) : vi % ci;
+        int64_t r = ci == 1 ? 0 : ci == 2 ? (vi & 1) : vi % ci;  // the common divisors skip idiv
         if (r != 0 && ((r < 0) != (ci < 0))) r += ci;
         o[l] = r != 0 ? static_cast<double>(r) : zero;
         continue;
@@ -586,8 +586,43 @@ uint8_t fast_mod_by_integer(size_t n, const double* __restrict a, double c, doub
         o[l] = v - (truncated > v ? truncated - 1.0 : truncated);
         continue;
       }
+      if (ci == 2 && std::fabs(v) >= 0x1p-1000) {
+        // x - 2 floor(x / 2): x / 2 and 2 floor(x / 2) are exact here, so this is the exact remainder
+        // rounded once; CPython's fmod result is exact and, for negative x, also rounded once when
+        // the divisor is added. Same value, without libm's slow fmod.
+        const double half = v * 0.5, t = static_cast<double>(static_cast<int64_t>(half));
+        o[l] = v - 2.0 * (t > half ? t - 1.0 : t);
+        continue;
+      }
     }
     flags |= py::mod(v, c, o[l]);
+  }
+  return flags;
+}
+
+// x % 1 and x % 2 as branch-free vector loops: floor by the 2^52 rounding trick (exact below 2^52),
+// then the exact remainder rounded once, + 0.0 for CPython's +0.0 on -0.0. Lanes outside that range
+// (huge, NaN, inf, and for % 2 tiny values whose half is inexact) are redone by py::mod.
+template <bool kTwo>
+uint8_t fast_mod_one_or_two(size_t n, const double* __restrict a, double* __restrict o) {
+  constexpr double kTwo52 = 4503599627370496.0;
+  uint8_t special = 0;
+  for (size_t l = 0; l < n; ++l) {
+    const double v = a[l], magnitude = std::fabs(v);
+    const double h = kTwo ? v * 0.5 : v;
+    const double magic = std::copysign(kTwo52, h);
+    const double rounded = (h + magic) - magic;
+    const double floor = rounded > h ? rounded - 1.0 : rounded;
+    o[l] = (v - (kTwo ? 2.0 * floor : floor)) + 0.0;
+    const bool outside = !(magnitude < kTwo52) || (kTwo && magnitude < 0x1p-1000 && v != 0.0);
+    special |= static_cast<uint8_t>(outside);
+  }
+  uint8_t flags = 0;
+  if (special) {
+    for (size_t l = 0; l < n; ++l) {
+      const double v = a[l], magnitude = std::fabs(v);
+      if (!(magnitude < kTwo52) || (kTwo && magnitude < 0x1p-1000 && v != 0.0)) flags |= py::mod(v, kTwo ? 2.0 : 1.0, o[l]);
+    }
   }
   return flags;
 }
@@ -629,6 +664,8 @@ uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, dou
     case Op::Mod:
       if (const double c = p.fast_constants[in.b]; p.code[in.b].op == Op::Const && c == std::trunc(c) && c != 0.0 &&
                                                     std::fabs(c) < 9007199254740992.0) {
+        if (c == 1.0) return fast_mod_one_or_two<false>(n, a, o);
+        if (c == 2.0) return fast_mod_one_or_two<true>(n, a, o);
         return fast_mod_by_integer(n, a, c, o);
       }
       return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::mod(x, y, r); });

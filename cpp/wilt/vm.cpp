@@ -1109,6 +1109,11 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
                    const double* zs, size_t n, size_t max_examples, unsigned threads) {
   const size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<Comparison> partial(blocks);
+  // Run in block order (one thread), later blocks need not look for counterexamples once the earlier
+  // ones hold enough; the counts still cover every point.
+  constexpr size_t kBlocksPerTask = 16;
+  const bool in_order = (threads == 0 ? default_threads() : threads) <= 1 || blocks <= kBlocksPerTask;
+  size_t examples_found = 0;
   parallel_for(
       blocks, threads,
       [&](size_t blk) {
@@ -1145,13 +1150,15 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
         c.true_b = true_b;
         c.true_both = true_both;
         c.mismatches = mismatches;
+        if (in_order && examples_found >= max_examples) return;
         for (size_t l = 0; l < len && mismatches > 0 && c.first_mismatches.size() < max_examples; ++l) {
           if (ta[l] != tb[l] && !((sa[l] | sb[l]) & kNeedsFallback)) {
             c.first_mismatches.push_back(static_cast<int64_t>(begin + l));
           }
         }
+        if (in_order) examples_found += c.first_mismatches.size();
       },
-      16);
+      kBlocksPerTask);
   Comparison total;
   for (const Comparison& c : partial) {
     total.mismatches += c.mismatches;

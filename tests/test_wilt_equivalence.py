@@ -160,3 +160,17 @@ def test_rule_matrix_agrees_with_single_rules():
         assert matrix[r].tolist() == [rule(*p) for p in points]
     with pytest.raises(ValueError, match="shape"):
         rule_matrix(wilt.FULL_SPLIT, np.zeros((4, 2)))
+
+
+@pytest.mark.parametrize("pair", [(0, 1), (14, 15), (46, 47), (10, 49)])
+def test_counts_and_first_counterexamples_match_full_truth_tables(pair):
+    from cogsim.wilt import FULL_SPLIT, compile_rule, equivalent, standard_cases
+
+    cases = standard_cases()
+    guess, hidden = (FULL_SPLIT[k] for k in pair)
+    truth = [compile_rule(r).evaluate(cases.xs, cases.ys, cases.zs) for r in (guess, hidden)]
+    differ = np.flatnonzero(truth[0] != truth[1])
+    for threads in (1, 2):
+        result = equivalent(guess, hidden, threads=threads)
+        assert result.mismatches == differ.size
+        assert result.counterexamples == tuple(cases.point(i) for i in differ[:5])

@@ -296,3 +296,46 @@ def test_squares_match_cpython_pow_bit_for_bit():
     squares = np.array([v ** 2 for v in values.tolist()])  # CPython's float pow
     assert compile_rule("lambda x, y, z: x ** 2 == y").evaluate(values, squares, 0.0).all()
     assert compile_rule("lambda x, y, z: pow(x, 2.0) == y").evaluate(values, squares, 0.0).all()
+
+
+# Float/bool programs run on the VM's typed fast path; a block where an operation raises anywhere
+# (even in a lane that short-circuiting discards) is re-run on the general path. These rules mix
+# raising and non-raising blocks, flag-free and raising operators, and float-valued and/or.
+FAST_PATH_RULES = [
+    "lambda x, y, z: y != 0 and x / y > z",
+    "lambda x, y, z: x / y > z or y == 0",
+    "lambda x, y, z: (x % y if y else z) < 1.5",
+    "lambda x, y, z: math.sqrt(x) < y if x >= 0 else z > 0",
+    "lambda x, y, z: (x or y) - (y and z) > 0.5",
+    "lambda x, y, z: not (min(x, y) < max(y, z) - 1) and x.is_integer()",
+    "lambda x, y, z: math.isclose(x * 0.1, y * 0.1) or -abs(z) == z",
+    "lambda x, y, z: x ** 2 + 2 * y == z ** 3 - 1",
+    "lambda x, y, z: (x + 3) // (y - 1) == z",
+    "lambda x, y, z: isinstance(x, float) and True and z != 2 ** 53 + 1",
+]
+
+
+@pytest.mark.parametrize("src", FAST_PATH_RULES)
+def test_fast_path_and_its_fallback_match_cpython(src):
+    rng = np.random.default_rng(5)
+    n = 5000  # about ten blocks; zeros land in a few of them only
+    xs = rng.integers(-6, 7, n).astype(float)
+    ys = rng.integers(-6, 7, n).astype(float)
+    zs = rng.uniform(-8, 8, n)
+    ys[rng.random(n) < 0.9] += 0.5  # mostly nonzero divisors
+    assert_matches_cpython(src, (xs, ys, zs))
+
+
+@pytest.mark.parametrize("divisor", [1, 2, -2, 3, 7.0, -1, 10**15])
+def test_modulo_by_integer_constants_matches_cpython_values(divisor):
+    rng = np.random.default_rng(int(divisor) % 97)
+    values = np.concatenate([rng.integers(-10**6, 10**6, 3000).astype(float), rng.uniform(-300, 300, 3000),
+                             rng.uniform(-1, 1, 1000) * 1e-300, [-0.0, 0.0, 2.0**53, -2.0**53, 2.0**53 - 1, 1e300,
+                                                                  -1e300, -1e-20, 1e-20, 5e-324, -5e-324, 0.5, -0.5, 2.0**52,
+                                                                  -2.0**52 + 0.5, 2.0**52 - 0.5, 2.0**-1000, -2.0**-1001,
+                                                                  float("inf"), float("nan")]])
+    want = np.array([v % divisor for v in values.tolist()])  # CPython's float %
+    # NaN (from inf and nan) compares unequal to itself, so NaN results must match NaN.
+    rule = compile_rule(f"lambda x, y, z: x % {divisor} == y or (x % {divisor} != x % {divisor} and y != y)")
+    assert rule.evaluate(values, want, 0.0).all()
+    assert compile_rule(f"lambda x, y, z: (x % {divisor}) * 0 == 0 and x % {divisor} != y").evaluate(values, want, 0.0).sum() == 0

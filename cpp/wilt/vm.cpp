@@ -497,6 +497,9 @@ bool bool_kernel(Op op, const Lanes& A, const Lanes* B, uint8_t ta, uint8_t tb, 
 // general path, which applies CPython's short-circuit rules to the error.
 
 constexpr size_t kChunk = 256;
+// Registers 2 KiB apart would put every other one at the same address modulo 4 KiB, where loads
+// falsely wait on stores to the other; a cache line of padding staggers them.
+constexpr size_t kSlotStride = kChunk + 8;
 
 bool exact_constant(const Program& p, int32_t v) {
   const Instr& in = p.code[v];
@@ -560,6 +563,70 @@ uint8_t fast_checked(size_t n, const double* __restrict a, const double* __restr
   return flags;
 }
 
+// x % c for a nonzero integral constant c (the parity and fractional-part rules): py::mod's answer,
+// with its integral-operand and x % 1 shortcuts taken without libm's trunc and floor calls, which
+// SSE2 has no instruction for.
+uint8_t fast_mod_by_integer(size_t n, const double* __restrict a, double c, double* __restrict o) {
+  constexpr double kExactInt = 9007199254740992.0;  // 2^53
+  const auto ci = static_cast<int64_t>(c);
+  const double zero = std::copysign(0.0, c);
+  uint8_t flags = 0;
+  for (size_t l = 0; l < n; ++l) {
+    const double v = a[l];
+    if (std::fabs(v) < kExactInt) {
+      const auto vi = static_cast<int64_t>(v);  // truncation
+      const auto truncated = static_cast<double>(vi);
+      if (truncated == v) {  // integral: an exact integer remainder with the divisor's sign
+        int64_t r = ci == 1 ? 0 : ci == 2 ? (vi & 1) : vi % ci;  // the common divisors skip idiv
+        if (r != 0 && ((r < 0) != (ci < 0))) r += ci;
+        o[l] = r != 0 ? static_cast<double>(r) : zero;
+        continue;
+      }
+      if (ci == 1) {  // x - floor(x), rounded once, as py::mod computes it
+        o[l] = v - (truncated > v ? truncated - 1.0 : truncated);
+        continue;
+      }
+      if (ci == 2 && std::fabs(v) >= 0x1p-1000) {
+        // x - 2 floor(x / 2): x / 2 and 2 floor(x / 2) are exact here, so this is the exact remainder
+        // rounded once; CPython's fmod result is exact and, for negative x, also rounded once when
+        // the divisor is added. Same value, without libm's slow fmod.
+        const double half = v * 0.5, t = static_cast<double>(static_cast<int64_t>(half));
+        o[l] = v - 2.0 * (t > half ? t - 1.0 : t);
+        continue;
+      }
+    }
+    flags |= py::mod(v, c, o[l]);
+  }
+  return flags;
+}
+
+// x % 1 and x % 2 as branch-free vector loops: floor by the 2^52 rounding trick (exact below 2^52),
+// then the exact remainder rounded once, + 0.0 for CPython's +0.0 on -0.0. Lanes outside that range
+// (huge, NaN, inf, and for % 2 tiny values whose half is inexact) are redone by py::mod.
+template <bool kTwo>
+uint8_t fast_mod_one_or_two(size_t n, const double* __restrict a, double* __restrict o) {
+  constexpr double kTwo52 = 4503599627370496.0;
+  uint8_t special = 0;
+  for (size_t l = 0; l < n; ++l) {
+    const double v = a[l], magnitude = std::fabs(v);
+    const double h = kTwo ? v * 0.5 : v;
+    const double magic = std::copysign(kTwo52, h);
+    const double rounded = (h + magic) - magic;
+    const double floor = rounded > h ? rounded - 1.0 : rounded;
+    o[l] = (v - (kTwo ? 2.0 * floor : floor)) + 0.0;
+    const bool outside = !(magnitude < kTwo52) || (kTwo && magnitude < 0x1p-1000 && v != 0.0);
+    special |= static_cast<uint8_t>(outside);
+  }
+  uint8_t flags = 0;
+  if (special) {
+    for (size_t l = 0; l < n; ++l) {
+      const double v = a[l], magnitude = std::fabs(v);
+      if (!(magnitude < kTwo52) || (kTwo && magnitude < 0x1p-1000 && v != 0.0)) flags |= py::mod(v, kTwo ? 2.0 : 1.0, o[l]);
+    }
+  }
+  return flags;
+}
+
 // Runs one instruction on a chunk; returns nonzero if CPython would have raised (or needs the
 // fallback) in some lane.
 uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, double* __restrict o, size_t n) {
@@ -594,7 +661,14 @@ uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, dou
       }
       return zero;
     }
-    case Op::Mod: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::mod(x, y, r); });
+    case Op::Mod:
+      if (const double c = p.fast_constants[in.b]; p.code[in.b].op == Op::Const && c == std::trunc(c) && c != 0.0 &&
+                                                    std::fabs(c) < 9007199254740992.0) {
+        if (c == 1.0) return fast_mod_one_or_two<false>(n, a, o);
+        if (c == 2.0) return fast_mod_one_or_two<true>(n, a, o);
+        return fast_mod_by_integer(n, a, c, o);
+      }
+      return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::mod(x, y, r); });
     case Op::FloorDiv: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::floordiv(x, y, r); });
     case Op::Pow: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::pow(x, y, r); });
     case Op::Neg: fast_map1(n, a, o, [](double x) { return -x; }); return 0;
@@ -655,7 +729,8 @@ void truth_bytes(const double* __restrict r, uint8_t* __restrict t, size_t n) {
 bool run_fast(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth) {
   FastScratch& s = tls_fast;
   const size_t values = p.code.size();
-  if (s.slots.size() < static_cast<size_t>(p.num_slots) * kChunk) s.slots.resize(static_cast<size_t>(p.num_slots) * kChunk);
+  const size_t needed = static_cast<size_t>(p.fast_slots) * kSlotStride;
+  if (s.slots.size() < needed) s.slots.resize(needed);
   s.values.resize(values);
   const double* args[3] = {xs, ys, zs};
   for (size_t begin = 0; begin < n; begin += kChunk) {
@@ -666,10 +741,10 @@ bool run_fast(const Program& p, const double* xs, const double* ys, const double
         s.values[k] = args[in.a] + begin;
         continue;
       }
-      double* out = s.slots.data() + static_cast<size_t>(p.slot[k]) * kChunk;
+      double* out = s.slots.data() + static_cast<size_t>(p.fast_slot[k]) * kSlotStride;
       s.values[k] = out;
       if (in.op == Op::Const) {
-        std::fill(out, out + len, p.fast_constants[k]);
+        if (begin == 0) std::fill(out, out + std::min(kChunk, n), p.fast_constants[k]);
       } else if (fast_step(p, in, s.values.data(), out, len)) {
         return false;
       }
@@ -903,15 +978,72 @@ std::vector<int32_t> operands(const Program& p, const Instr& in) {
   }
 }
 
-// Truth and status of one block: the fast path when it applies, else the general VM.
-void evaluate_block(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth,
+// Truth and status of one block: the fast path when it applies, else the general VM. Returns true
+// when the fast path decided every lane (all statuses kOk), and then leaves status unwritten.
+bool evaluate_block(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth,
                     uint8_t* status) {
-  if (p.fast && run_fast(p, xs, ys, zs, n, truth)) {
-    std::memset(status, kOk, n);
-    return;
-  }
+  if (p.fast && run_fast(p, xs, ys, zs, n, truth)) return true;
   Evaluator ev(p, tls_scratch);
   write_results(ev.run(xs, ys, zs, n), n, truth, status, p.static_tags.back());
+  return false;
+}
+
+struct TrueCounts {
+  int64_t a = 0, b = 0, both = 0;
+};
+
+// Counts of a[l], b[l] and a[l] & b[l] over 0/1 bytes (SSE2: byte sums by psadbw, 16 lanes at a time).
+TrueCounts count_true(const uint8_t* __restrict a, const uint8_t* __restrict b, size_t n) {
+  TrueCounts c;
+  size_t l = 0;
+#if defined(__SSE2__)
+  __m128i sa = _mm_setzero_si128(), sb = _mm_setzero_si128(), sab = _mm_setzero_si128();
+  const __m128i zero = _mm_setzero_si128();
+  for (; l + 16 <= n; l += 16) {
+    const __m128i va = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + l));
+    const __m128i vb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + l));
+    sa = _mm_add_epi64(sa, _mm_sad_epu8(va, zero));
+    sb = _mm_add_epi64(sb, _mm_sad_epu8(vb, zero));
+    sab = _mm_add_epi64(sab, _mm_sad_epu8(_mm_and_si128(va, vb), zero));
+  }
+  auto total = [](__m128i v) {
+    alignas(16) int64_t h[2];
+    _mm_store_si128(reinterpret_cast<__m128i*>(h), v);
+    return h[0] + h[1];
+  };
+  c.a = total(sa), c.b = total(sb), c.both = total(sab);
+#endif
+  for (; l < n; ++l) {
+    c.a += a[l];
+    c.b += b[l];
+    c.both += a[l] & b[l];
+  }
+  return c;
+}
+
+// Linear-scan slots: a value's slot is reused once its last reader has run. With keep_constants,
+// constants are never freed (the fast path fills them once per block, not once per chunk).
+int32_t assign_slots(const Program& p, const std::vector<size_t>& last_use, bool keep_constants,
+                     std::vector<int32_t>& slot) {
+  const size_t n = p.code.size();
+  slot.assign(n, -1);
+  std::vector<int32_t> free_slots;
+  std::vector<std::vector<int32_t>> dying(n);
+  for (size_t v = 0; v + 1 < n; ++v) {
+    if (keep_constants && p.code[v].op == Op::Const) continue;
+    dying[std::max(last_use[v], v)].push_back(static_cast<int32_t>(v));
+  }
+  int32_t count = 0;
+  for (size_t k = 0; k < n; ++k) {
+    if (free_slots.empty() || (keep_constants && p.code[k].op == Op::Const)) {
+      slot[k] = count++;  // a kept constant must not share a register with any earlier value either
+    } else {
+      slot[k] = free_slots.back();
+      free_slots.pop_back();
+    }
+    for (const int32_t v : dying[k]) free_slots.push_back(slot[v]);
+  }
+  return count;
 }
 
 }  // namespace
@@ -937,21 +1069,8 @@ void prepare(Program& p) {
     if (in.op == Op::Const) check(p.constants[in.a].tag <= kFloat, k, "bad constant type");
     p.static_tags[k] = result_tags(p, in);
   }
-  // Linear-scan slots: a value's slot is reused once its last reader has run.
-  p.slot.assign(n, -1);
-  std::vector<int32_t> free_slots;
-  std::vector<std::vector<int32_t>> dying(n);
-  for (size_t v = 0; v + 1 < n; ++v) dying[std::max(last_use[v], v)].push_back(static_cast<int32_t>(v));
-  p.num_slots = 0;
-  for (size_t k = 0; k < n; ++k) {
-    if (free_slots.empty()) {
-      p.slot[k] = p.num_slots++;
-    } else {
-      p.slot[k] = free_slots.back();
-      free_slots.pop_back();
-    }
-    for (const int32_t v : dying[k]) free_slots.push_back(p.slot[v]);
-  }
+  p.num_slots = assign_slots(p, last_use, false, p.slot);
+  p.fast_slots = assign_slots(p, last_use, true, p.fast_slot);
   p.fast = true;
   p.fast_constants.assign(n, 0.0);
   for (size_t k = 0; k < n; ++k) {
@@ -971,7 +1090,9 @@ void evaluate(const Program& program, const double* xs, const double* ys, const 
       blocks, threads,
       [&](size_t b) {
         const size_t begin = b * kBlock, len = std::min(kBlock, n - begin);
-        evaluate_block(program, xs + begin, ys + begin, zs + begin, len, truth + begin, status + begin);
+        if (evaluate_block(program, xs + begin, ys + begin, zs + begin, len, truth + begin, status + begin)) {
+          std::memset(status + begin, kOk, len);
+        }
       },
       8);
 }
@@ -988,32 +1109,30 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
                    const double* zs, size_t n, size_t max_examples, unsigned threads) {
   const size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<Comparison> partial(blocks);
+  // Run in block order (one thread), later blocks need not look for counterexamples once the earlier
+  // ones hold enough; the counts still cover every point.
+  constexpr size_t kBlocksPerTask = 16;
+  const bool in_order = (threads == 0 ? default_threads() : threads) <= 1 || blocks <= kBlocksPerTask;
+  size_t examples_found = 0;
   parallel_for(
       blocks, threads,
       [&](size_t blk) {
         const size_t begin = blk * kBlock, len = std::min(kBlock, n - begin);
-        uint8_t ta[kBlock], sa[kBlock], tb[kBlock], sb[kBlock];
-        evaluate_block(a, xs + begin, ys + begin, zs + begin, len, ta, sa);
-        if (b) {
-          evaluate_block(*b, xs + begin, ys + begin, zs + begin, len, tb, sb);
-        } else {
-          std::memcpy(tb, truth_b + begin, len);
-          std::memset(sb, 0, len);
-        }
+        uint8_t ta[kBlock], sa[kBlock], tb_block[kBlock], sb[kBlock];
+        const bool a_ok = evaluate_block(a, xs + begin, ys + begin, zs + begin, len, ta, sa);
+        bool b_ok = true;
+        const uint8_t* tb = truth_b ? truth_b + begin : tb_block;
+        if (b) b_ok = evaluate_block(*b, xs + begin, ys + begin, zs + begin, len, tb_block, sb);
+        if (a_ok) std::memset(sa, kOk, len);
+        if (b_ok) std::memset(sb, kOk, len);
         Comparison& c = partial[blk];
         int64_t fallback = 0, true_a = 0, true_b = 0, true_both = 0, mismatches = 0;
-        if (no_fallback(sa, sb, len)) {
-          // The usual block: 32-bit lane sums vectorize, and mismatches = |A| + |B| - 2 |A and B|.
-          uint32_t count_a = 0, count_b = 0, count_both = 0;
-          for (size_t l = 0; l < len; ++l) {
-            const uint32_t x = ta[l], y = tb[l];
-            count_a += x;
-            count_b += y;
-            count_both += x & y;
-          }
-          true_a = count_a;
-          true_b = count_b;
-          true_both = count_both;
+        if ((a_ok && b_ok) || no_fallback(sa, sb, len)) {
+          // The usual block: mismatches = |A| + |B| - 2 |A and B|.
+          const TrueCounts counts = count_true(ta, tb, len);
+          true_a = counts.a;
+          true_b = counts.b;
+          true_both = counts.both;
           mismatches = true_a + true_b - 2 * true_both;
         } else {
           for (size_t l = 0; l < len; ++l) {
@@ -1031,13 +1150,15 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
         c.true_b = true_b;
         c.true_both = true_both;
         c.mismatches = mismatches;
+        if (in_order && examples_found >= max_examples) return;
         for (size_t l = 0; l < len && mismatches > 0 && c.first_mismatches.size() < max_examples; ++l) {
           if (ta[l] != tb[l] && !((sa[l] | sb[l]) & kNeedsFallback)) {
             c.first_mismatches.push_back(static_cast<int64_t>(begin + l));
           }
         }
+        if (in_order) examples_found += c.first_mismatches.size();
       },
-      16);
+      kBlocksPerTask);
   Comparison total;
   for (const Comparison& c : partial) {
     total.mismatches += c.mismatches;

@@ -69,6 +69,8 @@ struct Program {
   // general path, so the answer stays CPython's.
   bool fast = false;
   std::vector<double> fast_constants;  // per value: its constant as a double (Const values only)
+  std::vector<int32_t> fast_slot;      // registers of the fast path; constants keep theirs throughout
+  int32_t fast_slots = 0;
 };
 
 // Checks operands and opcodes and computes static types and register slots; throws

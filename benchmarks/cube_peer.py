@@ -20,7 +20,6 @@ import os
 import sys
 import time
 
-import numpy as np
 
 
 def time_peer(solver, facelets: list[str]) -> tuple[float, list[int]]:

@@ -3,7 +3,6 @@
 import subprocess
 import sys
 
-import pytest
 
 from cogsim.cli import main
 

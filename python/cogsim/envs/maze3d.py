@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from cogsim.envs import register
+from cogsim.envs._options import choice as _choice, flag as _flag, integer as _integer
 from cogsim.envs.base import TextEnv, observation
 from cogsim.maze import _maze, agents, text
 from cogsim.maze._maze import COLLIDED, MOVED, REACHED_GOAL, TURNED, MazeBatch, Sight
@@ -30,29 +31,6 @@ _FEEDBACK = {
     COLLIDED: "You walked into a wall and did not move (collision).",
     REACHED_GOAL: "You reached the goal!",
 }
-
-
-def _flag(options: dict, name: str, default: bool) -> bool:
-    value = options.get(name, default)
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def _integer(options: dict, name: str, default, low: int, high: int):
-    value = options.get(name, default)
-    if value is None and default is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
-    return int(value)
-
-
-def _choice(options: dict, name: str, default: str, allowed) -> str:
-    value = options.get(name, default)
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}")
-    return value
 
 
 class MazeNavEnv(TextEnv):

@@ -15,11 +15,11 @@ each player's next observation reports every flip made since its last one (both 
 
 from __future__ import annotations
 
-from typing import Optional
 
 import numpy as np
 
 from cogsim.envs import register
+from cogsim.envs._options import choice as _choice, flag as _flag, integer as _integer
 from cogsim.envs.base import TextEnv, observation
 from cogsim.pairs import _pairs, agents, text
 from cogsim.pairs._pairs import FACE_UP, FIRST_FLIP, MATCH, MISMATCH, REMOVED, PairsBatch
@@ -29,29 +29,6 @@ THEMES = {"ascii": "ascii", "poker": "poker", "textures": "textures", "noise": "
 MODALITIES = ("text", "image")
 HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
 POLICIES = ("oracle", "optimal", "forgetful", "random")
-
-
-def _flag(options: dict, name: str, default: bool) -> bool:
-    value = options.get(name, default)
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
-def _integer(options: dict, name: str, default, low: int, high: int) -> Optional[int]:
-    value = options.get(name, default)
-    if value is None and default is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
-    return int(value)
-
-
-def _choice(options: dict, name: str, default: str, allowed) -> str:
-    value = options.get(name, default)
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
-    return value
 
 
 class PairsEnv(TextEnv):

@@ -15,10 +15,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-import time
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Optional, Protocol
+from typing import Protocol
 
 from cogsim.harness.config import RunConfig
 

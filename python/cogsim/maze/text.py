@@ -25,7 +25,7 @@ class ParseError(ValueError):
 def task_prompt(size: int, budget: int, modality: str, cot: bool, ask_output: bool, tagged: bool) -> str:
     view = {
         "3d": "Each turn you see a first-person image of what is in front of you.",
-        "patch": f"Each turn you see a top-down image of the cells around you (north is up), with your position and heading as a red arrow.",
+        "patch": "Each turn you see a top-down image of the cells around you (north is up), with your position and heading as a red arrow.",
         "text": "Each turn you get a text description of what you can see straight ahead.",
     }[modality]
     lines = [

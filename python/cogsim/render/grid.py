@@ -14,7 +14,7 @@ tiles fill their whole cell, so neighbouring cells join into one picture.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional, Union
 
 from cogsim.render import _check

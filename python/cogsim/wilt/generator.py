@@ -83,8 +83,8 @@ def _ranges(rng):
 def _sums(rng):
     a, b, c = _vars(rng, 3)
     t = _threshold(rng)
-    return _pick(rng, [f"x + y + z > {t}", f"x + y + z < {t}", f"x + y + z == {t}", f"x * y * z == 0",
-                       f"abs({a}) + abs({b}) > abs({c})", f"abs({a}) > abs({b})", f"x * y * z > x + y + z",
+    return _pick(rng, [f"x + y + z > {t}", f"x + y + z < {t}", f"x + y + z == {t}", "x * y * z == 0",
+                       f"abs({a}) + abs({b}) > abs({c})", f"abs({a}) > abs({b})", "x * y * z > x + y + z",
                        f"abs({a} - {b}) < abs({b} - {c})"])
 
 

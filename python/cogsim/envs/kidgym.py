@@ -226,8 +226,12 @@ for _spec in TASKS.values():
     )
 
 DEMO_SUITES = [
-    {"env_id": "kidgym/classification", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
-    {"env_id": "kidgym/maze", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
+    # Classification and Maze at all three levels, so the report shows Execution and Planning scores.
+    *(
+        {"env_id": f"kidgym/{task}", "options": {"level": level, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]}
+        for task in ("classification", "maze")
+        for level in (1, 2, 3)
+    ),
     {"env_id": "kidgym/memory_decode", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
     {"env_id": "kidgym/counting", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
     {"env_id": "kidgym/puzzle", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},

@@ -101,7 +101,7 @@ def summarize(episodes: Sequence[Mapping]) -> list[Table]:
     for group in sorted(counts):
         tasks = counts[group]
         table = Table(f"KidGym success rate: {group}", ["task", "level 1", "level 2", "level 3", "0.2 p1 + 0.3 p2 + 0.5 p3"],
-                      note="Success rate with Wilson 95% interval (percent).")
+                      note="Success rate (fraction of episodes) with Wilson 95% interval; the weighted score in percent.")
         for code in (c for c in TASK_CAPABILITIES if c in tasks):
             cells = [wilson(*tasks[code][lv]) if lv in tasks[code] else "-" for lv in (1, 2, 3)]
             score = weighted_score(_rates({code: tasks[code]})[code])

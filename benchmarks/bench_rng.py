@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 import cogsim
+from cogsim.envs import play_scripted
 from cogsim import maze, metrics, pairs
 
 MAZE_WALKERS, MAZE_ROUNDS, MAZE_SIZE = 4096, 2000, 15
@@ -141,14 +142,8 @@ def scripted_scores(quick: bool) -> list:
 
 
 def _play(env, agent: str, seed: int) -> dict:
-    obs, _ = env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    turns = 0
-    while True:
-        obs, _, terminated, truncated, info = env.step(env.scripted_response(agent, rng))
-        turns += 1
-        if terminated or truncated:
-            return {**info["episode"], "agent": agent, "env_id": env.env_id, "seed": seed, "turns": turns}
+    played = play_scripted(env, agent, seed)
+    return {**played.episode, "agent": agent, "env_id": env.env_id, "seed": seed, "turns": played.turns}
 
 
 def _cell(value) -> str:

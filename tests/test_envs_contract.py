@@ -91,3 +91,34 @@ def test_bootstrap_interval_stays_within_the_observed_values():
     est = bootstrap([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])
     assert est.value == 0.25 and 0.0 <= est.low <= 0.25 <= est.high <= 1.0
     assert bootstrap([3.0, 5.0], statistic=lambda v: float(max(v))).value == 5.0
+
+
+class TakeTurns(TextEnv):
+    """Two players alternate; each must say its own seat number; three turns in all."""
+
+    suite = "test"
+    num_players = 2
+
+    def _reset(self, seed, options):
+        self.turn = 0
+        return observation("Say your seat.", player=0)
+
+    def _step(self, action):
+        ok = action == str(self.turn % 2)
+        self.turn += 1
+        done = self.turn == 3
+        info = {"parse": "ok", "parsed": action}
+        if done:
+            info["episode"] = {"turns": self.turn}
+        return observation("Next.", player=self.turn % 2), float(ok), done, False, info
+
+    def scripted_response(self, policy, rng):
+        return {"seat0": "0", "seat1": "1"}[policy]
+
+
+def test_play_scripted_routes_each_player_to_its_policy():
+    played = envs.play_scripted(TakeTurns(), ["seat0", "seat1"], seed=4)
+    assert played.rewards == [1.0, 1.0, 1.0] and played.terminated and played.turns == 3
+    assert played.episode == {"turns": 3} and len(played.observations) == 4
+    wrong = envs.play_scripted(TakeTurns(), "seat0", seed=4)  # one policy for every seat
+    assert wrong.rewards == [1.0, 0.0, 1.0]

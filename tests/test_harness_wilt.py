@@ -5,14 +5,10 @@ import json
 
 import pytest
 
-import cogsim
 from cogsim.agents import Completion, ModelBackend, register_backend
 from cogsim.harness import RunConfig, Task, run
 from cogsim.report import write_report
 from cogsim.store import open_store
-
-if "wilt/lite" not in cogsim.list_envs():
-    pytest.skip("the WILT envs are not in this tree", allow_module_level=True)
 
 SCRIPT = [
     "Test Case: (1, 2, 3)",

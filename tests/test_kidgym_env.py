@@ -8,21 +8,15 @@ import numpy as np
 import pytest
 
 import cogsim
+from cogsim.envs import play_scripted
 from cogsim.kidgym import TASKS
 
 ENV_IDS = [spec.env_id for spec in TASKS.values()]
 
 
 def play(env, policy: str, seed: int, rng_seed: int = 0):
-    obs, _ = env.reset(seed=seed)
-    rng = np.random.default_rng(rng_seed)
-    observations, infos = [obs], []
-    while True:
-        obs, reward, terminated, truncated, info = env.step(env.scripted_response(policy, rng))
-        observations.append(obs)
-        infos.append(info)
-        if terminated or truncated:
-            return observations, infos, reward
+    played = play_scripted(env, policy, seed, rng_seed)
+    return played.observations, played.infos, played.rewards[-1]
 
 
 def test_every_task_is_registered():

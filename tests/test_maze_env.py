@@ -8,20 +8,14 @@ import numpy as np
 import pytest
 
 import cogsim
+from cogsim.envs import play_scripted
 from cogsim import maze
 from cogsim.maze import text
 
 
 def play(env, policy, seed, rng_seed=0):
-    obs, _ = env.reset(seed=seed)
-    rng = np.random.default_rng(rng_seed)
-    infos, observations = [], [obs]
-    while True:
-        obs, reward, terminated, truncated, info = env.step(env.scripted_response(policy, rng))
-        infos.append(info)
-        observations.append(obs)
-        if terminated or truncated:
-            return infos, observations, terminated, truncated
+    played = play_scripted(env, policy, seed, rng_seed)
+    return played.infos, played.observations, played.terminated, played.truncated
 
 
 @pytest.mark.parametrize("size", [5, 9, 15])

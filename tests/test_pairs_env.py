@@ -10,20 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cogsim
+from cogsim.envs import play_scripted
 from cogsim import pairs
 from cogsim.maze import text as maze_text
 from cogsim.pairs.text import ParseError, parse_flip
 
 
 def play(env, policies, seed, rng_seed=0, players=None):
-    obs, _ = env.reset(seed=seed, options={"players": players} if players else None)
-    rng = np.random.default_rng(rng_seed)
-    infos = []
-    while True:
-        obs, reward, terminated, truncated, info = env.step(env.scripted_response(policies[obs["player"]], rng))
-        infos.append(info)
-        if terminated or truncated:
-            return infos, terminated, truncated
+    played = play_scripted(env, policies, seed, rng_seed, reset_options={"players": players} if players else None)
+    return played.infos, played.terminated, played.truncated
 
 
 @pytest.mark.parametrize("shape", [(2, 2), (4, 4), (6, 6)])

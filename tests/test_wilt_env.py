@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 import cogsim
+from cogsim.envs import play_scripted
 from cogsim.wilt import protocol as proto
 from cogsim.wilt.generator import generate_rules, hypothesis_space, procedural_rule
 
 
 def run_episode(env, agent: str, seed: int):
-    obs, _ = env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    turns = 0
-    while True:
-        obs, reward, terminated, truncated, info = env.step(env.scripted_response(agent, rng))
-        turns += 1
-        if terminated or truncated:
-            return obs, reward, info, turns
+    played = play_scripted(env, agent, seed)
+    return played.observations[-1], played.rewards[-1], played.infos[-1], played.turns
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from cogsim.envs.base import TextEnv, observation
+from cogsim.envs.scripted import ScriptedEpisode, play_scripted
 from cogsim.envs.vector import TextVectorEnv
 
-__all__ = ["TextEnv", "TextVectorEnv", "observation", "register", "make", "make_vec", "list_envs", "spec"]
+__all__ = ["TextEnv", "TextVectorEnv", "ScriptedEpisode", "observation", "play_scripted", "register", "make", "make_vec", "list_envs", "spec"]
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class EnvSpec:
 
 
 _REGISTRY: dict[str, EnvSpec] = {}
-_NOT_FAMILY_MODULES = {"base", "vector"}
+_NOT_FAMILY_MODULES = {"base", "vector", "scripted"}
 _loaded = False
 
 

@@ -201,6 +201,20 @@ pairs::Games games(const py::dict& batch, py::ssize_t& count) {
   return g;
 }
 
+// Runs a per-game core routine (games, count, int32 out, threads) without the GIL; one int32 per game.
+template <class Routine>
+py::array_t<int32_t> per_game(const py::dict& batch, unsigned threads, Routine routine) {
+  py::ssize_t count = 0;
+  const pairs::Games g = games(batch, count);
+  py::array_t<int32_t> result(count);
+  int32_t* out = result.mutable_data();
+  {
+    py::gil_scoped_release release;
+    routine(g, static_cast<size_t>(count), out, threads);
+  }
+  return result;
+}
+
 void register_pairs(py::module_& m) {
   m.def(
       "pairs_deal",
@@ -229,31 +243,11 @@ void register_pairs(py::module_& m) {
       "Flips cards[i] in game i, in place; returns outcome codes (0 invalid, 1 first, 2 match, 3 mismatch, 4 over).");
   m.def(
       "pairs_optimal",
-      [](const py::dict& batch, unsigned threads) {
-        py::ssize_t count = 0;
-        const pairs::Games g = games(batch, count);
-        py::array_t<int32_t> cards(count);
-        int32_t* out = cards.mutable_data();
-        {
-          py::gil_scoped_release release;
-          pairs::optimal_batch(g, static_cast<size_t>(count), out, threads);
-        }
-        return cards;
-      },
+      [](const py::dict& batch, unsigned threads) { return per_game(batch, threads, pairs::optimal_batch); },
       py::arg("batch"), py::arg("threads") = 0, "The perfect-memory policy's next flip per game (-1 when over).");
   m.def(
       "pairs_play_optimal",
-      [](const py::dict& batch, unsigned threads) {
-        py::ssize_t count = 0;
-        const pairs::Games g = games(batch, count);
-        py::array_t<int32_t> responses(count);
-        int32_t* out = responses.mutable_data();
-        {
-          py::gil_scoped_release release;
-          pairs::play_optimal(g, static_cast<size_t>(count), out, threads);
-        }
-        return responses;
-      },
+      [](const py::dict& batch, unsigned threads) { return per_game(batch, threads, pairs::play_optimal); },
       py::arg("batch"), py::arg("threads") = 0, "Plays every game to the end with the optimal policy; returns responses used.");
 }
 

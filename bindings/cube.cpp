@@ -79,6 +79,30 @@ CubieCube bytes_state(const py::bytes& b) {
 }
 
 // Progress messages come from worker threads without the GIL; take it to call into Python.
+// The phase-1 table option: "off", "plain" or "sorted"; True and False for "plain" and "off".
+Phase1Kind phase1_kind(const py::object& value) {
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>() ? Phase1Kind::kPlain : Phase1Kind::kOff;
+  if (py::isinstance<py::str>(value)) {
+    const std::string name = value.cast<std::string>();
+    if (name == "off") return Phase1Kind::kOff;
+    if (name == "plain") return Phase1Kind::kPlain;
+    if (name == "sorted") return Phase1Kind::kSorted;
+  }
+  throw py::value_error("phase1 must be 'off', 'plain' or 'sorted' (or a bool), got " +
+                        py::repr(value).cast<std::string>());
+}
+
+const char* phase1_name(Phase1Kind kind) {
+  switch (kind) {
+    case Phase1Kind::kPlain:
+      return "plain";
+    case Phase1Kind::kSorted:
+      return "sorted";
+    default:
+      return "off";
+  }
+}
+
 Progress python_progress(const py::object& callback) {
   if (callback.is_none()) return {};
   auto shared = std::make_shared<py::object>(callback);
@@ -154,14 +178,14 @@ void register_cube(py::module_& m) {
 
   py::class_<Oracle, std::shared_ptr<Oracle>>(m, "CubeOracle")
       .def(py::init([](const std::string& cache_dir, int edge_size, int perimeter_depth, unsigned threads,
-                       const py::object& progress, bool shell_filter, bool phase1) {
-             OracleConfig config{cache_dir, edge_size, perimeter_depth, shell_filter, threads, phase1};
+                       const py::object& progress, bool shell_filter, const py::object& phase1) {
+             OracleConfig config{cache_dir, edge_size, perimeter_depth, shell_filter, threads, phase1_kind(phase1)};
              Progress report = python_progress(progress);
              py::gil_scoped_release release;
              return std::make_shared<Oracle>(config, report);
            }),
            py::arg("cache_dir"), py::arg("edge_size") = 6, py::arg("perimeter_depth") = 6, py::arg("threads") = 0,
-           py::arg("progress") = py::none(), py::arg("shell_filter") = true, py::arg("phase1") = false)
+           py::arg("progress") = py::none(), py::arg("shell_filter") = true, py::arg("phase1") = "off")
       .def(
           "distances",
           [](const Oracle& oracle, const StateArray& array, uint64_t max_nodes, unsigned threads) {
@@ -200,7 +224,7 @@ void register_cube(py::module_& m) {
           "phase1_bounds",
           [](const Oracle& oracle, const StateArray& array) {
             if (oracle.phase1_table().empty()) {
-              throw py::value_error("phase1_bounds needs an oracle configured with phase1=True");
+              throw py::value_error("phase1_bounds needs an oracle configured with phase1='plain' or 'sorted'");
             }
             const std::vector<CubieCube> states = read_states(array, true);
             py::array_t<int32_t> bounds({static_cast<py::ssize_t>(states.size()), static_cast<py::ssize_t>(kAxes)});
@@ -247,7 +271,7 @@ void register_cube(py::module_& m) {
         py::dict d;
         d["edge_size"] = oracle.config().edge_size;
         d["perimeter_depth"] = oracle.config().perimeter_depth;
-        d["phase1"] = oracle.config().phase1;
+        d["phase1"] = phase1_name(oracle.config().phase1);
         d["cache_dir"] = oracle.config().cache_dir;
         py::list tables;
         tables.append(table_info(oracle.corners()));

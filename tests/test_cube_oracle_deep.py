@@ -13,6 +13,9 @@ from cogsim.cube import Cube
 import sticker_model
 
 PHASE1_MOVES = ["U", "U2", "U'", "D", "D2", "D'", "R2", "L2", "F2", "B2"]  # keep phase 1 solved (UD axis)
+# Keep the sorted variant's goal: the UD-slice edges home and in order as well.
+SORTED_GOAL_MOVES = ["U", "U2", "U'", "D", "D2", "D'", "R2 U R2", "F2 D2 F2", "L2 U' L2", "B2 D B2"]
+MAX_DISTANCE = {"plain": 12, "sorted": 13}  # the deepest entry of each table (its breadth-first build)
 
 
 @pytest.fixture(scope="module")
@@ -20,10 +23,16 @@ def cache_dir(cube_oracle):
     return cube_oracle.info()["cache_dir"]
 
 
+@pytest.fixture(scope="module", params=["plain", pytest.param("sorted", marks=pytest.mark.slow)])
+def deep(request, cache_dir):
+    """An oracle with a phase-1 table, built into the test cache on first use: plain ~30 s on
+    2 cores; sorted (slow tests only) several minutes and 3.3 GB."""
+    return _core.CubeOracle(cache_dir, 6, 6, 0, None, phase1=request.param)
+
+
 @pytest.fixture(scope="module")
-def deep(cache_dir):
-    """An oracle with the phase-1 table (built into the test cache on first use, ~30 s on 2 cores)."""
-    return _core.CubeOracle(cache_dir, 6, 6, 0, None, phase1=True)
+def phase1_plain(cache_dir):
+    return _core.CubeOracle(cache_dir, 6, 6, 0, None, phase1="plain")
 
 
 @pytest.fixture(scope="module")
@@ -63,10 +72,14 @@ def test_phase1_bounds_are_a_true_distance_function(deep):
     around = deep.phase1_bounds(_core.cube_neighbours(states)).reshape(len(states), 18, 3)
     assert np.abs(around - bounds[:, None, :]).max() <= 1
     assert np.all(around.min(axis=1) == bounds - 1)
-    assert bounds.max() <= 12  # phase 1 never needs more than 12 moves
+    kind = deep.info()["phase1"]
+    assert bounds.max() <= MAX_DISTANCE[kind]
     rng = np.random.default_rng(1)
-    goals, _ = cube.as_states([" ".join(rng.choice(PHASE1_MOVES, size=15)) for _ in range(100)])
+    goal_moves = SORTED_GOAL_MOVES if kind == "sorted" else PHASE1_MOVES
+    goals, _ = cube.as_states([" ".join(rng.choice(goal_moves, size=15)) for _ in range(100)])
     assert np.all(deep.phase1_bounds(goals)[:, 0] == 0)
+    if kind == "sorted":  # a half turn of R keeps phase 1 solved but swaps two slice edges
+        assert deep.phase1_bounds(cube.as_states("R2")[0]).tolist() == [[1, 1, 0]]
     # Each axis takes its turn: a quarter turn of R leaves the R-L view in its phase-1 group only.
     assert deep.phase1_bounds(cube.as_states("R")[0]).tolist() == [[1, 1, 0]]
     assert deep.phase1_bounds(cube.as_states("F")[0]).tolist() == [[1, 0, 1]]
@@ -83,6 +96,12 @@ def test_phase1_bounds_are_invariant_under_inverse_and_conjugating_rotations(dee
         b = deep.phase1_bounds(cube.as_states(" ".join(rotated))[0])[0]
         assert a[0] == b[0]  # the U-D view is symmetric under the rotation about its own axis
         assert sorted(a[1:]) == sorted(b[1:])  # the other two views trade places
+
+
+def test_sorted_bounds_refine_the_plain_ones(deep, phase1_plain):
+    """Tracking the order of the slice edges can only add moves to each view's phase-1 distance."""
+    states = _random_states(300, first_seed=1000)
+    assert np.all(deep.phase1_bounds(states) >= phase1_plain.phase1_bounds(states))
 
 
 def test_distances_with_and_without_the_table_agree(deep, plain):
@@ -112,19 +131,22 @@ def test_solve_with_the_table_is_optimal(deep):
 def test_configure_and_environment_switch(monkeypatch, cache_dir):
     try:
         configured = cube.configure(cache_dir=cache_dir, phase1=True, progress=None)
-        assert configured.info()["phase1"] is True
+        assert configured.info()["phase1"] == "plain"
         assert any(t["name"] == "cube-phase1-sym8" for t in configured.info()["tables"])
         assert cube.distance(" ".join(cube.scramble(13, 4))) == 13  # scrambled and checked with the table
-        monkeypatch.setenv("COGSIM_CUBE_PHASE1", "1")
-        assert cube.configure(cache_dir=cache_dir, progress=None).info()["phase1"] is True
-        monkeypatch.setenv("COGSIM_CUBE_PHASE1", "0")
-        assert cube.configure(cache_dir=cache_dir, progress=None).info()["phase1"] is False
+        assert cube.configure(cache_dir=cache_dir, phase1="off", progress=None).info()["phase1"] == "off"
+        for value, expected in [("1", "plain"), ("plain", "plain"), ("0", "off"), ("OFF", "off")]:
+            monkeypatch.setenv("COGSIM_CUBE_PHASE1", value)
+            assert cube.configure(cache_dir=cache_dir, progress=None).info()["phase1"] == expected
         monkeypatch.setenv("COGSIM_CUBE_PHASE1", "maybe")
-        with pytest.raises(ValueError, match="COGSIM_CUBE_PHASE1"):
+        with pytest.raises(ValueError, match="COGSIM_CUBE_PHASE1 must be one of off, plain, sorted"):
             cube.configure(cache_dir=cache_dir, progress=None)
         monkeypatch.delenv("COGSIM_CUBE_PHASE1")
-        with pytest.raises(ValueError, match="phase1"):
-            cube.configure(cache_dir=cache_dir, phase1="yes", progress=None)
+        for bad in ("yes", "huge", 1, None.__class__):
+            with pytest.raises(ValueError, match="phase1 must be one of 'off', 'plain', 'sorted'"):
+                cube.configure(cache_dir=cache_dir, phase1=bad, progress=None)
+        with pytest.raises(ValueError, match="phase1 must be 'off', 'plain' or 'sorted'"):
+            _core.CubeOracle(cache_dir, 6, 6, 0, None, phase1="huge")
     finally:
         monkeypatch.delenv("COGSIM_CUBE_PHASE1", raising=False)
         cube.configure(cache_dir=cache_dir, progress=None)
@@ -136,8 +158,8 @@ def test_phase1_bounds_need_the_table(plain):
 
 
 @pytest.mark.slow
-def test_corrupt_phase1_table_is_rebuilt(deep, tmp_path):
-    for table in deep.info()["tables"]:
+def test_corrupt_phase1_table_is_rebuilt(phase1_plain, tmp_path):
+    for table in phase1_plain.info()["tables"]:
         shutil.copy(table["path"], tmp_path)
     victim = tmp_path / "cube-phase1-sym8.v1.table"
     data = bytearray(victim.read_bytes())
@@ -148,7 +170,7 @@ def test_corrupt_phase1_table_is_rebuilt(deep, tmp_path):
     assert any("cube-phase1-sym8: cached table checksum mismatch" in m for m in messages)
     assert any("cube-phase1-sym8: depth 12" in m for m in messages)
     assert {t["name"]: t["built"] for t in rebuilt.info()["tables"]}["cube-phase1-sym8"] is True
-    original = next(t["path"] for t in deep.info()["tables"] if t["name"] == "cube-phase1-sym8")
+    original = next(t["path"] for t in phase1_plain.info()["tables"] if t["name"] == "cube-phase1-sym8")
     assert victim.read_bytes() == open(original, "rb").read()
 
 
@@ -160,13 +182,25 @@ def test_depth_15_scrambles(deep):
     assert distances.tolist() == [15, 15]
 
 
-def test_phase1_option_leaves_the_other_tables_unchanged(deep, tmp_path):
+@pytest.mark.slow
+def test_random_states_are_answered_with_the_sorted_table(cache_dir):
+    """Random positions (almost all 16-20 moves from solved): a few minutes each on one core."""
+    oracle = _core.CubeOracle(cache_dir, 6, 6, 0, None, phase1="sorted")
+    for seed in range(2):
+        c = Cube.random_state(seed)
+        solution = [cube.MOVES[m] for m in oracle.solve(cube.as_states(c)[0][0].tobytes(), 10**12)]
+        assert 16 <= len(solution) <= 20 and c.apply(solution).is_solved()
+        distance, _ = oracle.distances(cube.as_states(c)[0], 10**12, 0)
+        assert distance.tolist() == [len(solution)]
+
+
+def test_phase1_option_leaves_the_other_tables_unchanged(phase1_plain, tmp_path):
     """The perimeter and shell builds of an oracle with the table match those of one without."""
     built = {}
     for phase1 in (False, True):
         directory = tmp_path / str(phase1)
         directory.mkdir()
-        for table in deep.info()["tables"]:
+        for table in phase1_plain.info()["tables"]:
             if phase1 or "phase1" not in table["name"]:
                 (directory / table["path"].rsplit("/", 1)[1]).symlink_to(table["path"])
         _core.CubeOracle(str(directory), 6, 3, 0, None, phase1=phase1)
@@ -181,8 +215,11 @@ def test_cli_phase1_flag(capsys, cache_dir):
     try:
         assert main(["cube", "distance", "--phase1", "R U F' D2 L B2 U' R2 F D' L2 B U2"]) == 0
         assert capsys.readouterr().out.strip() == "13"
-        assert cube.oracle().info()["phase1"] is True
+        assert cube.oracle().info()["phase1"] == "plain"
         assert main(["cube", "solve", "--phase1", "R U F' D2 L B2 U' R2"]) == 0
         assert len(capsys.readouterr().out.split()) == 8
+        with pytest.raises(SystemExit):
+            main(["cube", "distance", "--phase1", "--phase1-sorted", "R U"])
+        assert "not allowed with argument" in capsys.readouterr().err
     finally:
         cube.configure(cache_dir=cache_dir, progress=None)

@@ -202,14 +202,17 @@ Oracle::Oracle(const OracleConfig& config, const Progress& progress)
   corners_ = PatternDatabase::corners(config.cache_dir, config.threads, progress);
   edges_a_ = PatternDatabase::edges(subset_a_, config.cache_dir, config.threads, progress);
   edges_b_ = PatternDatabase::edges(subset_b_, config.cache_dir, config.threads, progress);
-  if (config.phase1) phase1_ = PatternDatabase::phase1(config.cache_dir, config.threads, progress);
+  if (config.phase1 != Phase1Kind::kOff) {
+    p1_ = &phase1(config.phase1);
+    phase1_ = PatternDatabase::phase1(config.phase1, config.cache_dir, config.threads, progress);
+  }
   load_or_build_perimeter(progress);
   if (config.shell_filter) load_or_build_shell(progress);
 }
 
 int Oracle::database_bound(const SearchNode& s) const {
   int h = std::max({corners_[corner_key(s)], edges_a_[edge_a_key(s)], edges_b_[edge_b_key(s)]});
-  for (int axis = 0; axis < kAxes && !phase1_.empty(); ++axis) h = std::max<int>(h, phase1_[phase1().index(s.view[axis])]);
+  for (int axis = 0; axis < kAxes && p1_; ++axis) h = std::max<int>(h, phase1_[p1_->index(s.view[axis])]);
   return h;
 }
 
@@ -218,7 +221,7 @@ int Oracle::heuristic(const CubieCube& cube) const { return database_bound(node_
 std::array<int, kAxes> Oracle::phase1_bounds(const CubieCube& cube) const {
   if (phase1_.empty()) throw std::invalid_argument("this oracle was configured without the phase-1 table");
   std::array<int, kAxes> bounds;
-  for (int axis = 0; axis < kAxes; ++axis) bounds[axis] = phase1_[phase1().index(phase1().coord(cube, axis))];
+  for (int axis = 0; axis < kAxes; ++axis) bounds[axis] = phase1_[p1_->index(p1_->coord(cube, axis))];
   return bounds;
 }
 
@@ -279,7 +282,7 @@ SearchNode Oracle::node_of(const CubieCube& c) const {
     s.edge_position[c.ep[p]] = static_cast<uint8_t>(p);
     s.edge_flip[c.ep[p]] = c.eo[p];
   }
-  for (int axis = 0; axis < kAxes; ++axis) s.view[axis] = config_.phase1 ? phase1().coord(c, axis) : Phase1Coord{};
+  for (int axis = 0; axis < kAxes; ++axis) s.view[axis] = p1_ ? p1_->coord(c, axis) : Phase1Coord{};
   return s;
 }
 
@@ -295,8 +298,7 @@ SearchNode Oracle::apply(const SearchNode& s, int m, bool with_views) const {
     t.edge_flip[c] = s.edge_flip[c] ^ maps.flip_at[m][q];
   }
   if (with_views) {
-    const Phase1& p1 = phase1();
-    for (int axis = 0; axis < kAxes; ++axis) t.view[axis] = p1.apply(s.view[axis], axis, m);
+    for (int axis = 0; axis < kAxes; ++axis) t.view[axis] = p1_->apply(s.view[axis], axis, m);
   } else {
     for (int axis = 0; axis < kAxes; ++axis) t.view[axis] = Phase1Coord{};
   }
@@ -375,8 +377,8 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
     Perimeter::Entry key;
     int move, h;
   };
-  const bool use_phase1 = !phase1_.empty();
-  const Phase1* p1 = use_phase1 ? &phase1() : nullptr;  // built only for oracles that use it
+  const Phase1* p1 = p1_;
+  const bool use_phase1 = p1 != nullptr;
   Child children[kMoves];
   int count = 0;
   for (int m = 0; m < kMoves; ++m) {

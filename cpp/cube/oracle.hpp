@@ -25,7 +25,8 @@ struct OracleConfig {
   int perimeter_depth = 6;  // exact table radius
   bool shell_filter = true; // a Bloom filter of the states one move beyond the perimeter
   unsigned threads = 0;     // for table builds; 0 = default
-  bool phase1 = false;      // add the phase-1 bound along three axes (phase1.hpp; 70 MB table)
+  // Add the phase-1 bound along three axes (phase1.hpp): kPlain 139 MB, kSorted 3.3 GB.
+  Phase1Kind phase1 = Phase1Kind::kOff;
 };
 
 // Raised when a query needs more search nodes than the caller allowed.
@@ -134,7 +135,7 @@ class Oracle {
   struct Search;
 
   SearchNode node_of(const CubieCube& cube) const;
-  SearchNode apply(const SearchNode& s, int move) const { return apply(s, move, config_.phase1); }
+  SearchNode apply(const SearchNode& s, int move) const { return apply(s, move, p1_ != nullptr); }
   // with_views = false leaves the phase-1 views zero: for table builds that only need the cubies.
   SearchNode apply(const SearchNode& s, int move, bool with_views) const;
   uint64_t corner_key(const SearchNode& s) const { return corner_index(s.corner_perm, s.corner_twist); }
@@ -155,6 +156,7 @@ class Oracle {
   OracleConfig config_;
   EdgeSubset subset_a_, subset_b_;
   PatternDatabase corners_, edges_a_, edges_b_, phase1_;
+  const Phase1* p1_ = nullptr;  // the coordinates of phase1_, when the oracle has one
   Perimeter perimeter_;
   ShellFilter shell_;
   double perimeter_seconds_ = 0;

@@ -12,20 +12,16 @@ namespace cogsim::cube {
 namespace {
 
 constexpr uint8_t kUnseen = 0xFF;
-static_assert(kExcluded != kUnseen);
 constexpr size_t kBlock = 1 << 16;
 
 // Level-synchronous BFS over [0, n). Early levels expand the frontier forwards; once the
 // frontier outnumbers the unseen states, it switches to checking each unseen state for a
 // neighbour on the frontier, which touches far fewer entries in the widest levels.
-// Entries marked kExcluded before the search (aliases of other entries) are neither visited
-// nor expanded; the caller fills them in afterwards.
 template <typename Neighbours>
 std::vector<uint8_t> breadth_first(uint64_t n, uint64_t start, Neighbours neighbours, unsigned threads,
-                                   const std::string& label, const Progress& progress, const TableHooks& hooks) {
+                                   const std::string& label, const Progress& progress) {
   std::vector<uint8_t> dist(n, kUnseen);
   uint64_t seen = 1, frontier = 1;
-  if (hooks.exclude) seen += hooks.exclude(dist);
   dist[start] = 0;
   const size_t blocks = (n + kBlock - 1) / kBlock;
   for (uint8_t depth = 0; seen < n && frontier > 0; ++depth) {
@@ -70,7 +66,6 @@ std::vector<uint8_t> breadth_first(uint64_t n, uint64_t start, Neighbours neighb
     }
   }
   if (seen != n) throw std::logic_error(label + ": breadth-first search did not reach every state");
-  if (hooks.fill_excluded) hooks.fill_excluded(dist);
   return dist;
 }
 
@@ -82,11 +77,9 @@ std::vector<uint8_t> pack_nibbles(const std::vector<uint8_t>& dist) {
 
 }  // namespace
 
-template <typename Neighbours>
-PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t entries, uint64_t start,
-                                               Neighbours neighbours, const std::string& cache_dir,
-                                               unsigned threads, const Progress& progress,
-                                               const std::function<void()>& prepare, const TableHooks& hooks) {
+PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t entries,
+                                               const std::string& cache_dir, const Progress& progress,
+                                               const std::function<std::vector<uint8_t>()>& build) {
   PatternDatabase db;
   db.name_ = name;
   db.entries_ = entries;
@@ -101,8 +94,8 @@ PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t
     if (progress) progress(name + ": cached table " + why + ", building it");
   }
   const auto t0 = std::chrono::steady_clock::now();
-  if (prepare) prepare();
-  db.owned_ = pack_nibbles(breadth_first(entries, start, neighbours, threads, name, progress, hooks));
+  db.owned_ = build();
+  if (db.owned_.size() != db.bytes()) throw std::logic_error("built table size mismatch for " + name);
   db.build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   db.built_ = true;
   db.data_ = db.owned_.data();
@@ -124,7 +117,9 @@ PatternDatabase PatternDatabase::corners(const std::string& cache_dir, unsigned 
   };
   const CubieCube solved = CubieCube::solved();
   const uint64_t start = corner_index(corner_perm_rank(solved), corner_twist_rank(solved));
-  return load_or_build("cube-corners", kCornerStates, start, neighbours, cache_dir, threads, progress, {}, {});
+  return load_or_build("cube-corners", kCornerStates, cache_dir, progress, [&] {
+    return pack_nibbles(breadth_first(kCornerStates, start, neighbours, threads, "cube-corners", progress));
+  });
 }
 
 PatternDatabase PatternDatabase::edges(const EdgeSubset& subset, const std::string& cache_dir, unsigned threads,
@@ -143,18 +138,21 @@ PatternDatabase PatternDatabase::edges(const EdgeSubset& subset, const std::stri
   const CubieCube solved = CubieCube::solved();
   const uint64_t start = subset.index(subset.placement_rank(solved), 0);
   const std::string name = "cube-edges" + std::to_string(k) + "-from" + std::to_string(subset.first());
-  return load_or_build(name, subset.states(), start, neighbours, cache_dir, threads, progress,
-                       [&] { table = subset.move_table(); }, {});
+  return load_or_build(name, subset.states(), cache_dir, progress, [&] {
+    table = subset.move_table();
+    return pack_nibbles(breadth_first(subset.states(), start, neighbours, threads, name, progress));
+  });
 }
 
-PatternDatabase PatternDatabase::phase1(const std::string& cache_dir, unsigned threads, const Progress& progress) {
-  const Phase1& p1 = cube::phase1();
-  auto neighbours = [&p1](uint64_t index, uint64_t* out) { p1.neighbours(index, out); };
-  TableHooks hooks;
-  hooks.exclude = [&p1](std::vector<uint8_t>& dist) { return p1.mark_aliases(dist, kExcluded); };
-  hooks.fill_excluded = [&p1](std::vector<uint8_t>& dist) { p1.fill_aliases(dist); };
-  return load_or_build("cube-phase1-sym8", p1.entries(), p1.solved_index(), neighbours, cache_dir, threads, progress,
-                       {}, hooks);
+PatternDatabase PatternDatabase::phase1(Phase1Kind kind, const std::string& cache_dir, unsigned threads,
+                                        const Progress& progress) {
+  const Phase1& p1 = cube::phase1(kind);
+  const std::string name = kind == Phase1Kind::kSorted ? "cube-phase1-sorted-sym8" : "cube-phase1-sym8";
+  return load_or_build(name, p1.entries(), cache_dir, progress, [&] {
+    return p1.build_distances(threads, [&](const std::string& line) {
+      if (progress) progress(name + ": " + line);
+    });
+  });
 }
 
 std::array<uint64_t, 16> PatternDatabase::histogram() const {

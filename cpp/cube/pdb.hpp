@@ -10,20 +10,13 @@
 
 #include "common/table_file.hpp"
 #include "cube/coords.hpp"
+#include "cube/phase1.hpp"
 
 namespace cogsim::cube {
 
 using Progress = std::function<void(const std::string&)>;
 
 constexpr uint32_t kTableVersion = 1;
-constexpr uint8_t kExcluded = 0xFE;
-
-// For tables with aliased entries: `exclude` marks them kExcluded before the breadth-first search
-// and returns how many; `fill_excluded` gives them their values after it.
-struct TableHooks {
-  std::function<uint64_t(std::vector<uint8_t>&)> exclude;
-  std::function<void(std::vector<uint8_t>&)> fill_excluded;
-};
 
 class PatternDatabase {
  public:
@@ -32,8 +25,10 @@ class PatternDatabase {
   static PatternDatabase corners(const std::string& cache_dir, unsigned threads, const Progress& progress);
   static PatternDatabase edges(const EdgeSubset& subset, const std::string& cache_dir, unsigned threads,
                                const Progress& progress);
-  // Phase-1 distances (see phase1.hpp): 140 million entries, 70 MB.
-  static PatternDatabase phase1(const std::string& cache_dir, unsigned threads, const Progress& progress);
+  // Phase-1 distances (see phase1.hpp): plain 278 million entries, 139 MB; sorted 6.65 billion,
+  // 3.3 GB.
+  static PatternDatabase phase1(Phase1Kind kind, const std::string& cache_dir, unsigned threads,
+                                const Progress& progress);
 
   uint8_t operator[](uint64_t index) const { return (data_[index >> 1] >> ((index & 1) << 2)) & 15; }
   void prefetch(uint64_t index) const { __builtin_prefetch(data_ + (index >> 1)); }
@@ -47,11 +42,9 @@ class PatternDatabase {
   std::array<uint64_t, 16> histogram() const;
 
  private:
-  template <typename Neighbours>
-  static PatternDatabase load_or_build(const std::string& name, uint64_t entries, uint64_t start,
-                                       Neighbours neighbours, const std::string& cache_dir, unsigned threads,
-                                       const Progress& progress, const std::function<void()>& prepare,
-                                       const TableHooks& hooks);
+  // `build` returns the packed table (4 bits per entry).
+  static PatternDatabase load_or_build(const std::string& name, uint64_t entries, const std::string& cache_dir,
+                                       const Progress& progress, const std::function<std::vector<uint8_t>()>& build);
 
   std::string name_;
   std::string path_;

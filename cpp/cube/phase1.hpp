@@ -12,10 +12,18 @@
 // than 1/8 as many classes; the table is indexed by (class, twist seen from the class's
 // representative). The mirror symmetries would halve it again, but they need the reflected
 // corner orientations of Kociemba's implementation; the 8 rotations keep the arithmetic plain.
+//
+// Two variants share this code. kPlain is phase 1 as above (278M entries, 139 MB). kSorted also
+// tracks the order of the four slice edges (12!/8! = 11,880 slice values instead of 495): the
+// coordinates of Kociemba's optimal solver. Its distance is a far stronger bound (the slice edges
+// must come home in order, not just into the slice), at 24x the size: 3,040,833 classes x 2187
+// twists = 6.65 billion entries, 3.3 GB.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "cube/cubie.hpp"
@@ -24,8 +32,8 @@ namespace cogsim::cube {
 
 constexpr uint32_t kPhase1Twists = 2187;
 constexpr uint32_t kPhase1Flips = 2048;
-constexpr uint32_t kPhase1Slices = 495;
-constexpr uint32_t kFlipSlices = kPhase1Flips * kPhase1Slices;
+constexpr uint32_t kPhase1Slices = 495;        // where the four slice edges are
+constexpr uint32_t kSliceOrders = 24;           // in which order they sit there (sorted variant)
 constexpr int kAxes = 3;
 constexpr int kAxisSymmetries = 8;
 
@@ -33,9 +41,14 @@ struct Phase1Coord {
   uint16_t twist, flip, slice;
 };
 
+enum class Phase1Kind : uint8_t { kOff = 0, kPlain = 1, kSorted = 2 };
+
 class Phase1 {
  public:
-  Phase1();
+  explicit Phase1(Phase1Kind kind);
+
+  Phase1Kind kind() const { return kind_; }
+  uint32_t slices() const { return slices_; }
 
   // Coordinates of the cube seen along axis 0 (U-D), 1 and 2.
   Phase1Coord coord(const CubieCube& cube, int axis) const;
@@ -50,35 +63,54 @@ class Phase1 {
   // twists that are conjugates of each other; they all map to the smallest one, so that every
   // state has exactly one entry and the breadth-first build reaches each entry from all sides.
   uint64_t index(const Phase1Coord& c) const {
-    const uint32_t class_and_symmetry = class_of_[uint32_t{c.slice} * kPhase1Flips + c.flip];
+    const uint32_t class_and_symmetry = class_of_[flip_slice(c)];
     const uint32_t cls = (class_and_symmetry & ~kSymmetricClass) >> 3;
     uint32_t twist = twist_conjugate_[c.twist * kAxisSymmetries + (class_and_symmetry & 7)];
     if (class_and_symmetry & kSymmetricClass) twist = canonical_twist(cls, twist);
     return uint64_t{cls} * kPhase1Twists + twist;
   }
   void prefetch_class(const Phase1Coord& c) const {
-    __builtin_prefetch(&class_of_[uint32_t{c.slice} * kPhase1Flips + c.flip]);
+    __builtin_prefetch(&class_of_[flip_slice(c)]);
   }
   uint32_t classes() const { return static_cast<uint32_t>(representative_.size()); }
   uint64_t entries() const { return uint64_t{classes()} * kPhase1Twists; }
   uint64_t solved_index() const;
-  // The 18 neighbours of a table entry, for the breadth-first build.
-  void neighbours(uint64_t index, uint64_t* out) const;
-  // Entries of a symmetric class whose twist is not canonical are aliases, never looked up: the
-  // breadth-first build skips them (mark_aliases sets them to `mark`, returns how many) and
-  // fill_aliases copies the canonical entry's distance into them afterwards.
-  uint64_t mark_aliases(std::vector<uint8_t>& distances, uint8_t mark) const;
-  void fill_aliases(std::vector<uint8_t>& distances) const;
+
+  // The distance table, 4 bits per entry (entry i in the low nibble of byte i / 2 when i is
+  // even), by breadth-first search. Entries of a symmetric class whose twist is not canonical
+  // are aliases, never looked up: the search skips them and copies the canonical entry's
+  // distance into them at the end. `report` gets one line per depth.
+  std::vector<uint8_t> build_distances(unsigned threads, const std::function<void(const std::string&)>& report) const;
 
  private:
   static constexpr uint32_t kSymmetricClass = 1u << 31;
+  uint32_t flip_slice(const Phase1Coord& c) const { return uint32_t{c.slice} * kPhase1Flips + c.flip; }
   uint32_t canonical_twist(uint32_t cls, uint32_t twist) const;
+  bool is_alias(uint32_t cls, uint32_t twist) const {
+    return stabilizer_[cls] != 1 && canonical_twist(cls, twist) != twist;
+  }
+  // Where move m takes the twists of class `cls`: the neighbouring class, and the twist map.
+  struct ClassStep {
+    uint32_t cls;
+    uint8_t symmetry;
+    bool symmetric;
+  };
+  ClassStep step(uint32_t cls, int move) const;
+  uint32_t stepped_twist(const ClassStep& step, uint32_t twist, int move) const {
+    const uint32_t t = twist_conjugate_[twist_[twist * kMoves + move] * kAxisSymmetries + step.symmetry];
+    return step.symmetric ? canonical_twist(step.cls, t) : t;
+  }
+  uint64_t breadth_first_level(std::vector<uint8_t>& table, uint8_t depth, bool backwards, unsigned threads) const;
+  uint32_t slice_coord(const CubieCube& cube) const;
   Phase1Coord plain_coord(const CubieCube& cube) const;
   CubieCube flip_slice_cube(uint32_t flip_slice) const;
+  uint32_t flip_slices() const { return kPhase1Flips * slices_; }
   void build_move_tables();
   void build_symmetry_classes();
   void build_views();
 
+  Phase1Kind kind_;
+  uint32_t slices_;
   std::vector<uint16_t> twist_, flip_, slice_;          // [coordinate * 18 + move]
   std::vector<uint32_t> class_of_;                       // [flip_slice]: symmetric flag | class << 3 | symmetry
   std::vector<uint8_t> stabilizer_;                      // [class]: mask of rotations fixing the representative
@@ -91,6 +123,8 @@ class Phase1 {
   std::array<uint16_t, kPhase1Slices> slice_mask_;
 };
 
-const Phase1& phase1();
+// The process-wide instance of each variant, built on first use (kSorted: about 100 MB of
+// class tables and a few seconds).
+const Phase1& phase1(Phase1Kind kind = Phase1Kind::kPlain);
 
 }  // namespace cogsim::cube

@@ -12,7 +12,7 @@ import numpy as np
 
 from cogsim import _core
 from cogsim._cache import cache_dir as _cache_dir
-from cogsim.cube._cube import MOVES, Cube, StateLike, _seed, as_states
+from cogsim.cube._cube import MOVES, StateLike, _seed, as_states
 
 SearchLimitError = _core.SearchLimitError
 
@@ -31,17 +31,30 @@ def _default_config() -> dict:
         "cache_dir": str(_cache_dir("cube")),
         "edge_size": int(os.environ.get("COGSIM_CUBE_EDGE_SIZE", "6")),
         "perimeter_depth": int(os.environ.get("COGSIM_CUBE_PERIMETER", "6")),
-        "phase1": _flag(os.environ.get("COGSIM_CUBE_PHASE1", "0"), "COGSIM_CUBE_PHASE1"),
+        "phase1": _phase1_from_env(os.environ.get("COGSIM_CUBE_PHASE1", "off")),
     }
 
 
-def _flag(text: str, name: str) -> bool:
+PHASE1_TABLES = ("off", "plain", "sorted")
+
+
+def _phase1_from_env(text: str) -> str:
     value = text.strip().lower()
     if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("", "0", "false", "no", "off"):
-        return False
-    raise ValueError(f"{name} must be 0 or 1 (or true/false), got {text!r}")
+        return "plain"
+    if value in ("", "0", "false", "no"):
+        return "off"
+    if value in PHASE1_TABLES:
+        return value
+    raise ValueError(f"COGSIM_CUBE_PHASE1 must be one of off, plain, sorted (or 0/1), got {text!r}")
+
+
+def _phase1_option(value: object) -> str:
+    if isinstance(value, bool):
+        return "plain" if value else "off"
+    if isinstance(value, str) and value in PHASE1_TABLES:
+        return value
+    raise ValueError(f"phase1 must be one of 'off', 'plain', 'sorted' (or a bool), got {value!r}")
 
 
 def _stderr_progress(message: str) -> None:
@@ -53,7 +66,7 @@ def configure(
     cache_dir: Optional[str] = None,
     edge_size: Optional[int] = None,
     perimeter_depth: Optional[int] = None,
-    phase1: Optional[bool] = None,
+    phase1: Union[bool, str, None] = None,
     threads: int = 0,
     progress: Optional[Callable[[str], None]] = _stderr_progress,
 ) -> _core.CubeOracle:
@@ -61,12 +74,15 @@ def configure(
 
     edge_size: edges per edge pattern database (6: 2 x 21 MB, builds in seconds; 7: 2 x 255 MB,
     a few minutes, and deep queries several times faster). perimeter_depth: radius of the exact
-    table around solved (6: 8.2 million states, about 130 MB in memory). phase1: also bound the
-    search by Kociemba's phase-1 distance (twist x flip x UD-slice, symmetry-reduced, 70 MB)
-    seen along all three axes: 15-20x fewer nodes from depth 11 on (depth 15 in about 2 s, depth
-    16 in about 40 s; a typical random state, distance 18, still takes on the order of an hour).
-    Off by default: its one-off build takes 11-31 s and 1.4 GB on 2 cores. The environment
-    variable COGSIM_CUBE_PHASE1=1 turns it on for the default configuration.
+    table around solved (6: 8.2 million states, about 130 MB in memory).
+
+    phase1: also bound the search by a phase-1 distance seen along all three axes.
+    ``"plain"`` (or True): Kociemba's phase 1 (twist x flip x UD-slice, symmetry-reduced,
+    139 MB, built in 15-30 s): 15-20x fewer nodes from depth 11 on. ``"sorted"``: the coordinates
+    of Kociemba's optimal solver (the UD-slice edges in order too; 3.3 GB, a one-off build of
+    several minutes): the setting for deep states and random positions. ``"off"`` (or False), the
+    default, keeps the tables small. The environment variable COGSIM_CUBE_PHASE1 (off, plain,
+    sorted; 1 means plain) sets it for the default configuration.
     """
     global _oracle, _config
     config = _default_config()
@@ -77,9 +93,7 @@ def configure(
     if perimeter_depth is not None:
         config["perimeter_depth"] = perimeter_depth
     if phase1 is not None:
-        if not isinstance(phase1, bool):
-            raise ValueError(f"phase1 must be a bool, got {phase1!r}")
-        config["phase1"] = phase1
+        config["phase1"] = _phase1_option(phase1)
     with _lock:
         built = _core.CubeOracle(
             config["cache_dir"], config["edge_size"], config["perimeter_depth"], threads, progress,

@@ -41,24 +41,27 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("tables", help="build or verify the cached pattern databases")
     p.add_argument("--edge-size", type=int, default=None, help="edges per edge database (6 or 7)")
-    p.add_argument(
-        "--phase1", action="store_true",
-        help="also build or verify the phase-1 table for deep queries (COGSIM_CUBE_PHASE1=1 uses it by default)",
-    )
+    _add_phase1_flag(p)
     p.add_argument("--json", action="store_true", help="print the table description as JSON")
     p.set_defaults(handler=_tables)
 
 
 def _add_phase1_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--phase1", action="store_true",
-        help="search with the phase-1 table too (deep states: 15+ moves); same as COGSIM_CUBE_PHASE1=1",
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument(
+        "--phase1", dest="phase1", action="store_const", const="plain", default=None,
+        help="search with the phase-1 table too (139 MB; states of 13-16 moves); same as COGSIM_CUBE_PHASE1=plain",
+    )
+    choice.add_argument(
+        "--phase1-sorted", dest="phase1", action="store_const", const="sorted",
+        help="search with the sorted-slice phase-1 table (3.3 GB, built once in minutes; random states);"
+        " same as COGSIM_CUBE_PHASE1=sorted",
     )
 
 
 def _use_phase1(args: argparse.Namespace) -> None:
     if args.phase1:
-        cube.configure(phase1=True)
+        cube.configure(phase1=args.phase1)
 
 
 def parse_state(text: str) -> cube.Cube:
@@ -86,7 +89,7 @@ def _effects(args: argparse.Namespace) -> None:
 
 def _tables(args: argparse.Namespace) -> None:
     started = time.perf_counter()
-    info = cube.configure(edge_size=args.edge_size, phase1=True if args.phase1 else None).info()
+    info = cube.configure(edge_size=args.edge_size, phase1=args.phase1).info()
     info["load_seconds"] = round(time.perf_counter() - started, 3)
     if args.json:
         print(json.dumps(info, indent=2))

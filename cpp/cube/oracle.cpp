@@ -14,6 +14,8 @@ namespace {
 constexpr int kNotFound = 1000;
 constexpr int kFoundMarker = -1;
 constexpr int kMaxDepth = 26;
+// An IDA* iteration after one of this many nodes runs on all cores (a single deep query).
+constexpr uint64_t kParallelAfterNodes = 200000;
 constexpr uint32_t kPerimeterVersion = 1;
 constexpr uint32_t kShellVersion = 1;
 
@@ -186,6 +188,13 @@ struct Oracle::Search {
   uint64_t nodes = 0;
   uint64_t max_nodes = 0;
   Found found;
+  // A parallel iteration splits the tree by its first moves: this search only follows
+  // `forced[0..forced_length)` from the root, and gives up once a subtree ordered before its own
+  // (`subtree`) has found a solution.
+  const int* forced = nullptr;
+  int forced_length = 0;
+  size_t subtree = 0;
+  const std::atomic<size_t>* first_solved = nullptr;
 };
 
 Oracle::Oracle(const OracleConfig& config, const Progress& progress)
@@ -274,7 +283,11 @@ int Oracle::bound_outside_perimeter(const SearchNode& s) const {
   return shell_.maybe_contains(key.a, key.b) ? beyond : beyond + 1;
 }
 
-SearchNode Oracle::node_of(const CubieCube& c) const {
+void Oracle::add_views(SearchNode& s, const CubieCube& c) const {
+  for (int axis = 0; axis < kAxes; ++axis) s.view[axis] = p1_ ? p1_->coord(c, axis) : Phase1Coord{};
+}
+
+SearchNode Oracle::node_of(const CubieCube& c, bool with_views) const {
   SearchNode s;
   s.corner_perm = static_cast<uint16_t>(corner_perm_rank(c));
   s.corner_twist = static_cast<uint16_t>(corner_twist_rank(c));
@@ -282,7 +295,11 @@ SearchNode Oracle::node_of(const CubieCube& c) const {
     s.edge_position[c.ep[p]] = static_cast<uint8_t>(p);
     s.edge_flip[c.ep[p]] = c.eo[p];
   }
-  for (int axis = 0; axis < kAxes; ++axis) s.view[axis] = p1_ ? p1_->coord(c, axis) : Phase1Coord{};
+  if (with_views) {
+    add_views(s, c);
+  } else {
+    for (int axis = 0; axis < kAxes; ++axis) s.view[axis] = Phase1Coord{};
+  }
   return s;
 }
 
@@ -367,6 +384,56 @@ void Oracle::load_or_build_perimeter(const Progress& progress) {
   }
 }
 
+void Oracle::count_nodes(Search& search, int count) {
+  search.nodes += static_cast<uint64_t>(count);
+  if (search.nodes > search.max_nodes) {
+    throw SearchLimitExceeded("search exceeded max_nodes=" + std::to_string(search.max_nodes) +
+                              " while proving the distance is above " + std::to_string(search.bound - 1) +
+                              "; raise max_nodes for deep states");
+  }
+}
+
+// The last level above the perimeter: a child within the bound must be inside the perimeter, so
+// one exact lookup per child decides it, and the database bounds (which could only reject what
+// the perimeter rejects) are skipped. (Going one level further up with the shell filter in place
+// of the databases visits as many nodes but costs twice the time: every child then needs a
+// perimeter lookup and a shell probe, where the databases reject most children first.)
+int Oracle::perimeter_level(Search& search, const SearchNode& s, int g, int last_face) const {
+  struct Child {
+    SearchNode node;
+    Perimeter::Entry key;
+    int move;
+  };
+  Child children[kMoves];
+  int count = 0;
+  for (int m = 0; m < kMoves; ++m) {
+    if (pruned(move_face(m), last_face) || (g < search.forced_length && m != search.forced[g])) continue;
+    Child& child = children[count++];
+    child.node = apply(s, m, false);
+    child.move = m;
+    child.key = perimeter_key(child.node);
+    perimeter_.prefetch(child.key.a, child.key.b);
+  }
+  count_nodes(search, count);
+  const int budget = search.bound - g - 1;
+  int next_bound = kNotFound;
+  for (int i = 0; i < count; ++i) {
+    const Child& child = children[i];
+    const int d = perimeter_.find(child.key.a, child.key.b);
+    const int h = d >= 0 ? d : config_.perimeter_depth + 1;
+    if (h > budget) {
+      next_bound = std::min(next_bound, g + 1 + h);
+      continue;
+    }
+    search.found.prefix[g] = child.move;
+    search.found.length = g + 1 + h;
+    search.found.prefix_length = g + 1;
+    search.found.state = child.node;
+    return kFoundMarker;
+  }
+  return next_bound;
+}
+
 int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_face) const {
   // Three passes over the children so the memory accesses of siblings overlap instead of
   // stalling one after another: generate and prefetch database entries; read the bounds and
@@ -381,8 +448,10 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
   const bool use_phase1 = p1 != nullptr;
   Child children[kMoves];
   int count = 0;
+  if (search.first_solved && search.first_solved->load(std::memory_order_relaxed) < search.subtree) return kNotFound;
+  if (search.bound - g - 1 <= config_.perimeter_depth) return perimeter_level(search, s, g, last_face);
   for (int m = 0; m < kMoves; ++m) {
-    if (pruned(move_face(m), last_face)) continue;
+    if (pruned(move_face(m), last_face) || (g < search.forced_length && m != search.forced[g])) continue;
     Child& child = children[count++];
     child.node = apply(s, m);
     child.move = m;
@@ -403,12 +472,7 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
       phase1_.prefetch(children[i].views[axis]);
     }
   }
-  search.nodes += static_cast<uint64_t>(count);
-  if (search.nodes > search.max_nodes) {
-    throw SearchLimitExceeded("search exceeded max_nodes=" + std::to_string(search.max_nodes) +
-                              " while proving the distance is above " + std::to_string(search.bound - 1) +
-                              "; raise max_nodes for deep states");
-  }
+  count_nodes(search, count);
   const int budget = search.bound - g - 1;
   const int beyond = config_.perimeter_depth + 1;
   for (int i = 0; i < count; ++i) {
@@ -455,8 +519,52 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
   return next_bound;
 }
 
+// One IDA* iteration over all cores: the canonical move sequences of length kSplitDepth split the
+// tree into subtrees searched independently, each from the root along its forced prefix, so every
+// node is handled by the same code as the serial search. The solution kept is the one of the
+// first subtree in move order that has one, which is the one the serial search would find.
+int Oracle::parallel_iteration(Search& search, const SearchNode& root) const {
+  std::vector<std::array<int, kSplitDepth>> prefixes;
+  for (int a = 0; a < kMoves; ++a) {
+    for (int b = 0; b < kMoves; ++b) {
+      if (!pruned(move_face(b), move_face(a))) prefixes.push_back({a, b});
+    }
+  }
+  std::atomic<size_t> first_solved{prefixes.size()};
+  std::atomic<uint64_t> nodes{search.nodes};
+  std::vector<Search> results(prefixes.size());
+  for (Search& part : results) part.bound = kNotFound;  // stays so for subtrees skipped after a solution
+  parallel_for(prefixes.size(), 0, [&](size_t i) {
+    if (first_solved.load(std::memory_order_relaxed) < i) return;
+    Search& part = results[i];
+    part.bound = search.bound;
+    part.max_nodes = search.max_nodes - std::min(search.max_nodes, nodes.load(std::memory_order_relaxed));
+    part.forced = prefixes[i].data();
+    part.forced_length = kSplitDepth;
+    part.subtree = i;
+    part.first_solved = &first_solved;
+    const int r = depth_first(part, root, 0, -1);
+    nodes.fetch_add(part.nodes, std::memory_order_relaxed);
+    if (r == kFoundMarker) {
+      size_t current = first_solved.load();
+      while (i < current && !first_solved.compare_exchange_weak(current, i)) {
+      }
+    }
+    part.bound = r;
+  });
+  search.nodes = nodes.load();
+  const size_t solved = first_solved.load();
+  if (solved < prefixes.size()) {
+    search.found = results[solved].found;
+    return kFoundMarker;
+  }
+  int next_bound = kNotFound;
+  for (const Search& part : results) next_bound = std::min(next_bound, part.bound);
+  return next_bound;
+}
+
 Oracle::Found Oracle::run(const CubieCube& cube, uint64_t max_nodes, SearchStats* stats) const {
-  const SearchNode root = node_of(cube);
+  SearchNode root = node_of(cube, false);
   Search search;
   search.max_nodes = max_nodes;
   const int exact = exact_distance(root);
@@ -464,9 +572,14 @@ Oracle::Found Oracle::run(const CubieCube& cube, uint64_t max_nodes, SearchStats
     search.found.length = exact;
     search.found.state = root;
   } else {
+    add_views(root, cube);
     const int h = std::max(database_bound(root), bound_outside_perimeter(root));
+    uint64_t last_iteration_nodes = 0;
     for (search.bound = h; search.bound <= kMaxDepth;) {
-      const int r = depth_first(search, root, 0, -1);
+      const uint64_t before = search.nodes;
+      const int r = last_iteration_nodes >= kParallelAfterNodes ? parallel_iteration(search, root)
+                                                                 : depth_first(search, root, 0, -1);
+      last_iteration_nodes = search.nodes - before;
       if (r == kFoundMarker) break;
       search.bound = r;
     }

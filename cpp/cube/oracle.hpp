@@ -133,8 +133,10 @@ class Oracle {
     SearchNode state;
   };
   struct Search;
+  static constexpr int kSplitDepth = 2;
 
-  SearchNode node_of(const CubieCube& cube) const;
+  SearchNode node_of(const CubieCube& cube, bool with_views = true) const;
+  void add_views(SearchNode& s, const CubieCube& cube) const;
   SearchNode apply(const SearchNode& s, int move) const { return apply(s, move, p1_ != nullptr); }
   // with_views = false leaves the phase-1 views zero: for table builds that only need the cubies.
   SearchNode apply(const SearchNode& s, int move, bool with_views) const;
@@ -144,6 +146,9 @@ class Oracle {
   Perimeter::Entry perimeter_key(const SearchNode& s) const;
   int exact_distance(const SearchNode& s) const;
   int depth_first(Search& search, const SearchNode& s, int g, int last_face) const;
+  int parallel_iteration(Search& search, const SearchNode& root) const;
+  int perimeter_level(Search& search, const SearchNode& s, int g, int last_face) const;
+  static void count_nodes(Search& search, int count);
   int database_bound(const SearchNode& s) const;
   Found run(const CubieCube& cube, uint64_t max_nodes, SearchStats* stats) const;
   void load_or_build_perimeter(const Progress& progress);

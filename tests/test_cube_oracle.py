@@ -148,8 +148,9 @@ def test_distance_is_invariant_under_inverse(cube_oracle):
 
 def test_node_limit_raises_a_clear_error(cube_oracle):
     deep = " ".join(cube.scramble(12, 0))
-    with pytest.raises(cube.SearchLimitError, match="max_nodes=50"):
+    with pytest.raises(cube.SearchLimitError, match="max_nodes=50") as error:
         cube.distance(deep, max_nodes=50)
+    assert "phase1='sorted'" in str(error.value)
     with pytest.raises(cube.SearchLimitError, match="state 1"):
         cube.distance(["R", deep], max_nodes=50)
     assert isinstance(cube.SearchLimitError("x"), RuntimeError)

@@ -389,7 +389,7 @@ void Oracle::count_nodes(Search& search, int count) {
   if (search.nodes > search.max_nodes) {
     throw SearchLimitExceeded("search exceeded max_nodes=" + std::to_string(search.max_nodes) +
                               " while proving the distance is above " + std::to_string(search.bound - 1) +
-                              "; raise max_nodes for deep states");
+                              "; for deep states raise max_nodes or use the sorted phase-1 table (phase1='sorted')");
   }
 }
 

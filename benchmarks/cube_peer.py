@@ -50,6 +50,7 @@ def main() -> int:
     parser.add_argument("--depths", default="1-10", help="range such as 1-10")
     parser.add_argument("--seed", type=int, default=1000, help="first scramble seed")
     parser.add_argument("--phase1", default="off", help="cogsim configurations to time, e.g. off,sorted")
+    parser.add_argument("--perimeter", type=int, default=6, help="radius of cogsim's exact table (6 or 7)")
     args = parser.parse_args()
     low, high = (int(x) for x in args.depths.split("-"))
 
@@ -57,7 +58,7 @@ def main() -> int:
     from cogsim._cache import cache_dir
 
     configs = args.phase1.split(",")
-    oracles = {name: _core.CubeOracle(str(cache_dir("cube")), 6, 6, 0, None, phase1=name) for name in configs}
+    oracles = {name: _core.CubeOracle(str(cache_dir("cube")), 6, args.perimeter, 0, None, phase1=name) for name in configs}
     home = os.getcwd()
     os.chdir(args.peer_tables)
     with contextlib.redirect_stdout(sys.stderr):

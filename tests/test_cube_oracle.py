@@ -1,7 +1,11 @@
 """The distance oracle against independent references: breadth-first search over the sticker
 model, meet-in-the-middle for deeper samples, and the known counts of positions per distance."""
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -215,3 +219,30 @@ def test_invalid_oracle_configuration():
         _core.CubeOracle("", 5, 6, 0, None)
     with pytest.raises(ValueError, match="perimeter_depth"):
         _core.CubeOracle("", 6, 9, 0, None)
+
+
+def _solve_in_subprocess(states: list[str], threads: int) -> list[list[str]]:
+    script = (
+        "import json, sys\n"
+        "from cogsim import cube\n"
+        "print(json.dumps([cube.solve(s) for s in json.loads(sys.argv[1])]))\n"
+    )
+    env = dict(os.environ, COGSIM_THREADS=str(threads))
+    done = subprocess.run([sys.executable, "-c", script, json.dumps(states)], env=env, capture_output=True,
+                          text=True, check=True, timeout=600)
+    return json.loads(done.stdout)
+
+
+def test_parallel_deep_search_finds_the_serial_solution(cube_oracle):
+    """Depth-13 queries take over a million nodes, so their last iterations are split over the
+    cores; the solution must be the one the single-threaded search finds."""
+    states = [" ".join(cube.scramble(13, seed)) for seed in (0, 1)]
+    assert _solve_in_subprocess(states, 2) == _solve_in_subprocess(states, 1)
+    for state, solution in zip(states, _solve_in_subprocess(states, 2)):
+        assert len(solution) == 13 and Cube.from_moves(state).apply(solution).is_solved()
+
+
+def test_node_limit_holds_in_a_parallel_iteration(cube_oracle):
+    deep = " ".join(cube.scramble(13, 0))
+    with pytest.raises(cube.SearchLimitError, match="max_nodes=400000"):
+        cube.distance(deep, max_nodes=400_000)  # the first 200,000 nodes run serially, the rest split

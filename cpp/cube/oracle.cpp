@@ -572,8 +572,20 @@ Oracle::Found Oracle::run(const CubieCube& cube, uint64_t max_nodes, SearchStats
     search.found.length = exact;
     search.found.state = root;
   } else {
+    const int beyond = config_.perimeter_depth + 1;
+    int h = bound_outside_perimeter(root);
+    if (shell_.enabled() && h == beyond) {
+      // The shell filter holds the state, so it is one move beyond the perimeter (but for a
+      // false positive in about 1%): one perimeter level decides it before any database read.
+      search.bound = beyond;
+      h = perimeter_level(search, root, 0, -1);
+      if (h == kFoundMarker) {
+        if (stats) stats->nodes = search.nodes;
+        return search.found;
+      }
+    }
     add_views(root, cube);
-    const int h = std::max(database_bound(root), bound_outside_perimeter(root));
+    h = std::max(h, database_bound(root));
     uint64_t last_iteration_nodes = 0;
     for (search.bound = h; search.bound <= kMaxDepth;) {
       const uint64_t before = search.nodes;

@@ -14,6 +14,7 @@ from cogsim import _core, cube
 from cogsim.cube import Cube
 
 import sticker_model
+from table_files import copy_with_one_corrupt_byte
 
 BFS_DEPTH = 5
 KNOWN_COUNTS = [1, 18, 243, 3240, 43239, 574908]  # positions at each face-turn distance
@@ -176,13 +177,7 @@ def test_bad_queries_give_clear_errors(cube_oracle):
 
 
 def test_tables_are_rebuilt_when_corrupt(cube_oracle, tmp_path):
-    source = cube_oracle.info()["tables"]
-    for table in source:
-        shutil.copy(table["path"], tmp_path)
-    victim = tmp_path / "cube-edges6-from6.v1.table"
-    data = bytearray(victim.read_bytes())
-    data[1000] ^= 0xFF
-    victim.write_bytes(bytes(data))
+    victim = copy_with_one_corrupt_byte(cube_oracle, tmp_path, "cube-edges6-from6.v1.table", 1000, 0xFF)
     messages = []
     rebuilt = _core.CubeOracle(str(tmp_path), 6, 2, 0, messages.append)
     assert any("checksum mismatch" in m for m in messages)
@@ -190,7 +185,7 @@ def test_tables_are_rebuilt_when_corrupt(cube_oracle, tmp_path):
     assert built == {"cube-corners": False, "cube-edges6-from0": False, "cube-edges6-from6": True}
     reloaded = _core.CubeOracle(str(tmp_path), 6, 2, 0, None)
     assert not any(t["built"] for t in reloaded.info()["tables"])
-    assert victim.read_bytes() == open(source[2]["path"], "rb").read()
+    assert victim.read_bytes() == open(cube_oracle.info()["tables"][2]["path"], "rb").read()
     # A small perimeter changes speed, never answers.
     packed, _ = cube.as_states([" ".join(cube.scramble(d, d)) for d in range(10)])
     assert reloaded.distances(packed, 10**9, 1)[0].tolist() == list(range(10))

@@ -2,8 +2,6 @@
 distance, and never changing an answer. References: breadth-first search over the independent
 sticker model, the oracle without the table, and the local structure of a true distance function."""
 
-import shutil
-
 import numpy as np
 import pytest
 
@@ -11,6 +9,7 @@ from cogsim import _core, cube
 from cogsim.cube import Cube
 
 import sticker_model
+from table_files import copy_with_one_corrupt_byte
 
 PHASE1_MOVES = ["U", "U2", "U'", "D", "D2", "D'", "R2", "L2", "F2", "B2"]  # keep phase 1 solved (UD axis)
 # Keep the sorted variant's goal: the UD-slice edges home and in order as well.
@@ -159,12 +158,7 @@ def test_phase1_bounds_need_the_table(plain):
 
 @pytest.mark.slow
 def test_corrupt_phase1_table_is_rebuilt(phase1_plain, tmp_path):
-    for table in phase1_plain.info()["tables"]:
-        shutil.copy(table["path"], tmp_path)
-    victim = tmp_path / "cube-phase1-sym8.v1.table"
-    data = bytearray(victim.read_bytes())
-    data[12345] ^= 0x5A
-    victim.write_bytes(bytes(data))
+    victim = copy_with_one_corrupt_byte(phase1_plain, tmp_path, "cube-phase1-sym8.v1.table", 12345, 0x5A)
     messages = []
     rebuilt = _core.CubeOracle(str(tmp_path), 6, 2, 0, messages.append, phase1=True)
     assert any("cube-phase1-sym8: cached table checksum mismatch" in m for m in messages)

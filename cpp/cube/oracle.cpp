@@ -288,18 +288,14 @@ void Oracle::add_views(SearchNode& s, const CubieCube& c) const {
 }
 
 SearchNode Oracle::node_of(const CubieCube& c, bool with_views) const {
-  SearchNode s;
+  SearchNode s{};
   s.corner_perm = static_cast<uint16_t>(corner_perm_rank(c));
   s.corner_twist = static_cast<uint16_t>(corner_twist_rank(c));
   for (int p = 0; p < kEdges; ++p) {
     s.edge_position[c.ep[p]] = static_cast<uint8_t>(p);
     s.edge_flip[c.ep[p]] = c.eo[p];
   }
-  if (with_views) {
-    add_views(s, c);
-  } else {
-    for (int axis = 0; axis < kAxes; ++axis) s.view[axis] = Phase1Coord{};
-  }
+  if (with_views) add_views(s, c);
   return s;
 }
 
@@ -435,6 +431,8 @@ int Oracle::perimeter_level(Search& search, const SearchNode& s, int g, int last
 }
 
 int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_face) const {
+  if (search.first_solved && search.first_solved->load(std::memory_order_relaxed) < search.subtree) return kNotFound;
+  if (search.bound - g - 1 <= config_.perimeter_depth) return perimeter_level(search, s, g, last_face);
   // Three passes over the children so the memory accesses of siblings overlap instead of
   // stalling one after another: generate and prefetch database entries; read the bounds and
   // prefetch perimeter buckets and shell blocks for the children that need them; decide.
@@ -448,8 +446,6 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
   const bool use_phase1 = p1 != nullptr;
   Child children[kMoves];
   int count = 0;
-  if (search.first_solved && search.first_solved->load(std::memory_order_relaxed) < search.subtree) return kNotFound;
-  if (search.bound - g - 1 <= config_.perimeter_depth) return perimeter_level(search, s, g, last_face);
   for (int m = 0; m < kMoves; ++m) {
     if (pruned(move_face(m), last_face) || (g < search.forced_length && m != search.forced[g])) continue;
     Child& child = children[count++];
@@ -563,6 +559,19 @@ int Oracle::parallel_iteration(Search& search, const SearchNode& root) const {
   return next_bound;
 }
 
+// IDA* from a first bound: each iteration searches to the bound and returns the next one.
+void Oracle::iterate(Search& search, const SearchNode& root, int first_bound) const {
+  uint64_t last_iteration_nodes = 0;
+  for (search.bound = first_bound; search.bound <= kMaxDepth;) {
+    const uint64_t before = search.nodes;
+    const int r = last_iteration_nodes >= kParallelAfterNodes ? parallel_iteration(search, root)
+                                                               : depth_first(search, root, 0, -1);
+    last_iteration_nodes = search.nodes - before;
+    if (r == kFoundMarker) return;
+    search.bound = r;
+  }
+}
+
 Oracle::Found Oracle::run(const CubieCube& cube, uint64_t max_nodes, SearchStats* stats) const {
   SearchNode root = node_of(cube, false);
   Search search;
@@ -572,28 +581,16 @@ Oracle::Found Oracle::run(const CubieCube& cube, uint64_t max_nodes, SearchStats
     search.found.length = exact;
     search.found.state = root;
   } else {
-    const int beyond = config_.perimeter_depth + 1;
     int h = bound_outside_perimeter(root);
-    if (shell_.enabled() && h == beyond) {
+    if (shell_.enabled() && h == config_.perimeter_depth + 1) {
       // The shell filter holds the state, so it is one move beyond the perimeter (but for a
       // false positive in about 1%): one perimeter level decides it before any database read.
-      search.bound = beyond;
+      search.bound = h;
       h = perimeter_level(search, root, 0, -1);
-      if (h == kFoundMarker) {
-        if (stats) stats->nodes = search.nodes;
-        return search.found;
-      }
     }
-    add_views(root, cube);
-    h = std::max(h, database_bound(root));
-    uint64_t last_iteration_nodes = 0;
-    for (search.bound = h; search.bound <= kMaxDepth;) {
-      const uint64_t before = search.nodes;
-      const int r = last_iteration_nodes >= kParallelAfterNodes ? parallel_iteration(search, root)
-                                                                 : depth_first(search, root, 0, -1);
-      last_iteration_nodes = search.nodes - before;
-      if (r == kFoundMarker) break;
-      search.bound = r;
+    if (h != kFoundMarker) {
+      add_views(root, cube);
+      iterate(search, root, std::max(h, database_bound(root)));
     }
     if (search.found.length < 0) throw std::logic_error("cube search found no solution: invalid state?");
   }

@@ -146,6 +146,7 @@ class Oracle {
   Perimeter::Entry perimeter_key(const SearchNode& s) const;
   int exact_distance(const SearchNode& s) const;
   int depth_first(Search& search, const SearchNode& s, int g, int last_face) const;
+  void iterate(Search& search, const SearchNode& root, int first_bound) const;
   int parallel_iteration(Search& search, const SearchNode& root) const;
   int perimeter_level(Search& search, const SearchNode& s, int g, int last_face) const;
   static void count_nodes(Search& search, int count);

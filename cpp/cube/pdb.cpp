@@ -147,7 +147,7 @@ PatternDatabase PatternDatabase::edges(const EdgeSubset& subset, const std::stri
 PatternDatabase PatternDatabase::phase1(Phase1Kind kind, const std::string& cache_dir, unsigned threads,
                                         const Progress& progress) {
   const Phase1& p1 = cube::phase1(kind);
-  const std::string name = kind == Phase1Kind::kSorted ? "cube-phase1-sorted-sym8" : "cube-phase1-sym8";
+  const std::string name = kind == Phase1Kind::kSorted ? "cube-phase1-sorted-sym16" : "cube-phase1-sym16";
   return load_or_build(name, p1.entries(), cache_dir, progress, [&] {
     return p1.build_distances(threads, [&](const std::string& line) {
       if (progress) progress(name + ": " + line);

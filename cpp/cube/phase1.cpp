@@ -28,6 +28,41 @@ const CubieCube kRotateU4 = {{3, 0, 1, 2, 7, 4, 5, 6},
                              {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10},
                              {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}};
 
+// The left-right mirror M swaps these corner and edge positions (URF <-> UFL, UR <-> UL, ...).
+constexpr std::array<uint8_t, kCorners> kMirrorCorner = {1, 0, 3, 2, 5, 4, 7, 6};
+constexpr std::array<uint8_t, kEdges> kMirrorEdge = {2, 1, 0, 3, 6, 5, 4, 7, 9, 8, 11, 10};
+
+// M * c * M: the cube seen in a mirror between its left and right faces. A reflection reverses
+// the clockwise order of a corner's facelets, so twists are negated; flips are kept.
+CubieCube mirrored(const CubieCube& c) {
+  CubieCube r;
+  for (int p = 0; p < kCorners; ++p) {
+    r.cp[kMirrorCorner[p]] = kMirrorCorner[c.cp[p]];
+    r.co[kMirrorCorner[p]] = static_cast<uint8_t>((3 - c.co[p]) % 3);
+  }
+  for (int p = 0; p < kEdges; ++p) {
+    r.ep[kMirrorEdge[p]] = kMirrorEdge[c.ep[p]];
+    r.eo[kMirrorEdge[p]] = c.eo[p];
+  }
+  return r;
+}
+
+// The same mirror on the facelet picture: each face's columns reversed, R and L swapped (in
+// place and in colour). An independent statement of `mirrored`, checked against it.
+CubieCube mirrored_facelets(const CubieCube& c) {
+  const std::string in = to_facelets(c);
+  std::string out(kFacelets, ' ');
+  constexpr int kOther[kFaces] = {0, 4, 2, 3, 1, 5};  // facelet faces U R F D L B
+  for (int face = 0; face < kFaces; ++face) {
+    for (int i = 0; i < 9; ++i) {
+      char colour = in[face * 9 + i];
+      colour = colour == 'R' ? 'L' : colour == 'L' ? 'R' : colour;
+      out[kOther[face] * 9 + i / 3 * 3 + 2 - i % 3] = colour;
+    }
+  }
+  return from_facelets(out);
+}
+
 constexpr uint32_t kUnassigned = 0xFFFFFFFF;
 constexpr int kSliceCubieFirst = 8;
 
@@ -158,24 +193,46 @@ void Phase1::build_views() {
   }
 }
 
-void Phase1::build_symmetry_classes() {
+CubieCube Phase1::conjugate_by(const CubieCube& c, int s) const {
+  const CubieCube& seen = s >= kAxisSymmetries / 2 ? mirrored(c) : c;
+  return rotation_of_symmetry_inverse_[s % 8] * seen * rotation_of_symmetry_[s % 8];
+}
+
+CubieCube Phase1::conjugate_into(const CubieCube& c, int s) const {
+  const CubieCube r = rotation_of_symmetry_[s % 8] * c * rotation_of_symmetry_inverse_[s % 8];
+  return s >= kAxisSymmetries / 2 ? mirrored(r) : r;
+}
+
+void Phase1::check_symmetries() const {
   if (!power(kRotateU4, 4).is_solved() || !power(kRotateF2, 2).is_solved()) {
     throw std::logic_error("the UD-axis rotations have the wrong order");
   }
-  std::array<CubieCube, kAxisSymmetries> inverse;
-  for (int s = 0; s < kAxisSymmetries; ++s) {
-    symmetry_[s] = power(kRotateF2, s / 4) * power(kRotateU4, s % 4);
-    inverse[s] = symmetry_[s].inverse();
-    for (int m = 0; m < kMoves; ++m) face_turn_of(inverse[s] * move_cube(m) * symmetry_[s]);
+  // Each symmetry must map the face turns onto face turns (so distances are kept), and the
+  // cubie mirror must agree with the mirrored facelet picture.
+  CubieCube probe = CubieCube::solved();
+  for (int m = 0; m < kMoves; ++m) {
+    for (int s = 0; s < kAxisSymmetries; ++s) face_turn_of(conjugate_by(move_cube(m), s));
+    probe = probe * move_cube((m * 7 + 3) % kMoves);
+    if (!(mirrored(probe) == mirrored_facelets(probe)) || !(mirrored(move_cube(m)) == mirrored_facelets(move_cube(m)))) {
+      throw std::logic_error("the cubie mirror disagrees with the facelet mirror");
+    }
   }
+}
+
+void Phase1::build_symmetry_classes() {
+  for (int r = 0; r < kAxisSymmetries / 2; ++r) {
+    rotation_of_symmetry_[r] = power(kRotateF2, r / 4) * power(kRotateU4, r % 4);
+    rotation_of_symmetry_inverse_[r] = rotation_of_symmetry_[r].inverse();
+  }
+  check_symmetries();
   twist_conjugate_.resize(size_t{kPhase1Twists} * kAxisSymmetries);
   for (uint32_t t = 0; t < kPhase1Twists; ++t) {
     const CubieCube c = twist_cube(t);
     for (int s = 0; s < kAxisSymmetries; ++s) {
-      twist_conjugate_[t * kAxisSymmetries + s] = plain_coord(symmetry_[s] * c * inverse[s]).twist;
+      twist_conjugate_[t * kAxisSymmetries + s] = plain_coord(conjugate_into(c, s)).twist;
     }
   }
-  // class_of_[y] = (class, s) means S_s Y S_s^-1 has the representative's flip and slice.
+  // class_of_[y] = (class, s) means G_s Y G_s^-1 has the representative's flip and slice.
   class_of_.assign(flip_slices(), kUnassigned);
   representative_.clear();
   stabilizer_.clear();
@@ -185,16 +242,17 @@ void Phase1::build_symmetry_classes() {
     representative_.push_back(fs);
     const CubieCube c = flip_slice_cube(fs);
     uint32_t members[kAxisSymmetries];
-    uint8_t stabilizer = 0;
+    uint16_t stabilizer = 0;
     for (int s = 0; s < kAxisSymmetries; ++s) {
-      const Phase1Coord y = plain_coord(inverse[s] * c * symmetry_[s]);
-      members[s] = flip_slice(y);
-      if (members[s] == fs) stabilizer |= static_cast<uint8_t>(1u << s);
+      members[s] = flip_slice(plain_coord(conjugate_by(c, s)));
+      if (members[s] == fs) stabilizer |= static_cast<uint16_t>(1u << s);
     }
     stabilizer_.push_back(stabilizer);
     const uint32_t flag = stabilizer != 1 ? kSymmetricClass : 0;
     for (int s = 0; s < kAxisSymmetries; ++s) {
-      if (class_of_[members[s]] == kUnassigned) class_of_[members[s]] = flag | cls << 3 | static_cast<uint32_t>(s);
+      if (class_of_[members[s]] == kUnassigned) {
+        class_of_[members[s]] = flag | cls << kSymmetryBits | static_cast<uint32_t>(s);
+      }
     }
   }
 }
@@ -253,7 +311,8 @@ Phase1::ClassStep Phase1::step(uint32_t cls, int move) const {
   const uint32_t next = uint32_t{slice_[fs / kPhase1Flips * kMoves + move]} * kPhase1Flips +
                         flip_[fs % kPhase1Flips * kMoves + move];
   const uint32_t class_and_symmetry = class_of_[next];
-  return {(class_and_symmetry & ~kSymmetricClass) >> 3, static_cast<uint8_t>(class_and_symmetry & 7),
+  return {(class_and_symmetry & ~kSymmetricClass) >> kSymmetryBits,
+          static_cast<uint8_t>(class_and_symmetry & (kAxisSymmetries - 1)),
           (class_and_symmetry & kSymmetricClass) != 0};
 }
 

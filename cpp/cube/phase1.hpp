@@ -6,18 +6,17 @@
 // gives two more bounds: the views are the conjugates X^-k S X^k by the 120-degree rotation X
 // about the URF-DBL diagonal, and a move M acts on view k as the face turn X^-k M X^k.
 //
-// The table is reduced by the 8 rotations that keep the UD axis (four quarter turns about it,
-// times the half turn about the F-B axis): conjugating a state by one of them changes neither
-// its distance nor its phase-1 distance. Flip x slice (1,013,760 values) falls into a few more
-// than 1/8 as many classes; the table is indexed by (class, twist seen from the class's
-// representative). The mirror symmetries would halve it again, but they need the reflected
-// corner orientations of Kociemba's implementation; the 8 rotations keep the arithmetic plain.
+// The table is reduced by the 16 symmetries that keep the UD axis (Kociemba's D4h: four quarter
+// turns about it, times the half turn about the F-B axis, times the left-right mirror):
+// conjugating a state by one of them changes neither its distance nor its phase-1 distance, as
+// each maps the 18 face turns onto themselves. Flip x slice falls into a few more than 1/16 as
+// many classes; the table is indexed by (class, twist seen from the class's representative).
 //
 // Two variants share this code. kPlain is phase 1 as above (278M entries, 139 MB). kSorted also
 // tracks the order of the four slice edges (12!/8! = 11,880 slice values instead of 495): the
 // coordinates of Kociemba's optimal solver. Its distance is a far stronger bound (the slice edges
-// must come home in order, not just into the slice), at 24x the size: 3,040,833 classes x 2187
-// twists = 6.65 billion entries, 3.3 GB.
+// must come home in order, not just into the slice), at 24x the size: 1,523,864 classes x 2187
+// twists = 3.33 billion entries, 1.67 GB.
 #pragma once
 
 #include <array>
@@ -35,7 +34,8 @@ constexpr uint32_t kPhase1Flips = 2048;
 constexpr uint32_t kPhase1Slices = 495;        // where the four slice edges are
 constexpr uint32_t kSliceOrders = 24;           // in which order they sit there (sorted variant)
 constexpr int kAxes = 3;
-constexpr int kAxisSymmetries = 8;
+constexpr int kAxisSymmetries = 16;
+constexpr int kSymmetryBits = 4;
 
 struct Phase1Coord {
   uint16_t twist, flip, slice;
@@ -64,8 +64,8 @@ class Phase1 {
   // state has exactly one entry and the breadth-first build reaches each entry from all sides.
   uint64_t index(const Phase1Coord& c) const {
     const uint32_t class_and_symmetry = class_of_[flip_slice(c)];
-    const uint32_t cls = (class_and_symmetry & ~kSymmetricClass) >> 3;
-    uint32_t twist = twist_conjugate_[c.twist * kAxisSymmetries + (class_and_symmetry & 7)];
+    const uint32_t cls = (class_and_symmetry & ~kSymmetricClass) >> kSymmetryBits;
+    uint32_t twist = twist_conjugate_[c.twist * kAxisSymmetries + (class_and_symmetry & (kAxisSymmetries - 1))];
     if (class_and_symmetry & kSymmetricClass) twist = canonical_twist(cls, twist);
     return uint64_t{cls} * kPhase1Twists + twist;
   }
@@ -107,16 +107,20 @@ class Phase1 {
   uint32_t flip_slices() const { return kPhase1Flips * slices_; }
   void build_move_tables();
   void build_symmetry_classes();
+  void check_symmetries() const;
   void build_views();
 
   Phase1Kind kind_;
   uint32_t slices_;
   std::vector<uint16_t> twist_, flip_, slice_;          // [coordinate * 18 + move]
-  std::vector<uint32_t> class_of_;                       // [flip_slice]: symmetric flag | class << 3 | symmetry
-  std::vector<uint8_t> stabilizer_;                      // [class]: mask of rotations fixing the representative
+  std::vector<uint32_t> class_of_;                       // [flip_slice]: symmetric flag | class << 4 | symmetry
+  std::vector<uint16_t> stabilizer_;                     // [class]: mask of symmetries fixing the representative
   std::vector<uint32_t> representative_;                 // [class]: flip_slice
   std::vector<uint16_t> twist_conjugate_;                // [twist * 8 + symmetry]
-  std::array<CubieCube, kAxisSymmetries> symmetry_;      // F2^(s/4) * U4^(s%4)
+  // Symmetry s is G = M^(s/8) * R with R = F2^(s%8/4) * U4^(s%4) and M the left-right mirror.
+  std::array<CubieCube, kAxisSymmetries / 2> rotation_of_symmetry_, rotation_of_symmetry_inverse_;
+  CubieCube conjugate_by(const CubieCube& c, int s) const;    // G^-1 * c * G
+  CubieCube conjugate_into(const CubieCube& c, int s) const;  // G * c * G^-1
   std::array<std::array<uint8_t, kMoves>, kAxes> view_move_;
   std::array<CubieCube, kAxes> rotation_, rotation_inverse_;
   std::array<uint16_t, 1 << kEdges> slice_rank_;         // [mask of the four slice positions]

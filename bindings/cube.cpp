@@ -188,7 +188,12 @@ void register_cube(py::module_& m) {
            py::arg("progress") = py::none(), py::arg("shell_filter") = true, py::arg("phase1") = "off")
       .def(
           "distances",
-          [](const Oracle& oracle, const StateArray& array, uint64_t max_nodes, unsigned threads) {
+          [](const Oracle& oracle, const StateArray& array, uint64_t max_nodes, unsigned threads,
+             const std::string& on_limit) {
+            if (on_limit != "raise" && on_limit != "mark") {
+              throw py::value_error("on_limit must be 'raise' or 'mark', got '" + on_limit + "'");
+            }
+            const bool mark = on_limit == "mark";
             const std::vector<CubieCube> states = read_states(array, true);
             py::array_t<int32_t> distances(static_cast<py::ssize_t>(states.size()));
             py::array_t<uint64_t> nodes(static_cast<py::ssize_t>(states.size()));
@@ -201,14 +206,18 @@ void register_cube(py::module_& m) {
                 try {
                   d[i] = oracle.distance(states[i], max_nodes, &stats);
                 } catch (const SearchLimitExceeded& e) {
-                  throw SearchLimitExceeded("state " + std::to_string(i) + ": " + e.what());
+                  if (!mark) throw SearchLimitExceeded("state " + std::to_string(i) + ": " + e.what());
+                  d[i] = -1;
+                  stats.nodes = max_nodes;
                 }
                 n[i] = stats.nodes;
               });
             }
             return py::make_tuple(distances, nodes);
           },
-          py::arg("states"), py::arg("max_nodes"), py::arg("threads") = 0)
+          py::arg("states"), py::arg("max_nodes"), py::arg("threads") = 0, py::arg("on_limit") = "raise",
+          "Optimal distances and search nodes per state. A state over max_nodes raises SearchLimitError,\n"
+          "or with on_limit='mark' gets distance -1 (and max_nodes as its node count).")
       .def(
           "heuristics",
           [](const Oracle& oracle, const StateArray& array) {

@@ -25,7 +25,7 @@ def cache_dir(cube_oracle):
 @pytest.fixture(scope="module", params=["plain", pytest.param("sorted", marks=pytest.mark.slow)])
 def deep(request, cache_dir):
     """An oracle with a phase-1 table, built into the test cache on first use: plain ~30 s on
-    2 cores; sorted (slow tests only) several minutes and 3.3 GB."""
+    2 cores; sorted (slow tests only) a few minutes and 1.7 GB."""
     return _core.CubeOracle(cache_dir, 6, 6, 0, None, phase1=request.param)
 
 
@@ -97,6 +97,21 @@ def test_phase1_bounds_are_invariant_under_inverse_and_conjugating_rotations(dee
         assert sorted(a[1:]) == sorted(b[1:])  # the other two views trade places
 
 
+def test_phase1_bounds_are_invariant_under_the_left_right_mirror(deep):
+    """The table is reduced by the mirror too; the mirrored sequence (R <-> L, every turn reversed)
+    must give the same bound on every view: the mirror keeps all three axes, so seen along any of
+    them it is one of that view's 16 symmetries."""
+    mirror_face = {"U": "U", "D": "D", "R": "L", "L": "R", "F": "F", "B": "B"}
+    reverse = {"": "'", "'": "", "2": "2"}
+    rng = np.random.default_rng(3)
+    sequences = [rng.choice(cube.MOVES, size=int(rng.integers(1, 26))) for _ in range(300)]
+    mirrored = [" ".join(mirror_face[m[0]] + reverse[m[1:]] for m in moves) for moves in sequences]
+    a = deep.phase1_bounds(cube.as_states([" ".join(m) for m in sequences])[0])
+    b = deep.phase1_bounds(cube.as_states(mirrored)[0])
+    assert a.tolist() == b.tolist()
+    assert len({tuple(row) for row in a}) > 20
+
+
 def test_sorted_bounds_refine_the_plain_ones(deep, phase1_plain):
     """Tracking the order of the slice edges can only add moves to each view's phase-1 distance."""
     states = _random_states(300, first_seed=1000)
@@ -131,24 +146,78 @@ def test_configure_and_environment_switch(monkeypatch, cache_dir):
     try:
         configured = cube.configure(cache_dir=cache_dir, phase1=True, progress=None)
         assert configured.info()["phase1"] == "plain"
-        assert any(t["name"] == "cube-phase1-sym8" for t in configured.info()["tables"])
+        assert any(t["name"] == "cube-phase1-sym16" for t in configured.info()["tables"])
         assert cube.distance(" ".join(cube.scramble(13, 4))) == 13  # scrambled and checked with the table
         assert cube.configure(cache_dir=cache_dir, phase1="off", progress=None).info()["phase1"] == "off"
         for value, expected in [("1", "plain"), ("plain", "plain"), ("0", "off"), ("OFF", "off")]:
             monkeypatch.setenv("COGSIM_CUBE_PHASE1", value)
             assert cube.configure(cache_dir=cache_dir, progress=None).info()["phase1"] == expected
         monkeypatch.setenv("COGSIM_CUBE_PHASE1", "maybe")
-        with pytest.raises(ValueError, match="COGSIM_CUBE_PHASE1 must be one of off, plain, sorted"):
+        with pytest.raises(ValueError, match="COGSIM_CUBE_PHASE1 must be one of auto, off, plain, sorted"):
             cube.configure(cache_dir=cache_dir, progress=None)
         monkeypatch.delenv("COGSIM_CUBE_PHASE1")
         for bad in ("yes", "huge", 1, None.__class__):
-            with pytest.raises(ValueError, match="phase1 must be one of 'off', 'plain', 'sorted'"):
+            with pytest.raises(ValueError, match="phase1 must be one of 'auto', 'off', 'plain', 'sorted'"):
                 cube.configure(cache_dir=cache_dir, phase1=bad, progress=None)
         with pytest.raises(ValueError, match="phase1 must be 'off', 'plain' or 'sorted'"):
             _core.CubeOracle(cache_dir, 6, 6, 0, None, phase1="huge")
     finally:
         monkeypatch.delenv("COGSIM_CUBE_PHASE1", raising=False)
         cube.configure(cache_dir=cache_dir, progress=None)
+
+
+@pytest.fixture
+def auto_mode(monkeypatch, cache_dir):
+    """The default "auto" mode with a low escalation point and the plain table standing in for the
+    sorted one (same code path; the sorted table is too large for the default test run)."""
+    from cogsim.cube import _oracle
+
+    monkeypatch.setattr(_oracle, "AUTO_ESCALATE_NODES", 2_000)
+    monkeypatch.setattr(_oracle, "AUTO_DEEP_TABLE", "plain")
+    monkeypatch.delenv("COGSIM_CUBE_PHASE1", raising=False)
+    cube.configure(cache_dir=cache_dir, progress=None)
+    yield _oracle
+    cube.configure(cache_dir=cache_dir, progress=None)
+
+
+def _names(info: dict) -> list[str]:
+    return [t["name"] for t in info["tables"]]
+
+
+def test_auto_mode_answers_shallow_queries_without_the_deep_table(auto_mode):
+    assert cube.tables()["phase1"] == "auto"
+    sequences = [" ".join(s) for s in cube.scrambles([1, 4, 7, 9], [0, 1, 2, 3])]
+    assert cube.distance(sequences).tolist() == [1, 4, 7, 9]
+    assert len(cube.solve(sequences[-1])) == 9
+    assert not any("phase1" in name for name in _names(cube.tables()))
+    deep_scramble = cube.scramble(15, 0)  # deeper than AUTO_SCRAMBLE_DEPTH: the phase-1 oracle
+    assert len(deep_scramble) == 15 and "cube-phase1-sym16" in _names(cube.tables())
+
+
+def test_auto_mode_hands_deep_queries_to_the_phase1_oracle(auto_mode, plain):
+    sequences = [" ".join(s) for s in cube.scrambles([3, 12, 5, 13, 11], [7, 8, 9, 10, 11])]
+    packed, _ = cube.as_states(sequences)
+    _, nodes = plain.distances(packed, cube.DEFAULT_MAX_NODES, 0)
+    assert nodes[1] > 2_000 and nodes[0] < 2_000  # a mixed batch: some states escalate, some not
+    assert cube.distance(sequences).tolist() == [3, 12, 5, 13, 11]
+    assert "cube-phase1-sym16" in _names(cube.tables())
+    c = Cube.from_moves(sequences[3])
+    solution = cube.solve(c)
+    assert len(solution) == 13 and c.apply(solution).is_solved()
+    effects = cube.move_effects(c)
+    assert sorted(effects.values()).count(cube.DECREASE) >= 1
+    assert all(cube.distance(c.apply([m])) == 13 + e for m, e in effects.items())
+
+
+def test_auto_mode_keeps_the_callers_node_limit(auto_mode):
+    state = Cube.random_state(3)
+    with pytest.raises(cube.SearchLimitError, match="max_nodes=1000"):
+        cube.distance(state, max_nodes=1_000)  # under the escalation point: no deep table at all
+    assert not any("phase1" in name for name in _names(cube.tables()))
+    with pytest.raises(cube.SearchLimitError, match="state 1: .*max_nodes=50000 even with the plain phase-1 table"):
+        cube.distance([Cube.from_moves("R U"), state], max_nodes=50_000)
+    with pytest.raises(cube.SearchLimitError):
+        cube.solve(state, max_nodes=50_000)
 
 
 def test_phase1_bounds_need_the_table(plain):
@@ -158,13 +227,13 @@ def test_phase1_bounds_need_the_table(plain):
 
 @pytest.mark.slow
 def test_corrupt_phase1_table_is_rebuilt(phase1_plain, tmp_path):
-    victim = copy_with_one_corrupt_byte(phase1_plain, tmp_path, "cube-phase1-sym8.v1.table", 12345, 0x5A)
+    victim = copy_with_one_corrupt_byte(phase1_plain, tmp_path, "cube-phase1-sym16.v1.table", 12345, 0x5A)
     messages = []
     rebuilt = _core.CubeOracle(str(tmp_path), 6, 2, 0, messages.append, phase1=True)
-    assert any("cube-phase1-sym8: cached table checksum mismatch" in m for m in messages)
-    assert any("cube-phase1-sym8: depth 12" in m for m in messages)
-    assert {t["name"]: t["built"] for t in rebuilt.info()["tables"]}["cube-phase1-sym8"] is True
-    original = next(t["path"] for t in phase1_plain.info()["tables"] if t["name"] == "cube-phase1-sym8")
+    assert any("cube-phase1-sym16: cached table checksum mismatch" in m for m in messages)
+    assert any("cube-phase1-sym16: depth 12" in m for m in messages)
+    assert {t["name"]: t["built"] for t in rebuilt.info()["tables"]}["cube-phase1-sym16"] is True
+    original = next(t["path"] for t in phase1_plain.info()["tables"] if t["name"] == "cube-phase1-sym16")
     assert victim.read_bytes() == open(original, "rb").read()
 
 

@@ -50,12 +50,12 @@ def _add_phase1_flag(parser: argparse.ArgumentParser) -> None:
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument(
         "--phase1", dest="phase1", action="store_const", const="plain", default=None,
-        help="search with the phase-1 table too (139 MB; states of 13-16 moves); same as COGSIM_CUBE_PHASE1=plain",
+        help="search with the phase-1 table too (70 MB; states of 13-16 moves); same as COGSIM_CUBE_PHASE1=plain",
     )
     choice.add_argument(
         "--phase1-sorted", dest="phase1", action="store_const", const="sorted",
-        help="search with the sorted-slice phase-1 table (3.3 GB, built once in minutes; random states);"
-        " same as COGSIM_CUBE_PHASE1=sorted",
+        help="search with the sorted-slice phase-1 table from the start (1.7 GB, built once in a few minutes;"
+        " by default it is built when a first deep state needs it); same as COGSIM_CUBE_PHASE1=sorted",
     )
 
 
@@ -89,7 +89,8 @@ def _effects(args: argparse.Namespace) -> None:
 
 def _tables(args: argparse.Namespace) -> None:
     started = time.perf_counter()
-    info = cube.configure(edge_size=args.edge_size, phase1=args.phase1).info()
+    cube.configure(edge_size=args.edge_size, phase1=args.phase1)
+    info = cube.tables()
     info["load_seconds"] = round(time.perf_counter() - started, 3)
     if args.json:
         print(json.dumps(info, indent=2))
@@ -101,6 +102,8 @@ def _tables(args: argparse.Namespace) -> None:
         f"{'perimeter':22} {info['perimeter_states']:>12,} states  {info['perimeter_bytes'] / 2**20:8.1f} MiB"
         f"  depth <= {info['perimeter_depth']}, built in {info['perimeter_seconds']:.1f} s"
     )
+    if info["phase1"] == "auto":
+        print("phase-1 table: sorted, 1.7 GB, built or loaded when a first deep state needs it (--phase1-sorted: now)")
     print(f"ready in {info['load_seconds']:.1f} s")
 
 

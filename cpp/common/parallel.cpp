@@ -42,14 +42,17 @@ class Pool {
       chunk_ = chunk;
       next_.store(0);
       helpers_wanted_ = threads - 1;
-      helpers_running_ = helpers_wanted_;
+      open_ = true;
       error_ = nullptr;
       ++generation_;
     }
     wake_.notify_all();
     work();
+    // Every item is taken. Close the batch and wait only for the helpers that joined it: one
+    // still waking up would otherwise add its wake-up latency to a batch it has no part in.
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return helpers_running_ == 0; });
+    open_ = false;
+    done_.wait(lock, [&] { return helpers_active_ == 0; });
     fn_ = nullptr;
     if (error_) std::rethrow_exception(error_);
     return true;
@@ -71,20 +74,36 @@ class Pool {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return generation_ != seen; });
         seen = generation_;
-        if (index >= helpers_wanted_) continue;
+        if (index >= helpers_wanted_ || !open_) continue;
+        ++helpers_active_;
       }
       work();
       std::lock_guard<std::mutex> lock(mutex_);
-      if (--helpers_running_ == 0) done_.notify_one();
+      if (--helpers_active_ == 0 && !open_) done_.notify_one();
+    }
+  }
+
+  // Guided self-scheduling: each claim takes a share of what is left (at least `chunk_`), so cheap
+  // items are not fought over one at a time on a shared counter, and the shrinking claims at
+  // the end still balance uneven items.
+  size_t claim(size_t* end) {
+    size_t begin = next_.load(std::memory_order_relaxed);
+    for (;;) {
+      if (begin >= n_) return n_;
+      const size_t size = std::max(chunk_, (n_ - begin) / (4 * (helpers_wanted_ + 1)));
+      if (next_.compare_exchange_weak(begin, begin + size, std::memory_order_relaxed)) {
+        *end = std::min(n_, begin + size);
+        return begin;
+      }
     }
   }
 
   void work() {
     try {
       for (;;) {
-        const size_t begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
+        size_t end = 0;
+        const size_t begin = claim(&end);
         if (begin >= n_) break;
-        const size_t end = std::min(n_, begin + chunk_);
         for (size_t i = begin; i < end; ++i) (*fn_)(i);
       }
     } catch (...) {
@@ -101,7 +120,8 @@ class Pool {
   const std::function<void(size_t)>* fn_ = nullptr;
   size_t n_ = 0, chunk_ = 1;
   std::atomic<size_t> next_{0};
-  unsigned helpers_wanted_ = 0, helpers_running_ = 0;
+  unsigned helpers_wanted_ = 0, helpers_active_ = 0;
+  bool open_ = false;  // helpers may still join the current batch
   uint64_t generation_ = 0;
   std::exception_ptr error_;
 };

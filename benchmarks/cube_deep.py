@@ -6,7 +6,7 @@ Exact-depth scrambles (seeds 0..N-1, generated with the --phase1 oracle) are ans
 at a time by the --phase1 oracle and by the --compare oracle (skipped above --compare-max-depth).
 Random states (Cube.random_state(seed)) run with the --phase1 oracle only, under a node budget: a
 state that exceeds it is reported as "> budget", with the time spent. --build times a fresh build
-of the --phase1 table in a temporary directory (plain: about 30 s; sorted: minutes and 3.3 GB).
+of the --phase1 table in a temporary directory (plain: seconds; sorted: about 2 minutes and 1.7 GB).
 """
 
 from __future__ import annotations

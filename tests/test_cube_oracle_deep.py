@@ -246,13 +246,19 @@ def test_depth_15_scrambles(deep):
 
 
 @pytest.mark.slow
-def test_random_states_are_answered_with_the_sorted_table(cache_dir):
-    """Random positions (almost all 16-20 moves from solved): 1-4 minutes each on 2 cores."""
-    oracle = _core.CubeOracle(cache_dir, 6, 6, 0, None, phase1="sorted")
-    for seed in (0, 2):
-        c = Cube.random_state(seed)
-        solution = [cube.MOVES[m] for m in oracle.solve(cube.as_states(c)[0][0].tobytes(), 10**12)]
-        assert len(solution) == 18 and c.apply(solution).is_solved()  # 18: measured, as for most positions
+def test_random_states_are_answered_with_the_sorted_table(monkeypatch, cache_dir):
+    """Random positions (almost all 16-20 moves from solved), through the default "auto" mode,
+    which hands them to the sorted table: 1-4 minutes each on 2 cores."""
+    monkeypatch.delenv("COGSIM_CUBE_PHASE1", raising=False)
+    try:
+        cube.configure(cache_dir=cache_dir, progress=None)
+        for seed in (0, 2):
+            c = Cube.random_state(seed)
+            solution = cube.solve(c, max_nodes=10**12)
+            assert len(solution) == 18 and c.apply(solution).is_solved()  # 18: measured, as for most positions
+        assert "cube-phase1-sorted-sym16" in [t["name"] for t in cube.tables()["tables"]]
+    finally:
+        cube.configure(cache_dir=cache_dir, progress=None)
 
 
 def test_phase1_option_leaves_the_other_tables_unchanged(phase1_plain, tmp_path):

@@ -25,7 +25,7 @@ struct OracleConfig {
   int perimeter_depth = 6;  // exact table radius
   bool shell_filter = true; // a Bloom filter of the states one move beyond the perimeter
   unsigned threads = 0;     // for table builds; 0 = default
-  // Add the phase-1 bound along three axes (phase1.hpp): kPlain 139 MB, kSorted 3.3 GB.
+  // Add the phase-1 bound along three axes (phase1.hpp): kPlain 70 MB, kSorted 1.67 GB.
   Phase1Kind phase1 = Phase1Kind::kOff;
 };
 

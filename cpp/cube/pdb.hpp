@@ -25,8 +25,8 @@ class PatternDatabase {
   static PatternDatabase corners(const std::string& cache_dir, unsigned threads, const Progress& progress);
   static PatternDatabase edges(const EdgeSubset& subset, const std::string& cache_dir, unsigned threads,
                                const Progress& progress);
-  // Phase-1 distances (see phase1.hpp): plain 278 million entries, 139 MB; sorted 6.65 billion,
-  // 3.3 GB.
+  // Phase-1 distances (see phase1.hpp): plain 141 million entries, 70 MB; sorted 3.33 billion,
+  // 1.67 GB.
   static PatternDatabase phase1(Phase1Kind kind, const std::string& cache_dir, unsigned threads,
                                 const Progress& progress);
 

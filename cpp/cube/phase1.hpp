@@ -12,7 +12,7 @@
 // each maps the 18 face turns onto themselves. Flip x slice falls into a few more than 1/16 as
 // many classes; the table is indexed by (class, twist seen from the class's representative).
 //
-// Two variants share this code. kPlain is phase 1 as above (278M entries, 139 MB). kSorted also
+// Two variants share this code. kPlain is phase 1 as above (141M entries, 70 MB). kSorted also
 // tracks the order of the four slice edges (12!/8! = 11,880 slice values instead of 495): the
 // coordinates of Kociemba's optimal solver. Its distance is a far stronger bound (the slice edges
 // must come home in order, not just into the slice), at 24x the size: 1,523,864 classes x 2187

@@ -194,13 +194,15 @@ void Phase1::build_views() {
 }
 
 CubieCube Phase1::conjugate_by(const CubieCube& c, int s) const {
-  const CubieCube& seen = s >= kAxisSymmetries / 2 ? mirrored(c) : c;
-  return rotation_of_symmetry_inverse_[s % 8] * seen * rotation_of_symmetry_[s % 8];
+  const int r = s % kAxisRotations;
+  const CubieCube seen = s >= kAxisRotations ? mirrored(c) : c;
+  return rotation_of_symmetry_inverse_[r] * seen * rotation_of_symmetry_[r];
 }
 
 CubieCube Phase1::conjugate_into(const CubieCube& c, int s) const {
-  const CubieCube r = rotation_of_symmetry_[s % 8] * c * rotation_of_symmetry_inverse_[s % 8];
-  return s >= kAxisSymmetries / 2 ? mirrored(r) : r;
+  const int r = s % kAxisRotations;
+  const CubieCube rotated = rotation_of_symmetry_[r] * c * rotation_of_symmetry_inverse_[r];
+  return s >= kAxisRotations ? mirrored(rotated) : rotated;
 }
 
 void Phase1::check_symmetries() const {
@@ -220,7 +222,7 @@ void Phase1::check_symmetries() const {
 }
 
 void Phase1::build_symmetry_classes() {
-  for (int r = 0; r < kAxisSymmetries / 2; ++r) {
+  for (int r = 0; r < kAxisRotations; ++r) {
     rotation_of_symmetry_[r] = power(kRotateF2, r / 4) * power(kRotateU4, r % 4);
     rotation_of_symmetry_inverse_[r] = rotation_of_symmetry_[r].inverse();
   }

@@ -36,6 +36,7 @@ constexpr uint32_t kSliceOrders = 24;           // in which order they sit there
 constexpr int kAxes = 3;
 constexpr int kAxisSymmetries = 16;
 constexpr int kSymmetryBits = 4;
+constexpr int kAxisRotations = kAxisSymmetries / 2;  // symmetry s >= kAxisRotations adds the mirror
 
 struct Phase1Coord {
   uint16_t twist, flip, slice;
@@ -117,8 +118,8 @@ class Phase1 {
   std::vector<uint16_t> stabilizer_;                     // [class]: mask of symmetries fixing the representative
   std::vector<uint32_t> representative_;                 // [class]: flip_slice
   std::vector<uint16_t> twist_conjugate_;                // [twist * 8 + symmetry]
-  // Symmetry s is G = M^(s/8) * R with R = F2^(s%8/4) * U4^(s%4) and M the left-right mirror.
-  std::array<CubieCube, kAxisSymmetries / 2> rotation_of_symmetry_, rotation_of_symmetry_inverse_;
+  // Symmetry s is G = M^(s/8) * R with R = F2^(s%8/4) * U4^(s%4) (rotation s % kAxisRotations) and M the left-right mirror.
+  std::array<CubieCube, kAxisRotations> rotation_of_symmetry_, rotation_of_symmetry_inverse_;
   CubieCube conjugate_by(const CubieCube& c, int s) const;    // G^-1 * c * G
   CubieCube conjugate_into(const CubieCube& c, int s) const;  // G * c * G^-1
   std::array<std::array<uint8_t, kMoves>, kAxes> view_move_;

@@ -1,11 +1,25 @@
-"""Headless OpenGL contexts: one per backend per process, created on first use."""
+"""Headless OpenGL contexts: one per backend, per thread, per process, created on first use.
+
+An EGL context is current in one thread only, so contexts, and the shared renderers built on
+them, are keyed by (process id, thread id, backend): each thread gets its own.
+
+A GL driver does not survive ``fork``: a child forked from a process that had made a context
+waits forever on the parent's driver threads, even for a fresh context (seen with Mesa llvmpipe).
+Such a child gets a ContextError naming the fix (the "spawn" or "forkserver" start method) instead
+of a hang; a child forked before any context was made renders normally.
+"""
 
 from __future__ import annotations
+
+import os
+import threading
 
 import moderngl
 
 BACKENDS = ("egl", "default")
-_CONTEXTS: dict[str, moderngl.Context] = {}
+_CONTEXTS: dict[tuple[int, int, str], moderngl.Context] = {}
+_LOCK = threading.Lock()
+_forked_after_gl = False
 
 
 class ContextError(RuntimeError):
@@ -13,13 +27,40 @@ class ContextError(RuntimeError):
 
 
 def gl_context(backend: str = "egl") -> moderngl.Context:
-    """The process-wide standalone context for ``backend`` ("egl": headless, no display needed;
+    """The calling thread's standalone context for ``backend`` ("egl": headless, no display needed;
     "default": GLX/WGL/CGL through a display)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if backend not in _CONTEXTS:
-        _CONTEXTS[backend] = _create(backend)
-    return _CONTEXTS[backend]
+    if _forked_after_gl:
+        raise ContextError(
+            "this process was forked from one that had already created an OpenGL context, and GL "
+            "drivers do not survive fork (the child would hang). Fix: start worker processes with "
+            "multiprocessing's 'spawn' or 'forkserver' method (multiprocessing.get_context('spawn')), "
+            "or create no renderer before forking."
+        )
+    key = _key(backend)
+    with _LOCK:
+        context = _CONTEXTS.get(key)
+    if context is None:
+        context = _create(backend)
+        with _LOCK:
+            _CONTEXTS[key] = context
+    return context
+
+
+def _key(backend: str) -> tuple[int, int, str]:
+    return (os.getpid(), threading.get_ident(), backend)
+
+
+def _forget_inherited_contexts() -> None:
+    # The parent's contexts are unusable here, and so is the driver if the parent had used it.
+    global _forked_after_gl
+    _forked_after_gl = _forked_after_gl or bool(_CONTEXTS)
+    _CONTEXTS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_inherited_contexts)
 
 
 def _create(backend: str) -> moderngl.Context:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from typing import Sequence, Union
 
 import numpy as np
@@ -10,6 +12,24 @@ from cogsim.render import _check, _context, cards, cube_net, grid, maze
 from cogsim.render._assets import atlases
 from cogsim.render._canvas import Canvas
 from cogsim.render._quads import QuadPipeline
+
+
+_THREAD_STATE = threading.local()
+
+
+def shared_renderer(backend: str = "egl") -> "Renderer":
+    """The calling thread's renderer for ``backend``, created on first use and reused after.
+
+    Envs share it instead of each holding a context; it is per thread and per process because a
+    GL context is (see ``_context``), so envs stepped from several threads or forked workers work.
+    """
+    if getattr(_THREAD_STATE, "pid", None) != os.getpid():
+        _THREAD_STATE.pid = os.getpid()
+        _THREAD_STATE.renderers = {}
+    renderers = _THREAD_STATE.renderers
+    if backend not in renderers:
+        renderers[backend] = Renderer(backend)
+    return renderers[backend]
 
 
 def _as_list(value, kind):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -15,7 +16,7 @@ from cogsim.envs.base import TextEnv, observation
 from cogsim.envs.scripted import ScriptedEpisode, play_scripted
 from cogsim.envs.vector import TextVectorEnv
 
-__all__ = ["TextEnv", "TextVectorEnv", "ScriptedEpisode", "observation", "play_scripted", "register", "make", "make_vec", "list_envs", "spec"]
+__all__ = ["FamilyImportError", "MAX_VEC_ENVS", "TextEnv", "TextVectorEnv", "ScriptedEpisode", "observation", "play_scripted", "register", "make", "make_vec", "list_envs", "spec"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,12 @@ class EnvSpec:
 _REGISTRY: dict[str, EnvSpec] = {}
 _NOT_FAMILY_MODULES = {"base", "vector", "scripted"}
 _loaded = False
+_load_lock = threading.RLock()  # re-entrant: a family module registers while it is imported
+MAX_VEC_ENVS = 4096
+
+
+class FamilyImportError(ImportError):
+    """An env family module failed to import, so the registry would be incomplete."""
 
 
 def register(env_id: str, entry_point: Callable[..., TextEnv], description: str = "", **defaults: Any) -> None:
@@ -38,13 +45,28 @@ def register(env_id: str, entry_point: Callable[..., TextEnv], description: str 
 
 
 def _load_families() -> None:
+    """Import every family module once. Threads that arrive while another imports wait for it, and
+    the registry counts as loaded only when every family imported: a failure names the family."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for module in pkgutil.iter_modules(__path__):
-        if module.name not in _NOT_FAMILY_MODULES and not module.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{module.name}")
+    with _load_lock:
+        if _loaded:
+            return
+        for module in pkgutil.iter_modules(__path__):
+            if module.name not in _NOT_FAMILY_MODULES and not module.name.startswith("_"):
+                _import_family(module.name)
+        _loaded = True
+
+
+def _import_family(name: str) -> None:
+    try:
+        importlib.import_module(f"{__name__}.{name}")
+    except Exception as error:
+        raise FamilyImportError(
+            f"env family {name!r} (cogsim.envs.{name}) failed to import, so its env ids are missing: "
+            f"{type(error).__name__}: {error}"
+        ) from error
 
 
 def list_envs() -> list[str]:
@@ -66,7 +88,7 @@ def make(env_id: str, **options: Any) -> TextEnv:
 
 
 def make_vec(env_id: str, num_envs: int, **options: Any) -> TextVectorEnv:
-    if not isinstance(num_envs, int) or num_envs < 1:
-        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or not 1 <= num_envs <= MAX_VEC_ENVS:
+        raise ValueError(f"num_envs must be an integer from 1 to {MAX_VEC_ENVS}, got {num_envs!r}")
     spec(env_id)
     return TextVectorEnv([lambda: make(env_id, **options) for _ in range(num_envs)])

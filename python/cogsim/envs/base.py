@@ -99,6 +99,8 @@ class TextEnv(gym.Env):
         return obs, {"episode_seed": self.episode_seed}
 
     def step(self, action: str):
+        if not hasattr(self, "episode_seed"):
+            raise gym.error.ResetNeeded(f"{self.env_id or type(self).__name__}: call reset() before step()")
         if not isinstance(action, str):
             raise TypeError(f"action must be the response text (str), got {type(action).__name__}")
         return self._step(action)

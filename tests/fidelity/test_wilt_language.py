@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from cogsim.wilt import RuleError, compile_rule
@@ -217,5 +217,10 @@ _EXPR = st.tuples(_scalar_from_sequences(), st.sampled_from(["==", "<", ">=", "!
 def test_random_sequence_expressions_match_cpython(parts):
     left, op, right = parts
     src = f"lambda x, y, z: {left} {op} {right}"
+    try:
+        compile_rule(src)
+    except RuleError as error:  # min()/max() of a statically empty slice: refused, as documented
+        assume("empty sequence" not in str(error))
+        raise
     xs, ys, zs = POINTS
     assert_same_as_cpython(src, (xs[::4].copy(), ys[::4].copy(), zs[::4].copy()))

@@ -72,6 +72,12 @@ class _Seq:
     evaluated: list
 
 
+def _leaves(tree) -> set[int]:
+    if tree[0] == "leaf":
+        return {tree[1]}
+    return _leaves(tree[2]) | _leaves(tree[3])
+
+
 def _flat(items) -> list[int]:
     out = []
     for item in items:
@@ -668,7 +674,22 @@ class _Compiler:
         """``a is b or a == b``, as containers compare items (no errors: numbers compare without raising)."""
         if isinstance(a, _Seq) or isinstance(b, _Seq):
             return self.sequence_compare(Op.EQ, a, b)
-        return self.sequence([a, b], self._same_tree(self.tree(a), self.tree(b)))
+        ta, tb = self.tree(a), self.tree(b)
+        if ta[0] == "select" and tb[0] == "select":  # two choices: a == b, or both chose one object
+            identical = [self.emit(Op.AND, self._chooses(ta, leaf, {}), self._chooses(tb, leaf, {}))
+                         for leaf in sorted(_leaves(ta) & _leaves(tb))]
+            return self.sequence([a, b], self.fold_right(Op.OR, identical + [self.emit(Op.EQ, a, b)]))
+        return self.sequence([a, b], self._same_tree(ta, tb))
+
+    def _chooses(self, tree, leaf: int, memo: dict) -> int:
+        """Whether the choice tree picks the object of value ``leaf``."""
+        if tree[0] == "leaf":
+            return self.constant(tree[1] == leaf)
+        key = id(tree)
+        if key not in memo:
+            memo[key] = self.emit(Op.SELECT, tree[1], self._chooses(tree[2], leaf, memo),
+                                  self._chooses(tree[3], leaf, memo))
+        return memo[key]
 
     def _same_tree(self, ta, tb) -> int:
         if ta[0] == "select":

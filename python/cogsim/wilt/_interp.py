@@ -4,11 +4,12 @@ Each operation is performed by CPython itself (``a + b``, ``math.gcd``, ``round`
 complex intermediates and negative ``round`` digits get CPython's exact meaning.
 
 Evaluation is bounded (docs/security_wilt.md): every integer a rule computes is limited to
-``MAX_INT_BITS`` bits, and one evaluation may touch at most ``MAX_BIG_INT_WORK`` bits of integers
-wider than 64 bits in all (operands and results, summed over points and operations). Past either
-limit CPython would spend unbounded time and memory (a model may write ``int(x) ** int(y) ** 9``),
-so the evaluation stops with :class:`LimitExceeded`, which the rule turns into a ``RuleError``.
-Columns are dropped after their last use, so memory holds only live values.
+``MAX_INT_BITS`` bits, and one evaluation (all points, all operations) may spend at most
+``MAX_BIG_INT_WORK`` estimated 30-bit digit operations on integers wider than 64 bits and allocate
+at most ``MAX_BIG_INT_ALLOC`` bits of such integers. Past a limit CPython would spend unbounded
+time and memory (a model may write ``int(x) ** int(y) ** 9``), so the evaluation stops with
+:class:`LimitExceeded`, which the rule turns into a ``RuleError``. Columns are dropped after their
+last use, and a folded constant's column repeats one object, so memory holds only live values.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ import operator
 from cogsim.wilt._bytecode import Op
 
 MAX_INT_BITS = 1 << 16
-MAX_BIG_INT_WORK = 1 << 27
+MAX_BIG_INT_WORK = 1 << 30  # digit operations: about a second of CPython's big-int arithmetic
+MAX_BIG_INT_ALLOC = 1 << 31  # bits of wide integers created: 256 MiB
+_WIDE = 0xFFFFFFFFFFFFFFFF
 
 
 class LimitExceeded(Exception):
@@ -32,17 +35,31 @@ def _too_big(what: str) -> LimitExceeded:
 
 
 class _Work:
-    """Bits of wide integers touched by one evaluation."""
-    __slots__ = ("left",)
+    """Wide-integer work and allocation of one evaluation."""
+    __slots__ = ("ops", "alloc")
 
     def __init__(self):
-        self.left = MAX_BIG_INT_WORK
+        self.ops = MAX_BIG_INT_WORK
+        self.alloc = MAX_BIG_INT_ALLOC
 
-    def charge(self, bits: int) -> None:
-        self.left -= bits
-        if self.left < 0:
-            raise LimitExceeded(f"the rule needs more than {MAX_BIG_INT_WORK} bits of wide-integer arithmetic "
-                                f"over the points (limit {MAX_BIG_INT_WORK}); use smaller numbers")
+    def charge(self, fn, operands, result) -> None:
+        bits = sorted((v.bit_length() if type(v) is int else 64 for v in operands), reverse=True)
+        result_bits = result.bit_length() if type(result) is int else 64
+        if fn is _pow:
+            cost = result_bits * result_bits // 900  # repeated squaring, schoolbook bound
+        elif fn in _SUPERLINEAR and len(bits) > 1:
+            cost = bits[0] * bits[1] // 900
+        else:
+            cost = (sum(bits) + result_bits) // 30
+        self.ops -= cost + 1
+        if result_bits > 64:
+            self.alloc -= result_bits
+        if self.ops < 0:
+            raise LimitExceeded(f"the rule needs more than {MAX_BIG_INT_WORK} digit operations of wide-integer "
+                                "arithmetic over the points (the evaluation limit); use smaller numbers")
+        if self.alloc < 0:
+            raise LimitExceeded(f"the rule creates more than {MAX_BIG_INT_ALLOC} bits of wide integers over the "
+                                "points (the evaluation limit); use smaller numbers")
 
 
 class _Raised:
@@ -106,6 +123,9 @@ _UNARY = {
     Op.TRUTH: bool, Op.ABS: abs, Op.TO_INT: int, Op.TO_FLOAT: float, Op.ROUND: round, Op.FLOOR: math.floor,
     Op.CEIL: math.ceil, Op.SQRT: math.sqrt, Op.FABS: math.fabs, Op.IS_INTEGER: lambda v: v.is_integer(),
 }
+
+
+_SUPERLINEAR = {_mul, _pow, operator.floordiv, operator.mod, operator.truediv, math.gcd, _round_digits}
 
 
 def run(code, aux, constants, x: float, y: float, z: float, overrides=()) -> bool:
@@ -196,20 +216,23 @@ def _isclose(a, b, rel, tol):
 
 
 def _apply(fn, operands: list, work: _Work):
+    wide = False
     for v in operands:
         if v is RAISED:
             return RAISED
-        if type(v) is int and (v > 0xFFFFFFFFFFFFFFFF or v < -0xFFFFFFFFFFFFFFFF):
-            work.charge(v.bit_length())
+        if type(v) is int and (v > _WIDE or v < -_WIDE):
+            wide = True
     try:
         result = fn(*operands)
     except (ArithmeticError, TypeError, ValueError, AttributeError):
         return RAISED
     except MemoryError:  # CPython's own limit (e.g. 10 ** -ndigits); the point raises there too
         return RAISED
-    if type(result) is int and (result > 0xFFFFFFFFFFFFFFFF or result < -0xFFFFFFFFFFFFFFFF):
+    if type(result) is int and (result > _WIDE or result < -_WIDE):
         _check_int(result)
-        work.charge(result.bit_length())
+        wide = True
+    if wide:
+        work.charge(fn, operands, result)
     return result
 
 

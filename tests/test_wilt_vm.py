@@ -222,7 +222,7 @@ HOSTILE = [
     ("lambda x, y, z: pow(x, y, z)", "argument"),
     ("lambda x, y, z: x is y", "comparison Is"),
     ("lambda x, y, z: x is y", "comparison Is"),
-    ("lambda x, y, z: math.exp(x)", "math.exp"),
+    ("lambda x, y, z: math.factorial(x)", "math.factorial"),
     ("lambda x, y, z: x.real", "attribute"),
     ("lambda x, y, z: globals()", "globals"),
     ("lambda x, y, z: math", "math"),

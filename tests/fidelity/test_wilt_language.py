@@ -146,6 +146,20 @@ CONSTRUCTS = [
     "lambda x, y, z: math.prod(n for n in (x, y, z)) > 0",
     "lambda x, y, z: math.isclose(x + y, z)",
     "lambda x, y, z: x < math.pi < y",
+    # math functions the VM hands to CPython's own math module
+    "lambda x, y, z: math.log2(abs(x) + 1) < y",
+    "lambda x, y, z: math.isqrt(int(abs(x))) ** 2 == int(abs(x))",
+    "lambda x, y, z: math.isqrt(x) == 1",
+    "lambda x, y, z: math.log(x) > 1 if x > 0 else z > 0",
+    "lambda x, y, z: math.log(x, 2) == y",
+    "lambda x, y, z: math.hypot(x, y) == z",
+    "lambda x, y, z: math.pow(x, y) < z",
+    "lambda x, y, z: math.fmod(x, 3) == 1 and math.copysign(1, y) < 0",
+    "lambda x, y, z: math.lcm(int(x), int(y)) == int(z)",
+    "lambda x, y, z: all(math.log2(n).is_integer() for n in (x, y, z))",
+    "lambda x, y, z: math.atan2(y, x) > math.sin(z) + math.cos(x) - math.tan(y)",
+    "lambda x, y, z: math.exp(x) > 10**400",
+    "lambda x, y, z: math.degrees(math.asin(x)) < 30",
 ]
 
 

@@ -61,6 +61,7 @@ class Bytecode:
     aux: tuple[int, ...]
     constants: tuple  # Python values (bool, int or float), indexed by CONST's a
     overrides: tuple = ()  # (value, int) pairs: folded integers too wide for the VM (its lanes fall back)
+    calls: tuple = ()  # (value, math function name, operand values): computed by the interpreter only
 
 
 @dataclass
@@ -105,6 +106,7 @@ class _Compiler:
         self._constant_index: dict = {}
         self.known: dict[int, object] = {}  # values known at compile time
         self.overrides: dict[int, int] = {}  # folded integers beyond int64 (the interpreter's constants)
+        self.calls: list[tuple[int, str, tuple[int, ...]]] = []  # math functions the VM hands back
         self.origin: dict[int, tuple] = {}  # values that are one of other values' objects (identity)
         self.env = {name: self.emit(Op.ARG, k) for k, name in enumerate(arg_names)}
         self.args = set(self.env.values())
@@ -134,6 +136,13 @@ class _Compiler:
             self.known[index] = value
             return index
         return self.constant(value)
+
+    def python_call(self, name: str, operands: list[int]) -> int:
+        """A math function the VM has no op for: in the VM an op that always hands the point back
+        (1 << 64 overflows), in the interpreter CPython's own math function of the operands."""
+        index = self.emit(Op.LSHIFT, self.constant(1), self.constant(64))
+        self.calls.append((index, name, tuple(operands)))
+        return index
 
     def operation(self, op: Op, *operands: int) -> int:
         """An arithmetic op, folded at compile time when its operands are known."""
@@ -369,8 +378,13 @@ class _Compiler:
             rel = tolerances["rel_tol"] if tolerances["rel_tol"] is not None else self.constant(1e-09)
             tol = tolerances["abs_tol"] if tolerances["abs_tol"] is not None else self.constant(0.0)
             return self.emit(Op.ISCLOSE, a, b, rel, tol)
+        if name in _interp.PYTHON_CALLS:
+            self.no_keywords(node, f"math.{name}")
+            if len(node.args) > MAX_UNROLL:
+                raise RuleError(f"math.{name}() may take at most {MAX_UNROLL} arguments")
+            return self.python_call(name, [self.expr(a, env, depth) for a in node.args])
         raise RuleError(f"function math.{name} is not allowed; allowed: gcd, floor, ceil, trunc, sqrt, isclose, fabs, "
-                        "isnan, isinf, isfinite, prod")
+                        f"isnan, isinf, isfinite, prod, {', '.join(_interp.PYTHON_CALLS)}")
 
     # -- all / any / sum / min / max -----------------------------------------------------------
     def reduce(self, name: str, node: ast.Call, env: dict, depth: int) -> int:
@@ -849,10 +863,11 @@ def compile_bytecode(src: str) -> tuple[Bytecode, ast.Lambda, list[str], str]:
     result = compiler.value(body.body, dict(compiler.env), 0)
     if isinstance(result, _Seq):  # the rule returns a list/tuple/set: truthy when not empty
         result = compiler.sequence(_flat(result.evaluated), compiler.constant(bool(result.items)))
-    if result != len(compiler.code) - 1 or result in compiler.overrides:  # the result must be the last value
+    if result != len(compiler.code) - 1 or result in compiler.overrides or any(c[0] == result for c in compiler.calls):  # the result must be the last value
         compiler.emit(Op.SEQ, result, result)
     code = np.array(compiler.code, dtype=np.int32).reshape(-1, 5)
-    bytecode = Bytecode(code, tuple(compiler.aux), tuple(compiler.constants), tuple(compiler.overrides.items()))
+    bytecode = Bytecode(code, tuple(compiler.aux), tuple(compiler.constants), tuple(compiler.overrides.items()),
+                        tuple(compiler.calls))
     return bytecode, body, names, text
 
 

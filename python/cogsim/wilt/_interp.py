@@ -125,22 +125,42 @@ _UNARY = {
 }
 
 
-_SUPERLINEAR = {_mul, _pow, operator.floordiv, operator.mod, operator.truediv, math.gcd, _round_digits}
+# math functions the VM has no op for: the VM hands every point that needs one to this interpreter,
+# which calls CPython's own function (cogsim.wilt._compile: python_call).
+def _lcm(*values):
+    if sum(v.bit_length() for v in values if type(v) is int) > MAX_INT_BITS + 64:
+        raise _too_big("math.lcm() of these integers may be too large")
+    return math.lcm(*values)
 
 
-def run(code, aux, constants, x: float, y: float, z: float, overrides=()) -> bool:
+PYTHON_CALLS = {
+    name: getattr(math, name) for name in (
+        "log", "log2", "log10", "log1p", "exp", "expm1", "pow", "fmod", "remainder", "copysign", "hypot", "isqrt",
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "degrees", "radians",
+    )
+}
+PYTHON_CALLS["lcm"] = _lcm
+
+_SUPERLINEAR = {_mul, _pow, operator.floordiv, operator.mod, operator.truediv, math.gcd, _round_digits, _lcm,
+                math.isqrt}
+
+
+def run(code, aux, constants, x: float, y: float, z: float, overrides=(), calls=()) -> bool:
     """The rule's truth value at one point; a point where CPython raises is False."""
-    return run_many(code, aux, constants, [x], [y], [z], overrides)[0]
+    return run_many(code, aux, constants, [x], [y], [z], overrides, calls)[0]
 
 
-def _last_uses(code, aux) -> list[list[int]]:
+def _last_uses(code, aux, calls=()) -> list[list[int]]:
     """For each instruction, the values whose last use it is."""
     last: dict[int, int] = {}
+    call_operands = {index: operands for index, _, operands in calls}
     for k, (op, a, b, c, d) in enumerate(code):
         op = Op(op)
-        if op in (Op.ARG, Op.CONST):
+        if k in call_operands:
+            used = list(call_operands[k])
+        elif op in (Op.ARG, Op.CONST):
             continue
-        if op == Op.SUM:
+        elif op == Op.SUM:
             used = list(aux[a:a + b])
         elif op in (Op.SELECT,):
             used = [a, b, c]
@@ -158,20 +178,26 @@ def _last_uses(code, aux) -> list[list[int]]:
     return drops
 
 
-def run_many(code, aux, constants, xs, ys, zs, overrides=()) -> list[bool]:
+def run_many(code, aux, constants, xs, ys, zs, overrides=(), calls=()) -> list[bool]:
     """Truth values at many points, one instruction at a time over all of them (less dispatch).
-    ``overrides`` maps values to constants the compiler folded (integers too wide for the VM).
+    ``overrides`` maps values to constants the compiler folded (integers too wide for the VM);
+    ``calls`` are (value, math function name, operand values): values only this interpreter computes.
     Raises :class:`LimitExceeded` past the integer budget."""
     columns = ([float(v) for v in xs], [float(v) for v in ys], [float(v) for v in zs])
     n = len(columns[0])
     fixed = dict(overrides)
+    functions = {index: (PYTHON_CALLS[name], operands) for index, name, operands in calls}
     rows = code.tolist()
-    drops = _last_uses(rows, aux)
+    drops = _last_uses(rows, aux, calls)
     work = _Work()
     values: list = []
     for k, (op, a, b, c, d) in enumerate(rows):
         if k in fixed:
             values.append([fixed[k]] * n)
+        elif k in functions:
+            fn, operands = functions[k]
+            values.append([_apply(fn, list(row), work) for row in zip(*(values[o] for o in operands))]
+                          if operands else [_apply(fn, [], work)] * n)
         else:
             values.append(_column(Op(op), a, b, c, d, values, aux, constants, columns, n, work))
         if k < len(rows) - 1:

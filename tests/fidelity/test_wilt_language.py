@@ -7,6 +7,7 @@ where CPython raises counts as False, as in the VM.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -41,7 +42,7 @@ POINTS = _points()
 
 
 def cpython(src: str):
-    fn = eval(src, {"math": math})  # noqa: S307 - test-written or release-published source, never model text
+    fn = eval(src, {"math": math, "itertools": itertools})  # noqa: S307 - test-written or release source
 
     def call(x, y, z):
         try:
@@ -160,6 +161,18 @@ CONSTRUCTS = [
     "lambda x, y, z: math.atan2(y, x) > math.sin(z) + math.cos(x) - math.tan(y)",
     "lambda x, y, z: math.exp(x) > 10**400",
     "lambda x, y, z: math.degrees(math.asin(x)) < 30",
+    # itertools (in the release's eval namespace), unrolled over displays
+    "lambda x, y, z: any(a + b == c for a, b, c in itertools.permutations([x, y, z]))",
+    "lambda x, y, z: any(a * b == c for a, b, c in itertools.permutations((x, y, z), 3))",
+    "lambda x, y, z: all(a != b for a, b in itertools.combinations([x, y, z], 2))",
+    "lambda x, y, z: all(a <= b for a, b in itertools.combinations_with_replacement([x, y, z], r=2))",
+    "lambda x, y, z: (x, y, z) in itertools.permutations([1, 2, 3])",
+    "lambda x, y, z: (1, 2) in itertools.permutations([x, y, z], 2)",
+    "lambda x, y, z: list(itertools.permutations([x, y])) == [(x, y), (y, x)]",
+    "lambda x, y, z: bool(itertools.permutations([x])) and x > 0",
+    "lambda x, y, z: itertools.permutations([x]) == itertools.permutations([x])",
+    "lambda x, y, z: len(itertools.permutations([x, y])) == 2",
+    "lambda x, y, z: sum(a for a, b in itertools.combinations([x, y, z], 2)) > 0",
 ]
 
 
@@ -182,6 +195,9 @@ def test_a_rule_returning_a_list_is_truthy_when_not_empty():
     ("lambda x, y, z: {x} | {y}", "set operators"),
     ("lambda x, y, z: sorted([x], key=abs)", "reverse"),
     ("lambda x, y, z: {(x, y)}", "sets of lists or tuples"),
+    ("lambda x, y, z: any(itertools.permutations([x, y, z, x, y]))", "at most 32"),
+    ("lambda x, y, z: itertools.count()", "itertools.count"),
+    ("lambda x, y, z: math.factorial(x)", "math.factorial"),
 ])
 def test_unsupported_forms_are_refused_with_a_clear_error(src, fragment):
     with pytest.raises(RuleError, match=None) as info:

@@ -15,6 +15,7 @@ subexpressions are folded at compile time under the integer limits of the refere
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 import sys
 from dataclasses import dataclass
@@ -68,9 +69,13 @@ class Bytecode:
 class _Seq:
     """A list, tuple or set display known at compile time: its items are values (or nested _Seq);
     ``evaluated`` are the values whose errors count wherever the sequence is used."""
-    kind: str  # "list", "tuple" or "set"
+    kind: str  # "list", "tuple", "set" or "iter" (an itertools iterator: iterable, nothing else)
     items: list
     evaluated: list
+
+
+def _truthy(seq: _Seq) -> bool:
+    return seq.kind == "iter" or bool(seq.items)
 
 
 def _leaves(tree) -> set[int]:
@@ -254,7 +259,7 @@ class _Compiler:
         if isinstance(node.op, ast.Not):
             inner = self.value(operand, env, depth)
             if isinstance(inner, _Seq):
-                return self.sequence(_flat(inner.evaluated), self.constant(not inner.items))
+                return self.sequence(_flat(inner.evaluated), self.constant(not _truthy(inner)))
             return self.emit(Op.NOT, inner)
         op = {ast.USub: Op.NEG, ast.UAdd: Op.POS, ast.Invert: Op.INVERT}[type(node.op)]
         inner = self.value(operand, env, depth)
@@ -295,6 +300,8 @@ class _Compiler:
         if isinstance(func, ast.Attribute):
             if isinstance(func.value, ast.Name) and func.value.id == "math" and "math" not in env:
                 return self.math_call(func.attr, node, env, depth)
+            if isinstance(func.value, ast.Name) and func.value.id == "itertools" and "itertools" not in env:
+                return self.itertools_call(func.attr, node, env, depth)
             if func.attr == "is_integer":
                 self.no_keywords(node, "is_integer")
                 if node.args:
@@ -540,13 +547,15 @@ class _Compiler:
                 return self.constant(False)
             inner = self.value(args[0], env, depth)
             if isinstance(inner, _Seq):
-                return self.sequence(_flat(inner.evaluated), self.constant(bool(inner.items)))
+                return self.sequence(_flat(inner.evaluated), self.constant(_truthy(inner)))
             return self.emit(Op.TRUTH, inner)
         if name in ("list", "tuple") and not args:
             return _Seq(name, [], [])
         self.arity(node, name, 1)
         seq = self.iterable(args[0], env, depth, f"{name}()")
         if name == "len":
+            if seq.kind == "iter":
+                return self.raising(_flat(seq.evaluated))  # TypeError: object has no len()
             if seq.kind != "set":
                 return self.sequence(_flat(seq.evaluated), self.constant(len(seq.items)))
             return self.sequence(_flat(seq.evaluated), self.set_size(seq.items))
@@ -558,7 +567,7 @@ class _Compiler:
             raise RuleError(f"{name}() of a set is not supported (its order is CPython's hash order)")
         if name in ("list", "tuple"):
             return _Seq(name, list(seq.items), seq.evaluated)
-        return self.sorted_values(seq, reverse)
+        return self.sorted_values(_Seq("list", seq.items, seq.evaluated), reverse)
 
     def set_size(self, items: list[int]) -> int:
         """len() of a set display: the items not found (identity or ==) among those before them."""
@@ -609,7 +618,7 @@ class _Compiler:
         index_node = node.slice
         if isinstance(index_node, ast.Slice):
             bounds = [self.slice_bound(b) for b in (index_node.lower, index_node.upper, index_node.step)]
-            if not isinstance(seq, _Seq) or seq.kind == "set" or bounds[2] == 0:
+            if not isinstance(seq, _Seq) or seq.kind in ("set", "iter") or bounds[2] == 0:
                 return self.raising(_flat(seq.evaluated) if isinstance(seq, _Seq) else [seq])
             picked = range(len(seq.items))[slice(*bounds)]
             return _Seq(seq.kind, [seq.items[k] for k in picked], seq.evaluated)
@@ -617,7 +626,7 @@ class _Compiler:
             raise RuleError("subscripts are only allowed on lists and tuples")
         index = self.value(index_node, env, depth)
         evaluated = _flat(seq.evaluated)
-        if isinstance(index, _Seq) or seq.kind == "set":
+        if isinstance(index, _Seq) or seq.kind in ("set", "iter"):
             return self.raising(evaluated + _flat([index]))  # TypeError
         if index not in self.known:
             raise RuleError("list and tuple indices must be constant integers such as 0 or -1")
@@ -648,14 +657,14 @@ class _Compiler:
         evaluated = _flat(left.evaluated if isinstance(left, _Seq) else [left])
         evaluated += _flat(right.evaluated if isinstance(right, _Seq) else [right])
         if isinstance(op_node, ast.Add) and isinstance(left, _Seq) and isinstance(right, _Seq):
-            if left.kind == right.kind and left.kind != "set":
+            if left.kind == right.kind and left.kind in ("list", "tuple"):
                 return _Seq(left.kind, left.items + right.items, left.evaluated + right.evaluated)
             if left.kind == "set" or right.kind == "set":
                 raise RuleError("set operators are not supported")
             return self.raising(evaluated)  # list + tuple: TypeError
         if isinstance(op_node, ast.Mult) and (isinstance(left, _Seq) != isinstance(right, _Seq)):
             seq, count = (left, right) if isinstance(left, _Seq) else (right, left)
-            if seq.kind == "set":
+            if seq.kind in ("set", "iter"):
                 return self.raising(evaluated)
             if count not in self.known:
                 raise RuleError("a list or tuple may only be repeated a constant number of times")
@@ -669,6 +678,46 @@ class _Compiler:
                 isinstance(op_node, (ast.BitOr, ast.BitAnd, ast.BitXor, ast.Sub)):
             raise RuleError("set operators are not supported")
         return self.raising(evaluated)  # TypeError: unsupported operand types
+
+    def itertools_call(self, name: str, node: ast.Call, env: dict, depth: int) -> _Seq:
+        """itertools.permutations / combinations / combinations_with_replacement of a display, unrolled."""
+        functions = {"permutations": itertools.permutations, "combinations": itertools.combinations,
+                     "combinations_with_replacement": itertools.combinations_with_replacement}
+        if name not in functions:
+            raise RuleError(f"itertools.{name} is not allowed; allowed: {', '.join(functions)}")
+        args = list(node.args)
+        for keyword in node.keywords:
+            if keyword.arg != "r":
+                raise RuleError(f"itertools.{name}() keyword {keyword.arg!r} is not allowed")
+            args.append(keyword.value)
+        self.arity(node if not node.keywords else ast.Call(args=args), f"itertools.{name}",
+                   *((1, 2) if name == "permutations" else (2,)))
+        seq = self.iterable(args[0], env, depth, f"itertools.{name}()")
+        if seq.kind == "set":
+            raise RuleError(f"itertools.{name}() of a set is not supported (its order is CPython's hash order)")
+        r = None
+        if len(args) == 2:
+            if isinstance(args[1], ast.Constant) and args[1].value is None and name == "permutations":
+                r = None
+            else:
+                index = self.value(args[1], env, depth)
+                if isinstance(index, _Seq) or index not in self.known:
+                    raise RuleError(f"itertools.{name}() needs a constant length r")
+                r = self.known[index]
+                if not isinstance(r, int) or r < 0:
+                    return self.raising(_flat(seq.evaluated))  # TypeError / ValueError
+        positions = range(len(seq.items))
+        try:
+            count = math.perm(len(positions), r) if name == "permutations" else (
+                math.comb(len(positions), r) if name == "combinations" else math.comb(len(positions) + r - 1, r))
+        except (ValueError, TypeError):
+            count = MAX_UNROLL + 1
+        if count > MAX_UNROLL:
+            raise RuleError(f"itertools.{name}() may produce at most {MAX_UNROLL} tuples")
+        combos = [_Seq("tuple", [seq.items[k] for k in combo], []) for combo in functions[name](positions, r)] \
+            if name != "permutations" or r is not None else \
+            [_Seq("tuple", [seq.items[k] for k in combo], []) for combo in itertools.permutations(positions)]
+        return _Seq("iter", combos, seq.evaluated)
 
     # -- identity and equality inside containers -----------------------------------------------
     def tree(self, value: int):
@@ -730,9 +779,8 @@ class _Compiler:
         evaluated = _flat(left.evaluated if isinstance(left, _Seq) else [left])
         evaluated += _flat(right.evaluated if isinstance(right, _Seq) else [right])
         both = isinstance(left, _Seq) and isinstance(right, _Seq)
-        if not both or left.kind != right.kind:
-            if both and "set" in (left.kind, right.kind) and left.kind != right.kind:
-                pass
+        # two iterators are two objects: == is identity (False), ordering raises
+        if not both or left.kind != right.kind or left.kind == "iter":
             if op in (Op.EQ, Op.NE):
                 return self.sequence(evaluated, self.constant(op == Op.NE))
             return self.raising(evaluated)  # TypeError: '<' not supported between list and tuple
@@ -862,7 +910,7 @@ def compile_bytecode(src: str) -> tuple[Bytecode, ast.Lambda, list[str], str]:
     compiler = _Compiler(names)
     result = compiler.value(body.body, dict(compiler.env), 0)
     if isinstance(result, _Seq):  # the rule returns a list/tuple/set: truthy when not empty
-        result = compiler.sequence(_flat(result.evaluated), compiler.constant(bool(result.items)))
+        result = compiler.sequence(_flat(result.evaluated), compiler.constant(_truthy(result)))
     if result != len(compiler.code) - 1 or result in compiler.overrides or any(c[0] == result for c in compiler.calls):  # the result must be the last value
         compiler.emit(Op.SEQ, result, result)
     code = np.array(compiler.code, dtype=np.int32).reshape(-1, 5)

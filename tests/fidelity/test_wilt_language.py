@@ -78,6 +78,11 @@ CONSTRUCTS = [
     "lambda x, y, z: len({x, float(x), +x}) == 1",
     "lambda x, y, z: len({min(x, y), x, y}) == 2",
     "lambda x, y, z: len({x if x > y else y, y, z}) < 3",
+    "lambda x, y, z: len({float(min(x * 0, 1)), min(x * 0, 1), +max(y, 2)}) == 2",
+    "lambda x, y, z: len({float(int(x) + 1), int(x) + 1}) == 1",
+    "lambda x, y, z: len({+(x - y), float(x - y)}) == 1",
+    "lambda x, y, z: [float(x * 0)] == [x * 0] or {+min(x, y)} == {min(x, y)}",
+    "lambda x, y, z: float(sorted([x, y])[0]) in sorted([y, x])",
     "lambda x, y, z: len({x, 1, True, 1.0}) == 2",
     "lambda x, y, z: len(set([x, y])) == len(set((y, z)))",
     "lambda x, y, z: {x, y} == {y, x}",
@@ -207,7 +212,8 @@ def test_unsupported_forms_are_refused_with_a_clear_error(src, fragment):
 
 # -- Hypothesis: random expressions of the sequence grammar --------------------------------------------------
 
-_SCALARS = st.sampled_from(["x", "y", "z", "1", "0", "1.0", "-2", "x * 0", "x - y", "int(z)", "min(x, y)"])
+_SCALARS = st.sampled_from(["x", "y", "z", "1", "0", "1.0", "-2", "x * 0", "x - y", "int(z)", "min(x, y)", "float(x)",
+                           "+y", "float(x * 0)", "max(x * 0, z)", "(x if x > 0 else y * 0)"])
 
 
 def _display(items):

@@ -78,6 +78,12 @@ def _truthy(seq: _Seq) -> bool:
     return seq.kind == "iter" or bool(seq.items)
 
 
+def _remap(tree, value: int):
+    if tree[0] == "leaf":
+        return ("leaf", tree[1], value)
+    return ("select", tree[1], _remap(tree[2], value), _remap(tree[3], value))
+
+
 def _leaves(tree) -> set[int]:
     if tree[0] == "leaf":
         return {tree[1]}
@@ -158,21 +164,11 @@ class _Compiler:
                 raise RuleError(f"constant expression too large: {error}") from None
             if isinstance(value, (bool, int)) or (isinstance(value, float) and math.isfinite(value)):
                 return self.known_value(value)
-        if op in (Op.TO_FLOAT, Op.POS) and self.all_args(operands[0]):
+        if op in (Op.TO_FLOAT, Op.POS):
             result = self.emit(op, *operands)
-            self.origin[result] = ("alias", operands[0])  # float(x) and +x are x itself
+            self.origin[result] = ("alias", operands[0])  # float(f) and +f are the float object f itself
             return result
         return self.emit(op, *operands)
-
-    def all_args(self, value: int) -> bool:
-        tree = self.origin.get(value)
-        if tree is None:
-            return value in self.args
-        if tree[0] == "alias":
-            return self.all_args(tree[1])
-        if tree[0] == "minmax":
-            return self.all_args(tree[2]) and self.all_args(tree[3])
-        return self.all_args(tree[2]) and self.all_args(tree[3])
 
     def raising(self, evaluated: list[int]) -> int:
         """A value that raises in every point (CPython's TypeError/IndexError...)."""
@@ -181,7 +177,8 @@ class _Compiler:
     def sequence(self, evaluated: list[int], result: int) -> int:
         """The result, counting the errors of values evaluated before it."""
         for value in evaluated:
-            result = self.emit(Op.SEQ, value, result)
+            previous, result = result, self.emit(Op.SEQ, value, result)
+            self.origin[result] = ("same", previous)  # the very object of previous
         return result
 
     # -- expressions ---------------------------------------------------------------------------
@@ -721,11 +718,15 @@ class _Compiler:
 
     # -- identity and equality inside containers -----------------------------------------------
     def tree(self, value: int):
-        """The value as a choice among other values' objects (CPython identity)."""
+        """The value as a choice among other values' objects (CPython identity): ("select", test, yes,
+        no) nodes and ("leaf", object, value) leaves, where value is the object itself or, through
+        float() or unary +, a value that is that object when the object is a float."""
         origin = self.origin.get(value)
         if origin is None:
-            return ("leaf", value)
+            return ("leaf", value, value)
         if origin[0] == "alias":
+            return _remap(self.tree(origin[1]), value)
+        if origin[0] == "same":
             return self.tree(origin[1])
         if origin[0] == "minmax":
             _, op, new, old = origin
@@ -741,6 +742,10 @@ class _Compiler:
         if ta[0] == "select" and tb[0] == "select":  # two choices: a == b, or both chose one object
             identical = [self.emit(Op.AND, self._chooses(ta, leaf, {}), self._chooses(tb, leaf, {}))
                          for leaf in sorted(_leaves(ta) & _leaves(tb))]
+            # a shared object that is not an argument may reach one side through float(): one object
+            # only if it is a float, and then only NaN needs identity (x != x)
+            identical = [term if leaf in self.args else self.emit(Op.AND, term, self.emit(Op.NE, leaf, leaf))
+                         for term, leaf in zip(identical, sorted(_leaves(ta) & _leaves(tb)))]
             return self.sequence([a, b], self.fold_right(Op.OR, identical + [self.emit(Op.EQ, a, b)]))
         return self.sequence([a, b], self._same_tree(ta, tb))
 
@@ -759,9 +764,12 @@ class _Compiler:
             return self.emit(Op.SELECT, ta[1], self._same_tree(ta[2], tb), self._same_tree(ta[3], tb))
         if tb[0] == "select":
             return self.emit(Op.SELECT, tb[1], self._same_tree(ta, tb[2]), self._same_tree(ta, tb[3]))
-        if ta[1] == tb[1]:
-            return self.constant(True)
-        return self.emit(Op.EQ, ta[1], tb[1])
+        (_, ka, va), (_, kb, vb) = ta, tb
+        if ka == kb:
+            if va == vb or ka in self.args:  # one object (the arguments are floats)
+                return self.constant(True)
+            return self.emit(Op.OR, self.emit(Op.EQ, va, vb), self.emit(Op.NE, ka, ka))
+        return self.emit(Op.EQ, va, vb)
 
     def contains(self, container, item) -> int:
         evaluated = _flat(container.evaluated if isinstance(container, _Seq) else [container])

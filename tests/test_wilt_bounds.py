@@ -112,3 +112,39 @@ def test_a_long_big_number_guess_finishes_on_the_standard_cases():
 def test_literals_beyond_the_literal_limit_are_refused():
     with pytest.raises(RuleError, match="too large"):
         compile_rule("lambda x, y, z: x < " + "9" * 3000)
+
+
+def _nested_choices(levels: int) -> str:
+    expr = "x"
+    for i in range(levels):
+        expr = f"[(v{i} if x else v{i}) for v{i} in [{expr} if True else y]][0]"
+    return expr
+
+
+@pytest.mark.parametrize("src", [
+    "lambda x, y, z: x in [" + _nested_choices(11) + "]",
+    "lambda x, y, z: x in [" + _nested_choices(3) + "]",
+    "lambda x, y, z: x in sorted([sorted([sorted([sorted([x, y, z, 1, 2])[0], y, z, 1, 2])[0], y, z, 1, 2])[0], y, z])",
+    "lambda x, y, z: x in [" + "min(" * 50 + "x" + ", y)" * 50 + "]",
+    "lambda x, y, z: x in [" + "(x if y else " * 50 + "z" + ")" * 50 + "]",
+    "lambda x, y, z: len({" + ", ".join(["x", "y", "z", "x * 0", "y * 0", "float(z)", "+x", "min(x, y)"] * 4) + "}) > 3",
+    "lambda x, y, z: {" + ", ".join(["x", "y", "z", "min(x,y)"] * 8) + "} == {" + ", ".join(["z", "y", "x", "max(y, z)"] * 8) + "}",
+    "lambda x, y, z: any(sorted(p) == sorted([x, y, z]) for p in itertools.permutations([x, y, z]))",
+])
+def test_container_identity_and_unrolling_stay_bounded_at_compile_time(src):
+    # choices of choices can nest exponentially: compiled within the limits (and exact) or refused
+    points = tuple(np.array(v) for v in ([1.0, math.nan, 2.0], [2.0, 1.0, math.nan], [3.0, 0.0, 2.0]))
+    try:
+        rule = compile_rule(src)
+    except RuleError as error:
+        assert "too complex" in str(error) or "too large" in str(error)
+        return
+    import itertools
+    fn = eval(src, {"math": math, "itertools": itertools})  # noqa: S307 - test-written source
+    want = []
+    for x, y, z in zip(*(p.tolist() for p in points)):
+        try:
+            want.append(bool(fn(x, y, z)))
+        except Exception:
+            want.append(False)
+    assert rule.evaluate(*points).tolist() == want

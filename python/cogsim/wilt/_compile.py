@@ -33,6 +33,7 @@ MAX_INSTRUCTIONS = 4000
 MAX_INT_LITERAL = 10**15
 MAX_UNROLL = 32
 MAX_SORTED = 5  # sorted() of at most this many values (its decision tree grows quickly)
+MAX_TREE = 4 * MAX_INSTRUCTIONS  # nodes of one value's identity tree
 PYTHON312 = sys.version_info >= (3, 12)
 
 _BINARY_OPS = {
@@ -717,22 +718,28 @@ class _Compiler:
         return _Seq("iter", combos, seq.evaluated)
 
     # -- identity and equality inside containers -----------------------------------------------
-    def tree(self, value: int):
+    def tree(self, value: int, budget: Optional[list] = None):
         """The value as a choice among other values' objects (CPython identity): ("select", test, yes,
         no) nodes and ("leaf", object, value) leaves, where value is the object itself or, through
-        float() or unary +, a value that is that object when the object is a float."""
+        float() or unary +, a value that is that object when the object is a float. At most
+        MAX_TREE nodes (choices of choices can nest exponentially)."""
+        budget = [MAX_TREE] if budget is None else budget
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise RuleError(f"rule is too complex: a value chosen among more than {MAX_TREE} alternatives is "
+                            "compared inside a list, tuple or set")
         origin = self.origin.get(value)
         if origin is None:
             return ("leaf", value, value)
         if origin[0] == "alias":
-            return _remap(self.tree(origin[1]), value)
+            return _remap(self.tree(origin[1], budget), value)
         if origin[0] == "same":
-            return self.tree(origin[1])
+            return self.tree(origin[1], budget)
         if origin[0] == "minmax":
             _, op, new, old = origin
             test = self.emit(op, new, old)
             self.origin[value] = origin = ("select", test, new, old)
-        return ("select", origin[1], self.tree(origin[2]), self.tree(origin[3]))
+        return ("select", origin[1], self.tree(origin[2], budget), self.tree(origin[3], budget))
 
     def same(self, a, b) -> int:
         """``a is b or a == b``, as containers compare items (no errors: numbers compare without raising)."""
@@ -916,7 +923,10 @@ def parse_lambda(src) -> tuple[ast.Lambda, list[str], str]:
 def compile_bytecode(src: str) -> tuple[Bytecode, ast.Lambda, list[str], str]:
     body, names, text = parse_lambda(src)
     compiler = _Compiler(names)
-    result = compiler.value(body.body, dict(compiler.env), 0)
+    try:
+        result = compiler.value(body.body, dict(compiler.env), 0)
+    except RecursionError:
+        raise RuleError("rule is nested too deeply to compile") from None
     if isinstance(result, _Seq):  # the rule returns a list/tuple/set: truthy when not empty
         result = compiler.sequence(_flat(result.evaluated), compiler.constant(_truthy(result)))
     if result != len(compiler.code) - 1 or result in compiler.overrides or any(c[0] == result for c in compiler.calls):  # the result must be the last value

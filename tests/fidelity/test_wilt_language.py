@@ -166,6 +166,18 @@ CONSTRUCTS = [
     "lambda x, y, z: math.atan2(y, x) > math.sin(z) + math.cos(x) - math.tan(y)",
     "lambda x, y, z: math.exp(x) > 10**400",
     "lambda x, y, z: math.degrees(math.asin(x)) < 30",
+    # float() of a string literal, math.nan (one object), divmod
+    "lambda x, y, z: float('-inf') < x < float('inf')",
+    "lambda x, y, z: x < float(' 1.5 ') or y == float('1e3')",
+    "lambda x, y, z: len({float('nan'), float('nan')}) == 2 and x > 0",
+    "lambda x, y, z: len({math.nan, math.nan, x}) == 2",
+    "lambda x, y, z: math.nan in [math.nan] and float('nan') not in [float('nan')] and y > 0",
+    "lambda x, y, z: math.copysign(1, float('nan')) > 0 and math.copysign(1, float('-nan')) < 0 and z > 0",
+    "lambda x, y, z: x != float('nan') and not math.isnan(float('NaN') + x)",
+    "lambda x, y, z: float('abc') == 1 or x > 0",
+    "lambda x, y, z: divmod(x, 2)[1] == 1",
+    "lambda x, y, z: divmod(int(x), int(y)) == (int(z), 0)",
+    "lambda x, y, z: sum(divmod(x, y)) > z",
     # itertools (in the release's eval namespace), unrolled over displays
     "lambda x, y, z: any(a + b == c for a, b, c in itertools.permutations([x, y, z]))",
     "lambda x, y, z: any(a * b == c for a, b, c in itertools.permutations((x, y, z), 3))",

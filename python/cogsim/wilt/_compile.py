@@ -46,6 +46,7 @@ _UNARY_BUILTINS = {"abs": Op.ABS, "int": Op.TO_INT, "float": Op.TO_FLOAT}
 _UNARY_MATH = {"floor": Op.FLOOR, "ceil": Op.CEIL, "sqrt": Op.SQRT, "fabs": Op.FABS, "trunc": Op.TO_INT}
 _MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
 _BUILTINS = {"abs", "int", "float", "round", "pow", "min", "max", "all", "any", "sum", "isinstance", "len", "sorted",
+             "divmod",
              "list", "tuple", "set", "bool"}
 _FOLDABLE = {Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.POW, Op.BITAND, Op.BITOR, Op.BITXOR,
              Op.LSHIFT, Op.RSHIFT, Op.NEG, Op.POS, Op.INVERT}
@@ -122,6 +123,7 @@ class _Compiler:
         self.origin: dict[int, tuple] = {}  # values that are one of other values' objects (identity)
         self.env = {name: self.emit(Op.ARG, k) for k, name in enumerate(arg_names)}
         self.args = set(self.env.values())
+        self._math_nan: Optional[int] = None
 
     # -- emission ------------------------------------------------------------------------------
     def emit(self, op: Op, a: int = 0, b: int = 0, c: int = 0, d: int = 0) -> int:
@@ -138,6 +140,12 @@ class _Compiler:
         index = self.emit(Op.CONST, self._constant_index[key])
         self.known[index] = value
         return index
+
+    def fresh_constant(self, value: float) -> int:
+        """A constant as its own value (its own object: float('nan') makes a new NaN at each call)."""
+        self.constant(value)
+        key = (type(value), math.copysign(1.0, value), repr(value))
+        return self.emit(Op.CONST, self._constant_index[key])
 
     def known_value(self, value) -> int:
         """A folded value: a constant, or for an integer beyond int64 an op that the VM hands to the
@@ -237,6 +245,10 @@ class _Compiler:
             if isinstance(node.value, ast.Name) and node.value.id == "math" and "math" not in env:
                 if node.attr in _MATH_CONSTANTS:
                     return self.constant(_MATH_CONSTANTS[node.attr])
+                if node.attr == "nan":  # one module attribute: the same NaN object at every use
+                    if self._math_nan is None:
+                        self._math_nan = self.fresh_constant(math.nan)
+                    return self._math_nan
             raise RuleError(f"attribute {_attribute_text(node)!r} is not allowed; only math functions and x.is_integer()")
         raise RuleError(f"{_describe(node)} are not allowed in a rule")
 
@@ -325,9 +337,18 @@ class _Compiler:
             return self.sequence_call(name, node, env, depth)
         self.no_keywords(node, name)
         args = node.args
+        if name == "float" and len(args) == 1 and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+            return self.float_of_text(args[0].value)
         if name in _UNARY_BUILTINS:
             self.arity(node, name, 1)
             return self.operation(_UNARY_BUILTINS[name], self.expr(args[0], env, depth))
+        if name == "divmod":
+            self.arity(node, name, 2)
+            a, b = self.expr(args[0], env, depth), self.expr(args[1], env, depth)
+            quotient = self.operation(Op.FLOORDIV, a, b)
+            remainder = self.operation(Op.MOD, a, b)
+            # one call: where // raises, % raises too (same operand types and divisor)
+            return _Seq("tuple", [quotient, remainder], [quotient, remainder])
         if name == "round":
             self.arity(node, name, 1, 2)
             value = self.expr(args[0], env, depth)
@@ -341,6 +362,18 @@ class _Compiler:
             self.arity(node, name, 2)
             return self.emit(Op.IS_INSTANCE, self.expr(args[0], env, depth), _isinstance_mask(args[1]))
         return self.reduce(name, node, env, depth)
+
+    def float_of_text(self, text: str) -> int:
+        """float('inf'), float('nan'), float('1.5'): CPython's float() of a string literal, at compile time."""
+        if len(text) > 40:
+            raise RuleError("float() of a string is only allowed for short number literals such as 'inf' or 'nan'")
+        try:
+            value = float(text)
+        except ValueError:
+            return self.raising([])  # ValueError: could not convert string to float
+        if math.isnan(value):
+            return self.fresh_constant(math.copysign(math.nan, value))
+        return self.constant(value)
 
     def math_call(self, name: str, node: ast.Call, env: dict, depth: int) -> int:
         if name in _UNARY_MATH:

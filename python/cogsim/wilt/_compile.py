@@ -46,7 +46,7 @@ _UNARY_BUILTINS = {"abs": Op.ABS, "int": Op.TO_INT, "float": Op.TO_FLOAT}
 _UNARY_MATH = {"floor": Op.FLOOR, "ceil": Op.CEIL, "sqrt": Op.SQRT, "fabs": Op.FABS, "trunc": Op.TO_INT}
 _MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
 _BUILTINS = {"abs", "int", "float", "round", "pow", "min", "max", "all", "any", "sum", "isinstance", "len", "sorted",
-             "divmod",
+             "divmod", "range",
              "list", "tuple", "set", "bool"}
 _FOLDABLE = {Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.POW, Op.BITAND, Op.BITOR, Op.BITXOR,
              Op.LSHIFT, Op.RSHIFT, Op.NEG, Op.POS, Op.INVERT}
@@ -74,6 +74,14 @@ class _Seq:
     kind: str  # "list", "tuple", "set" or "iter" (an itertools iterator: iterable, nothing else)
     items: list
     evaluated: list
+
+
+@dataclass
+class _Range:
+    """range(start, stop, step) with constant integer arguments: for 'in', len() and iteration."""
+    start: int
+    stop: int
+    step: int
 
 
 def _truthy(seq: _Seq) -> bool:
@@ -199,8 +207,15 @@ class _Compiler:
                             "'in', comparisons and subscripts here")
         return result
 
-    def value(self, node: ast.AST, env: dict, depth: int):
-        """A scalar value (int) or a sequence known at compile time (_Seq)."""
+    def value(self, node: ast.AST, env: dict, depth: int, ranges_ok: bool = False):
+        """A scalar value (int) or a sequence known at compile time (_Seq); a _Range only where
+        ``ranges_ok`` (after 'in', in len(), as an iterable)."""
+        result = self._value(node, env, depth)
+        if isinstance(result, _Range) and not ranges_ok:
+            raise RuleError("range() can only be used after 'in', in len() and as what a comprehension iterates")
+        return result
+
+    def _value(self, node: ast.AST, env: dict, depth: int):
         if depth > MAX_DEPTH:
             raise RuleError(f"rule is nested too deeply (more than {MAX_DEPTH} levels)")
         depth += 1
@@ -281,9 +296,11 @@ class _Compiler:
         left = self.value(node.left, env, depth)
         results = []
         for op_node, right_node in zip(node.ops, node.comparators):
-            right = self.value(right_node, env, depth)
+            right = self.value(right_node, env, depth, ranges_ok=isinstance(op_node, (ast.In, ast.NotIn)))
+            if isinstance(left, _Range):  # a chain such as x in range(3) in y
+                raise RuleError("range() can only be used after 'in', in len() and as what a comprehension iterates")
             if isinstance(op_node, (ast.In, ast.NotIn)):
-                found = self.contains(right, left)
+                found = self.range_contains(right, left) if isinstance(right, _Range) else self.contains(right, left)
                 results.append(found if isinstance(op_node, ast.In) else self.emit(Op.NOT, found))
                 left = right
                 continue
@@ -333,6 +350,15 @@ class _Compiler:
     def builtin_call(self, name: str, node: ast.Call, env: dict, depth: int) -> int:
         if name not in _BUILTINS:
             raise RuleError(f"function {name!r} is not allowed")
+        if name == "range":
+            return self.range_call(node, env, depth)
+        if name == "len" and len(node.args) == 1 and not node.keywords:
+            inner = self.value(node.args[0], env, depth, ranges_ok=True)
+            if isinstance(inner, _Range):
+                try:
+                    return self.constant(len(range(inner.start, inner.stop, inner.step)))
+                except OverflowError:  # CPython: len() of a range beyond sys.maxsize raises
+                    return self.raising([])
         if name in ("sorted", "list", "tuple", "set", "len", "bool"):
             return self.sequence_call(name, node, env, depth)
         self.no_keywords(node, name)
@@ -362,6 +388,40 @@ class _Compiler:
             self.arity(node, name, 2)
             return self.emit(Op.IS_INSTANCE, self.expr(args[0], env, depth), _isinstance_mask(args[1]))
         return self.reduce(name, node, env, depth)
+
+    def range_call(self, node: ast.Call, env: dict, depth: int) -> _Range:
+        self.no_keywords(node, "range")
+        self.arity(node, "range", 1, 2, 3)
+        values = []
+        for arg in node.args:
+            value = self.value(arg, env, depth)
+            if isinstance(value, (_Seq, _Range)) or value not in self.known or not isinstance(self.known[value], int):
+                raise RuleError("range() needs constant integer arguments such as range(1, 10)")
+            values.append(int(self.known[value]))
+        bounds = range(*values) if values[-1] != 0 or len(values) < 3 else None
+        if bounds is None:
+            raise RuleError("range() step must not be zero")
+        return _Range(bounds.start, bounds.stop, bounds.step)
+
+    def range_contains(self, bounds: _Range, item) -> int:
+        """``item in range(...)``: an int or float equal to one of its integers (CPython compares
+        a float with each element; an int is checked arithmetically: the same answer)."""
+        if isinstance(item, _Seq):
+            return self.sequence(_flat(item.evaluated), self.constant(False))
+        if not range(bounds.start, bounds.stop, bounds.step):
+            return self.sequence([item], self.constant(False))
+        start, stop, step = (self.known_value(v) for v in (bounds.start, bounds.stop, bounds.step))
+        number = self.emit(Op.IS_INSTANCE, item, 3)
+        integral = self.emit(Op.EQ, self.emit(Op.MOD, item, self.constant(1)), self.constant(0))
+        if bounds.step > 0:
+            inside = self.emit(Op.AND, self.emit(Op.LE, start, item), self.emit(Op.LT, item, stop))
+        else:
+            inside = self.emit(Op.AND, self.emit(Op.GE, start, item), self.emit(Op.GT, item, stop))
+        terms = [number, integral, inside]
+        if abs(bounds.step) != 1:
+            offset = self.emit(Op.SUB, self.emit(Op.TO_INT, item), start)
+            terms.append(self.emit(Op.EQ, self.emit(Op.MOD, offset, step), self.constant(0)))
+        return self.sequence([item], self.fold_right(Op.AND, terms))
 
     def float_of_text(self, text: str) -> int:
         """float('inf'), float('nan'), float('1.5'): CPython's float() of a string literal, at compile time."""
@@ -551,7 +611,12 @@ class _Compiler:
                 raise RuleError(f"a generator with 'if' is only supported inside all() and any(), not {where}")
             items, _, evaluated = self.unroll(node, env, depth)
             return _Seq("list", items, evaluated + list(items))
-        seq = self.value(node, env, depth)
+        seq = self.value(node, env, depth, ranges_ok=True)
+        if isinstance(seq, _Range):
+            numbers = range(seq.start, seq.stop, seq.step)
+            if numbers[MAX_UNROLL:]:
+                raise RuleError(f"{where} may go over at most {MAX_UNROLL} values; this range() has more")
+            return _Seq("list", [self.known_value(v) for v in numbers], [])
         if not isinstance(seq, _Seq):
             raise RuleError(f"{where} needs a list, tuple or set (such as (x, y, z)) or a comprehension over one")
         return seq

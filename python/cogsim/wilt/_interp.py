@@ -1,10 +1,15 @@
 """Reference interpreter of rule bytecode on Python objects, for the lanes the VM hands back.
 
 Each operation is performed by CPython itself (``a + b``, ``math.gcd``, ``round``...), so big ints,
-complex intermediates and negative ``round`` digits get CPython's exact meaning. Integers are
-capped at ``MAX_INT_BITS`` bits: beyond that CPython would spend unbounded time and memory (a
-model may write ``int(x) ** int(y) ** 9``), and we count the point as raising, as a MemoryError
-would.
+complex intermediates and negative ``round`` digits get CPython's exact meaning.
+
+Evaluation is bounded (docs/security_wilt.md): every integer a rule computes is limited to
+``MAX_INT_BITS`` bits, and one evaluation (all points, all operations) may spend at most
+``MAX_BIG_INT_WORK`` estimated 30-bit digit operations on integers wider than 64 bits and allocate
+at most ``MAX_BIG_INT_ALLOC`` bits of such integers. Past a limit CPython would spend unbounded
+time and memory (a model may write ``int(x) ** int(y) ** 9``), so the evaluation stops with
+:class:`LimitExceeded`, which the rule turns into a ``RuleError``. Columns are dropped after their
+last use, and a folded constant's column repeats one object, so memory holds only live values.
 """
 
 from __future__ import annotations
@@ -15,6 +20,46 @@ import operator
 from cogsim.wilt._bytecode import Op
 
 MAX_INT_BITS = 1 << 16
+MAX_BIG_INT_WORK = 1 << 30  # digit operations: about a second of CPython's big-int arithmetic
+MAX_BIG_INT_ALLOC = 1 << 31  # bits of wide integers created: 256 MiB
+_WIDE = 0xFFFFFFFFFFFFFFFF
+
+
+class LimitExceeded(Exception):
+    """The rule needs an integer, or integer work, beyond the evaluation budget."""
+
+
+def _too_big(what: str) -> LimitExceeded:
+    return LimitExceeded(f"{what}; integers in a rule are limited to {MAX_INT_BITS} bits "
+                         f"(magnitude below 2**{MAX_INT_BITS}, about 10**{int(MAX_INT_BITS * 0.30103)})")
+
+
+class _Work:
+    """Wide-integer work and allocation of one evaluation."""
+    __slots__ = ("ops", "alloc")
+
+    def __init__(self):
+        self.ops = MAX_BIG_INT_WORK
+        self.alloc = MAX_BIG_INT_ALLOC
+
+    def charge(self, fn, operands, result) -> None:
+        bits = sorted((v.bit_length() if type(v) is int else 64 for v in operands), reverse=True)
+        result_bits = result.bit_length() if type(result) is int else 64
+        if fn is _pow:
+            cost = result_bits * result_bits // 900  # repeated squaring, schoolbook bound
+        elif fn in _SUPERLINEAR and len(bits) > 1:
+            cost = bits[0] * bits[1] // 900
+        else:
+            cost = (sum(bits) + result_bits) // 30
+        self.ops -= cost + 1
+        if result_bits > 64:
+            self.alloc -= result_bits
+        if self.ops < 0:
+            raise LimitExceeded(f"the rule needs more than {MAX_BIG_INT_WORK} digit operations of wide-integer "
+                                "arithmetic over the points (the evaluation limit); use smaller numbers")
+        if self.alloc < 0:
+            raise LimitExceeded(f"the rule creates more than {MAX_BIG_INT_ALLOC} bits of wide integers over the "
+                                "points (the evaluation limit); use smaller numbers")
 
 
 class _Raised:
@@ -26,32 +71,39 @@ RAISED = _Raised()
 
 def _check_int(value):
     if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
-        raise MemoryError("integer too large for a rule")
+        raise _too_big(f"an intermediate integer has {value.bit_length()} bits")
     return value
 
 
 def _pow(a, b):
-    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 and a.bit_length() * b > MAX_INT_BITS + 64:
-        raise MemoryError("integer power too large for a rule")
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 and (a.bit_length() - 1) * b > MAX_INT_BITS:
+        raise _too_big(f"the power {_short(a)} ** {_short(b)} is too large")
     return a ** b
 
 
 def _mul(a, b):
-    if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b.bit_length() > MAX_INT_BITS + 64:
-        raise MemoryError("integer product too large for a rule")
+    if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b.bit_length() > MAX_INT_BITS + 1:
+        if a and b:
+            raise _too_big(f"a product of integers of {a.bit_length()} and {b.bit_length()} bits is too large")
     return a * b
 
 
 def _lshift(a, b):
-    if isinstance(b, int) and b > MAX_INT_BITS and a:
-        raise MemoryError("shift too large for a rule")
+    if isinstance(b, int) and not isinstance(a, float) and a and b > 0 and abs(a).bit_length() + b > MAX_INT_BITS:
+        raise _too_big(f"the shift {_short(a)} << {_short(b)} is too large")
     return a << b
 
 
 def _round_digits(value, ndigits):
-    if isinstance(value, int) and isinstance(ndigits, int) and ndigits < -20000:
-        return 0 * value  # |value| < 10**-ndigits / 2: CPython rounds to zero (after computing 10**-ndigits)
+    if isinstance(value, int) and isinstance(ndigits, int) and ndigits < -MAX_INT_BITS:
+        # |value| < 2**MAX_INT_BITS <= 10**-ndigits / 2: CPython rounds to zero (after computing 10**-ndigits)
+        return 0 * value
     return round(value, ndigits)
+
+
+def _short(value) -> str:
+    text = str(value) if not isinstance(value, int) or value.bit_length() < 64 else f"<{value.bit_length()}-bit int>"
+    return text[:40]
 
 
 def _isinstance(value, mask):
@@ -73,22 +125,88 @@ _UNARY = {
 }
 
 
-def run(code, aux, constants, x: float, y: float, z: float) -> bool:
+# math functions the VM has no op for: the VM hands every point that needs one to this interpreter,
+# which calls CPython's own function (cogsim.wilt._compile: python_call).
+def _lcm(*values):
+    if sum(v.bit_length() for v in values if type(v) is int) > MAX_INT_BITS + 64:
+        raise _too_big("math.lcm() of these integers may be too large")
+    return math.lcm(*values)
+
+
+PYTHON_CALLS = {
+    name: getattr(math, name) for name in (
+        "log", "log2", "log10", "log1p", "exp", "expm1", "pow", "fmod", "remainder", "copysign", "hypot", "isqrt",
+        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "degrees", "radians",
+    )
+}
+PYTHON_CALLS["lcm"] = _lcm
+
+_SUPERLINEAR = {_mul, _pow, operator.floordiv, operator.mod, operator.truediv, math.gcd, _round_digits, _lcm,
+                math.isqrt}
+
+
+def run(code, aux, constants, x: float, y: float, z: float, overrides=(), calls=()) -> bool:
     """The rule's truth value at one point; a point where CPython raises is False."""
-    return run_many(code, aux, constants, [x], [y], [z])[0]
+    return run_many(code, aux, constants, [x], [y], [z], overrides, calls)[0]
 
 
-def run_many(code, aux, constants, xs, ys, zs) -> list[bool]:
-    """Truth values at many points, one instruction at a time over all of them (less dispatch)."""
+def _last_uses(code, aux, calls=()) -> list[list[int]]:
+    """For each instruction, the values whose last use it is."""
+    last: dict[int, int] = {}
+    call_operands = {index: operands for index, _, operands in calls}
+    for k, (op, a, b, c, d) in enumerate(code):
+        op = Op(op)
+        if k in call_operands:
+            used = list(call_operands[k])
+        elif op in (Op.ARG, Op.CONST):
+            continue
+        elif op == Op.SUM:
+            used = list(aux[a:a + b])
+        elif op in (Op.SELECT,):
+            used = [a, b, c]
+        elif op == Op.ISCLOSE:
+            used = [a, b, c, d]
+        elif op == Op.IS_INSTANCE or op in _UNARY:
+            used = [a]
+        else:
+            used = [a, b]
+        for value in used:
+            last[value] = k
+    drops: list[list[int]] = [[] for _ in code]
+    for value, k in last.items():
+        drops[k].append(value)
+    return drops
+
+
+def run_many(code, aux, constants, xs, ys, zs, overrides=(), calls=()) -> list[bool]:
+    """Truth values at many points, one instruction at a time over all of them (less dispatch).
+    ``overrides`` maps values to constants the compiler folded (integers too wide for the VM);
+    ``calls`` are (value, math function name, operand values): values only this interpreter computes.
+    Raises :class:`LimitExceeded` past the integer budget."""
     columns = ([float(v) for v in xs], [float(v) for v in ys], [float(v) for v in zs])
     n = len(columns[0])
-    values: list[list] = []
-    for op, a, b, c, d in code.tolist():
-        values.append(_column(Op(op), a, b, c, d, values, aux, constants, columns, n))
+    fixed = dict(overrides)
+    functions = {index: (PYTHON_CALLS[name], operands) for index, name, operands in calls}
+    rows = code.tolist()
+    drops = _last_uses(rows, aux, calls)
+    work = _Work()
+    values: list = []
+    for k, (op, a, b, c, d) in enumerate(rows):
+        if k in fixed:
+            values.append([fixed[k]] * n)
+        elif k in functions:
+            fn, operands = functions[k]
+            values.append([_apply(fn, list(row), work) for row in zip(*(values[o] for o in operands))]
+                          if operands else [_apply(fn, [], work)] * n)
+        else:
+            values.append(_column(Op(op), a, b, c, d, values, aux, constants, columns, n, work))
+        if k < len(rows) - 1:
+            for dead in drops[k]:
+                values[dead] = None
     return [v is not RAISED and bool(v) for v in values[-1]]
 
 
-def _column(op, a, b, c, d, values, aux, constants, columns, n):
+def _column(op, a, b, c, d, values, aux, constants, columns, n, work):
     if op == Op.ARG:
         return columns[a]
     if op == Op.CONST:
@@ -103,16 +221,16 @@ def _column(op, a, b, c, d, values, aux, constants, columns, n):
         return [RAISED if first is RAISED else second for first, second in zip(values[a], values[b])]
     if op == Op.SUM:
         rows = zip(*(values[k] for k in aux[a:a + b])) if b else ([] for _ in range(n))
-        return [_apply(_sum, list(items)) for items in rows]
+        return [_apply(_sum, list(items), work) for items in rows]
     if op == Op.ISCLOSE:
-        return [_apply(_isclose, list(row)) for row in zip(values[a], values[b], values[c], values[d])]
+        return [_apply(_isclose, list(row), work) for row in zip(values[a], values[b], values[c], values[d])]
     if op == Op.IS_INSTANCE:
         return [RAISED if v is RAISED else _isinstance(v, b) for v in values[a]]
     if op in _UNARY:
         fn = _UNARY[op]
-        return [_apply(fn, [v]) for v in values[a]]
+        return [_apply(fn, [v], work) for v in values[a]]
     fn = _BINARY[op]
-    return [_apply(fn, [left, right]) for left, right in zip(values[a], values[b])]
+    return [_apply(fn, [left, right], work) for left, right in zip(values[a], values[b])]
 
 
 def _sum(*items):
@@ -123,11 +241,29 @@ def _isclose(a, b, rel, tol):
     return math.isclose(a, b, rel_tol=rel, abs_tol=tol)
 
 
-def _apply(fn, operands: list):
+def _apply(fn, operands: list, work: _Work):
+    wide = False
     for v in operands:
         if v is RAISED:
             return RAISED
+        if type(v) is int and (v > _WIDE or v < -_WIDE):
+            wide = True
     try:
-        return _check_int(fn(*operands))
-    except (ArithmeticError, TypeError, ValueError, AttributeError, MemoryError):
+        result = fn(*operands)
+    except (ArithmeticError, TypeError, ValueError, AttributeError):
         return RAISED
+    except MemoryError:  # CPython's own limit (e.g. 10 ** -ndigits); the point raises there too
+        return RAISED
+    if type(result) is int and (result > _WIDE or result < -_WIDE):
+        _check_int(result)
+        wide = True
+    if wide:
+        work.charge(fn, operands, result)
+    return result
+
+
+def fold(op: Op, operands: list):
+    """One operation on compile-time constants, under the same limits: the value, or RAISED where
+    CPython raises; raises LimitExceeded past the limits."""
+    fn = _UNARY.get(op) or _BINARY[op]
+    return _apply(fn, operands, _Work())

@@ -34,7 +34,8 @@ class Rule:
         return bool(self.evaluate([x], [y], [z])[0])
 
     def evaluate(self, xs, ys, zs, threads: int = 0) -> np.ndarray:
-        """Truth values on many points at once (arrays broadcast against each other)."""
+        """Truth values on many points at once (arrays broadcast against each other). Raises RuleError
+        where the rule needs integers beyond the evaluation budget at these points."""
         xs, ys, zs = as_points(xs, ys, zs)
         truth, status = _core.wilt_evaluate(self.program, xs, ys, zs, threads)
         return resolve_fallback(self, truth, status, xs, ys, zs)
@@ -42,7 +43,8 @@ class Rule:
     def reference(self, x: float, y: float, z: float) -> bool:
         """The Python reference interpreter at one point (the VM's fallback; slow)."""
         bc = self._bytecode
-        return _interp.run(bc.code, bc.aux, bc.constants, float(x), float(y), float(z))
+        return _bounded(_interp.run, bc.code, bc.aux, bc.constants, float(x), float(y), float(z), bc.overrides,
+                        bc.calls)
 
     @cached_property
     def operator_count(self) -> int:
@@ -78,8 +80,17 @@ def resolve_fallback(rule: Rule, truth: np.ndarray, status: np.ndarray, xs, ys, 
     pending = np.flatnonzero(status == NEEDS_FALLBACK)
     if pending.size:
         bc = rule._bytecode
-        truth[pending] = _interp.run_many(bc.code, bc.aux, bc.constants, xs[pending], ys[pending], zs[pending])
+        truth[pending] = _bounded(_interp.run_many, bc.code, bc.aux, bc.constants, xs[pending], ys[pending],
+                                  zs[pending], bc.overrides, bc.calls)
     return truth
+
+
+def _bounded(run, *args):
+    """The reference interpreter, its budget overrun reported as a RuleError (docs/security_wilt.md)."""
+    try:
+        return run(*args)
+    except _interp.LimitExceeded as error:
+        raise RuleError(f"rule evaluation stopped: {error}") from None
 
 
 def compile_all(sources: Iterable[Union[str, Rule]]) -> list[Rule]:

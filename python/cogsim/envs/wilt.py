@@ -45,7 +45,7 @@ from cogsim.wilt import EQUIVALENCE_MODES, RAISE_MODES, RuleError, compile_rule,
 from cogsim.wilt import protocol as proto
 from cogsim.wilt.agents import best_split, load_space, random_test
 from cogsim.wilt.generator import procedural_rule
-from cogsim.wilt.splits import SPLITS, TIERS
+from cogsim.wilt.splits import RELEASE_FULL_SOURCES, SPLITS, TIERS
 
 DEFAULTS = {"max_attempts": 30, "strict_inputs": False, "max_parse_failures": 2, "hypothesis_size": 2000,
             "hypothesis_seed": 0, "prompt_as_system": False, "protocol": "release", "equivalence": "release",
@@ -202,6 +202,14 @@ class WiltEnv(TextEnv):
             return self._abort(reply)
         return self._go_on(reply, "parse_failure", None)
 
+    def _release_rule_label(self) -> str:
+        """How the release names the rule in its wrong-guess reply: its line of the rule table."""
+        if self.split == "full":
+            return f"'{self.rule_index + 1}': {RELEASE_FULL_SOURCES[self.rule_index]},"
+        if self.split == "lite":
+            return f"'{self.rule_index + 1}': {self.hidden_source},"
+        return self.hidden_source
+
     def _go_on(self, reply: str, parse: str, parsed):
         return observation(reply), 0.0, False, False, {"parse": parse, "parsed": parsed}
 
@@ -231,7 +239,7 @@ class WiltEnv(TextEnv):
         elif verdict.equivalent:
             reply = proto.release_correct_reply()
         else:
-            reply = proto.release_wrong_reply(self.hidden_source)
+            reply = proto.release_wrong_reply(self._release_rule_label())
         if verdict.equivalent:  # the release's score: 1000 plus the unused share of the budget
             used = self.attempts if self.protocol == "release" else len(self.tests)
             self.points = proto.CORRECT_POINTS + 100.0 * (1 - used / self.max_attempts) if self.max_attempts else 1000.0

@@ -31,6 +31,10 @@ Options:
     raises:             a guess that raises at some point is "invalid" (default, scored wrong) or those
                         points count as "false" (cogsim's earlier reading)
     prompt_file:        read the instruction from this file instead ("{max_attempts}" is replaced)
+    approx:             "approximately correct" by the deterministic "proxy" (default, see cogsim.wilt.judge)
+                        or cogsim's earlier "jaccard" >= 0.9
+    judge / judge_options: an agent spec (e.g. "openai:MODEL") and its options: a model judges every wrong,
+                        valid guess with the project's rubric, as the paper did; overrides ``approx``
 """
 
 from __future__ import annotations
@@ -49,7 +53,8 @@ from cogsim.wilt.splits import RELEASE_FULL_SOURCES, SPLITS, TIERS
 
 DEFAULTS = {"max_attempts": 30, "strict_inputs": False, "max_parse_failures": 2, "hypothesis_size": 2000,
             "hypothesis_seed": 0, "prompt_as_system": False, "protocol": "release", "equivalence": "release",
-            "raises": "invalid", "prompt_file": None}
+            "raises": "invalid", "prompt_file": None, "approx": "proxy", "judge": None, "judge_options": None}
+APPROX_METHODS = ("proxy", "jaccard")
 PROTOCOLS = ("release", "prototype")
 SPLIT_NAMES = ("full", "lite", "prototype", "procedural")
 
@@ -74,7 +79,13 @@ class WiltEnv(TextEnv):
         _check_choice("protocol", self.config["protocol"], PROTOCOLS)
         _check_choice("equivalence", self.config["equivalence"], EQUIVALENCE_MODES)
         _check_choice("raises", self.config["raises"], RAISE_MODES)
+        _check_choice("approx", self.config["approx"], APPROX_METHODS)
         self.protocol = self.config["protocol"]
+        self.judge = None
+        if self.config["judge"] is not None:
+            from cogsim.wilt.judge import Judge
+
+            self.judge = Judge(self.config["judge"], **(self.config["judge_options"] or {}))
         if self.config["prompt_file"] is not None:
             self._instruction(self.config)  # fail early on an unreadable file
         if self.config["prompt_as_system"]:
@@ -114,6 +125,8 @@ class WiltEnv(TextEnv):
         self.mulligan = False      # the release's one-retry flag
         self.aborted = False
         self.points = 0.0
+        self.approx_mode = config["approx"]
+        self.approx: dict = {}
         if self.swap:
             for point in _check_tests(config["given_tests"]):
                 self._record(point)
@@ -243,7 +256,15 @@ class WiltEnv(TextEnv):
         if verdict.equivalent:  # the release's score: 1000 plus the unused share of the budget
             used = self.attempts if self.protocol == "release" else len(self.tests)
             self.points = proto.CORRECT_POINTS + 100.0 * (1 - used / self.max_attempts) if self.max_attempts else 1000.0
+        self.approx = self._approximately(guess, verdict)
         return self._finish((guess, verdict), reply, "ok", proto.describe(parsed))
+
+    def _approximately(self, guess, verdict) -> dict:
+        if self.judge is not None and not verdict.equivalent and not verdict.invalid:
+            return self.judge.judge(guess.source, self.hidden_source)
+        if self.approx_mode == "jaccard":
+            return {"method": "jaccard", "approx_correct": verdict.jaccard_approximately_correct}
+        return {"method": "proxy", "approx_correct": verdict.approximately_correct}
 
     def _finish(self, judged, reply: str, parse: str, parsed, out_of_tests: bool = False, invalid_guess=None):
         self.done = True
@@ -259,7 +280,9 @@ class WiltEnv(TextEnv):
             "guess": guess.source if guess else invalid_guess, "guessed": guess is not None,
             "invalid_guess": invalid_guess is not None, "out_of_tests": out_of_tests,
             "correct": bool(verdict and verdict.equivalent),
-            "approx_correct": bool(verdict and verdict.approximately_correct),
+            "approx_correct": bool(self.approx.get("approx_correct")),
+            "approx_method": self.approx.get("method", "judge:" + self.judge.spec if self.judge else self.approx_mode),
+            "judge_category": self.approx.get("category"),
             "agreement": verdict.agreement if verdict else None, "jaccard": verdict.jaccard if verdict else None,
             "relation": verdict.relation if verdict else None,
             "inclusion_ratio": verdict.inclusion_ratio if verdict else None,

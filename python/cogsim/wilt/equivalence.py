@@ -32,9 +32,9 @@ RAISED = 1  # the VM's status code for a point where CPython raises
 
 RuleLike = Union[str, Rule]
 MAX_EXAMPLES = 5
-# "Approximately correct": not equivalent, but the True sets overlap with Jaccard index >= 0.9 on
-# the case set (right critical behaviour, wrong edge cases). Rules whose True sets are both empty
-# on the case set count by overall agreement >= 0.99 instead.
+# cogsim's earlier "approximately correct" (Equivalence.jaccard_approximately_correct): not equivalent,
+# True sets overlapping with Jaccard >= 0.9 (both empty: agreement >= 0.99). The default is the proxy
+# of cogsim.wilt.judge.
 APPROX_JACCARD = 0.9
 APPROX_AGREEMENT = 0.99
 
@@ -89,6 +89,15 @@ class Equivalence:
 
     @property
     def approximately_correct(self) -> bool:
+        """The deterministic proxy of the paper's judge (``cogsim.wilt.judge``): wrong, but agreeing on
+        >= 90% of the points with True sets overlapping at Jaccard >= 0.5."""
+        from cogsim.wilt.judge import proxy_approximately_correct
+
+        return proxy_approximately_correct(self)
+
+    @property
+    def jaccard_approximately_correct(self) -> bool:
+        """cogsim's earlier reading: Jaccard of the True sets >= 0.9 (agreement >= 0.99 when both are empty)."""
         if self.equivalent or self.invalid:
             return False
         if self.jaccard is None:
@@ -101,6 +110,7 @@ class Equivalence:
             "guess_true": self.guess_true, "hidden_true": self.hidden_true, "both_true": self.both_true,
             "agreement": self.agreement, "relation": self.relation, "inclusion_ratio": self.inclusion_ratio,
             "jaccard": self.jaccard, "approximately_correct": self.approximately_correct,
+            "jaccard_approximately_correct": self.jaccard_approximately_correct,
             "counterexamples": [list(c) for c in self.counterexamples],
             "raised": self.raised, "invalid": self.invalid,
         }

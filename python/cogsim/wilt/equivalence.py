@@ -137,12 +137,15 @@ def _run_fallback(rule: Rule, xs, ys, zs) -> tuple[np.ndarray, np.ndarray]:
     return truth, raised
 
 
-def evaluate_status(rule: RuleLike, cases: CaseSet, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """(truth, raised) of a rule on a case set: truth is False where the rule raises."""
+def evaluate_status(rule: RuleLike, cases: CaseSet, threads: int = 1) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """(truth, raised) of a rule on a case set: truth is False where the rule raises; raised is None
+    when the rule raised nowhere."""
     rule = compile_rule(rule)
     truth, status = _core.wilt_evaluate(rule.program, cases.xs, cases.ys, cases.zs, threads)
     truth = np.asarray(truth, dtype=bool)
     status = np.asarray(status)
+    if not status.any():  # the common case: every point evaluated in the VM, none raised
+        return truth, None
     raised = status == RAISED
     pending = np.flatnonzero(status == NEEDS_FALLBACK)
     if pending.size:
@@ -183,14 +186,14 @@ def _from_counts(cases: CaseSet, counts: dict, raised: int = 0, invalid: bool = 
 def _from_truth(cases: CaseSet, guess: np.ndarray, hidden: np.ndarray, max_examples: int,
                 raised: Optional[np.ndarray] = None, invalid_if_raised: bool = False) -> Equivalence:
     differ = np.flatnonzero(guess != hidden)
-    n_raised = int(raised.sum()) if raised is not None else 0
+    n_raised = int(np.count_nonzero(raised)) if raised is not None else 0
     invalid = invalid_if_raised and n_raised > 0
     examples = differ[:max_examples].tolist()
     if invalid and not examples:  # show where it raised
         examples = np.flatnonzero(raised)[:max_examples].tolist()
     return _from_counts(cases, {
-        "mismatches": differ.size, "true_a": int(guess.sum()), "true_b": int(hidden.sum()),
-        "true_both": int((guess & hidden).sum()), "first_mismatches": examples,
+        "mismatches": differ.size, "true_a": np.count_nonzero(guess), "true_b": np.count_nonzero(hidden),
+        "true_both": np.count_nonzero(guess & hidden), "first_mismatches": examples,
     }, raised=n_raised, invalid=invalid)
 
 

@@ -83,3 +83,14 @@ def test_release_parsers_are_linear_on_hostile_replies(text, expected):
         assert proto.release_test_point(text) == expected
     else:
         assert proto.release_kind(text) == "guess" and proto.release_guess_text(text) == expected
+
+
+def test_strict_inputs_under_the_release_protocol_refuse_long_numbers_without_using_an_attempt():
+    env = cogsim.make("wilt/lite", rule_index=0, strict_inputs=True)
+    env.reset(seed=0)
+    obs, _, done, _, info = env.step("Test Case: (1000, 2, 3)")
+    assert not done and obs["text"] == proto.STRICT_DIGITS_REPLY and info["parse"] == "parse_failure"
+    obs, *_ = env.step("Test Case: (-11.3, 999, .125)")
+    assert obs["text"] == "Result for input (-11.3, 999.0, 0.125): False. Attempts Remaining: 30"
+    with pytest.raises(ValueError, match="judge_options"):
+        cogsim.make("wilt/lite", judge="openai:m", judge_options="x")

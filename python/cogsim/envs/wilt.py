@@ -20,7 +20,7 @@ Options:
     rule_index:         which rule of the split (default: episode seed modulo the split size)
     max_attempts:       test cases allowed (30)
     strict_inputs:      refuse numbers typed with more than 3 digits (the prompt's rule; the paper's
-                        harness accepted any number, so the default is False)
+                        harness accepted any number, so the default is False); a refused test uses no attempt
     max_parse_failures: consecutive unparseable replies that end the episode (2)
     hypothesis_size / hypothesis_seed: the generated hypothesis space for the reduction curve (2000, 0)
     given_tests:        test-swap mode: [[x, y, z], ...] shown with their results; one turn, guess only
@@ -85,7 +85,10 @@ class WiltEnv(TextEnv):
         if self.config["judge"] is not None:
             from cogsim.wilt.judge import Judge
 
-            self.judge = Judge(self.config["judge"], **(self.config["judge_options"] or {}))
+            judge_options = self.config["judge_options"] or {}
+            if not isinstance(judge_options, dict):
+                raise ValueError(f"judge_options must be a dict of agent options, got {type(judge_options).__name__}")
+            self.judge = Judge(self.config["judge"], **judge_options)
         if self.config["prompt_file"] is not None:
             self._instruction(self.config)  # fail early on an unreadable file
         if self.config["prompt_as_system"]:
@@ -198,6 +201,9 @@ class WiltEnv(TextEnv):
                 self.parse_failures += 1
                 return self._go_on(proto.release_numbers_reply(3), "parse_failure", None)
             parsed = {"action": "test", "point": list(point)}
+            if self.strict and not proto.release_typed_short(action):
+                self.parse_failures += 1
+                return self._go_on(proto.STRICT_DIGITS_REPLY, "parse_failure", parsed)
             if self.attempts >= self.max_attempts:
                 return self._go_on(proto.RELEASE_MAX_ATTEMPTS_REPLY, "ok", parsed)
             remaining = self.max_attempts - self.attempts

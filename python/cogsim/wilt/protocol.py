@@ -278,6 +278,24 @@ def release_test_point(text: str) -> Union[tuple, str]:
         return RELEASE_UNPARSEABLE_TEST
 
 
+STRICT_DIGITS_REPLY = (
+    "Each number must be typed with 3 or fewer digits, not counting the sign and decimal point (e.g. -11.3). "
+    "Please provide another test case."
+)
+
+
+def release_typed_short(text: str) -> bool:
+    """``strict_inputs`` under the release protocol: every number of the test case is plain decimal with at
+    most 3 digits."""
+    start = text.lower().rfind("test case:")
+    inner = _first_parenthesized(text[start:]) or ""
+    for part in inner.split(","):
+        typed = part.strip()
+        if "e" in typed.lower() or "_" in typed or count_digits(typed) > 3 or not any(c.isdigit() for c in typed):
+            return False
+    return True
+
+
 def release_guess_text(text: str) -> Optional[str]:
     """The release's reading of a final-guess reply: the code after the last "final guess", taken from the
     first triple-backtick block (an optional "python" tag dropped), else from the first backtick span;

@@ -74,7 +74,7 @@ def test_empty_reply_costs_an_attempt_and_a_second_one_aborts():
     ("Test Case: (" + "1," * 300_000 + "x)", proto.RELEASE_UNPARSEABLE_TEST),
     ("Test Case: " + "(1,2,3" + " " * 1_000_000 + ")", (1.0, 2.0, 3.0)),
     ("Final Guess: " + "`" * 1_000_000, "`"),  # as the release's pattern reads it (then an invalid guess)
-    ("Final Guess: ```" + " " * 1_000_000, None),
+    ("Final Guess: ```" + " " * 1_000_000, "`"),  # the single-backtick pattern matches inside the fence
     ("final guess:" * 80_000, None),
     ("Final Guess: `lambda x, y, z: True`" + " " * 1_000_000, "lambda x, y, z: True"),
 ])
@@ -94,3 +94,25 @@ def test_strict_inputs_under_the_release_protocol_refuse_long_numbers_without_us
     assert obs["text"] == "Result for input (-11.3, 999.0, 0.125): False. Attempts Remaining: 30"
     with pytest.raises(ValueError, match="judge_options"):
         cogsim.make("wilt/lite", judge="openai:m", judge_options="x")
+
+
+PARSER_CASES = json.loads((Path(__file__).parent / "data" / "wilt_parser_cases.json").read_text())["cases"]
+
+
+def test_release_parsers_agree_with_the_releases_readings_on_random_replies():
+    mismatches = []
+    for case in PARSER_CASES:
+        text = case["reply"]
+        got = {"kind": proto.release_kind(text)}
+        if got["kind"] == "test":
+            point = proto.release_test_point(text)
+            got["test"] = ({proto.RELEASE_NO_TEST: "none", proto.RELEASE_UNPARSEABLE_TEST: "unparseable"}[point]
+                           if isinstance(point, str) else list(point))
+        if got["kind"] == "guess":
+            got["guess"] = proto.release_guess_text(text)
+        want = {k: v for k, v in case.items() if k != "reply"}
+        if want.get("guess") == "":
+            want["guess"] = None  # the release treats a blank guess as no guess
+        if got != want:
+            mismatches.append((text, got, case))
+    assert not mismatches, mismatches[:5]

@@ -296,31 +296,45 @@ def release_typed_short(text: str) -> bool:
     return True
 
 
+def _fenced(tail: str) -> Optional[str]:
+    """The release's triple-backtick pattern (```, optional "python", the code, ```): the stripped code,
+    "" when the pattern matches only whitespace, None when it does not match."""
+    fence = tail.find("```")
+    if fence < 0:
+        return None
+    body = fence + 3
+    for start in ((body + 6, body) if tail.startswith("python", body) else (body,)):
+        rest = tail[start:]
+        first = len(rest) - len(rest.lstrip())  # the code starts at the first non-space character
+        close = rest.find("```", first + 1) if first < len(rest) else -1
+        if close >= 0:
+            return rest[first:close].strip()
+        if first > 0 and rest.startswith("```", first):
+            return ""  # only whitespace between the fences
+    return None
+
+
+def _ticked(tail: str) -> Optional[str]:
+    """The release's single-backtick pattern (a run of backticks, the code, backticks)."""
+    tick = tail.find("`")
+    if tick < 0:
+        return None
+    run = tick
+    while run < len(tail) and tail[run] == "`":
+        run += 1
+    close = tail.find("`", run + 1) if run < len(tail) else -1
+    if close >= 0:
+        return tail[run:close].strip()
+    return "`" if run - tick >= 3 else None  # the pattern then matches inside the run itself
+
+
 def release_guess_text(text: str) -> Optional[str]:
-    """The release's reading of a final-guess reply: the code after the last "final guess", taken from the
+    """The release's reading of a final-guess reply: the code after the last "final guess", from the
     first triple-backtick block (an optional "python" tag dropped), else from the first backtick span;
-    None when there is none. One pass of str.find calls."""
+    None when there is none or it is blank. A few str.find scans: linear in the reply."""
     start = text.lower().rfind("final guess")
     tail = text[start:]
-    fence = tail.find("```")
-    if fence >= 0:
-        body = fence + 3
-        for skip in (6, 0) if tail.startswith("python", body) else (0,):
-            rest = tail[body + skip:]
-            first = len(rest) - len(rest.lstrip())  # the code starts at the first non-space character
-            close = rest.find("```", first + 1)
-            if first < len(rest) and close >= 0:
-                guess = rest[first:close].strip()
-                if guess:
-                    return guess
-    tick = tail.find("`")
-    if tick >= 0:
-        run = tick
-        while run < len(tail) and tail[run] == "`":
-            run += 1
-        close = tail.find("`", run + 1)
-        if close >= 0:
-            guess = tail[run:close].strip()
-            if guess:
-                return guess
-    return None
+    guess = _fenced(tail)
+    if guess is None:
+        guess = _ticked(tail)
+    return guess or None

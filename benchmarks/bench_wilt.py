@@ -3,8 +3,11 @@
     .venv/bin/python benchmarks/bench_wilt.py            # print the tables
     .venv/bin/python benchmarks/bench_wilt.py --write    # also write benchmarks/results_wilt.md
 
-1. One equivalence check over the full standard case set (93,453 points), single thread: for every
-   rule of the full split, the rule against an independently compiled copy of itself (a correct
+0. Protocol variants: the default check (the release's 78,931 points, a guess that raises is invalid)
+   against cogsim's earlier default (its strict 93,453-point set, raising points read as False), on the
+   release's full split and on cogsim's earlier (prototype) list, from the same run.
+1. One equivalence check over cogsim's strict case set (93,453 points), single thread: for every
+   rule of the prototype split (the list the per-rule notes below refer to), the rule against an independently compiled copy of itself (a correct
    guess is the worst case: every point is compared).
      cogsim, cached:  ``equivalent(guess, hidden)`` with precompiled rules; the hidden rule's truth
                       table is cached, as in the env (evaluates the guess only)
@@ -15,7 +18,7 @@
 2. The hypothesis matrix: the 2000-rule generated hypothesis space x 30 points, as the env and the
    elimination agent compute it; cogsim (one call, 1 thread and all threads), NumPy (one array
    evaluation per rule), CPython (one call per rule and point).
-3. The scripted agents on the full split (one episode per rule).
+3. The scripted agents on the full split (one episode per rule) under the release protocol (the env's default).
 
 The NumPy and CPython peers evaluate trusted, benchmark-made source (the split and the generator's
 rules), never model text. NumPy's semantics differ from CPython's at edge cases (errors become
@@ -39,6 +42,8 @@ import numpy as np
 import cogsim
 from cogsim import _core, wilt
 from cogsim.wilt.equivalence import _standard_truth
+
+STRICT = {"equivalence": "strict", "raises": "false"}
 from cogsim.wilt.generator import hypothesis_space
 
 RESULTS = Path(__file__).with_name("results_wilt.md")
@@ -169,22 +174,39 @@ def best_of(fn, repeats: int) -> float:
     return float(np.min(times))
 
 
+def bench_protocols(repeats: int) -> dict:
+    """Median over a split's rules of one equivalence check (rule against a fresh copy of itself)."""
+    variants = {"release (default)": {}, "strict + raises='false' (cogsim's earlier default)": STRICT,
+                "release + raises='false'": {"raises": "false"}}
+    out = {}
+    for split in ("full", "prototype"):
+        for label, kwargs in variants.items():
+            times = []
+            for source in wilt.SPLITS[split]:
+                guess, hidden = wilt.compile_rule(source), wilt.compile_rule(source)
+                wilt.equivalent(guess, hidden, **kwargs)
+                times.append(best_of(lambda: wilt.equivalent(guess, hidden, **kwargs), repeats))
+            out[(split, label)] = (float(np.median(times)), float(np.mean(times)))
+    return out
+
+
 def bench_equivalence(repeats: int, cpython_rules: int) -> tuple[list, dict]:
     cases = wilt.standard_cases()
     xs, ys, zs = cases.xs, cases.ys, cases.zs
     rows = []
+    split = wilt.PROTOTYPE_SPLIT
     with np.errstate(all="ignore"):
-        for k, source in enumerate(wilt.FULL_SPLIT):
+        for k, source in enumerate(split):
             guess, hidden = wilt.compile_rule(source), wilt.compile_rule(source)
             truth = _standard_truth(hidden.source)
             np_guess, np_hidden = numpy_rule(source), numpy_rule(source)
-            other = wilt.compile_rule(wilt.FULL_SPLIT[(k + 1) % len(wilt.FULL_SPLIT)])
+            other = wilt.compile_rule(split[(k + 1) % len(split)])
             other_truth = _standard_truth(other.source)
             row = {
-                "other": best_of(lambda: wilt.equivalent(guess, other), repeats),
+                "other": best_of(lambda: wilt.equivalent(guess, other, **STRICT), repeats),
                 "numpy_other": best_of(lambda: int((np_guess(xs, ys, zs) != other_truth).sum()), repeats),
                 "rule": k + 1,
-                "cached": best_of(lambda: wilt.equivalent(guess, hidden), repeats),
+                "cached": best_of(lambda: wilt.equivalent(guess, hidden, **STRICT), repeats),
                 "both": best_of(lambda: _core.wilt_compare(guess.program, hidden.program, xs, ys, zs, 5, 1), repeats),
                 "numpy_both": best_of(lambda: int((np_guess(xs, ys, zs) != np_hidden(xs, ys, zs)).sum()), repeats),
                 "numpy_cached": best_of(lambda: int((np_guess(xs, ys, zs) != truth).sum()), repeats),
@@ -196,7 +218,7 @@ def bench_equivalence(repeats: int, cpython_rules: int) -> tuple[list, dict]:
                 sum(py_guess(*p) != py_hidden(*p) for p in points)
                 row["cpython"] = time.perf_counter() - start
             rows.append(row)
-    compile_time = best_of(lambda: wilt.compile_rule(wilt.FULL_SPLIT[26]), repeats)
+    compile_time = best_of(lambda: wilt.compile_rule(wilt.PROTOTYPE_SPLIT[26]), repeats)
     # What merely reading the three coordinate arrays costs (NumPy's SIMD sum: close to the load rate).
     read_time = best_of(lambda: xs.sum() + ys.sum() + zs.sum(), repeats)
     return rows, {"compile": compile_time, "points": len(cases), "read": read_time}
@@ -233,7 +255,7 @@ def bench_matrix(repeats: int) -> dict:
     }
 
 
-def bench_agents(agents=("elimination", "random")) -> dict:
+def bench_agents(agents=("oracle", "elimination", "random")) -> dict:
     scores = {}
     for agent in agents:
         env = cogsim.make("wilt/full")
@@ -259,7 +281,7 @@ def bench_agents(agents=("elimination", "random")) -> dict:
 
 # -- report -----------------------------------------------------------------------------------------
 
-def report(eq_rows, eq_meta, matrix, agents) -> str:
+def report(eq_rows, eq_meta, matrix, agents, protocols) -> str:
     ms = lambda s: f"{1e3 * s:.3f}"  # noqa: E731
     med = lambda key: float(np.median([r[key] for r in eq_rows if key in r]))  # noqa: E731
     lines = [
@@ -269,9 +291,19 @@ def report(eq_rows, eq_meta, matrix, agents) -> str:
         f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f} at start (shared machine: other "
         "jobs were running; treat ratios as the robust part). Command: `.venv/bin/python benchmarks/bench_wilt.py --write`.",
         "",
-        f"## One equivalence check over the standard case set ({eq_meta['points']:,} points, 1 thread)",
+        "## Protocol variants of the equivalence check (1 thread)",
         "",
-        "Median over the 50 full-split rules of the per-rule best-of-N time (each rule against an independently "
+        "Median (mean) over a split's 50 rules of the best-of-N time of one check, each rule against an independently "
+        "compiled copy of itself. The default reads the VM's per-point status to find raising guesses.",
+        "",
+        "| split | variant | median ms | mean ms |",
+        "| --- | --- | ---: | ---: |",
+        *[f"| {split} | {label} | {ms(m)} | {ms(a)} |" for (split, label), (m, a) in protocols.items()],
+        "",
+        f"## One equivalence check over the strict case set ({eq_meta['points']:,} points, 1 thread)",
+        "",
+        "With `equivalence='strict', raises='false'` (cogsim's earlier default), on the prototype split (rule numbers "
+        "below are its). Median over the 50 rules of the per-rule best-of-N time (each rule against an independently "
         "compiled copy of itself, so every point is compared).",
         "",
         "| method | median ms | ratio to cogsim (cached) |",
@@ -309,7 +341,7 @@ def report(eq_rows, eq_meta, matrix, agents) -> str:
         f"NumPy and the VM agree on {100 * matrix['numpy_agreement']:.2f}% of the matrix cells on these points "
         "(a sanity check that both evaluate the same rules; NumPy's NaN/inf where CPython raises can differ).",
         "",
-        "## Scripted agents on the full split (one episode per rule, seeds 0-49)",
+        "## Scripted agents on the full split (release rules and protocol, one episode per rule, seeds 0-49)",
         "",
         "| agent | correct | approx. correct | mean tests used | easy | medium | very hard | seconds |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -361,10 +393,11 @@ def main() -> None:
     parser.add_argument("--cpython-rules", type=int, default=5)
     parser.add_argument("--write", action="store_true", help=f"write {RESULTS.name}")
     args = parser.parse_args()
+    protocols = bench_protocols(args.repeats)
     eq_rows, eq_meta = bench_equivalence(args.repeats, args.cpython_rules)
     matrix = bench_matrix(args.repeats)
     agents = bench_agents()
-    text = report(eq_rows, eq_meta, matrix, agents)
+    text = report(eq_rows, eq_meta, matrix, agents, protocols)
     print(text)
     if args.write:
         RESULTS.write_text(text)

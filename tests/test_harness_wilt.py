@@ -66,8 +66,9 @@ def test_turns_carry_the_papers_replies(wilt_run):
             "WHERE e.agent = 'wiltscript:m' AND e.seed = 0 ORDER BY t.turn"
         )
     assert [r[3] for r in rows] == ["ok", "ok", "parse_failure", "ok"]
-    assert rows[1][1] == "(1.0, 2.0, 3.0): False. Attempts Remaining: 29"
-    assert rows[2][1] == "(1.0, 2.0, 3.0): False. Attempts Remaining: 28"
+    # the release's feedback: the count before the test is used
+    assert rows[1][1] == "Result for input (1.0, 2.0, 3.0): False. Attempts Remaining: 30"
+    assert rows[2][1] == "Result for input (1.0, 2.0, 3.0): False. Attempts Remaining: 29"
     assert [r[2] for r in rows] == SCRIPT
     assert json.loads(rows[0][4]) == {"action": "test", "point": [1.0, 2.0, 3.0]}
 
@@ -88,7 +89,7 @@ def test_cli_runs_every_wilt_env_by_family_prefix(tmp_path, capsys):
     out = tmp_path / "cli"
     assert main(["run", "wilt", "--agent", "oracle", "--episodes", "2", "--workers", "1", "--out", str(out),
                  "--no-progress", "--report"]) == 0
-    assert "6/6 episodes finished (6 done)" in capsys.readouterr().out
+    assert "8/8 episodes finished (8 done)" in capsys.readouterr().out
     report = (out / "report.md").read_text()
-    for env_id in ("wilt/full", "wilt/lite", "wilt/procedural"):
+    for env_id in ("wilt/full", "wilt/lite", "wilt/prototype", "wilt/procedural"):
         assert f"| {env_id} | oracle | 2 | 100.0 [34.2, 100.0] |" in report

@@ -53,7 +53,8 @@ def test_strict_inputs_refuse_more_than_three_digits():
 
 
 def test_a_full_conversation_with_replies_repeats_and_guess():
-    env = cogsim.make("wilt/lite", rule_index=1)  # x < y < z
+    # cogsim's earlier episode rules, kept as protocol="prototype" (the release's are in tests/fidelity).
+    env = cogsim.make("wilt/lite", rule_index=1, protocol="prototype")  # x < y < z
     obs, _ = env.reset(seed=0)
     assert "hidden rule" in obs["text"] and "30 attempts" in obs["text"]
     obs, reward, term, trunc, info = env.step("Test Case: ```(2, 4, 6)```")
@@ -73,7 +74,7 @@ def test_a_full_conversation_with_replies_repeats_and_guess():
 
 
 def test_attempt_limit_parse_abort_and_invalid_guess():
-    env = cogsim.make("wilt/full", rule_index=0, max_attempts=2)
+    env = cogsim.make("wilt/full", rule_index=0, max_attempts=2, protocol="prototype")
     env.reset(seed=0)
     env.step("Test Case: (1, 2, 3)")
     obs, *_ = env.step("Test Case: (3, 2, 1)")
@@ -91,7 +92,7 @@ def test_attempt_limit_parse_abort_and_invalid_guess():
 
 
 def test_wrong_guess_records_complexity_and_inclusion():
-    env = cogsim.make("wilt/full", rule_index=48)  # (x < y < z) and (0 < z - x <= 1)
+    env = cogsim.make("wilt/full", rule_index=49)  # (x < y < z) and (0 < z - x <= 1)
     env.reset(seed=0)
     _, reward, _, _, info = env.step("Final Guess: ```lambda x, y, z: x < y < z```")
     episode = info["episode"]

@@ -1,21 +1,40 @@
-"""WILT multi-turn envs: "wilt/full" (50 paper rules), "wilt/lite" (10), "wilt/procedural" (generated).
+"""WILT multi-turn envs: "wilt/full" (the release's 50 rules), "wilt/lite" (its 10), "wilt/prototype"
+(cogsim's earlier 50-rule list), "wilt/procedural" (generated).
 
-An episode: the paper's instruction, then up to ``max_attempts`` test cases, one per turn, each
-answered "(2.0, 4.0, 6.0): True. Attempts Remaining: 29"; the episode ends at the single final
-guess (a lambda, correct if equivalent to the hidden rule on the standard case set), after
-``max_parse_failures`` consecutive unparseable replies (the paper's mulligan), or when the model
-keeps testing after its attempts are used up.
+Default episode rules (``protocol="release"``, those of RiotGames/WILT's harness): the instruction, then
+one reply per turn. A reply containing "final guess:" (or "### final guess") is the single final guess:
+code in backticks, correct when equivalent to the hidden rule on the release's points (a guess that
+raises anywhere is "Invalid lambda function." and scores 0); without backticks it is sent back once
+("Please wrap your function in backticks..."), then the episode aborts. A reply containing
+"test case:" is a test: "Result for input (1.0, 2.0, 3.0): True. Attempts Remaining: 30" (the count
+before this test), "Maximum attempts reached. Please make a guess." once ``max_attempts`` tests are
+used (the episode goes on), or a short complaint if no numbers can be read. Any other reply gets the
+format complaint and costs one test attempt, a second one in a row aborts; an empty reply costs an
+attempt (retried once, then abort). Using more attempts than allowed ends the episode with 0.
+
+``protocol="prototype"`` keeps cogsim's earlier rules: its instruction, "(2.0, 4.0, 6.0): True.
+Attempts Remaining: 29" feedback, the episode ends after ``max_parse_failures`` consecutive
+unparseable replies or at a test beyond the budget.
 
 Options:
     rule_index:         which rule of the split (default: episode seed modulo the split size)
     max_attempts:       test cases allowed (30)
     strict_inputs:      refuse numbers typed with more than 3 digits (the prompt's rule; the paper's
-                        harness accepted any number, so the default is False)
+                        harness accepted any number, so the default is False); a refused test uses no attempt
     max_parse_failures: consecutive unparseable replies that end the episode (2)
     hypothesis_size / hypothesis_seed: the generated hypothesis space for the reduction curve (2000, 0)
     given_tests:        test-swap mode: [[x, y, z], ...] shown with their results; one turn, guess only
     swap_source:        label of the agent whose tests were given (recorded for the test-swap table)
     prompt_as_system:   put the instruction in ``system_prompt`` and open with "Please begin."
+    protocol:           "release" (default) or "prototype" (see above); recorded in every episode
+    equivalence:        point set of the final check: "release" (default) or "strict" (cogsim's float traps)
+    raises:             a guess that raises at some point is "invalid" (default, scored wrong) or those
+                        points count as "false" (cogsim's earlier reading)
+    prompt_file:        read the instruction from this file instead ("{max_attempts}" is replaced)
+    approx:             "approximately correct" by the deterministic "proxy" (default, see cogsim.wilt.judge)
+                        or cogsim's earlier "jaccard" >= 0.9
+    judge / judge_options: an agent spec (e.g. "openai:MODEL") and its options: a model judges every wrong,
+                        valid guess with the project's rubric, as the paper did; overrides ``approx``
 """
 
 from __future__ import annotations
@@ -26,14 +45,18 @@ import numpy as np
 
 from cogsim.envs import register
 from cogsim.envs.base import TextEnv, observation
-from cogsim.wilt import RuleError, compile_rule, equivalent
+from cogsim.wilt import EQUIVALENCE_MODES, RAISE_MODES, RuleError, compile_rule, equivalent
 from cogsim.wilt import protocol as proto
 from cogsim.wilt.agents import best_split, load_space, random_test
 from cogsim.wilt.generator import procedural_rule
-from cogsim.wilt.splits import SPLITS, TIERS
+from cogsim.wilt.splits import RELEASE_FULL_SOURCES, SPLITS, TIERS
 
 DEFAULTS = {"max_attempts": 30, "strict_inputs": False, "max_parse_failures": 2, "hypothesis_size": 2000,
-            "hypothesis_seed": 0, "prompt_as_system": False}
+            "hypothesis_seed": 0, "prompt_as_system": False, "protocol": "release", "equivalence": "release",
+            "raises": "invalid", "prompt_file": None, "approx": "proxy", "judge": None, "judge_options": None}
+APPROX_METHODS = ("proxy", "jaccard")
+PROTOCOLS = ("release", "prototype")
+SPLIT_NAMES = ("full", "lite", "prototype", "procedural")
 
 
 class WiltEnv(TextEnv):
@@ -42,8 +65,8 @@ class WiltEnv(TextEnv):
     scripted_policies = ("oracle", "random", "elimination")
 
     def __init__(self, env_id: str = "", split: str = "full", **options: Any):
-        if split not in ("full", "lite", "procedural"):
-            raise ValueError(f"split must be 'full', 'lite' or 'procedural', got {split!r}")
+        if split not in SPLIT_NAMES:
+            raise ValueError(f"split must be one of {SPLIT_NAMES}, got {split!r}")
         unknown = set(options) - set(DEFAULTS) - {"rule_index", "given_tests", "swap_source"}
         if unknown:
             allowed = sorted(DEFAULTS) + ["rule_index", "given_tests", "swap_source"]
@@ -53,8 +76,31 @@ class WiltEnv(TextEnv):
         self.config = {**DEFAULTS, **options}
         if not isinstance(self.config["max_attempts"], int) or self.config["max_attempts"] < 0:
             raise ValueError(f"max_attempts must be a non-negative int, got {self.config['max_attempts']!r}")
+        _check_choice("protocol", self.config["protocol"], PROTOCOLS)
+        _check_choice("equivalence", self.config["equivalence"], EQUIVALENCE_MODES)
+        _check_choice("raises", self.config["raises"], RAISE_MODES)
+        _check_choice("approx", self.config["approx"], APPROX_METHODS)
+        self.protocol = self.config["protocol"]
+        self.judge = None
+        if self.config["judge"] is not None:
+            from cogsim.wilt.judge import Judge
+
+            judge_options = self.config["judge_options"] or {}
+            if not isinstance(judge_options, dict):
+                raise ValueError(f"judge_options must be a dict of agent options, got {type(judge_options).__name__}")
+            self.judge = Judge(self.config["judge"], **judge_options)
+        if self.config["prompt_file"] is not None:
+            self._instruction(self.config)  # fail early on an unreadable file
         if self.config["prompt_as_system"]:
-            self.system_prompt = proto.first_prompt(self.config["max_attempts"])
+            self.system_prompt = self._instruction(self.config)
+
+    def _instruction(self, config: dict) -> str:
+        attempts = int(config["max_attempts"])
+        if config.get("prompt_file") is not None:
+            return proto.load_prompt(config["prompt_file"], attempts)
+        if config["protocol"] == "release":
+            return proto.RELEASE_INSTRUCTION.format(max_attempts=attempts)
+        return proto.first_prompt(attempts)
 
     # -- episode state ---------------------------------------------------------------------------
     def _reset(self, seed: int, options: dict) -> dict:
@@ -75,6 +121,15 @@ class WiltEnv(TextEnv):
         self.done = False
         self.swap = config.get("given_tests") is not None
         self.swap_source = config.get("swap_source")
+        self.protocol = config["protocol"]
+        self.equivalence_mode = config["equivalence"]
+        self.raises_mode = config["raises"]
+        self.attempts = 0          # the release's counter: tests plus replies that cost an attempt
+        self.mulligan = False      # the release's one-retry flag
+        self.aborted = False
+        self.points = 0.0
+        self.approx_mode = config["approx"]
+        self.approx: dict = {}
         if self.swap:
             for point in _check_tests(config["given_tests"]):
                 self._record(point)
@@ -82,7 +137,7 @@ class WiltEnv(TextEnv):
             return observation(proto.swap_prompt(self.tests, int(config["max_attempts"])))
         if config["prompt_as_system"]:
             return observation("Please begin.")
-        return observation(proto.first_prompt(self.max_attempts))
+        return observation(self._instruction(config))
 
     def _pick_rule(self, seed: int, rule_index: Optional[int]) -> tuple[int, str, str]:
         if self.split == "procedural":
@@ -108,6 +163,8 @@ class WiltEnv(TextEnv):
         if self.done:
             raise RuntimeError("episode is over; call reset()")
         self.turns += 1
+        if self.protocol == "release" and not self.swap:
+            return self._step_release(action)
         parsed = proto.parse_response(action, self.strict)
         if isinstance(parsed, proto.ParseFailure):
             return self._parse_failure(parsed)
@@ -120,6 +177,65 @@ class WiltEnv(TextEnv):
             return observation(reply), 0.0, False, False, {"parse": "ok", "parsed": proto.describe(parsed)}
         return self._guess(parsed)
 
+    # -- the release's episode rules ---------------------------------------------------------------
+    def _step_release(self, action: str):
+        if not isinstance(action, str):
+            raise TypeError(f"action must be a str, got {type(action).__name__}")
+        kind = proto.release_kind(action)
+        if kind == "guess":
+            source = proto.release_guess_text(action)
+            if source is None:
+                if self.mulligan:
+                    return self._abort(proto.RELEASE_ABORT_GUESS)
+                self.mulligan = True
+                self.parse_failures += 1
+                return self._go_on(proto.RELEASE_WRAP_COMPLAINT, "parse_failure", None)
+            return self._guess(proto.FinalGuess(source))
+        if kind == "test":
+            self.mulligan = False
+            point = proto.release_test_point(action)
+            if isinstance(point, str):
+                self.parse_failures += 1
+                return self._go_on(point, "parse_failure", None)
+            if len(point) != 3:
+                self.parse_failures += 1
+                return self._go_on(proto.release_numbers_reply(3), "parse_failure", None)
+            parsed = {"action": "test", "point": list(point)}
+            if self.strict and not proto.release_typed_short(action):
+                self.parse_failures += 1
+                return self._go_on(proto.STRICT_DIGITS_REPLY, "parse_failure", parsed)
+            if self.attempts >= self.max_attempts:
+                return self._go_on(proto.RELEASE_MAX_ATTEMPTS_REPLY, "ok", parsed)
+            remaining = self.max_attempts - self.attempts
+            result = self._record(point)
+            self.attempts += 1
+            return self._go_on(proto.release_result_reply(point, result, remaining), "ok", parsed)
+        # an empty reply or one with neither marker: one retry that costs an attempt, then abort
+        self.parse_failures += 1
+        if self.mulligan:
+            return self._abort(proto.RELEASE_ABORT if kind == "other" else "")
+        self.mulligan = True
+        self.attempts += 1
+        reply = proto.RELEASE_FORMAT_COMPLAINT if kind == "other" else ""
+        if self.attempts > self.max_attempts:
+            return self._abort(reply)
+        return self._go_on(reply, "parse_failure", None)
+
+    def _release_rule_label(self) -> str:
+        """How the release names the rule in its wrong-guess reply: its line of the rule table."""
+        if self.split == "full":
+            return f"'{self.rule_index + 1}': {RELEASE_FULL_SOURCES[self.rule_index]},"
+        if self.split == "lite":
+            return f"'{self.rule_index + 1}': {self.hidden_source},"
+        return self.hidden_source
+
+    def _go_on(self, reply: str, parse: str, parsed):
+        return observation(reply), 0.0, False, False, {"parse": parse, "parsed": parsed}
+
+    def _abort(self, reply: str):
+        self.aborted = True
+        return self._finish(None, reply, "parse_failure", None)
+
     def _parse_failure(self, failure: proto.ParseFailure):
         self.parse_failures += 1
         self.consecutive_failures += 1
@@ -130,12 +246,32 @@ class WiltEnv(TextEnv):
     def _guess(self, parsed: proto.FinalGuess):
         try:
             guess = compile_rule(parsed.source)
+            # evaluation can exceed the integer bounds (RuleError): the guess is invalid, not a crash
+            verdict = equivalent(guess, self.hidden, equivalence=self.equivalence_mode, raises=self.raises_mode)
         except RuleError as error:
-            return self._finish(None, f"{proto.INVALID_GUESS_REPLY} ({error})", "invalid", proto.describe(parsed),
+            reply = proto.INVALID_GUESS_REPLY if self.protocol == "release" else f"{proto.INVALID_GUESS_REPLY} ({error})"
+            return self._finish(None, reply, "invalid", proto.describe(parsed),
                                 invalid_guess=parsed.source)
-        verdict = equivalent(guess, self.hidden)
-        reply = proto.CORRECT_REPLY if verdict.equivalent else proto.WRONG_REPLY
+        if self.protocol == "prototype" or self.swap:
+            reply = proto.CORRECT_REPLY if verdict.equivalent else proto.WRONG_REPLY
+        elif verdict.invalid:
+            reply = proto.INVALID_GUESS_REPLY
+        elif verdict.equivalent:
+            reply = proto.release_correct_reply()
+        else:
+            reply = proto.release_wrong_reply(self._release_rule_label())
+        if verdict.equivalent:  # the release's score: 1000 plus the unused share of the budget
+            used = self.attempts if self.protocol == "release" else len(self.tests)
+            self.points = proto.CORRECT_POINTS + 100.0 * (1 - used / self.max_attempts) if self.max_attempts else 1000.0
+        self.approx = self._approximately(guess, verdict)
         return self._finish((guess, verdict), reply, "ok", proto.describe(parsed))
+
+    def _approximately(self, guess, verdict) -> dict:
+        if self.judge is not None and not verdict.equivalent and not verdict.invalid:
+            return self.judge.judge(guess.source, self.hidden_source)
+        if self.approx_mode == "jaccard":
+            return {"method": "jaccard", "approx_correct": verdict.jaccard_approximately_correct}
+        return {"method": "proxy", "approx_correct": verdict.approximately_correct}
 
     def _finish(self, judged, reply: str, parse: str, parsed, out_of_tests: bool = False, invalid_guess=None):
         self.done = True
@@ -151,7 +287,9 @@ class WiltEnv(TextEnv):
             "guess": guess.source if guess else invalid_guess, "guessed": guess is not None,
             "invalid_guess": invalid_guess is not None, "out_of_tests": out_of_tests,
             "correct": bool(verdict and verdict.equivalent),
-            "approx_correct": bool(verdict and verdict.approximately_correct),
+            "approx_correct": bool(self.approx.get("approx_correct")),
+            "approx_method": self.approx.get("method", "judge:" + self.judge.spec if self.judge else self.approx_mode),
+            "judge_category": self.approx.get("category"),
             "agreement": verdict.agreement if verdict else None, "jaccard": verdict.jaccard if verdict else None,
             "relation": verdict.relation if verdict else None,
             "inclusion_ratio": verdict.inclusion_ratio if verdict else None,
@@ -161,6 +299,9 @@ class WiltEnv(TextEnv):
             "tests": [list(t) for t in self.tests], "reduction": list(self.reduction),
             "hypothesis_size": len(self.space.rules), "survivors": int(self.survivors.sum()),
             "swap": self.swap, "swap_source": self.swap_source, "max_attempts": self.max_attempts, "strict_inputs": self.strict,
+            "protocol": self.protocol, "equivalence": self.equivalence_mode, "raises": self.raises_mode,
+            "invalid": bool(verdict and verdict.invalid), "aborted": self.aborted, "points": self.points,
+            "attempts": self.attempts,
         }
 
     # -- scripted agents -------------------------------------------------------------------------
@@ -202,6 +343,11 @@ class WiltEnv(TextEnv):
         return self.space.rules[self.space.simplest(best)]
 
 
+def _check_choice(name: str, value, allowed) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
 def _check_tests(tests) -> list[tuple[float, float, float]]:
     try:
         points = [tuple(float(v) for v in t[:3]) for t in tests]
@@ -221,6 +367,8 @@ def _factory(split: str):
 
 register("wilt/full", _factory("full"), description="WILT full split: 50 hidden rules of the paper, 30 tests")
 register("wilt/lite", _factory("lite"), description="WILT lite split: 10 hidden rules of the paper, 30 tests")
+register("wilt/prototype", _factory("prototype"),
+         description="WILT with cogsim's earlier 50-rule list (subtraction rules, no magnitude ranges)")
 register("wilt/procedural", _factory("procedural"), description="WILT with generated hidden rules (seeded)")
 
 DEMO_SUITES = [

@@ -3,14 +3,19 @@ space reduction per turn, and the test-swap experiment.
 
 Definitions (per episode, from ``info["episode"]``):
     accuracy:          the final guess is equivalent to the hidden rule on the standard case set
-    approx. correct:   not equivalent, but Jaccard index of the True sets >= 0.9 on the case set
-                       (``cogsim.wilt.APPROX_JACCARD``): the right critical behaviour, wrong edge cases
+    approx. correct:   the paper's model-judge figure: by the deterministic proxy of ``cogsim.wilt.judge``
+                       (default), cogsim's earlier Jaccard >= 0.9, or a model judge (env ``judge=``); the
+                       "approx. by" column names the method that produced it (older runs: "jaccard")
     tests used:        test cases proposed before the final guess (the paper's "average guesses")
     repeats:           test cases identical to an earlier one in the episode
     reduction curve:   after turn t, the fraction of the generated hypothesis space (2000 rules)
                        inconsistent with the observed results; it stays at its last value after the guess
     complexity:        operator count and character length of the guess; inclusion ratio
-                       |guess True| / |hidden True| where one True set contains the other
+                       |guess True| / |hidden True| where one True set contains the other. As the
+                       release's analysis (analysis/complexity_analysis.py): medians over the judged
+                       guesses (correct or wrong, not invalid), operators counted as it counts them
+                       (``release_operator_count``: substring counts of its operator list, longest
+                       first). ``summary_row(..., complexity="mean")`` gives means instead.
 Test-swap episodes (``swap`` true) are reported only in the test-swap table.
 """
 
@@ -53,9 +58,33 @@ def reduction_curve(episodes: Sequence[dict], max_turns: int = MAX_TURNS) -> np.
     return curves.mean(axis=0)
 
 
-def summary_row(episodes: Sequence[dict]) -> dict:
+RELEASE_OPERATORS = ("and", "or", "not", "**", "==", "!=", "<=", ">=", ">>", "<<", "//", "+", "-", "/", "*", "=", "%",
+                     "&", "|", "~", "^", "<", ">")
+COMPLEXITY_STATISTICS = ("median", "mean")
+
+
+def release_operator_count(source: str) -> int:
+    """Operators in a guess as the release counts them: for each operator of its list, longest first,
+    count the occurrences in the text, then delete them (so "<=" is not counted again as "<" and "=")."""
+    count = 0
+    for op in sorted(RELEASE_OPERATORS, key=len, reverse=True):
+        count += source.count(op)
+        source = source.replace(op, "")
+    return count
+
+
+def _stat(values, statistic: str) -> Optional[float]:
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return float(np.median(values) if statistic == "median" else np.mean(values))
+
+
+def summary_row(episodes: Sequence[dict], complexity: str = "median") -> dict:
+    if complexity not in COMPLEXITY_STATISTICS:
+        raise ValueError(f"complexity must be one of {COMPLEXITY_STATISTICS}, got {complexity!r}")
     n = len(episodes)
-    guessed = [e for e in episodes if e.get("guessed")]
+    guessed = [e for e in episodes if e.get("guessed") and not e.get("invalid")]
     ratios = [e["inclusion_ratio"] for e in guessed if e.get("inclusion_ratio") is not None]
     return {
         "episodes": n,
@@ -63,11 +92,18 @@ def summary_row(episodes: Sequence[dict]) -> dict:
         "approx_correct": wilson(sum(bool(e["approx_correct"]) for e in episodes), n),
         "tests_used": mean_ci([e["num_tests"] for e in episodes]),
         "repeats": mean_ci([e["repeats"] for e in episodes]),
-        "guess_operators": _mean(e.get("guess_operators") for e in guessed),
-        "guess_length": _mean(e.get("guess_length") for e in guessed),
-        "inclusion_ratio": float(np.median(ratios)) if ratios else None,
+        "guess_operators": _stat((_release_ops(e) for e in guessed), complexity),
+        "guess_length": _stat((e.get("guess_length") for e in guessed), complexity),
+        "inclusion_ratio": _stat(ratios, complexity),
+        "complexity_statistic": complexity,
+        "approx_method": ", ".join(sorted({str(e.get("approx_method") or "jaccard") for e in episodes})),
         "no_guess": sum(not e.get("guessed") for e in episodes),
     }
+
+
+def _release_ops(episode: dict) -> Optional[int]:
+    source = episode.get("guess")
+    return release_operator_count(source) if isinstance(source, str) else episode.get("guess_operators")
 
 
 def summarize(episodes: Sequence[dict]) -> list[Table]:
@@ -87,15 +123,16 @@ def _results_table(episodes) -> Table:
     table = Table(
         "WILT: results by agent",
         ["env", "agent", "episodes", "accuracy %", "approx. correct %", "tests used", "repeats", "guess ops",
-         "guess length", "inclusion ratio (median)", "no valid guess"],
-        note="Accuracy: equivalent on the standard case set (Wilson 95% CI). Approx. correct: not equivalent, "
-             "Jaccard of True sets >= 0.9. Tests used is the paper's 'average guesses'.",
+         "guess length", "inclusion ratio", "no valid guess", "approx. by"],
+        note="Accuracy: equivalent on the release's point set (Wilson 95% CI). Approx. correct: wrong but near, "
+             "by the method in 'approx. by'. Tests used is the paper's 'average guesses'. Guess ops, length and "
+             "inclusion ratio: medians over judged guesses, as the release's complexity analysis.",
     )
     for (env_id, agent), group in _group(episodes, "env_id", "agent").items():
         s = summary_row(group)
         table.rows.append([env_id, agent, s["episodes"], s["accuracy"].format(percent=True),
                            s["approx_correct"].format(percent=True), s["tests_used"].format(), s["repeats"].format(digits=2),
-                           _fmt(s["guess_operators"]), _fmt(s["guess_length"]), _fmt(s["inclusion_ratio"], 2), s["no_guess"]])
+                           _fmt(s["guess_operators"]), _fmt(s["guess_length"]), _fmt(s["inclusion_ratio"], 2), s["no_guess"], s["approx_method"]])
     return table
 
 

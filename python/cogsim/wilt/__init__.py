@@ -3,9 +3,11 @@ the paper's rule splits and a procedural rule generator."""
 
 from cogsim.wilt._compile import RuleError
 from cogsim.wilt._rule import Rule, RuleSet, compile_rule, evaluate_many
-from cogsim.wilt.cases import CaseSet, standard_cases
+from cogsim.wilt.cases import CaseSet, release_cases, standard_cases
 from cogsim.wilt.equivalence import (
     APPROX_JACCARD,
+    EQUIVALENCE_MODES,
+    RAISE_MODES,
     Equivalence,
     equivalent,
     equivalent_pairs,
@@ -14,11 +16,14 @@ from cogsim.wilt.equivalence import (
 )
 from cogsim.wilt.generator import generate_rules, hypothesis_space, procedural_rule
 from cogsim.wilt.protocol import FinalGuess, ParseFailure, TestCase, parse_response
-from cogsim.wilt.splits import FULL_SPLIT, FULL_TIERS, LITE_SPLIT, LITE_TIERS, SPLITS, TIERS
+from cogsim.wilt.splits import (
+    FULL_SPLIT, FULL_TIERS, LITE_SPLIT, LITE_TIERS, PROTOTYPE_SPLIT, PROTOTYPE_TIERS, RELEASE_FULL_SOURCES, SPLITS, TIERS,
+)
 
 __all__ = [
-    "Rule", "RuleError", "RuleSet", "compile_rule", "evaluate_many", "CaseSet", "standard_cases", "Equivalence",
+    "Rule", "RuleError", "RuleSet", "compile_rule", "evaluate_many", "CaseSet", "release_cases", "standard_cases", "Equivalence",
     "equivalent", "equivalent_pairs", "rule_matrix", "truth_table", "APPROX_JACCARD", "FULL_SPLIT",
-    "FULL_TIERS", "LITE_SPLIT", "LITE_TIERS", "SPLITS", "TIERS", "generate_rules", "hypothesis_space",
+    "FULL_TIERS", "LITE_SPLIT", "LITE_TIERS", "PROTOTYPE_SPLIT", "PROTOTYPE_TIERS", "RELEASE_FULL_SOURCES", "EQUIVALENCE_MODES",
+    "RAISE_MODES", "SPLITS", "TIERS", "generate_rules", "hypothesis_space",
     "procedural_rule", "parse_response", "TestCase", "FinalGuess", "ParseFailure",
 ]

@@ -1,6 +1,15 @@
-"""The standard case set on which rules are compared.
+"""The case sets on which rules are compared.
 
-Three parts, in this order (every point a float triple):
+``release_cases()`` (the default for equivalence): the released harness's point set
+(RiotGames/WILT, harness/llm_reasoning_harness.py, ``_generate_test_inputs``), in its order:
+  random:      5,000 triples of ``random.uniform(-200, 200)``,
+  small:       5,000 triples of ``random.uniform(-3, 3)``,
+  grid:        the integer grid -20..20 cubed (68,921 points, itertools.product order),
+  special:     its 10 hand-made triples (one listed twice, kept).
+The release draws the random blocks from Python's unseeded global ``random`` (new points on every
+guess); we draw them with ``random.Random(RELEASE_SEED)`` in the same call order, so the set is fixed.
+
+``standard_cases()`` (``equivalence="strict"``): cogsim's own stricter set, three parts, in this order (every point a float triple):
   grid:     the integer grid -20..20 cubed (68,921 points), as in the paper's harness;
   random:   10,000 uniform float triples in [-200, 200], SplitMix64 seed 2410 (same on every machine);
   special:  hand-made cases: every triple over a small pool of edge values (zero, negative zero,
@@ -13,12 +22,20 @@ Three parts, in this order (every point a float triple):
 from __future__ import annotations
 
 import itertools
+import random as _random
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from cogsim import _core
+
+RELEASE_SEED = 2410
+RELEASE_RANDOM_COUNT = 5000
+RELEASE_SPECIAL = (
+    (0.1, 0.2, 0.3), (1.1, 1.2, 1.3), (2.5, 2.6, 2.7), (0.1, 0.2, 0.3), (0.3, 0.6, 0.9),
+    (0.1234, 0.5678, 0.9123), (0, 0.5, 1), (1, 1.5, 2), (2.5, 3, 3.5), (3.9, 4.2, 4.8),
+)
 
 RANDOM_SEED = 2410
 RANDOM_COUNT = 10_000
@@ -102,3 +119,36 @@ def standard_cases() -> CaseSet:
         blocks.append(block)
     points = np.concatenate(blocks)
     return CaseSet(*(np.ascontiguousarray(points[:, k]) for k in range(3)), parts=parts)
+
+
+def release_random_points(seed: int = RELEASE_SEED) -> tuple[np.ndarray, np.ndarray]:
+    """The release's two random blocks, drawn as it draws them (uniform(-200, 200) triples, then
+    uniform(-3, 3) triples) from one Mersenne Twister seeded with ``seed``."""
+    rng = _random.Random(seed)
+    wide = [[rng.uniform(-200, 200) for _ in range(3)] for _ in range(RELEASE_RANDOM_COUNT)]
+    small = [[rng.uniform(-3, 3) for _ in range(3)] for _ in range(RELEASE_RANDOM_COUNT)]
+    return np.array(wide, dtype=np.float64), np.array(small, dtype=np.float64)
+
+
+@lru_cache(maxsize=1)
+def release_cases() -> CaseSet:
+    wide, small = release_random_points()
+    grid = np.array(list(itertools.product(GRID_RANGE, repeat=3)), dtype=np.float64)
+    special = np.array(RELEASE_SPECIAL, dtype=np.float64)
+    parts, start, blocks = {}, 0, []
+    for name, block in (("random", wide), ("small", small), ("grid", grid), ("special", special)):
+        parts[name] = slice(start, start + len(block))
+        start += len(block)
+        blocks.append(block)
+    points = np.concatenate(blocks)
+    return CaseSet(*(np.ascontiguousarray(points[:, k]) for k in range(3)), parts=parts)
+
+
+CASE_SETS = {"release": release_cases, "strict": standard_cases}
+
+
+def cases_for(equivalence: str) -> CaseSet:
+    """The case set of an equivalence mode: "release" (default) or "strict"."""
+    if equivalence not in CASE_SETS:
+        raise ValueError(f"equivalence must be 'release' or 'strict', got {equivalence!r}")
+    return CASE_SETS[equivalence]()

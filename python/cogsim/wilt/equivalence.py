@@ -1,4 +1,17 @@
-"""Rule equivalence on the standard case set, single and batched, and rules x points matrices."""
+"""Rule equivalence, single and batched, and rules x points matrices.
+
+Two named modes (keyword ``equivalence``):
+  "release" (default): the released harness's point set (``cases.release_cases``): a guess is
+      equivalent when it gives the hidden rule's truth value at every point.
+  "strict": cogsim's own set (``cases.standard_cases``) with float-rounding traps (0.1 + 0.2 style
+      sums, negative zero, ...): separates guesses the release (and the paper) call equivalent,
+      e.g. ``x - y == z`` and ``y + z == x``.
+And how a guess that raises at some point is read (keyword ``raises``):
+  "invalid" (default, the release): the guess is invalid, hence wrong (the release evaluates the
+      guess in a ``try`` and answers "Invalid lambda function." with 0 points);
+  "false": a raising point counts as False (cogsim's earlier reading), so ``x / 0 > 1`` matches
+      ``False``.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +22,19 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from cogsim import _core
-from cogsim.wilt._rule import Rule, RuleSet, compile_rule, evaluate_many
-from cogsim.wilt.cases import CaseSet, standard_cases
+from cogsim.wilt import _interp
+from cogsim.wilt._rule import NEEDS_FALLBACK, Rule, RuleSet, compile_rule, evaluate_many
+from cogsim.wilt.cases import CaseSet, cases_for, standard_cases
+
+EQUIVALENCE_MODES = ("release", "strict")
+RAISE_MODES = ("invalid", "false")
+RAISED = 1  # the VM's status code for a point where CPython raises
 
 RuleLike = Union[str, Rule]
 MAX_EXAMPLES = 5
-# "Approximately correct": not equivalent, but the True sets overlap with Jaccard index >= 0.9 on
-# the case set (right critical behaviour, wrong edge cases). Rules whose True sets are both empty
-# on the case set count by overall agreement >= 0.99 instead.
+# cogsim's earlier "approximately correct" (Equivalence.jaccard_approximately_correct): not equivalent,
+# True sets overlapping with Jaccard >= 0.9 (both empty: agreement >= 0.99). The default is the proxy
+# of cogsim.wilt.judge.
 APPROX_JACCARD = 0.9
 APPROX_AGREEMENT = 0.99
 
@@ -30,6 +48,12 @@ class Equivalence:
     hidden_true: int
     both_true: int
     counterexamples: tuple = field(default_factory=tuple)
+    raised: int = 0          # points where the guess raises
+    invalid: bool = False    # raised somewhere and raises="invalid": wrong whatever the truth values
+
+    @property
+    def valid(self) -> bool:
+        return not self.invalid
 
     @property
     def counterexample(self) -> Optional[tuple[float, float, float]]:
@@ -65,7 +89,16 @@ class Equivalence:
 
     @property
     def approximately_correct(self) -> bool:
-        if self.equivalent:
+        """The deterministic proxy of the paper's judge (``cogsim.wilt.judge``): wrong, but agreeing on
+        >= 90% of the points with True sets overlapping at Jaccard >= 0.5."""
+        from cogsim.wilt.judge import proxy_approximately_correct
+
+        return proxy_approximately_correct(self)
+
+    @property
+    def jaccard_approximately_correct(self) -> bool:
+        """cogsim's earlier reading: Jaccard of the True sets >= 0.9 (agreement >= 0.99 when both are empty)."""
+        if self.equivalent or self.invalid:
             return False
         if self.jaccard is None:
             return self.agreement >= APPROX_AGREEMENT
@@ -77,72 +110,140 @@ class Equivalence:
             "guess_true": self.guess_true, "hidden_true": self.hidden_true, "both_true": self.both_true,
             "agreement": self.agreement, "relation": self.relation, "inclusion_ratio": self.inclusion_ratio,
             "jaccard": self.jaccard, "approximately_correct": self.approximately_correct,
+            "jaccard_approximately_correct": self.jaccard_approximately_correct,
             "counterexamples": [list(c) for c in self.counterexamples],
+            "raised": self.raised, "invalid": self.invalid,
         }
 
 
-@lru_cache(maxsize=512)
-def _standard_truth(source: str) -> np.ndarray:
-    cases = standard_cases()
+def _check_modes(equivalence: str, raises: str) -> None:
+    if equivalence not in EQUIVALENCE_MODES:
+        raise ValueError(f"equivalence must be one of {EQUIVALENCE_MODES}, got {equivalence!r}")
+    if raises not in RAISE_MODES:
+        raise ValueError(f"raises must be one of {RAISE_MODES}, got {raises!r}")
+
+
+def _run_fallback(rule: Rule, xs, ys, zs) -> tuple[np.ndarray, np.ndarray]:
+    """Truth values and raised flags from the Python reference interpreter (the VM's fallback)."""
+    bc = rule._bytecode
+    columns = ([float(v) for v in xs], [float(v) for v in ys], [float(v) for v in zs])
+    n = len(columns[0])
+    values: list = []
+    for op, a, b, c, d in bc.code.tolist():
+        values.append(_interp._column(_interp.Op(op), a, b, c, d, values, bc.aux, bc.constants, columns, n))
+    last = values[-1]
+    raised = np.array([v is _interp.RAISED for v in last], dtype=bool)
+    truth = np.array([v is not _interp.RAISED and bool(v) for v in last], dtype=bool)
+    return truth, raised
+
+
+def evaluate_status(rule: RuleLike, cases: CaseSet, threads: int = 1) -> tuple[np.ndarray, Optional[np.ndarray]]:
+    """(truth, raised) of a rule on a case set: truth is False where the rule raises; raised is None
+    when the rule raised nowhere."""
+    rule = compile_rule(rule)
+    truth, status = _core.wilt_evaluate(rule.program, cases.xs, cases.ys, cases.zs, threads)
+    truth = np.asarray(truth, dtype=bool)
+    status = np.asarray(status)
+    if not status.any():  # the common case: every point evaluated in the VM, none raised
+        return truth, None
+    raised = status == RAISED
+    pending = np.flatnonzero(status == NEEDS_FALLBACK)
+    if pending.size:
+        t, r = _run_fallback(rule, cases.xs[pending], cases.ys[pending], cases.zs[pending])
+        truth[pending], raised[pending] = t, r
+    return truth, raised
+
+
+@lru_cache(maxsize=1024)
+def _cached_truth(source: str, equivalence: str) -> np.ndarray:
+    cases = cases_for(equivalence)
     truth = compile_rule(source).evaluate(cases.xs, cases.ys, cases.zs)
     truth.setflags(write=False)
     return truth
 
 
-def truth_table(rule: RuleLike, cases: Optional[CaseSet] = None) -> np.ndarray:
-    """The rule's truth values on the case set (the standard one is cached per rule source)."""
+def _standard_truth(source: str) -> np.ndarray:
+    return _cached_truth(source, "strict")
+
+
+def truth_table(rule: RuleLike, cases: Optional[CaseSet] = None, equivalence: str = "release") -> np.ndarray:
+    """The rule's truth values on the case set (default: the set of ``equivalence``, cached per rule)."""
     rule = compile_rule(rule)
     if cases is None:
-        return _standard_truth(rule.source)
+        _check_modes(equivalence, "invalid")
+        return _cached_truth(rule.source, equivalence)
     return rule.evaluate(cases.xs, cases.ys, cases.zs)
 
 
-def _from_counts(cases: CaseSet, counts: dict) -> Equivalence:
+def _from_counts(cases: CaseSet, counts: dict, raised: int = 0, invalid: bool = False) -> Equivalence:
     return Equivalence(
-        equivalent=counts["mismatches"] == 0, mismatches=int(counts["mismatches"]), points=len(cases),
+        equivalent=counts["mismatches"] == 0 and not invalid, mismatches=int(counts["mismatches"]), points=len(cases),
         guess_true=int(counts["true_a"]), hidden_true=int(counts["true_b"]), both_true=int(counts["true_both"]),
-        counterexamples=tuple(cases.point(i) for i in counts["first_mismatches"]),
+        counterexamples=tuple(cases.point(i) for i in counts["first_mismatches"]), raised=raised, invalid=invalid,
     )
 
 
-def _from_truth(cases: CaseSet, guess: np.ndarray, hidden: np.ndarray, max_examples: int) -> Equivalence:
+def _from_truth(cases: CaseSet, guess: np.ndarray, hidden: np.ndarray, max_examples: int,
+                raised: Optional[np.ndarray] = None, invalid_if_raised: bool = False) -> Equivalence:
     differ = np.flatnonzero(guess != hidden)
+    n_raised = int(np.count_nonzero(raised)) if raised is not None else 0
+    invalid = invalid_if_raised and n_raised > 0
+    examples = differ[:max_examples].tolist()
+    if invalid and not examples:  # show where it raised
+        examples = np.flatnonzero(raised)[:max_examples].tolist()
     return _from_counts(cases, {
-        "mismatches": differ.size, "true_a": int(guess.sum()), "true_b": int(hidden.sum()),
-        "true_both": int((guess & hidden).sum()), "first_mismatches": differ[:max_examples].tolist(),
-    })
+        "mismatches": differ.size, "true_a": np.count_nonzero(guess), "true_b": np.count_nonzero(hidden),
+        "true_both": np.count_nonzero(guess & hidden), "first_mismatches": examples,
+    }, raised=n_raised, invalid=invalid)
 
 
 def equivalent(guess: RuleLike, hidden: RuleLike, cases: Optional[CaseSet] = None,
-               max_examples: int = MAX_EXAMPLES, threads: int = 1) -> Equivalence:
-    """Compares two rules on the case set (default: the standard one). ``guess`` is the candidate,
-    ``hidden`` the reference; the hidden rule's truth table on the standard set is cached."""
+               max_examples: int = MAX_EXAMPLES, threads: int = 1, equivalence: str = "release",
+               raises: str = "invalid") -> Equivalence:
+    """Compares two rules. ``guess`` is the candidate, ``hidden`` the reference. ``equivalence`` picks
+    the point set when ``cases`` is None ("release": the released harness's points, default;
+    "strict": cogsim's float-trap set); ``raises`` says how a guess that raises is read ("invalid":
+    wrong, as the release; "false": those points are False). The hidden rule's truth table on a
+    named set is cached."""
+    _check_modes(equivalence, raises)
     guess, hidden = compile_rule(guess), compile_rule(hidden)
-    if cases is None:
-        cases = standard_cases()
-        counts = _core.wilt_compare_truth(guess.program, _standard_truth(hidden.source), cases.xs, cases.ys, cases.zs,
-                                          max_examples, threads)
-    else:
+    named = cases is None
+    if named:
+        cases = cases_for(equivalence)
+    if raises == "false" and named:
+        counts = _core.wilt_compare_truth(guess.program, _cached_truth(hidden.source, equivalence), cases.xs, cases.ys,
+                                          cases.zs, max_examples, threads)
+    elif raises == "false":
         counts = _core.wilt_compare(guess.program, hidden.program, cases.xs, cases.ys, cases.zs, max_examples, threads)
+    else:
+        truth, raised = evaluate_status(guess, cases, threads)
+        reference = _cached_truth(hidden.source, equivalence) if named else truth_table(hidden, cases)
+        return _from_truth(cases, truth, reference, max_examples, raised, invalid_if_raised=True)
     if counts["fallback"]:
         return _from_truth(cases, truth_table(guess, cases), truth_table(hidden, cases), max_examples)
     return _from_counts(cases, counts)
 
 
 def equivalent_pairs(guesses: Sequence[RuleLike], hidden: Sequence[RuleLike], cases: Optional[CaseSet] = None,
-                     threads: int = 0) -> list[Equivalence]:
-    """Many (guess, hidden) comparisons in one call, spread over threads."""
+                     threads: int = 0, equivalence: str = "release", raises: str = "invalid") -> list[Equivalence]:
+    """Many (guess, hidden) comparisons in one call, spread over threads (same options as ``equivalent``)."""
+    _check_modes(equivalence, raises)
     if len(guesses) != len(hidden):
         raise ValueError(f"guesses and hidden must have the same length, got {len(guesses)} and {len(hidden)}")
-    cases = cases or standard_cases()
+    cases = cases or cases_for(equivalence)
     g = [compile_rule(r) for r in guesses]
     h = [compile_rule(r) for r in hidden]
     rows = _core.wilt_compare_pairs([r.program for r in g], [r.program for r in h], cases.xs, cases.ys, cases.zs,
                                     threads)
+    raised_any = np.zeros(len(g), dtype=bool)
+    if raises == "invalid" and g:
+        _, status = _core.wilt_evaluate_many([r.program for r in g], cases.xs, cases.ys, cases.zs, threads)
+        status = np.asarray(status)
+        raised_any = (status == RAISED).any(axis=1) | (status == NEEDS_FALLBACK).any(axis=1)
     results = []
     for k, (mismatches, true_a, true_b, both, fallback, first) in enumerate(rows.tolist()):
-        if fallback:
-            results.append(equivalent(g[k], h[k], cases, max_examples=1))
+        if fallback or raised_any[k]:
+            results.append(equivalent(g[k], h[k], cases, max_examples=1, raises=raises))
             continue
         results.append(_from_counts(cases, {"mismatches": mismatches, "true_a": true_a, "true_b": true_b,
                                             "true_both": both, "first_mismatches": [first] if first >= 0 else []}))

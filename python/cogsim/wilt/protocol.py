@@ -159,3 +159,182 @@ def describe(parsed: Parsed) -> Optional[dict]:
     if isinstance(parsed, FinalGuess):
         return {"action": "guess", "source": parsed.source}
     return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# The release's episode rules (RiotGames/WILT, harness/llm_reasoning_harness.py, interact_with_llm and
+# its helpers), the default protocol. The instruction below is cogsim's own wording with the
+# structure and instructions of the release's prompts/instruction.txt (step-by-step reasoning in every
+# reply, one test at a time, unique tests, one final guess, answer format at the bottom, reasons for
+# each test). ``load_prompt`` reads another text (e.g. the published prompt) from a file.
+
+RELEASE_INSTRUCTION = (
+    "Your task is to find a hidden rule. The rule takes three numbers, x, y and z, and returns True or False. "
+    "The numbers may be integers or floats that can be written with at most 3 digits, not counting the sign or "
+    "the decimal point (-11.3 is allowed). In every reply, first explain step by step how you plan to go on, "
+    "then take exactly one of these two actions:\n\n"
+    "1. Ask for one test case and see the rule's output on it, e.g. \"Test Case: ```(1, 2, 3)```\" for x=1, "
+    "y=2, z=3. Ask for a single test case per reply.\n"
+    "2. Give your final guess as a Python lambda function, e.g. \"Final Guess: ```lambda x,y,z: x < y < z```\". "
+    "You can do this only once, so do it when you are confident or have no choice left.\n\n"
+    "You have at most {max_attempts} test cases and exactly one final guess. Every test case you send should "
+    "differ from the ones you already tried: the rule is deterministic and always gives the same answer for "
+    "the same numbers. A wrong final guess scores nothing, so aim for the exact rule and do not guess early "
+    "unless you are sure or nearly out of test cases.\n\n"
+    "Put your action at the very end of your reply, in the format above: to test, end with "
+    "\"Test Case: ```(x,y,z)```\" with your three numbers in place of x,y,z; to guess, end with "
+    "\"Final Guess: ```<function>```\" with a Python lambda function in place of <function>. Nothing else may "
+    "stand on the line of the test case or of the final guess.\n\n"
+    "Explain the reasoning behind each test: what it checks and why you chose it.\n"
+)
+
+PROMPT_PLACEHOLDERS = ("{max_attempts}",)
+RELEASE_MAX_ATTEMPTS_REPLY = MAX_ATTEMPTS_REPLY  # "Maximum attempts reached. Please make a guess."
+RELEASE_FORMAT_COMPLAINT = (
+    "Please make sure to send your response in the format specified, where the string 'Test Case:' or "
+    "'Final Guess:' appears, followed by your response wrapped in triple backticks, e.g. "
+    "'Test Case: ```(0,0,0)```' or 'Final Guess: ```lambda x: x```'."
+)
+RELEASE_WRAP_COMPLAINT = "Please wrap your function in backticks, e.g., 'Final Guess: ```lambda x, y, z: True```'."
+RELEASE_UNPARSEABLE_TEST = "Unable to parse test case."
+RELEASE_NO_TEST = "Looks like you didn't provide a test case."
+RELEASE_ABORT_GUESS = "Aborting."
+RELEASE_ABORT = "Aborting..."
+CORRECT_POINTS = 1000
+
+
+def load_prompt(path, max_attempts: int) -> str:
+    """Reads an instruction text from a file. The one placeholder, ``{max_attempts}``, is replaced by the
+    test budget (a text without it, such as the published prompt with its literal "30", is used as is);
+    no other brace is interpreted."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as error:
+        raise ValueError(f"prompt_file: cannot read {str(path)!r} ({error.strerror})") from None
+    if not text.strip():
+        raise ValueError(f"prompt_file: {str(path)!r} is empty")
+    return text.replace("{max_attempts}", str(max_attempts))
+
+
+def release_numbers_reply(count: int = 3) -> str:
+    return f"Please provide exactly {count} numbers for the test case."
+
+
+def release_result_reply(point, result: bool, remaining: int) -> str:
+    """The release's per-test feedback; ``remaining`` counts this test as not yet used (30 on the first)."""
+    return f"Result for input ({', '.join(str(float(v)) for v in point)}): {bool(result)}. Attempts Remaining: {remaining}"
+
+
+def release_correct_reply(points: int = CORRECT_POINTS) -> str:
+    return f"Congratulations! Your guess is correct. SCORE: {points}. SIZE_PRINCIPLE_SCORE: 0"
+
+
+def release_wrong_reply(hidden_source: str) -> str:
+    return f"Sorry, that's not the correct rule. The rule was {hidden_source}. SCORE: 0"
+
+
+def release_kind(text: str) -> str:
+    """What the release reads a reply as: "empty", "guess" (contains "final guess:" or "### final guess",
+    checked first), "test" (contains "test case:") or "other"."""
+    if not text:
+        return "empty"
+    lower = text.lower()
+    if "final guess:" in lower or "### final guess" in lower:
+        return "guess"
+    if "test case:" in lower:
+        return "test"
+    return "other"
+
+
+def _first_parenthesized(text: str) -> Optional[str]:
+    """The content of the first "(...)" with no newline inside (the release's ``\\((.*?)\\)`` without
+    DOTALL), found in one left-to-right pass."""
+    pos = 0
+    while True:
+        start = text.find("(", pos)
+        if start < 0:
+            return None
+        close = text.find(")", start + 1)
+        newline = text.find("\n", start + 1)
+        if close < 0:
+            return None
+        if newline < 0 or close < newline:
+            return text[start + 1:close]
+        pos = newline + 1  # every "(" before this newline meets the newline first too
+
+
+def release_test_point(text: str) -> Union[tuple, str]:
+    """The release's reading of a test-case reply: a tuple of floats, or the feedback line for a reply it
+    cannot use. Numbers are what Python's float() accepts, comma separated, in the first parentheses after
+    the last "test case:"."""
+    start = text.lower().rfind("test case:")
+    inner = _first_parenthesized(text[start:])
+    if inner is None:
+        return RELEASE_NO_TEST
+    try:
+        return tuple(float(part) for part in inner.split(","))
+    except ValueError:
+        return RELEASE_UNPARSEABLE_TEST
+
+
+STRICT_DIGITS_REPLY = (
+    "Each number must be typed with 3 or fewer digits, not counting the sign and decimal point (e.g. -11.3). "
+    "Please provide another test case."
+)
+
+
+def release_typed_short(text: str) -> bool:
+    """``strict_inputs`` under the release protocol: every number of the test case is plain decimal with at
+    most 3 digits."""
+    start = text.lower().rfind("test case:")
+    inner = _first_parenthesized(text[start:]) or ""
+    for part in inner.split(","):
+        typed = part.strip()
+        if "e" in typed.lower() or "_" in typed or count_digits(typed) > 3 or not any(c.isdigit() for c in typed):
+            return False
+    return True
+
+
+def _fenced(tail: str) -> Optional[str]:
+    """The release's triple-backtick pattern (```, optional "python", the code, ```): the stripped code,
+    "" when the pattern matches only whitespace, None when it does not match."""
+    fence = tail.find("```")
+    if fence < 0:
+        return None
+    body = fence + 3
+    for start in ((body + 6, body) if tail.startswith("python", body) else (body,)):
+        rest = tail[start:]
+        first = len(rest) - len(rest.lstrip())  # the code starts at the first non-space character
+        close = rest.find("```", first + 1) if first < len(rest) else -1
+        if close >= 0:
+            return rest[first:close].strip()
+        if first > 0 and rest.startswith("```", first):
+            return ""  # only whitespace between the fences
+    return None
+
+
+def _ticked(tail: str) -> Optional[str]:
+    """The release's single-backtick pattern (a run of backticks, the code, backticks)."""
+    tick = tail.find("`")
+    if tick < 0:
+        return None
+    run = tick
+    while run < len(tail) and tail[run] == "`":
+        run += 1
+    close = tail.find("`", run + 1) if run < len(tail) else -1
+    if close >= 0:
+        return tail[run:close].strip()
+    return "`" if run - tick >= 3 else None  # the pattern then matches inside the run itself
+
+
+def release_guess_text(text: str) -> Optional[str]:
+    """The release's reading of a final-guess reply: the code after the last "final guess", from the
+    first triple-backtick block (an optional "python" tag dropped), else from the first backtick span;
+    None when there is none or it is blank. A few str.find scans: linear in the reply."""
+    start = text.lower().rfind("final guess")
+    tail = text[start:]
+    guess = _fenced(tail)
+    if guess is None:
+        guess = _ticked(tail)
+    return guess or None

@@ -168,3 +168,13 @@ def test_hostile_responses_are_handled_quickly(text):
     _, _, _, _, info = env.step(text)
     assert time.perf_counter() - start < 2.0
     assert info["parse"] in ("ok", "parse_failure", "invalid")
+
+
+def test_a_guess_past_the_integer_bounds_is_an_invalid_guess_not_a_crash():
+    env = cogsim.make("wilt/full", rule_index=0)
+    env.reset(seed=0)
+    guess = "Final Guess: ```lambda x, y, z: int(x) ** int(y) ** int(z) > 0```"
+    obs, reward, term, _, info = env.step(guess)
+    assert term and reward == 0.0 and info["parse"] == "invalid"
+    assert info["episode"]["invalid_guess"] and not info["episode"]["correct"]
+    assert obs["text"].startswith(proto.INVALID_GUESS_REPLY)

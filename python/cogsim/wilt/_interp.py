@@ -182,7 +182,18 @@ def run_many(code, aux, constants, xs, ys, zs, overrides=(), calls=()) -> list[b
     """Truth values at many points, one instruction at a time over all of them (less dispatch).
     ``overrides`` maps values to constants the compiler folded (integers too wide for the VM);
     ``calls`` are (value, math function name, operand values): values only this interpreter computes.
-    Raises :class:`LimitExceeded` past the integer budget."""
+    A point where CPython raises is False. Raises :class:`LimitExceeded` past the integer budget."""
+    return [v is not RAISED and bool(v) for v in run_many_values(code, aux, constants, xs, ys, zs, overrides, calls)]
+
+
+def run_many_status(code, aux, constants, xs, ys, zs, overrides=(), calls=()) -> tuple[list[bool], list[bool]]:
+    """(truth, raised) at many points: as :func:`run_many`, with the points where CPython raises."""
+    last = run_many_values(code, aux, constants, xs, ys, zs, overrides, calls)
+    return [v is not RAISED and bool(v) for v in last], [v is RAISED for v in last]
+
+
+def run_many_values(code, aux, constants, xs, ys, zs, overrides=(), calls=()) -> list:
+    """The rule's final value at many points (``RAISED`` where CPython raises)."""
     columns = ([float(v) for v in xs], [float(v) for v in ys], [float(v) for v in zs])
     n = len(columns[0])
     fixed = dict(overrides)
@@ -203,7 +214,7 @@ def run_many(code, aux, constants, xs, ys, zs, overrides=(), calls=()) -> list[b
         if k < len(rows) - 1:
             for dead in drops[k]:
                 values[dead] = None
-    return [v is not RAISED and bool(v) for v in values[-1]]
+    return values[-1]
 
 
 def _column(op, a, b, c, d, values, aux, constants, columns, n, work):

@@ -23,7 +23,7 @@ import numpy as np
 
 from cogsim import _core
 from cogsim.wilt import _interp
-from cogsim.wilt._rule import NEEDS_FALLBACK, Rule, RuleSet, compile_rule, evaluate_many
+from cogsim.wilt._rule import NEEDS_FALLBACK, Rule, RuleSet, _bounded, compile_rule, evaluate_many
 from cogsim.wilt.cases import CaseSet, cases_for, standard_cases
 
 EQUIVALENCE_MODES = ("release", "strict")
@@ -124,17 +124,12 @@ def _check_modes(equivalence: str, raises: str) -> None:
 
 
 def _run_fallback(rule: Rule, xs, ys, zs) -> tuple[np.ndarray, np.ndarray]:
-    """Truth values and raised flags from the Python reference interpreter (the VM's fallback)."""
+    """Truth values and raised flags from the Python reference interpreter (the VM's fallback),
+    bounded like every evaluation (RuleError past the integer budget)."""
     bc = rule._bytecode
-    columns = ([float(v) for v in xs], [float(v) for v in ys], [float(v) for v in zs])
-    n = len(columns[0])
-    values: list = []
-    for op, a, b, c, d in bc.code.tolist():
-        values.append(_interp._column(_interp.Op(op), a, b, c, d, values, bc.aux, bc.constants, columns, n))
-    last = values[-1]
-    raised = np.array([v is _interp.RAISED for v in last], dtype=bool)
-    truth = np.array([v is not _interp.RAISED and bool(v) for v in last], dtype=bool)
-    return truth, raised
+    truth, raised = _bounded(_interp.run_many_status, bc.code, bc.aux, bc.constants, xs, ys, zs,
+                             bc.overrides, bc.calls)
+    return np.array(truth, dtype=bool), np.array(raised, dtype=bool)
 
 
 def evaluate_status(rule: RuleLike, cases: CaseSet, threads: int = 1) -> tuple[np.ndarray, Optional[np.ndarray]]:

@@ -201,7 +201,9 @@ def closed_loop_options(state: Cube, teacher_move: str, rng, slot: int, effects:
     Every progress option counts as correct; ``gold`` is the teacher's slot (what the oracle picks)."""
     effects = effects if effects is not None else effect_labels(state)
     others_progress = [m for m in MOVES if effects[m] == "DECREASE" and m != teacher_move]
-    non_progress = [m for m in MOVES if effects[m] != "DECREASE"]
+    # The teacher's move is left out of the distractors: under the release's credit rule a stale
+    # teacher move (after a detour) can be a non-progress move, and must not appear twice.
+    non_progress = [m for m in MOVES if effects[m] != "DECREASE" and m != teacher_move]
     picks = [str(rng.choice(others_progress))] if others_progress else []
     picks += [str(m) for m in rng.choice(non_progress, size=3 - len(picks), replace=False)]
     picks = [picks[i] for i in rng.permutation(3)]

@@ -124,3 +124,22 @@ def test_state_text_and_images_use_the_release_colours():
     recon.reset(seed=0)
     _, reward, _, _, _ = recon.step(recon.scripted_response("oracle", np.random.default_rng(0)))
     assert reward == 1.0
+
+
+def test_metrics_report_teacher_and_progress_adherence():
+    from cogsim.metrics import cube as cube_metrics
+
+    env = cogsim.make("cube/closed-loop", depth=3, modality="text")
+    _, letter = _detour(env)
+    env.step(f"<ANSWER> {letter} </ANSWER>")
+    rng, done = np.random.default_rng(0), False
+    while not done:
+        _, _, done, _, info = env.step(env.scripted_response("oracle", rng))
+    episode = {"env_id": "cube/closed-loop", "agent": "scripted", **info["episode"]}
+    table = cube_metrics.closed_loop_table([episode])
+    row = dict(zip(table.columns, table.rows[0]))
+    assert "credit=release" in row["variant"]
+    assert row["TA%"].value == pytest.approx(episode["teacher_moves"] / 3)
+    assert row["PA%"].value == pytest.approx(episode["progress_moves"] / 3) and row["PA%"].value > row["TA%"].value
+    by_step = cube_metrics.adherence_by_step_table([episode])
+    assert by_step.rows[0][4].value == 0.0  # step 1 was a progress move, not the teacher's: no credit

@@ -490,7 +490,8 @@ class ClosedLoopEnv(CubeBenchEnv):
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        answer = _tagged(self.current["gold"] if policy == "oracle" else str(rng.choice(list(self.labels))))
+        choice = self.current["gold"] if policy == "oracle" else str(rng.choice(list(self.labels)))
+        answer = _tagged("IDK" if choice == ABSTAIN_LABEL else choice)  # the prompt's abstention answer
         return f"<REASONING>Scripted {policy} choice.</REASONING>\n{answer}" if self.reasoning else answer
 
 

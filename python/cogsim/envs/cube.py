@@ -70,18 +70,19 @@ class CubeBenchEnv(TextEnv):
 
     def __init__(self, env_id: str = "", depth: int = 1, modality: Optional[str] = None, sticker: int = 32,
                  seed_list=None, parser: str = "release", colours: str = "release", state_format: str = "release",
-                 **options: Any):
+                 scrambles: str = "release", **options: Any):
         unknown = sorted(set(options) - set(self.test_options))
         if unknown:
             allowed = ["depth", "modality", "sticker", "seed_list", "parser", "colours", "state_format",
-                       *self.test_options]
+                       "scrambles", *self.test_options]
             raise ValueError(f"unknown option(s) {', '.join(unknown)} for {env_id or self.test}; allowed: {', '.join(allowed)}")
         modality = self.default_modality if modality is None else modality
         super().__init__(env_id, depth=depth, modality=modality, sticker=sticker, parser=parser, colours=colours,
-                         state_format=state_format, **options)
+                         state_format=state_format, scrambles=scrambles, **options)
         self.parser = _one_of("parser", parser, parsers.PARSERS)
         self.colours = _one_of("colours", colours, views.COLOUR_SCHEMES)
         self.state_format = _one_of("state_format", state_format, views.STATE_FORMATS)
+        self.scrambles = _one_of("scrambles", scrambles, items_mod.SCRAMBLES)
         self.metadata = {**type(self).metadata, "cogsim.decoding": dict(RELEASE_DECODING[self.test])}
         self.depth = items_mod.check_depth(depth)
         self.modality = _one_of("modality", modality, self.modalities)
@@ -107,7 +108,7 @@ class CubeBenchEnv(TextEnv):
     def _load_item(self, seed: int) -> dict:
         if self.seed_list is not None:
             return items_mod.seed_list_item(self.seed_list, self.test, self.depth, seed)
-        return items_mod.make_item(self.test, self.depth, seed)
+        return items_mod.make_item(self.test, self.depth, seed, scrambles=self.scrambles)
 
     @property
     def protocol(self) -> str:
@@ -116,7 +117,8 @@ class CubeBenchEnv(TextEnv):
         return ",".join(changed) or "release"
 
     def _protocol_options(self) -> dict:
-        return {"parser": self.parser, "colours": self.colours, "state_format": self.state_format}
+        return {"parser": self.parser, "colours": self.colours, "state_format": self.state_format,
+                "scrambles": self.scrambles}
 
     def _images(self, facelets: str) -> tuple:
         return () if self.modality == "text" else (views.net_image(views.recolour(facelets, self.colours), self.sticker),)

@@ -143,3 +143,19 @@ def test_metrics_report_teacher_and_progress_adherence():
     assert row["PA%"].value == pytest.approx(episode["progress_moves"] / 3) and row["PA%"].value > row["TA%"].value
     by_step = cube_metrics.adherence_by_step_table([episode])
     assert by_step.rows[0][4].value == 0.0  # step 1 was a progress move, not the teacher's: no credit
+
+
+def test_stated_distance_follows_the_release_after_a_detour():
+    env = cogsim.make("cube/closed-loop", depth=3, modality="text", scrambles="cogsim")
+    _detour(env)
+    letter = next(lt for lt, move in zip("ABCD", env.current["options"])
+                  if env.current["effects"][move] == "DECREASE" and move != env.plan[0])
+    obs, *_ = env.step(f"<ANSWER> {letter} </ANSWER>")
+    assert env._stated_distance() == 3 and "3 move(s)" in obs["text"]  # uncredited: the release still says 3
+    assert cube.distance(env.state) == 2
+    progress = cogsim.make("cube/closed-loop", depth=3, modality="text", scrambles="cogsim", credit="progress")
+    _detour(progress)
+    letter = next(lt for lt, move in zip("ABCD", progress.current["options"])
+                  if progress.current["effects"][move] == "DECREASE" and move != progress.plan[0])
+    obs, *_ = progress.step(f"<ANSWER> {letter} </ANSWER>")
+    assert progress._stated_distance() == 2 and "2 move(s)" in obs["text"]

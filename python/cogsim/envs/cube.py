@@ -1,15 +1,20 @@
 """Cube Bench: the seven tests of the paper as registered envs (``cube/<test>``).
 
 Every episode is generated from (depth, seed) by ``cogsim.cube.suite.items`` (or read from an
-imported seed list); prompts live in ``cogsim.cube.suite.prompts`` and answers go through the strict
-parsers of ``cogsim.cube.suite.parsers``, for scripted agents and models alike. ``info["episode"]``
+imported seed list); prompts live in ``cogsim.cube.suite.prompts`` and answers go through the
+parsers of ``cogsim.cube.suite.parsers`` (the release's extraction by default, ``parser="strict"``
+for cogsim's one-line formats), for scripted agents and models alike. ``info["episode"]``
 carries the per-episode outcomes that ``cogsim.metrics.cube`` turns into the paper's tables.
 
 Options common to all tests: ``depth`` (scramble depth, 1..20; keep <= 7 for fast oracle labels),
 ``sticker`` (net image sticker size in px), ``seed_list`` (path or dict from
-``items.build_seed_list``: episode ``seed`` then means the list's index). Per test: ``modality``
+``items.build_seed_list``: episode ``seed`` then means the list's index), and the protocol options,
+each defaulting to the release's (docs/fidelity/cube.md): ``parser`` ("release" | "strict"),
+``colours`` ("release" | "cogsim"), ``state_format`` ("release" | "cogsim"), ``scrambles``
+("release" | "cogsim"); ``env.protocol`` names the variant and every episode records it, and
+``env.metadata["cogsim.decoding"]`` holds the release's max_tokens and temperature. Per test: ``modality``
 ("image+text" | "image" | "text"), ``negatives`` (verification), ``abstention`` / ``abstain_policy``
-(closed-loop), ``regime`` / ``reveal_choice`` (reflection), ``start`` (recovery). Prompts and
+/ ``credit`` (closed-loop), ``regime`` / ``reveal_choice`` (reflection), ``start`` (recovery). Prompts and
 protocols follow the paper's released harness (github.com/dana-23/cube-bench); where it is ambiguous
 the alternative reading is a named option.
 """
@@ -384,9 +389,12 @@ class ReflectionEnv(OptimalMoveEnv):
 class ClosedLoopEnv(CubeBenchEnv):
     """From a depth-d state, choose one of four moves per step; the chosen move is executed. The
     options hold the teacher's move, one other progress move when there is one, and non-progress
-    moves; any progress move (distance decreased) is correct and the episode goes on (the teacher
-    replans after a non-teacher progress move). It stops at the first non-progress step or parse
-    failure, when solved, or after d decisions (paper: closed-loop step-by-step). With
+    moves. ``credit="release"`` (default, the released step-by-step test): only the teacher's move
+    is credited; another progress move is executed uncredited and the episode goes on along the
+    teacher's original path; the prompt states the depth less the credited and teacher-helped
+    steps. ``credit="progress"`` (cogsim's reading of the paper): any progress move is credited, the
+    teacher replans after a non-teacher one, the prompt states the true distance. Either way it
+    stops at the first non-progress step or parse failure, when solved, or after d decisions. With
     ``abstention`` a fifth option E (IDK) is offered: teacher_on_abstain applies the teacher's move
     and goes on, skip_item ends the item."""
 
@@ -423,7 +431,7 @@ class ClosedLoopEnv(CubeBenchEnv):
                                                       self.state, self.plan[0])
         option_texts = list(self.current["options"]) + ([prompts.ABSTAIN_OPTION] if self.abstention else [])
         text = prompts.STEP.format(
-            distance=cube.distance(self.state), state=self._state_block(facelets),
+            distance=self._stated_distance(), state=self._state_block(facelets),
             options=prompts.option_lines(self.labels, option_texts),
             answer_format=prompts.tag_format(LABELS, idk=self.abstention, reasoning=self.reasoning))
         return observation(text, self._images(facelets), option_texts)
@@ -450,6 +458,15 @@ class ClosedLoopEnv(CubeBenchEnv):
 
     def _protocol_options(self) -> dict:
         return {**super()._protocol_options(), "credit": self.credit}
+
+    def _stated_distance(self) -> int:
+        """The distance the step prompt states. The release states the scramble depth less the
+        credited and the teacher-helped (abstained) steps, which is stale after an uncredited
+        detour or for a scramble shorter than its depth; credit="progress" states the true distance."""
+        if self.credit == "release":
+            helped = self.outcomes.count("abstain") if self.abstain_policy == "teacher_on_abstain" else 0
+            return self.depth - self.outcomes.count("teacher") - helped
+        return int(cube.distance(self.state))
 
     def _credited(self) -> tuple:
         return ("teacher",) if self.credit == "release" else ("teacher", "progress")

@@ -1,5 +1,8 @@
-"""Strict answer parsers of Cube Bench. Anything outside the documented formats is a parse failure,
-which the metrics count against the model (never silently repaired).
+"""Answer parsers of Cube Bench: the release's extraction (``release_*``, the envs' default: the
+first match anywhere in the reply, see the section at the end) and cogsim's strict one-line parsers
+(``parse_*``, env option ``parser="strict"``), described here. Under the strict parsers anything
+outside the documented formats is a parse failure, which the metrics count against the model
+(never silently repaired).
 
 Accepted wrappers around an answer token X, each the whole response (surrounding whitespace allowed):
     X                       the bare token

@@ -159,3 +159,16 @@ def test_stated_distance_follows_the_release_after_a_detour():
                   if progress.current["effects"][move] == "DECREASE" and move != progress.plan[0])
     obs, *_ = progress.step(f"<ANSWER> {letter} </ANSWER>")
     assert progress._stated_distance() == 2 and "2 move(s)" in obs["text"]
+
+
+def test_tables_name_and_separate_protocol_variants():
+    from cogsim.metrics import cube as cube_metrics
+
+    episodes = []
+    for options in ({}, {"parser": "strict"}):
+        env = cogsim.make("cube/optimal-move", depth=1, modality="text", **options)
+        env.reset(seed=0)
+        info = env.step(env.scripted_response("oracle", np.random.default_rng(0)))[4]
+        episodes.append({"env_id": "cube/optimal-move", "agent": "oracle", **info["episode"]})
+    table = cube_metrics.optimal_move_table(episodes)
+    assert sorted(row[0] for row in table.rows) == ["oracle", "oracle [parser=strict]"]

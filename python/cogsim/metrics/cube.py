@@ -177,11 +177,18 @@ def _flatten(episode: dict) -> dict:
     return {**episode, **inner} if isinstance(inner, dict) else dict(episode)
 
 
+def _agent_label(episode: dict) -> str:
+    """The agent, plus the protocol variant when it is not the release's (so runs under different
+    protocols never pool into one row)."""
+    agent, protocol = str(episode.get("agent", "?")), episode.get("protocol")
+    return agent if protocol in (None, "release") else f"{agent} [{protocol}]"
+
+
 def _groups(episodes: Sequence[dict], test: str, variant: Callable[[dict], Any] = lambda e: "") -> list:
     groups: dict = defaultdict(list)
     for episode in episodes:
         if episode.get("test") == test:
-            groups[(str(episode.get("agent", "?")), variant(episode), int(episode["depth"]))].append(episode)
+            groups[(_agent_label(episode), variant(episode), int(episode["depth"]))].append(episode)
     return sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]), kv[0][2]))
 
 

@@ -3,7 +3,8 @@
     .venv/bin/python -m pytest benchmarks/bench_cubebench.py --benchmark-only
 
 Episodes run through the env exactly as the model loop does (prompt text, net image unless the
-modality is text, strict parsing); the oracle agent makes every episode run to its full length.
+modality is text, the release's answer extraction and protocol by default); the oracle agent makes
+every episode run to its full length.
 """
 
 import numpy as np
@@ -57,7 +58,8 @@ def baseline_episodes(episodes_per_depth: int, depths) -> list:
     variants = {
         "cube/reconstruction": [{}], "cube/verification": [{}], "cube/optimal-move": [{"modality": "text"}],
         "cube/reflection": [{"modality": "text", "regime": r} for r in ("guided-redacted", "guided-unredacted")],
-        "cube/closed-loop": [{"modality": "text"}, {"modality": "text", "abstention": True}],
+        "cube/closed-loop": [{"modality": "text"}, {"modality": "text", "credit": "progress"},
+                             {"modality": "text", "abstention": True}],
         "cube/move-effect": [{"modality": "text"}],
         "cube/recovery": [{"modality": "text", "start": "closed-loop"}, {"modality": "text", "start": "injected"}],
     }

@@ -1,15 +1,20 @@
 """Cube Bench: the seven tests of the paper as registered envs (``cube/<test>``).
 
 Every episode is generated from (depth, seed) by ``cogsim.cube.suite.items`` (or read from an
-imported seed list); prompts live in ``cogsim.cube.suite.prompts`` and answers go through the strict
-parsers of ``cogsim.cube.suite.parsers``, for scripted agents and models alike. ``info["episode"]``
+imported seed list); prompts live in ``cogsim.cube.suite.prompts`` and answers go through the
+parsers of ``cogsim.cube.suite.parsers`` (the release's extraction by default, ``parser="strict"``
+for cogsim's one-line formats), for scripted agents and models alike. ``info["episode"]``
 carries the per-episode outcomes that ``cogsim.metrics.cube`` turns into the paper's tables.
 
 Options common to all tests: ``depth`` (scramble depth, 1..20; keep <= 7 for fast oracle labels),
 ``sticker`` (net image sticker size in px), ``seed_list`` (path or dict from
-``items.build_seed_list``: episode ``seed`` then means the list's index). Per test: ``modality``
+``items.build_seed_list``: episode ``seed`` then means the list's index), and the protocol options,
+each defaulting to the release's (docs/fidelity/cube.md): ``parser`` ("release" | "strict"),
+``colours`` ("release" | "cogsim"), ``state_format`` ("release" | "cogsim"), ``scrambles``
+("release" | "cogsim"); ``env.protocol`` names the variant and every episode records it, and
+``env.metadata["cogsim.decoding"]`` holds the release's max_tokens and temperature. Per test: ``modality``
 ("image+text" | "image" | "text"), ``negatives`` (verification), ``abstention`` / ``abstain_policy``
-(closed-loop), ``regime`` / ``reveal_choice`` (reflection), ``start`` (recovery). Prompts and
+/ ``credit`` (closed-loop), ``regime`` / ``reveal_choice`` (reflection), ``start`` (recovery). Prompts and
 protocols follow the paper's released harness (github.com/dana-23/cube-bench); where it is ambiguous
 the alternative reading is a named option.
 """
@@ -33,6 +38,17 @@ ABSTAIN_POLICIES = ("teacher_on_abstain", "skip_item")
 REGIMES = ("guided-redacted", "guided-unredacted")
 RECOVERY_STARTS = ("closed-loop", "injected")
 NEGATIVE_KINDS = ("image-move", "text-edit")
+CREDITS = ("release", "progress")
+# The release's decoding per test (tests/*.py of dana-23/cube-bench): max_new_tokens and temperature.
+RELEASE_DECODING = {
+    "reconstruction": {"max_tokens": 65536, "temperature": 0.1},
+    "verification": {"max_tokens": 16384, "temperature": 0.0},
+    "optimal-move": {"max_tokens": 65536, "temperature": 0.1},
+    "reflection": {"max_tokens": 65536, "temperature": 0.0},  # the reflection turn itself: 0.4
+    "closed-loop": {"max_tokens": 65536, "temperature": 0.0},
+    "move-effect": {"max_tokens": 65536, "temperature": 0.0},
+    "recovery": {"max_tokens": 65536, "temperature": 0.0},
+}
 
 
 def _one_of(name: str, value: object, allowed: tuple) -> Any:
@@ -58,13 +74,21 @@ class CubeBenchEnv(TextEnv):
     test_options: ClassVar[tuple[str, ...]] = ()  # options a subclass reads itself
 
     def __init__(self, env_id: str = "", depth: int = 1, modality: Optional[str] = None, sticker: int = 32,
-                 seed_list=None, **options: Any):
+                 seed_list=None, parser: str = "release", colours: str = "release", state_format: str = "release",
+                 scrambles: str = "release", **options: Any):
         unknown = sorted(set(options) - set(self.test_options))
         if unknown:
-            allowed = ["depth", "modality", "sticker", "seed_list", *self.test_options]
+            allowed = ["depth", "modality", "sticker", "seed_list", "parser", "colours", "state_format",
+                       "scrambles", *self.test_options]
             raise ValueError(f"unknown option(s) {', '.join(unknown)} for {env_id or self.test}; allowed: {', '.join(allowed)}")
         modality = self.default_modality if modality is None else modality
-        super().__init__(env_id, depth=depth, modality=modality, sticker=sticker, **options)
+        super().__init__(env_id, depth=depth, modality=modality, sticker=sticker, parser=parser, colours=colours,
+                         state_format=state_format, scrambles=scrambles, **options)
+        self.parser = _one_of("parser", parser, parsers.PARSERS)
+        self.colours = _one_of("colours", colours, views.COLOUR_SCHEMES)
+        self.state_format = _one_of("state_format", state_format, views.STATE_FORMATS)
+        self.scrambles = _one_of("scrambles", scrambles, items_mod.SCRAMBLES)
+        self.metadata = {**type(self).metadata, "cogsim.decoding": dict(RELEASE_DECODING[self.test])}
         self.depth = items_mod.check_depth(depth)
         self.modality = _one_of("modality", modality, self.modalities)
         self.sticker = _sticker(sticker)
@@ -89,18 +113,52 @@ class CubeBenchEnv(TextEnv):
     def _load_item(self, seed: int) -> dict:
         if self.seed_list is not None:
             return items_mod.seed_list_item(self.seed_list, self.test, self.depth, seed)
-        return items_mod.make_item(self.test, self.depth, seed)
+        return items_mod.make_item(self.test, self.depth, seed, scrambles=self.scrambles)
+
+    @property
+    def protocol(self) -> str:
+        """"release" when every protocol option is the release's, else the options that differ."""
+        changed = [f"{name}={value}" for name, value in self._protocol_options().items() if value != "release"]
+        return ",".join(changed) or "release"
+
+    def _protocol_options(self) -> dict:
+        return {"parser": self.parser, "colours": self.colours, "state_format": self.state_format,
+                "scrambles": self.scrambles}
 
     def _images(self, facelets: str) -> tuple:
-        return () if self.modality == "text" else (views.net_image(facelets, self.sticker),)
+        return () if self.modality == "text" else (views.net_image(views.recolour(facelets, self.colours), self.sticker),)
+
+    def _state_text(self, facelets: str) -> str:
+        shown = views.recolour(facelets, self.colours)
+        return views.release_net_text(shown) if self.state_format == "release" else views.state_text(shown)
 
     def _state_block(self, facelets: str) -> str:
-        return prompts.state_block(self.modality, views.state_text(facelets))
+        return prompts.state_block(self.modality, self._state_text(facelets))
+
+    def _grid(self, rows) -> list:
+        return views.recolour_grid(list(rows), self.colours)
 
     def _episode(self, **outcomes: Any) -> dict:
         base = {"test": self.test, "depth": self.depth, "modality": self.modality, "index": self.item["index"],
-                "prompt_version": self.item["prompt_version"]}
+                "prompt_version": self.item["prompt_version"], "protocol": self.protocol}
         return {**base, **outcomes}
+
+    # -- answer extraction: the release's (default) or cogsim's strict one-line formats ---------
+    def _parse_choice(self, action: str, allow_idk: bool = False, last_line: bool = False,
+                      options: Optional[list] = None) -> parsers.Parsed:
+        if self.parser == "release":
+            return parsers.release_choice(action, LABELS, allow_idk=allow_idk, options=options)
+        return parsers.parse_choice(action, LABELS, allow_idk=allow_idk,
+                                    idk_label=ABSTAIN_LABEL if allow_idk else None, last_line=last_line)
+
+    def _parse_yes_no(self, action: str) -> parsers.Parsed:
+        return parsers.release_yes_no(action) if self.parser == "release" else parsers.parse_yes_no(action)
+
+    def _parse_effects(self, action: str) -> parsers.Parsed:
+        return parsers.release_effects(action, LABELS) if self.parser == "release" else parsers.parse_effects(action, LABELS)
+
+    def _parse_grid(self, action: str) -> parsers.Parsed:
+        return parsers.release_grid(action) if self.parser == "release" else parsers.parse_grid(action)
 
     def _check_policy(self, policy: str) -> None:
         _one_of("policy", policy, self.scripted_policies)
@@ -138,8 +196,8 @@ class ReconstructionEnv(CubeBenchEnv):
         return observation(text, self._images(self.item["facelets"]))
 
     def _step(self, action: str):
-        parsed = parsers.parse_grid(action)
-        gold = self.item["gold_grid"]
+        parsed = self._parse_grid(action)
+        gold = self._grid(self.item["gold_grid"])
         predicted = list(parsed.value) if parsed.ok else None
         stickers = sum(a == b for p, g in zip(predicted, gold) for a, b in zip(p, g)) if predicted else 0
         episode = self._episode(parse=parsed.status, predicted_grid=predicted, gold_grid=gold,
@@ -149,7 +207,7 @@ class ReconstructionEnv(CubeBenchEnv):
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        rows = self.item["gold_grid"] if policy == "oracle" else [
+        rows = self._grid(self.item["gold_grid"]) if policy == "oracle" else [
             "".join(rng.choice(list(parsers.COLOURS), size=3)) for _ in range(3)]
         return "ANSWER:\n" + "\n".join(
             f"Row {k}: [{', '.join(views.COLOUR_NAMES[c].capitalize() for c in row)}]" for k, row in enumerate(rows, 1)
@@ -180,11 +238,11 @@ class VerificationEnv(CubeBenchEnv):
         if self.negatives == "text-edit" and item["text_edit"] is not None:
             shown, image = item["text_edit"]["shown_grid"], item["facelets"]
         text = prompts.VERIFICATION.format(layout=prompts.NET_LAYOUT, colours=prompts.COLOUR_KEY,
-                                           grid=views.grid_text(shown))
+                                           grid=views.grid_text(self._grid(shown)))
         return observation(text, self._images(image))
 
     def _step(self, action: str):
-        parsed = parsers.parse_yes_no(action)
+        parsed = self._parse_yes_no(action)
         correct = parsed.ok and parsed.value == self.item["gold"]
         kind = None if self.item["gold"] == "Yes" else (
             self.item["text_edit"]["kind"] if self.negatives == "text-edit" else self.item["negative_kind"])
@@ -230,7 +288,7 @@ class OptimalMoveEnv(CubeBenchEnv):
                 "chosen_effect": self.item["effects"][chosen] if chosen else None}
 
     def _step(self, action: str):
-        parsed = parsers.parse_choice(action, LABELS)
+        parsed = self._parse_choice(action, options=self.item["options"])
         episode = self._episode(**self._outcome(parsed))
         return observation(""), float(episode["correct"]), True, False, {**_choice_info(parsed), "episode": episode}
 
@@ -275,7 +333,7 @@ class ReflectionEnv(OptimalMoveEnv):
 
     def _step(self, action: str):
         if self.draft is None:
-            parsed = parsers.parse_choice(action, LABELS)
+            parsed = self._parse_choice(action, options=self.item["options"])
             self.draft = self._outcome(parsed)
             self.system_prompt = prompts.REFLECTION_SYSTEM
             return self._turn(self._reflection_prompt()), 0.0, False, False, _choice_info(parsed)
@@ -283,7 +341,7 @@ class ReflectionEnv(OptimalMoveEnv):
             self.reflection = action if len(action) <= parsers.MAX_RESPONSE_CHARS else action[:parsers.MAX_RESPONSE_CHARS]
             self.system_prompt = prompts.REANSWER_SYSTEM
             return self._turn(self._reanswer_prompt()), 0.0, False, False, {"parse": parsers.OK, "parsed": None}
-        parsed = parsers.parse_choice(action, LABELS)
+        parsed = self._parse_choice(action)
         final = self._outcome(parsed)
         episode = self._episode(
             regime=self.regime, reveal_choice=self.reveal_choice, gold=self.item["gold"], initial_parse=self.draft["parse"],
@@ -331,18 +389,22 @@ class ReflectionEnv(OptimalMoveEnv):
 class ClosedLoopEnv(CubeBenchEnv):
     """From a depth-d state, choose one of four moves per step; the chosen move is executed. The
     options hold the teacher's move, one other progress move when there is one, and non-progress
-    moves; any progress move (distance decreased) is correct and the episode goes on (the teacher
-    replans after a non-teacher progress move). It stops at the first non-progress step or parse
-    failure, when solved, or after d decisions (paper: closed-loop step-by-step). With
+    moves. ``credit="release"`` (default, the released step-by-step test): only the teacher's move
+    is credited; another progress move is executed uncredited and the episode goes on along the
+    teacher's original path; the prompt states the depth less the credited and teacher-helped
+    steps. ``credit="progress"`` (cogsim's reading of the paper): any progress move is credited, the
+    teacher replans after a non-teacher one, the prompt states the true distance. Either way it
+    stops at the first non-progress step or parse failure, when solved, or after d decisions. With
     ``abstention`` a fifth option E (IDK) is offered: teacher_on_abstain applies the teacher's move
     and goes on, skip_item ends the item."""
 
     test = "closed-loop"
-    test_options = ("abstention", "abstain_policy")
+    test_options = ("abstention", "abstain_policy", "credit")
 
     def __init__(self, env_id: str = "", abstention: bool = False, abstain_policy: str = "teacher_on_abstain",
-                 **options: Any):
-        super().__init__(env_id, abstention=abstention, abstain_policy=abstain_policy, **options)
+                 credit: str = "release", **options: Any):
+        super().__init__(env_id, abstention=abstention, abstain_policy=abstain_policy, credit=credit, **options)
+        self.credit = _one_of("credit", credit, CREDITS)
         if not isinstance(abstention, bool):
             raise ValueError(f"abstention must be True or False, got {abstention!r}")
         self.abstention = abstention
@@ -369,14 +431,13 @@ class ClosedLoopEnv(CubeBenchEnv):
                                                       self.state, self.plan[0])
         option_texts = list(self.current["options"]) + ([prompts.ABSTAIN_OPTION] if self.abstention else [])
         text = prompts.STEP.format(
-            distance=cube.distance(self.state), state=self._state_block(facelets),
+            distance=self._stated_distance(), state=self._state_block(facelets),
             options=prompts.option_lines(self.labels, option_texts),
             answer_format=prompts.tag_format(LABELS, idk=self.abstention, reasoning=self.reasoning))
         return observation(text, self._images(facelets), option_texts)
 
     def _step(self, action: str):
-        parsed = parsers.parse_choice(action, LABELS, allow_idk=self.abstention,
-                                      idk_label=ABSTAIN_LABEL if self.abstention else None, last_line=self.reasoning)
+        parsed = self._parse_choice(action, allow_idk=self.abstention, last_line=self.reasoning)
         if not parsed.ok:
             outcome = parsed.status
         elif parsed.value == parsers.IDK:
@@ -389,15 +450,41 @@ class ClosedLoopEnv(CubeBenchEnv):
         advance = outcome in ("teacher", "progress") or (outcome == "abstain" and self.abstain_policy == "teacher_on_abstain")
         done = not advance or self.state.is_solved() or len(self.outcomes) == self.depth
         info = _choice_info(parsed)
-        reward = float(outcome in ("teacher", "progress"))
+        reward = float(outcome in self._credited())
         if not done:
             return self._step_observation(), reward, False, False, info
         info["episode"] = self._summary()
         return observation(""), reward, True, False, info
 
+    def _protocol_options(self) -> dict:
+        return {**super()._protocol_options(), "credit": self.credit}
+
+    def _stated_distance(self) -> int:
+        """The distance the step prompt states. The release states the scramble depth less the
+        credited and the teacher-helped (abstained) steps, which is stale after an uncredited
+        detour or for a scramble shorter than its depth; credit="progress" states the true distance."""
+        if self.credit == "release":
+            helped = self.outcomes.count("abstain") if self.abstain_policy == "teacher_on_abstain" else 0
+            return self.depth - self.outcomes.count("teacher") - helped
+        return int(cube.distance(self.state))
+
+    def _credited(self) -> tuple:
+        return ("teacher",) if self.credit == "release" else ("teacher", "progress")
+
     def _execute(self, chosen: str) -> str:
-        """Applies a progress move (teacher's: pop the plan; another: replan); a non-progress move
-        is not applied: the episode stops there."""
+        """credit="progress": applies a progress move (teacher's: pop the plan; another: replan); a
+        non-progress move is not applied and the episode stops there. credit="release" (the release's
+        step-by-step test): the teacher's move is applied and credited even where an earlier detour
+        made it stale; another progress move is applied without credit and the teacher's path is NOT
+        replanned (its next move is simply the next one); anything else stops the episode."""
+        if self.credit == "release":
+            if chosen == self.plan[0]:
+                self.state, self.plan = self.state.apply(chosen), self.plan[1:]
+                return "teacher"
+            if self.current["effects"][chosen] != "DECREASE":
+                return "wrong"
+            self.state, self.plan = self.state.apply(chosen), self.plan[1:]
+            return "progress"
         if self.current["effects"][chosen] != "DECREASE":
             return "wrong"
         self.state = self.state.apply(chosen)
@@ -409,18 +496,21 @@ class ClosedLoopEnv(CubeBenchEnv):
 
     def _summary(self) -> dict:
         count = self.outcomes.count
-        correct = count("teacher") + count("progress")
+        progress = count("teacher") + count("progress")
+        correct = sum(count(o) for o in self._credited())
         parse_failures = count(parsers.PARSE_FAILURE) + count(parsers.INVALID)
         return self._episode(
             abstention=self.abstention, abstain_policy=self.abstain_policy if self.abstention else None,
-            steps_total=self.depth, outcomes=list(self.outcomes), adherent=correct, teacher_moves=count("teacher"),
-            abstained=count("abstain"), answered=correct + count("wrong"), decisions=len(self.outcomes),
+            credit=self.credit, steps_total=self.depth, outcomes=list(self.outcomes), adherent=correct,
+            progress_moves=progress, teacher_moves=count("teacher"),
+            abstained=count("abstain"), answered=progress + count("wrong"), decisions=len(self.outcomes),
             parse_failures=parse_failures, solved=self.state.is_solved(),
             perfect_solve=self.state.is_solved() and correct == self.depth and count("abstain") == 0)
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        answer = _tagged(self.current["gold"] if policy == "oracle" else str(rng.choice(list(self.labels))))
+        choice = self.current["gold"] if policy == "oracle" else str(rng.choice(list(self.labels)))
+        answer = _tagged("IDK" if choice == ABSTAIN_LABEL else choice)  # the prompt's abstention answer
         return f"<REASONING>Scripted {policy} choice.</REASONING>\n{answer}" if self.reasoning else answer
 
 
@@ -448,13 +538,13 @@ class MoveEffectEnv(CubeBenchEnv):
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = item = self._load_item(seed)
-        text = prompts.MOVE_EFFECT.format(centres=views.centres_text(item["facelets"]),
+        text = prompts.MOVE_EFFECT.format(centres=views.centres_text(views.recolour(item["facelets"], self.colours)),
                                           state=self._state_block(item["facelets"]),
                                           options=prompts.option_lines(LABELS, item["options"]))
         return observation(text, self._images(item["facelets"]), item["options"])
 
     def _step(self, action: str):
-        parsed = parsers.parse_effects(action, LABELS)
+        parsed = self._parse_effects(action)
         gold = self.item["gold_labels"]
         answers = list(parsed.value) if parsed.ok else None
         correct = sum(a == g for a, g in zip(answers, gold)) if answers else 0
@@ -527,7 +617,7 @@ class RecoveryEnv(CubeBenchEnv):
         return observation(text, self._images(facelets), self.current["options"])
 
     def _step(self, action: str):
-        parsed = parsers.parse_choice(action, LABELS)
+        parsed = self._parse_choice(action)
         info = _choice_info(parsed)
         chosen = self.current["options"][LABELS.index(parsed.value)] if parsed.ok else None
         done = self._probe(chosen, parsed.status) if self.phase == "probe" else self._recover(chosen, parsed.status)

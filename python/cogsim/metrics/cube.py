@@ -8,9 +8,11 @@ Readings of the paper made explicit here:
   Yes rate minus the share of Yes among the gold labels (0 for an unbiased answerer; the gold labels
   are balanced, so it is Yes rate - 0.5). The paper harness's balanced accuracy leaves unparsed
   answers out; the table shows it beside the house reading (unparsed = wrong).
-- TA% (teacher adherence) divides the correct steps (progress moves: the teacher's or another
-  oracle-optimal move, as the paper's closed loop accepts either) by all steps every episode could
-  have taken (depth per episode), whether or not the episode got that far: unconditional denominators.
+- TA% (teacher adherence) divides the credited steps by all steps every episode could have taken
+  (depth per episode), whether or not the episode got that far: unconditional denominators. Under the
+  release's credit rule (``credit="release"``, the default) only the teacher's move is credited;
+  under ``credit="progress"`` any distance-reducing move is. PA% (progress adherence) divides all
+  progress moves (teacher's or not) the same way, so both readings are reported for every episode.
 - Coverage = answered / decisions, selective accuracy = correct / answered, where answered counts
   the A-D answers (correct or wrong); abstentions and parse failures are decisions, not answers.
 - APA (abstention-penalised accuracy) credits a correct answer 1, an abstention s (0.25, what a
@@ -32,7 +34,13 @@ import numpy as np
 from cogsim.metrics import Estimate, Table, mean_ci, register, wilson
 
 ABSTAIN_CREDIT = 0.25
-CORRECT_STEPS = ("teacher", "progress")  # closed-loop step outcomes that count as correct
+CORRECT_STEPS = ("teacher", "progress")  # closed-loop step outcomes that count as correct under credit="progress"
+
+
+def credited_steps(episode: dict) -> tuple:
+    """The closed-loop outcomes the episode's credit rule counts as correct (older episodes without
+    a "credit" field were recorded under progress credit)."""
+    return ("teacher",) if episode.get("credit", "progress") == "release" else CORRECT_STEPS
 EFFECT_LABELS = ("DECREASE", "NO_CHANGE", "INCREASE")
 
 
@@ -169,11 +177,18 @@ def _flatten(episode: dict) -> dict:
     return {**episode, **inner} if isinstance(inner, dict) else dict(episode)
 
 
+def _agent_label(episode: dict) -> str:
+    """The agent, plus the protocol variant when it is not the release's (so runs under different
+    protocols never pool into one row)."""
+    agent, protocol = str(episode.get("agent", "?")), episode.get("protocol")
+    return agent if protocol in (None, "release") else f"{agent} [{protocol}]"
+
+
 def _groups(episodes: Sequence[dict], test: str, variant: Callable[[dict], Any] = lambda e: "") -> list:
     groups: dict = defaultdict(list)
     for episode in episodes:
         if episode.get("test") == test:
-            groups[(str(episode.get("agent", "?")), variant(episode), int(episode["depth"]))].append(episode)
+            groups[(_agent_label(episode), variant(episode), int(episode["depth"]))].append(episode)
     return sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]), kv[0][2]))
 
 
@@ -244,7 +259,7 @@ def move_effect_table(episodes: Sequence[dict]) -> Optional[Table]:
 
 def _closed_loop_variant(episode: dict) -> str:
     abstain = f", IDK/{episode['abstain_policy']}" if episode.get("abstention") else ""
-    return f"{episode['modality']}{abstain}"
+    return f"{episode['modality']}{abstain}, credit={episode.get('credit', 'progress')}"
 
 
 def closed_loop_table(episodes: Sequence[dict]) -> Optional[Table]:
@@ -255,13 +270,15 @@ def closed_loop_table(episodes: Sequence[dict]) -> Optional[Table]:
         answered = sum(e["answered"] for e in group)
         decisions = sum(e["decisions"] for e in group)
         ta = mean_ci([e["adherent"] / e["steps_total"] for e in group], bounds=(0.0, 1.0))
-        rows.append([agent, variant, depth, len(group), ta, proportion(e["perfect_solve"] for e in group),
+        pa = mean_ci([e.get("progress_moves", e["adherent"]) / e["steps_total"] for e in group], bounds=(0.0, 1.0))
+        rows.append([agent, variant, depth, len(group), ta, pa, proportion(e["perfect_solve"] for e in group),
                      wilson(answered, decisions), wilson(adherent, answered), _nan_or(apa(adherent, abstained, decisions)),
                      wilson(decisions - sum(e["parse_failures"] for e in group), decisions)])
     return Table("Table 3. Closed-loop step-by-step control",
-                 ["agent", "variant", "depth", "n", "TA%", "perfect solve", "coverage", "selective acc.",
+                 ["agent", "variant", "depth", "n", "TA%", "PA%", "perfect solve", "coverage", "selective acc.",
                   f"APA (s={ABSTAIN_CREDIT})", "parse rate"], rows,
-                 "TA% over all depth x n steps (unconditional denominators), normal interval over episodes. "
+                 "TA% (credited steps: the teacher's move only under credit=release) and PA% (any progress move) "
+                 "over all depth x n steps (unconditional denominators), normal interval over episodes. "
                  "Coverage, selective accuracy and APA count decisions actually presented.") if rows else None
 
 
@@ -274,7 +291,7 @@ def adherence_by_step_table(episodes: Sequence[dict]) -> Optional[Table]:
     longest = max(depth for (_, _, depth), _ in groups)
     rows = []
     for (agent, variant, depth), group in groups:
-        cells = [proportion(len(e["outcomes"]) > t and e["outcomes"][t] in CORRECT_STEPS for e in group)
+        cells = [proportion(len(e["outcomes"]) > t and e["outcomes"][t] in credited_steps(e) for e in group)
                  if t < depth else "" for t in range(longest)]
         rows.append([agent, variant, depth, len(group), *cells])
     return Table("Table 3b. Teacher adherence by step (closed loop)",

@@ -1,4 +1,5 @@
-"""Cube Bench on the cube engine: seeded items for the seven tests, prompts, strict parsers.
+"""Cube Bench on the cube engine: seeded items for the seven tests, prompts, answer parsers (the
+release's extraction and cogsim's strict one-line formats).
 
 The envs (``cube/reconstruction`` ... ``cube/recovery``) live in ``cogsim.envs.cube``; the metrics
 and tables in ``cogsim.metrics.cube``.
@@ -12,6 +13,7 @@ from cogsim.cube.suite.items import (
     export_seed_list,
     load_seed_list,
     make_item,
+    release_scramble,
     verify_seed_list,
 )
 from cogsim.cube.suite.parsers import (
@@ -23,6 +25,10 @@ from cogsim.cube.suite.parsers import (
     parse_effects,
     parse_grid,
     parse_yes_no,
+    release_choice,
+    release_effects,
+    release_grid,
+    release_yes_no,
 )
 from cogsim.cube.suite.prompts import PROMPT_VERSION
 
@@ -43,5 +49,10 @@ __all__ = [
     "parse_effects",
     "parse_grid",
     "parse_yes_no",
+    "release_choice",
+    "release_effects",
+    "release_grid",
+    "release_scramble",
+    "release_yes_no",
     "verify_seed_list",
 ]

@@ -71,8 +71,36 @@ def place(gold: str, others: list[str], slot: int) -> list[str]:
     return options
 
 
-def scramble_of(depth: int, seed: int) -> list[str]:
-    return cube.scramble(depth, seed)
+SCRAMBLES = ("release", "cogsim")
+# The release's move list, in its order (the order matters: its sampler indexes into it).
+RELEASE_MOVES = ("R", "L", "U", "D", "F", "B", "R'", "L'", "U'", "D'", "F'", "B'",
+                 "R2", "L2", "U2", "D2", "F2", "B2")
+
+
+def release_scramble(depth: int, seed: int, start: Optional[Cube] = None) -> list[str]:
+    """The release's scramble for ``random_seed=seed, n_moves=depth``: a PCG64 generator seeded with
+    the seed draws each move uniformly from the 18 moves (15 after the first: never the previous
+    move's face again); a sequence that leaves the cube (``start``, solved by default) solved is
+    drawn again, up to 50 times. Not an exact-depth scramble: opposite faces commute, so e.g.
+    R L R is two moves from solved."""
+    rng = np.random.default_rng(seed)
+    start = Cube() if start is None else start
+    moves: list[str] = []
+    for _ in range(50):
+        moves, last = [], None
+        for _ in range(depth):
+            candidates = [m for m in RELEASE_MOVES if m[0] != last] if last else list(RELEASE_MOVES)
+            move = candidates[int(rng.integers(len(candidates)))]
+            moves.append(move)
+            last = move[0]
+        if not start.apply(" ".join(moves)).is_solved():
+            break
+    return moves
+
+
+def scramble_of(depth: int, seed: int, scrambles: str = "cogsim") -> list[str]:
+    """cogsim's exact-depth optimal scramble (``cube.scramble``), or the release's sampler."""
+    return release_scramble(depth, seed) if scrambles == "release" else cube.scramble(depth, seed)
 
 
 def effect_labels(state: Cube) -> dict[str, str]:
@@ -82,16 +110,17 @@ def effect_labels(state: Cube) -> dict[str, str]:
 def move_options(state: Cube, gold_move: str, rng, slot: int, effects: Optional[dict] = None) -> dict:
     """Four distinct moves: the gold move at ``slot`` and three legal non-progress distractors."""
     effects = effects if effects is not None else effect_labels(state)
-    non_progress = [m for m in MOVES if effects[m] != "DECREASE"]
+    non_progress = [m for m in MOVES if effects[m] != "DECREASE" and m != gold_move]
     distractors = [str(m) for m in rng.choice(non_progress, size=3, replace=False)]
     options = place(gold_move, distractors, slot)
     return {"options": options, "gold": LABELS[slot], "effects": {m: effects[m] for m in options}}
 
 
-def _base(test: str, depth: int, seed: int, index: int) -> dict:
-    scramble = scramble_of(depth, seed)
+def _base(test: str, depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
+    scramble = scramble_of(depth, seed, scrambles)
     state = Cube.from_moves(" ".join(scramble))
-    return {
+    extra = {"scrambles": scrambles} if scrambles != "cogsim" else {}  # cogsim items stay as they were
+    return {**extra,
         "test": test,
         "depth": depth,
         "seed": seed,
@@ -109,18 +138,22 @@ def max_colour_count(depth: int) -> int:
     return 9 if depth < 3 else 6
 
 
-def reconstruction_item(depth: int, seed: int, index: int) -> dict:
+def reconstruction_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
     """The Front face of the seed's scramble; when one colour covers more than ``max_colour_count``
     stickers, the paper regenerates with seed * 10000 + attempt (attempt 1..50), recorded as
     ``scramble_seed``."""
-    item = _base("reconstruction", depth, seed, index)
+    item = _base("reconstruction", depth, seed, index, scrambles)
     item["scramble_seed"] = seed
     for attempt in range(1, 51):
         rows = views.front_rows(item["facelets"])
         if max("".join(rows).count(c) for c in COLOURS) <= max_colour_count(depth):
             break
         item["scramble_seed"] = seed * 10000 + attempt
-        scramble = scramble_of(depth, item["scramble_seed"])
+        if scrambles == "release":  # the release scrambles the same cube again: the moves accumulate
+            scramble = item["scramble"].split() + release_scramble(
+                depth, item["scramble_seed"], Cube.from_facelets(item["facelets"]))
+        else:
+            scramble = scramble_of(depth, item["scramble_seed"])
         item.update(scramble=" ".join(scramble), facelets=Cube.from_moves(" ".join(scramble)).to_facelets(),
                     teacher=views.inverse_sequence(scramble))
     item["gold_grid"] = list(views.front_rows(item["facelets"]))
@@ -131,13 +164,13 @@ FRONT_AFFECTING = tuple(m for m in MOVES if not m.startswith("B"))
 """The moves the paper's verification negatives draw from: every face turn but the Back face's."""
 
 
-def verification_item(depth: int, seed: int, index: int) -> dict:
+def verification_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
     """Yes and No alternate in blocks of two. The paper's negative ("image-move"): the text is the
     scrambled cube's Front face and the image shows the cube after one more face turn (not B) that
     changes that face. The alternative negative ("text-edit", env option ``negatives``): the image
     is the scrambled cube and the text edits one or two stickers (token edit) or is the Front face
     after one extra move (move edit)."""
-    item = _base("verification", depth, seed, index)
+    item = _base("verification", depth, seed, index, scrambles)
     rng = item_rng("verification", depth, seed)
     state = Cube.from_facelets(item["facelets"])
     truth = list(views.front_rows(state))
@@ -179,10 +212,10 @@ def _move_edit(state: Cube, truth: list[str], rng) -> tuple[list[str], str]:
     raise AssertionError("every face turn leaves the Front face unchanged, which no cube state allows")
 
 
-def optimal_move_item(depth: int, seed: int, index: int, test: str = "optimal-move") -> dict:
+def optimal_move_item(depth: int, seed: int, index: int, test: str = "optimal-move", scrambles: str = "cogsim") -> dict:
     """The teacher's next move (first move of the inverse scramble; it always reduces the distance by
     one) and three legal moves that do not."""
-    item = _base(test, depth, seed, index)
+    item = _base(test, depth, seed, index, scrambles)
     rng = item_rng("optimal-move", depth, seed)
     state = Cube.from_facelets(item["facelets"])
     slot = balanced_position(index, 4, "optimal-move", depth)
@@ -191,8 +224,8 @@ def optimal_move_item(depth: int, seed: int, index: int, test: str = "optimal-mo
     return item
 
 
-def reflection_item(depth: int, seed: int, index: int) -> dict:
-    return optimal_move_item(depth, seed, index, test="reflection")
+def reflection_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
+    return optimal_move_item(depth, seed, index, test="reflection", scrambles=scrambles)
 
 
 def closed_loop_options(state: Cube, teacher_move: str, rng, slot: int, effects: Optional[dict] = None) -> dict:
@@ -201,7 +234,9 @@ def closed_loop_options(state: Cube, teacher_move: str, rng, slot: int, effects:
     Every progress option counts as correct; ``gold`` is the teacher's slot (what the oracle picks)."""
     effects = effects if effects is not None else effect_labels(state)
     others_progress = [m for m in MOVES if effects[m] == "DECREASE" and m != teacher_move]
-    non_progress = [m for m in MOVES if effects[m] != "DECREASE"]
+    # The teacher's move is left out of the distractors: under the release's credit rule a stale
+    # teacher move (after a detour) can be a non-progress move, and must not appear twice.
+    non_progress = [m for m in MOVES if effects[m] != "DECREASE" and m != teacher_move]
     picks = [str(rng.choice(others_progress))] if others_progress else []
     picks += [str(m) for m in rng.choice(non_progress, size=3 - len(picks), replace=False)]
     picks = [picks[i] for i in rng.permutation(3)]
@@ -217,10 +252,10 @@ def closed_loop_step(depth: int, seed: int, index: int, step: int, state: Cube, 
     return closed_loop_options(state, teacher_move, rng, slot)
 
 
-def closed_loop_item(depth: int, seed: int, index: int) -> dict:
+def closed_loop_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
     """The scramble, the teacher plan and, for the record, the option sets along the teacher path
     (the env generates the same sets online, and new ones where a model's progress move leaves it)."""
-    item = _base("closed-loop", depth, seed, index)
+    item = _base("closed-loop", depth, seed, index, scrambles)
     state = Cube.from_facelets(item["facelets"])
     steps = []
     for step, move in enumerate(item["teacher"]):
@@ -248,14 +283,14 @@ def effect_option_set(effects: dict, rng, doubled_class: str, doubled_slot: int,
     return place(anchor, rest, doubled_slot), doubled_class
 
 
-def move_effect_item(depth: int, seed: int, index: int) -> dict:
+def move_effect_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
     """Four candidate moves, each to be labelled DECREASE / NO_CHANGE / INCREASE (paper: the model
     labels every option A-D). Class balancing: one move of each class present plus one doubled class,
     which cycles through the three classes in blocks of three; where the state has fewer than two
     moves of that class (DECREASE, mostly), the feasible classes alternate block by block (the paper
     doubles the feasible class furthest below its target share). Slot rotation: the doubled class's
     anchor move rotates through A, B, C, D with the index (the paper's rotating double slot)."""
-    item = _base("move-effect", depth, seed, index)
+    item = _base("move-effect", depth, seed, index, scrambles)
     rng = item_rng("move-effect", depth, seed)
     effects = effect_labels(Cube.from_facelets(item["facelets"]))
     target = EFFECT_LABELS[balanced_position(index, 3, "move-effect-class", depth)]
@@ -283,10 +318,10 @@ def recovery_horizon(depth: int) -> int:
     return depth
 
 
-def recovery_item(depth: int, seed: int, index: int) -> dict:
+def recovery_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
     """The depth-d scramble followed by one seeded non-progress move: the injected first failure.
     The teacher plan after it is the failure's inverse followed by the inverse scramble."""
-    item = _base("recovery", depth, seed, index)
+    item = _base("recovery", depth, seed, index, scrambles)
     rng = item_rng("recovery", depth, seed)
     state = Cube.from_facelets(item["facelets"])
     effects = effect_labels(state)
@@ -313,19 +348,23 @@ GENERATORS = {
 }
 
 
-def make_item(test: str, depth: int, seed: int, index: Optional[int] = None) -> dict:
-    """The JSON-able item of episode ``index`` (default: the seed) of ``test`` at ``depth``."""
+def make_item(test: str, depth: int, seed: int, index: Optional[int] = None, scrambles: str = "cogsim") -> dict:
+    """The JSON-able item of episode ``index`` (default: the seed) of ``test`` at ``depth``; the
+    scramble is cogsim's exact-depth one or (``scrambles="release"``) the release's for that seed."""
     if test not in GENERATORS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
+    if scrambles not in SCRAMBLES:
+        raise ValueError(f"scrambles must be one of {', '.join(map(repr, SCRAMBLES))}, got {scrambles!r}")
     depth, seed = check_depth(depth), check_seed(seed)
     index = seed if index is None else check_seed(index, "index")
-    return GENERATORS[test](depth, seed, index)
+    return GENERATORS[test](depth, seed, index, scrambles=scrambles)
 
 
 # -- seed lists -------------------------------------------------------------------------------------
 
 
-def build_seed_list(test: str, depth: int, count: int, first_seed: int = 0, unique_states: bool = False) -> dict:
+def build_seed_list(test: str, depth: int, count: int, first_seed: int = 0, unique_states: bool = False,
+                    scrambles: str = "cogsim") -> dict:
     """Items for episode indices 0..count-1. Episode i uses seed first_seed + i, unless
     ``unique_states`` skips seeds whose scramble state repeats an earlier one (then the list records
     which seed each index uses)."""
@@ -335,7 +374,7 @@ def build_seed_list(test: str, depth: int, count: int, first_seed: int = 0, uniq
     seed, seen, episodes = check_seed(first_seed, "first_seed"), set(), {}
     while len(episodes) < count:
         if unique_states:
-            state = Cube.from_moves(" ".join(scramble_of(depth, seed))).to_facelets()
+            state = Cube.from_moves(" ".join(scramble_of(depth, seed, scrambles))).to_facelets()
             if state in seen:
                 seed += 1
                 if seed - first_seed > 1000 * count:
@@ -343,7 +382,7 @@ def build_seed_list(test: str, depth: int, count: int, first_seed: int = 0, uniq
                 continue
             seen.add(state)
         index = len(episodes)
-        episodes[str(index)] = make_item(test, depth, seed, index)
+        episodes[str(index)] = make_item(test, depth, seed, index, scrambles)
         seed += 1
     return {"format": SEED_LIST_FORMAT, "prompt_version": PROMPT_VERSION, "test": test, "depth": depth, "episodes": episodes}
 
@@ -369,7 +408,7 @@ def load_seed_list(source: Union[str, Path, dict]) -> dict:
 def verify_seed_list(data: dict) -> None:
     """Regenerates every item of a seed list from its seed; raises ValueError on any difference."""
     for key, item in load_seed_list(data)["episodes"].items():
-        regenerated = make_item(item["test"], item["depth"], item["seed"], item["index"])
+        regenerated = make_item(item["test"], item["depth"], item["seed"], item["index"], item.get("scrambles", "cogsim"))
         if _jsonable(regenerated) != _jsonable(item):
             raise ValueError(f"seed_list episode {key} differs from what seed {item['seed']} generates")
 

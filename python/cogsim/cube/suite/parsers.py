@@ -1,5 +1,8 @@
-"""Strict answer parsers of Cube Bench. Anything outside the documented formats is a parse failure,
-which the metrics count against the model (never silently repaired).
+"""Answer parsers of Cube Bench: the release's extraction (``release_*``, the envs' default: the
+first match anywhere in the reply, see the section at the end) and cogsim's strict one-line parsers
+(``parse_*``, env option ``parser="strict"``), described here. Under the strict parsers anything
+outside the documented formats is a parse failure, which the metrics count against the model
+(never silently repaired).
 
 Accepted wrappers around an answer token X, each the whole response (surrounding whitespace allowed):
     X                       the bare token
@@ -175,3 +178,137 @@ def parse_effects(response: str, labels: Sequence[str] = "ABCD") -> Parsed:
             return Parsed(PARSE_FAILURE)
         values.append(value)
     return Parsed(OK, tuple(values))
+
+
+# -- the release's extraction (the default protocol) ----------------------------------------------
+# The released harness (dana-23/cube-bench) searches the whole reply, case-insensitively, and takes
+# the FIRST match of an ordered list of patterns; nothing else in the reply matters. These
+# functions reproduce that extraction with patterns that start with a literal and have no adjacent
+# unbounded quantifiers over overlapping classes, so every search is linear in the reply length.
+# Unlike the strict parsers above there is no length cap (reasoning models write long replies).
+
+PARSERS = ("release", "strict")
+
+_R_TAG = re.compile(r"<\s*ANSWER\s*>\s*([ABCD])\s*<\s*/\s*ANSWER\s*>", re.IGNORECASE)
+_R_COLON = re.compile(r"\bANSWER\s*[:=]\s*([ABCD])\b", re.IGNORECASE)
+_R_BRACKET = re.compile(r"<\s*([ABCD])\s*>", re.IGNORECASE)
+_R_MOVE_TAG = re.compile(r"<ANSWER>\s*([URFDLB][2']?)\s*</ANSWER>", re.IGNORECASE)
+_R_IDK = re.compile(r"<ANSWER>\s*IDK\s*</ANSWER>|\bANSWER\s*[:=]\s*(?:IDK|E)\b|I\s*DON'?T\s*KNOW", re.IGNORECASE)
+_R_YES_NO = re.compile(r"Answer:\s*(Yes|No)\b", re.IGNORECASE)
+_R_EFFECT_TAG = re.compile(r"<([ABCD])>\s*(DECREASE|NO[_ ]?CHANGE|INCREASE)\s*</([ABCD])>", re.IGNORECASE)
+_R_WORD = r"\s*([A-Za-z]+)\s*"
+_R_ROW = rf"row\s*{{k}}:\s*\[{_R_WORD},{_R_WORD},{_R_WORD}\]"
+_R_GRID = re.compile(r"answer:\s*" + r"\s*".join(_R_ROW.format(k=k) for k in (1, 2, 3)), re.IGNORECASE)
+_R_QWORD = r"\s*['\"]?([A-Za-z]+)['\"]?\s*"
+_R_QROW = rf"\[{_R_QWORD},{_R_QWORD},{_R_QWORD}\]"
+_R_JSON_GRID = re.compile(rf"\[\s*{_R_QROW}\s*,\s*{_R_QROW}\s*,\s*{_R_QROW}\s*\]", re.IGNORECASE)
+_R_COLOUR_INITIALS = {"w": "W", "y": "Y", "r": "R", "o": "O", "b": "B", "g": "G"}
+_R_FACE_INITIALS = {"u": "W", "d": "Y", "f": "G", "l": "O"}  # the release's face-name fallback
+
+
+def _is_text(response: object) -> bool:
+    return isinstance(response, str) and bool(response)
+
+
+def release_choice(response: str, labels: Sequence[str] = "ABCD", allow_idk: bool = False,
+                   options: Optional[Sequence[str]] = None) -> Parsed:
+    """The release's multiple-choice extraction: with ``allow_idk``, any abstention phrase anywhere
+    (``<ANSWER> IDK </ANSWER>``, ``ANSWER: IDK`` / ``ANSWER: E``, "I don't know") wins first; then
+    the first ``<ANSWER> X </ANSWER>``, else the first ``ANSWER: X`` / ``ANSWER = X``, else the first
+    ``<X>`` (X in A-D, any case, spaces allowed). With ``options`` (the moves of A-D), a bare move
+    between answer tags (``<ANSWER> R' </ANSWER>``) maps back to its letter, as the release's
+    move-prediction test does. A letter outside ``labels`` is "invalid"."""
+    if not _is_text(response):
+        return Parsed(PARSE_FAILURE)
+    if allow_idk and _R_IDK.search(response):
+        return Parsed(OK, IDK)
+    match = _R_TAG.search(response) or _R_COLON.search(response) or _R_BRACKET.search(response)
+    if match:
+        letter = match.group(1).upper()
+        return Parsed(OK, letter) if letter in tuple(labels) else Parsed(INVALID, letter)
+    if options:
+        move = _R_MOVE_TAG.search(response)
+        if move:
+            wanted = move.group(1).upper()
+            for letter, option in zip(labels, options):
+                if str(option).upper() == wanted:
+                    return Parsed(OK, letter)
+    return Parsed(PARSE_FAILURE)
+
+
+def release_yes_no(response: str) -> Parsed:
+    """The first ``Answer: Yes`` / ``Answer: No`` anywhere (any case, even inside a longer word such
+    as "FinalAnswer:"), capitalised."""
+    match = _R_YES_NO.search(response) if _is_text(response) else None
+    return Parsed(OK, match.group(1).capitalize()) if match else Parsed(PARSE_FAILURE)
+
+
+def _effect_label(raw: str) -> str:
+    return raw.upper().replace(" ", "_")
+
+
+def release_effects(response: str, labels: Sequence[str] = "ABCD") -> Parsed:
+    """The release's move-effect extraction: every ``<X> LABEL </X>`` pair (the LAST one per letter
+    counts; the closing tag must name the same letter), then for letters still missing the first
+    ``X: LABEL``. Labels in any case; "NO CHANGE" becomes NO_CHANGE, "NOCHANGE" stays NOCHANGE (which
+    never matches a gold label, as in the release). The value holds one entry per option, None where
+    the reply says nothing; "ok" when at least one option was labelled."""
+    if not _is_text(response):
+        return Parsed(PARSE_FAILURE)
+    found: dict = {}
+    for match in _R_EFFECT_TAG.finditer(response):
+        if match.group(1).upper() == match.group(3).upper():
+            found[match.group(1).upper()] = _effect_label(match.group(2))
+    for label in labels:
+        if label not in found:
+            match = re.search(rf"{label}\s*:\s*(DECREASE|NO[_ ]?CHANGE|INCREASE)", response, re.IGNORECASE)
+            if match:
+                found[label] = _effect_label(match.group(1))
+    values = tuple(found.get(label) for label in labels)
+    return Parsed(OK, values) if any(v is not None for v in values) else Parsed(PARSE_FAILURE)
+
+
+def _strip_fences(text: str) -> str:
+    """Drop Markdown code-fence markers (```, ```json, ```python, ```txt) at line starts and ends."""
+    lines = []
+    for line in text.split("\n"):
+        low = line.lstrip().lower()
+        if low.startswith("```"):
+            rest = line.lstrip()[3:]
+            for tag in ("json", "python", "txt"):
+                if rest.lower().startswith(tag):
+                    rest = rest[len(tag):]
+                    break
+            line = rest.lstrip()
+        stripped = line.rstrip()
+        if stripped.endswith("```"):
+            line = stripped[:-3].rstrip()
+        lines.append(line)
+    return "\n".join(lines).strip()
+
+
+def _release_colour(word: str) -> Optional[str]:
+    word = word.strip().lower()
+    if not word:
+        return None
+    if word in _COLOUR_WORDS:
+        return _COLOUR_WORDS[word]
+    return _R_COLOUR_INITIALS.get(word[0]) or _R_FACE_INITIALS.get(word[0])
+
+
+def release_grid(response: str) -> Parsed:
+    """The release's reconstruction extraction: after dropping code fences, the first
+    ``answer: row 1: [a, b, c] row 2: [...] row 3: [...]`` (any case and spacing, newlines or not),
+    else the first nested list ``[[a, b, c], [...], [...]]`` (items optionally quoted). Each word is
+    read by its initial (white/w, yellow, red, orange, blue, green; then U/D/F/L face initials as
+    W/Y/G/O); a word that is none of these makes the grid "invalid" (the release scores it 0)."""
+    if not _is_text(response):
+        return Parsed(PARSE_FAILURE)
+    text = _strip_fences(response)
+    match = _R_GRID.search(text) or _R_JSON_GRID.search(text)
+    if not match:
+        return Parsed(PARSE_FAILURE)
+    letters = [_release_colour(word) for word in match.groups()]
+    if None in letters:
+        return Parsed(INVALID, tuple(match.groups()))
+    return Parsed(OK, tuple("".join(letters[i:i + 3]) for i in (0, 3, 6)))

@@ -76,3 +76,42 @@ def inverse_move(move: str) -> str:
 
 def inverse_sequence(moves: Sequence[str]) -> list[str]:
     return [inverse_move(m) for m in reversed(moves)]
+
+
+# -- the release's colour scheme and text net ----------------------------------------------------
+# The released harness draws and prints cubes in pycuber's scheme: Up yellow, Left red, Front green,
+# Right orange, Back blue, Down white. cogsim's own scheme (Up white, Left orange, Right red, Down
+# yellow) is the same scheme turned upside down, so the release's colours are obtained by swapping
+# the face letters U<->D and L<->R of a facelet string before it is coloured (or drawn), and colour
+# letters of a grid by swapping W<->Y and O<->R.
+COLOUR_SCHEMES = ("release", "cogsim")
+STATE_FORMATS = ("release", "cogsim")
+_RELEASE_FACES = str.maketrans("UDLR", "DURL")
+_RELEASE_LETTERS = str.maketrans("WYOR", "YWRO")
+
+
+def recolour(state, scheme: str = "release") -> str:
+    """The facelet string whose cogsim colouring shows ``state`` in ``scheme``'s colours."""
+    text = facelets(state)
+    return text.translate(_RELEASE_FACES) if scheme == "release" else text
+
+
+def recolour_grid(rows: Sequence[str], scheme: str = "release") -> list:
+    """Colour-letter rows of cogsim's scheme in ``scheme``'s colours."""
+    return [row.translate(_RELEASE_LETTERS) if scheme == "release" else row for row in rows]
+
+
+def release_net_text(state) -> str:
+    """The text net as the release prints a cube (pycuber's layout): Up, then Left/Front/Right/Back
+    side by side, then Down; every sticker a lowercase colour initial in brackets, Up and Down
+    indented by nine spaces, each row ending in a newline. Colours follow the facelets as given
+    (pass ``recolour(state)`` for the release's scheme)."""
+    faces = {face: [row.lower() for row in face_rows(state, face)] for face in DISPLAY_FACES}
+
+    def cells(row: str) -> str:
+        return "".join(f"[{c}]" for c in row)
+
+    lines = [" " * 9 + cells(row) for row in faces["U"]]
+    lines += ["".join(cells(faces[f][r]) for f in ("L", "F", "R", "B")) for r in range(3)]
+    lines += [" " * 9 + cells(row) for row in faces["D"]]
+    return "\n".join(lines) + "\n"

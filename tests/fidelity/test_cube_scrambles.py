@@ -1,0 +1,71 @@
+"""Cube Bench scrambles: with ``scrambles="release"`` (the envs' default) episode i at depth d starts
+from the release's scramble for random_seed=i, n_moves=d (tests/fidelity/data/cube_scrambles.json,
+produced offline by the release's own sampler), and prints as the release prints it."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import cogsim
+from cogsim.cube import Cube
+from cogsim.cube.suite import items, views
+
+DATA = json.loads((Path(__file__).parent / "data" / "cube_scrambles.json").read_text())
+
+
+@pytest.fixture(autouse=True)
+def _oracle(cube_oracle):
+    return cube_oracle
+
+
+def test_data_names_its_source():
+    assert "VirtualCube.scramble" in DATA["source"] and "commit" in DATA["source"]
+
+
+@pytest.mark.parametrize("case", DATA["scrambles"], ids=lambda c: f"d{c['depth']}-s{c['seed']}")
+def test_release_scramble_matches_the_release(case):
+    moves = items.release_scramble(case["depth"], case["seed"])
+    assert " ".join(moves) == case["moves"]
+    state = Cube.from_moves(" ".join(moves))
+    assert views.release_net_text(views.recolour(state)) == case["text"]
+
+
+@pytest.mark.parametrize("test", items.TESTS)
+def test_env_items_use_the_release_scrambles_by_default(test):
+    case = next(c for c in DATA["scrambles"] if c["depth"] == 2 and c["seed"] == 3)
+    env = cogsim.make(f"cube/{test}", depth=2)
+    env.reset(seed=3)
+    if test != "reconstruction":  # reconstruction may re-scramble (colour-prior control), as the release does
+        assert env.item["scramble"] == case["moves"] and env.item["scrambles"] == "release"
+        assert env.item["teacher"] == views.inverse_sequence(case["moves"].split())
+    legacy = cogsim.make(f"cube/{test}", depth=2, scrambles="cogsim")
+    legacy.reset(seed=3)
+    assert "scrambles" not in legacy.item and legacy.item["scramble"] == " ".join(items.scramble_of(2, 3))
+
+
+def test_release_scrambles_need_not_be_exact_depth_and_items_stay_well_formed():
+    from cogsim import cube
+
+    short = [s for s in range(400) if cube.distance(Cube.from_moves(" ".join(items.release_scramble(3, s)))) < 3]
+    assert short  # e.g. R L R: opposite faces commute
+    for seed in short[:5]:
+        for test in ("optimal-move", "closed-loop", "recovery", "move-effect"):
+            item = items.make_item(test, 3, seed, scrambles="release")
+            if "options" in item:
+                assert len(set(item["options"])) == 4
+            for step in item.get("steps", []):
+                assert len(set(step["options"])) == 4
+
+
+def test_release_seed_lists_export_and_verify(tmp_path):
+    from cogsim.cube.suite.__main__ import main
+
+    out = tmp_path / "om.json"
+    assert main(["export", "--test", "optimal-move", "--depth", "2", "--count", "4", "--out", str(out)]) == 0
+    data = items.load_seed_list(str(out))
+    assert data["episodes"]["1"]["scramble"] == " ".join(items.release_scramble(2, 1))
+    items.verify_seed_list(data)
+    env = cogsim.make("cube/optimal-move", depth=2, seed_list=str(out))
+    env.reset(seed=1)
+    assert env.item["scramble"] == " ".join(items.release_scramble(2, 1))

@@ -8,7 +8,11 @@ One response flips one card; two flips make a turn. Options (keyword arguments o
     only; memory_map (False): the oracle condition, a table of every revealed identity still on the
     board injected each turn; max_resp_per_pair (5): budget = this x pairs responses; max_responses
     (None): a fixed total budget instead; card_width (48): pixels per card in images; history
-    ("full"): the conversation window the loop keeps.
+    ("full"): the conversation window the loop keeps; deal ("release"): the released harness's
+    seeded shuffle (Python's random.Random(seed)), or "cogsim" for cogsim's SplitMix64 deal;
+    coords ("letters"): the release's coordinates and text ("Action: cD", row letter + column
+    letter, a bracketed text board, round-by-round messages), or "numbers" for cogsim's earlier
+    1-based "Action: (row, column)" with a numbered board and flip-by-flip descriptions.
 In a duel, obs["player"] is the player to move: a match keeps the turn, a mismatch passes it, and
 each player's next observation reports every flip made since its last one (both see all flips).
 """
@@ -51,6 +55,8 @@ class PairsEnv(TextEnv):
         self.card_width = _integer(options, "card_width", 48, 16, 256)
         self.default_history = _choice(options, "history", "full", HISTORIES)
         self.budget = self.max_responses or self.max_resp_per_pair * self.pairs
+        self.deal = _choice(options, "deal", "release", _pairs.DEALS)
+        self.coords = text.check_coords(_choice(options, "coords", "letters", text.COORDS), self.rows, self.cols)
         if self.modality == "image":
             from cogsim.render.cards import theme_capacity
 
@@ -60,7 +66,7 @@ class PairsEnv(TextEnv):
 
     # -- episode ---------------------------------------------------------------------------------
     def _reset(self, seed: int, options: dict) -> dict:
-        self.board = _pairs.deal(self.rows, self.cols, seed)
+        self.board = _pairs.deal(self.rows, self.cols, seed, method=self.deal)
         self.game = PairsBatch.from_boards([self.board], players=self.num_players)
         self.optimal_responses = _pairs.optimal_responses(self.board)
         self.player_names = list(options.get("players", [])) or None
@@ -69,13 +75,17 @@ class PairsEnv(TextEnv):
         self.invalid = [0] * self.num_players
         self.inbox: list[list[tuple[str, tuple]]] = [[] for _ in range(self.num_players)]
         self.flip_log: list[int] = []  # every valid flip, row-major card index
-        self.system_prompt = text.task_prompt(self.rows, self.cols, self.budget, self.modality, self.cot, self.num_players == 2)
-        self._post(0, "The game begins; every card is face down.", ())
+        self.system_prompt = text.task_prompt(self.rows, self.cols, self.budget, self.modality, self.cot,
+                                              self.num_players == 2, self.coords)
+        self.round = 0
+        if self.coords == "numbers":
+            self._post(0, "The game begins; every card is face down.", ())
         return self._observation()
 
-    def _post(self, player: int, line: str, revealed: tuple) -> None:
-        """Queues an event with a snapshot of the board (``revealed`` cards shown face up)."""
-        snapshot = (self.game.state().copy(), tuple(revealed))
+    def _post(self, player: int, line: str, revealed: tuple, board: bool = True) -> None:
+        """Queues an event with a snapshot of the board (``revealed`` cards shown face up), or a
+        line alone (board=False)."""
+        snapshot = (self.game.state().copy(), tuple(revealed)) if board else None
         self.inbox[player].append((line, snapshot))
 
     def _step(self, action: str):
@@ -85,11 +95,15 @@ class PairsEnv(TextEnv):
         self.responses[player] += 1
         info: dict = {}
         try:
-            row, col = text.parse_flip(action, cot=self.cot)
+            row, col = text.parse_flip(action, cot=self.cot, coords=self.coords, rows=self.rows, cols=self.cols)
         except text.ParseError as error:
             self.parse_failures[player] += 1
             info.update(parse="parse_failure", parsed=None)
-            self._post(player, f"Your answer could not be parsed: {error}." if self.feedback else "", ())
+            if self.coords == "letters":
+                line = f"Your previous reply was not executed: {error}. The board is unchanged." if self.feedback else ""
+            else:
+                line = f"Your answer could not be parsed: {error}." if self.feedback else ""
+            self._post(player, line, (), board=self.coords == "numbers")
         else:
             info["parsed"] = [row + 1, col + 1]
             self._flip(player, row, col, info)
@@ -109,12 +123,20 @@ class PairsEnv(TextEnv):
             self.invalid[player] += 1
             info.update(parse="invalid", outcome="invalid")
             reason = self._invalid_reason(row, col)
-            self._post(player, f"Invalid flip ({row + 1}, {col + 1}): {reason}. Flip another card." if self.feedback else "", ())
+            where = text.coordinate(row, col, self.coords)
+            if self.coords == "letters":
+                line = f"Your previous reply was not executed: {where} is not a valid choice ({reason}). The board is unchanged."
+            else:
+                line = f"Invalid flip {where}: {reason}. Flip another card."
+            self._post(player, line if self.feedback else "", (), board=self.coords == "numbers")
             return
         self.flip_log.append(row * self.cols + col)
         info.update(parse="ok", outcome={FIRST_FLIP: "first", MATCH: "match", MISMATCH: "mismatch"}[outcome])
         identity = int(self.board[row, col])
         revealed = ((row, col),) if outcome == FIRST_FLIP else ((row, col), divmod(first, self.cols))
+        if self.coords == "letters":
+            self._post_round(player, row, col, outcome, first, revealed)
+            return
         result = {FIRST_FLIP: "", MATCH: " Match! The pair is removed.", MISMATCH: " No match; both cards are turned face down."}[outcome]
         shown = identity if self.modality == "text" else None
         for other in range(self.num_players):
@@ -123,6 +145,29 @@ class PairsEnv(TextEnv):
             else:
                 line = text.describe_flip("Your opponent", row, col, shown) + result
             self._post(other, line, revealed)
+
+    def _post_round(self, player: int, row: int, col: int, outcome: int, first: int, revealed: tuple) -> None:
+        """The release's message structure: the mover sees the board after its first flip, then both
+        cards revealed with the verdict and the score; in a duel the opponent gets the whole turn
+        (both coordinates, the verdict, the board during the reveal) once it is resolved."""
+        if outcome == FIRST_FLIP:
+            self._post(player, "The board after your first flip:", revealed)
+            return
+        scores = self.game.scores()
+        verdict = "Match! The pair is removed." if outcome == MATCH else "No match: both cards are turned face down again."
+        if self.num_players == 1:
+            tail = f"Score: {scores[0]}. Pairs remaining: {self.game.remaining()}."
+        else:
+            tail = f"Score: you {scores[player]}, opponent {scores[1 - player]}. Pairs remaining: {self.game.remaining()}."
+        self._post(player, "Both cards revealed:", revealed)
+        self._post(player, f"{verdict} {tail}" if self.feedback else "", (), board=False)
+        if self.num_players == 2:
+            other = 1 - player
+            one = text.coordinate(*divmod(first, self.cols), self.coords)
+            two = text.coordinate(row, col, self.coords)
+            self._post(other, f"Your opponent flipped {one} and then {two} ({'a match' if outcome == MATCH else 'no match'}); "
+                              "the board during the reveal:", revealed)
+            self._post(other, f"Score: you {scores[other]}, opponent {scores[player]}.", (), board=False)
 
     def _invalid_reason(self, row: int, col: int) -> str:
         if not (0 <= row < self.rows and 0 <= col < self.cols):
@@ -136,23 +181,57 @@ class PairsEnv(TextEnv):
         player = self.game.player()
         events, self.inbox[player] = self.inbox[player], []
         parts, images = [], []
-        for line, (state, revealed) in events:
+        for line, snapshot in events:
+            if snapshot is None:
+                if line:
+                    parts.append(line)
+                continue
+            state, revealed = snapshot
             if self.modality == "text":
-                parts.append((line + "\n" if line else "") + text.board_text(self.board, state, revealed))
+                parts.append((line + "\n" if line else "") + text.board_text(self.board, state, revealed, self.coords))
             else:
                 parts.append(line or "The board:")
                 images.append((state, revealed))
+        if self.coords == "letters":
+            return self._letters_observation(player, parts, images)
         if self.num_players == 2:
             mine, theirs = self.game.scores()[player], self.game.scores()[1 - player]
             parts.append(f"Pairs: you {mine}, your opponent {theirs}.")
         if self.memory_map:
-            parts.append(text.memory_text(_pairs.known_cards(self.board, self.game.state(), self.game.seen())))
+            parts.append(text.memory_text(_pairs.known_cards(self.board, self.game.state(), self.game.seen()), self.coords, self.pairs))
         pending = self.game.pending()
         if pending >= 0:
             r, c = divmod(pending, self.cols)
             parts.append(f"({r + 1}, {c + 1}) is face up: flip the second card of this turn.")
         else:
             parts.append("Flip the first card of a turn.")
+        parts.append(f"Responses left: {self.budget - sum(self.responses)}.")
+        return observation("\n\n".join(parts), images=self._render(images), player=player)
+
+    def _letters_observation(self, player: int, parts: list, images: list) -> dict:
+        """Round start: the score, the pairs remaining and the current board, then the instruction;
+        after a first flip: the instruction for the second card."""
+        pending = self.game.pending()
+        if pending < 0:
+            self.round += 1
+            scores = self.game.scores()
+            if self.num_players == 1:
+                parts.append(f"Score: {scores[0]}. Pairs remaining: {self.game.remaining()}.")
+            else:
+                parts.append(f"Your turn. Score: you {scores[player]}, opponent {scores[1 - player]}. "
+                             f"Pairs remaining: {self.game.remaining()}.")
+            state = self.game.state().copy()
+            if self.modality == "text":
+                parts.append(f"Round {self.round}, the board now:\n" + text.board_text(self.board, state, (), self.coords))
+            else:
+                parts.append(f"Round {self.round}, the board now:")
+                images.append((state, ()))
+        if self.memory_map:
+            parts.append(text.memory_text(_pairs.known_cards(self.board, self.game.state(), self.game.seen()), self.coords, self.pairs))
+        hint = "Thought: ...\nAction: <coordinate>" if self.cot else "Action: <coordinate>"
+        step = "Flip the first card of this round: choose a face-down card." if pending < 0 else \
+            "Flip the second card of this round: choose another face-down card."
+        parts.append(f"{step}\n{hint}")
         parts.append(f"Responses left: {self.budget - sum(self.responses)}.")
         return observation("\n\n".join(parts), images=self._render(images), player=player)
 
@@ -187,6 +266,8 @@ class PairsEnv(TextEnv):
             "cot": self.cot,
             "feedback": self.feedback,
             "budget": self.budget,
+            "deal": self.deal,
+            "coords": self.coords,
             "matched": sum(scores),
             "score": sum(scores) / self.pairs,
             "responses": sum(self.responses),
@@ -217,7 +298,7 @@ class PairsEnv(TextEnv):
             card = int(rng.choice(np.flatnonzero(state == _pairs.FACE_DOWN)))
         else:
             raise ValueError(f"policy must be one of {', '.join(self.scripted_policies)}, got {policy!r}")
-        return text.format_flip(*divmod(card, self.cols))
+        return text.format_flip(*divmod(card, self.cols), self.coords)
 
 
 class PairsDuelEnv(PairsEnv):

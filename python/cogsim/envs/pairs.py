@@ -12,7 +12,10 @@ One response flips one card; two flips make a turn. Options (keyword arguments o
     seeded shuffle (Python's random.Random(seed)), or "cogsim" for cogsim's SplitMix64 deal;
     coords ("letters"): the release's coordinates and text ("Action: cD", row letter + column
     letter, a bracketed text board, round-by-round messages), or "numbers" for cogsim's earlier
-    1-based "Action: (row, column)" with a numbered board and flip-by-flip descriptions.
+    1-based "Action: (row, column)" with a numbered board and flip-by-flip descriptions;
+    max_retries (2): failed responses (parse failure or invalid flip) allowed after the first in one
+    flip before the round is forfeited (the first card turned down again, a duel's turn passed),
+    None for cogsim's earlier rule (ask again without limit).
 In a duel, obs["player"] is the player to move: a match keeps the turn, a mismatch passes it, and
 each player's next observation reports every flip made since its last one (both see all flips).
 """
@@ -56,6 +59,10 @@ class PairsEnv(TextEnv):
         self.default_history = _choice(options, "history", "full", HISTORIES)
         self.budget = self.max_responses or self.max_resp_per_pair * self.pairs
         self.deal = _choice(options, "deal", "release", _pairs.DEALS)
+        # The release retries a flip twice after a parse failure or an invalid coordinate; a third
+        # failure forfeits the round (a first card already up is turned face down; in a duel the
+        # turn passes). None: cogsim's earlier rule, a failed response simply asks again.
+        self.max_retries = _integer(options, "max_retries", 2, 0, 1000) if options.get("max_retries", 2) is not None else None
         self.coords = text.check_coords(_choice(options, "coords", "letters", text.COORDS), self.rows, self.cols)
         if self.modality == "image":
             from cogsim.render.cards import theme_capacity
@@ -73,6 +80,8 @@ class PairsEnv(TextEnv):
         self.responses = [0] * self.num_players
         self.parse_failures = [0] * self.num_players
         self.invalid = [0] * self.num_players
+        self.forfeits = [0] * self.num_players
+        self.failed_attempts = 0  # failed responses in a row for the current flip
         self.inbox: list[list[tuple[str, tuple]]] = [[] for _ in range(self.num_players)]
         self.flip_log: list[int] = []  # every valid flip, row-major card index
         self.system_prompt = text.task_prompt(self.rows, self.cols, self.budget, self.modality, self.cot,
@@ -107,6 +116,13 @@ class PairsEnv(TextEnv):
         else:
             info["parsed"] = [row + 1, col + 1]
             self._flip(player, row, col, info)
+        if info.get("parse") == "ok":
+            self.failed_attempts = 0
+        else:
+            self.failed_attempts += 1
+            if self.max_retries is not None and self.failed_attempts > self.max_retries:
+                self._forfeit(player)
+                info["forfeit"] = True
         done = self.game.remaining() == 0
         truncated = not done and sum(self.responses) >= self.budget
         reward = 1.0 if info.get("outcome") == "match" else 0.0
@@ -145,6 +161,28 @@ class PairsEnv(TextEnv):
             else:
                 line = text.describe_flip("Your opponent", row, col, shown) + result
             self._post(other, line, revealed)
+
+    def _forfeit(self, player: int) -> None:
+        """Ends the round after max_retries + 1 failed responses: the first card, if one is up,
+        is turned face down again; in a duel the turn passes."""
+        self.failed_attempts = 0
+        self.forfeits[player] += 1
+        arrays = self.game.arrays
+        pending = self.game.pending()
+        if pending >= 0:
+            arrays["state"][int(arrays["offset"][0]) + pending] = _pairs.FACE_DOWN
+            arrays["pending"][0] = -1
+            where = text.coordinate(*divmod(pending, self.cols), self.coords)
+        if self.num_players == 2:
+            arrays["player"][0] = 1 - player
+        attempts = self.max_retries + 1
+        undo = f" Your first card {where} is face down again." if pending >= 0 else ""
+        passes = " The turn passes to your opponent." if self.num_players == 2 else ""
+        self._post(player, f"No valid flip in {attempts} attempts: this round is forfeited.{undo}{passes}", (), board=False)
+        if self.num_players == 2:
+            flipped = f" after flipping {where}, which is face down again" if pending >= 0 else ""
+            self._post(1 - player, f"Your opponent made no valid flip in {attempts} attempts{flipped}; "
+                                   "its round is forfeited and the turn is yours.", (), board=False)
 
     def _post_round(self, player: int, row: int, col: int, outcome: int, first: int, revealed: tuple) -> None:
         """The release's message structure: the mover sees the board after its first flip, then both
@@ -273,6 +311,8 @@ class PairsEnv(TextEnv):
             "responses": sum(self.responses),
             "parse_failures": sum(self.parse_failures),
             "invalid": sum(self.invalid),
+            "forfeits": sum(self.forfeits),
+            "max_retries": self.max_retries,
             "optimal_responses": self.optimal_responses,
         }
         if self.num_players == 2:

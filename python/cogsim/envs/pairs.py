@@ -15,7 +15,9 @@ One response flips one card; two flips make a turn. Options (keyword arguments o
     1-based "Action: (row, column)" with a numbered board and flip-by-flip descriptions;
     max_retries (2): failed responses (parse failure or invalid flip) allowed after the first in one
     flip before the round is forfeited (the first card turned down again, a duel's turn passed),
-    None for cogsim's earlier rule (ask again without limit).
+    None for cogsim's earlier rule (ask again without limit); faces ("release"): with the poker
+    theme, the release's choice of faces for the seed from its 54-card deck; "cogsim" for cogsim's
+    own (the other themes always draw cogsim's own pictures).
 In a duel, obs["player"] is the player to move: a match keeps the turn, a mismatch passes it, and
 each player's next observation reports every flip made since its last one (both see all flips).
 """
@@ -64,10 +66,14 @@ class PairsEnv(TextEnv):
         # turn passes). None: cogsim's earlier rule, a failed response simply asks again.
         self.max_retries = _integer(options, "max_retries", 2, 0, 1000) if options.get("max_retries", 2) is not None else None
         self.coords = text.check_coords(_choice(options, "coords", "letters", text.COORDS), self.rows, self.cols)
+        # faces ("release"): the poker theme draws its faces as the release does for a seed (its 54-card
+        # deck); the other themes' pictures are cogsim's own either way. "cogsim": cogsim's PCG64 choice.
+        self.faces = _choice(options, "faces", "release", ("release", "cogsim"))
+        self.face_order = "release" if self.faces == "release" and THEMES[self.theme] == "poker" else "cogsim"
         if self.modality == "image":
-            from cogsim.render.cards import theme_capacity
+            from cogsim.render.cards import RELEASE_POKER_DECK, theme_capacity
 
-            capacity = theme_capacity(THEMES[self.theme])
+            capacity = len(RELEASE_POKER_DECK) if self.face_order == "release" else theme_capacity(THEMES[self.theme])
             if self.pairs > capacity:
                 raise ValueError(f"theme {self.theme!r} has {capacity} distinct cards, the board needs {self.pairs} pairs")
 
@@ -284,7 +290,8 @@ class PairsEnv(TextEnv):
             shown = state.copy()
             for r, c in revealed:
                 shown[r, c] = FACE_UP
-            boards.append(CardBoard(self.board, shown, theme=THEMES[self.theme], seed=self.episode_seed, card_width=self.card_width))
+            boards.append(CardBoard(self.board, shown, theme=THEMES[self.theme], seed=self.episode_seed,
+                                    card_width=self.card_width, face_order=self.face_order, labels=self.coords))
         return list(shared_renderer().cards(boards))
 
     def _final_text(self) -> str:

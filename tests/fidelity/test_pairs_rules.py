@@ -5,6 +5,7 @@ import pytest
 
 import cogsim
 from cogsim import pairs
+from cogsim.pairs import text
 
 
 def test_budget_is_five_responses_per_pair():
@@ -50,3 +51,16 @@ def test_unlimited_retries_stay_available():
     assert env.game.pending() == 0
     with pytest.raises(ValueError, match="max_retries"):
         cogsim.make("pairs/single", max_retries=-1)
+
+
+def test_oracle_condition_shows_a_memory_aid_board():
+    env = cogsim.make("pairs/single", rows=2, cols=4, memory_map=True)
+    env.reset(seed=2)
+    board = env.board
+    other = next((r, c) for r in range(2) for c in range(4) if board[r, c] != board[0, 0])
+    env.step("Action: aA")
+    obs, *_ = env.step(f"Action: {'ab'[other[0]]}{'ABCD'[other[1]]}")
+    aid = obs["text"].split("Memory aid")[1]
+    sym = lambda rc: text.card_symbol(int(board[rc]), 4)
+    assert f"[{sym((0, 0))}]" in aid and f"[{sym(other)}]" in aid
+    assert aid.count("[*]") == 6

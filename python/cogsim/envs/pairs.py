@@ -271,7 +271,16 @@ class PairsEnv(TextEnv):
                 parts.append(f"Round {self.round}, the board now:")
                 images.append((state, ()))
         if self.memory_map:
-            parts.append(text.memory_text(_pairs.known_cards(self.board, self.game.state(), self.game.seen()), self.coords, self.pairs))
+            # The release's oracle condition: beside the live board, a memory aid with every card
+            # seen so far that is still on the board shown face up.
+            seen = tuple(tuple(int(v) for v in rc) for rc in zip(*np.nonzero(self.game.seen() & (self.game.state() != REMOVED))))
+            state = self.game.state().copy()
+            note = "Memory aid (no new information): every card revealed so far that is still on the board, face up:"
+            if self.modality == "text":
+                parts.append(note + "\n" + text.board_text(self.board, state, seen, self.coords))
+            else:
+                parts.append(note + " the last image.")
+                images.append((state, seen))
         hint = "Thought: ...\nAction: <coordinate>" if self.cot else "Action: <coordinate>"
         step = "Flip the first card of this round: choose a face-down card." if pending < 0 else \
             "Flip the second card of this round: choose another face-down card."

@@ -64,3 +64,9 @@ def test_oracle_condition_shows_a_memory_aid_board():
     sym = lambda rc: text.card_symbol(int(board[rc]), 4)
     assert f"[{sym((0, 0))}]" in aid and f"[{sym(other)}]" in aid
     assert aid.count("[*]") == 6
+
+
+def test_the_prompt_states_the_retry_rule():
+    assert "retried 2 time(s)" in cogsim.make("pairs/single").system_prompt
+    assert "the turn passes" in cogsim.make("pairs/duel").system_prompt
+    assert "retried" not in cogsim.make("pairs/single", max_retries=None).system_prompt

@@ -91,7 +91,7 @@ class PairsEnv(TextEnv):
         self.inbox: list[list[tuple[str, tuple]]] = [[] for _ in range(self.num_players)]
         self.flip_log: list[int] = []  # every valid flip, row-major card index
         self.system_prompt = text.task_prompt(self.rows, self.cols, self.budget, self.modality, self.cot,
-                                              self.num_players == 2, self.coords)
+                                              self.num_players == 2, self.coords, self.max_retries)
         self.round = 0
         if self.coords == "numbers":
             self._post(0, "The game begins; every card is face down.", ())

@@ -57,7 +57,8 @@ def check_coords(coords: str, rows: int, cols: int) -> str:
     return coords
 
 
-def task_prompt(rows: int, cols: int, budget: int, modality: str, cot: bool, duel: bool, coords: str = "letters") -> str:
+def task_prompt(rows: int, cols: int, budget: int, modality: str, cot: bool, duel: bool, coords: str = "letters",
+                max_retries: Optional[int] = None) -> str:
     pairs = rows * cols // 2
     lines = [
         f"You are playing Matching Pairs on a board of {rows} rows x {cols} columns: {pairs} pairs of cards lie face down.",
@@ -86,6 +87,11 @@ def task_prompt(rows: int, cols: int, budget: int, modality: str, cot: bool, due
         lines.append(f"The game ends when every pair is matched or after {budget} responses in total.")
     else:
         lines.append(f"Match every pair within {budget} responses, using as few as you can.")
+    if max_retries is not None:
+        passes = " and the turn passes to your opponent" if duel else ""
+        lines.append(f"A reply that cannot be parsed, or that names an invalid card (off the board, already removed, or the "
+                     f"card already up this round), changes nothing and may be retried {max_retries} time(s); one more "
+                     f"failure forfeits the round: a card already up is turned face down again{passes}.")
     if coords == "letters":
         if cot:
             lines.append("Answer with two lines: `Thought: <a few sentences at most>` and then `Action: <coordinate>`, "

@@ -67,6 +67,11 @@ def test_oracle_condition_shows_a_memory_aid_board():
 
 
 def test_the_prompt_states_the_retry_rule():
-    assert "retried 2 time(s)" in cogsim.make("pairs/single").system_prompt
-    assert "the turn passes" in cogsim.make("pairs/duel").system_prompt
-    assert "retried" not in cogsim.make("pairs/single", max_retries=None).system_prompt
+    def prompt(env_id, **options):
+        env = cogsim.make(env_id, **options)
+        env.reset(seed=0)
+        return env.system_prompt
+
+    assert "retried 2 time(s)" in prompt("pairs/single")
+    assert "the turn passes" in prompt("pairs/duel")
+    assert "retried" not in prompt("pairs/single", max_retries=None)

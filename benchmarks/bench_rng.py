@@ -2,6 +2,7 @@
 
     python benchmarks/bench_rng.py              # Markdown: core steps/s, end-to-end runs/s, agent scores by size
     python benchmarks/bench_rng.py --quick      # smaller workloads
+    python benchmarks/bench_rng.py --pairs-only # only the Matching Pairs scripted scores and duels
     python -m pytest benchmarks/bench_rng.py    # the core cases under pytest-benchmark
 
 Core numbers use one thread (per core) unless the row says otherwise; the walkers' actions are
@@ -123,15 +124,29 @@ def batched_egocentric_rollouts(walkers: int = 64, size: int = 9, image: int = 1
     return walkers / elapsed, frames / elapsed
 
 
-def scripted_scores(quick: bool) -> list:
-    """Score%, Resp./Score (pairs) and SR/Efficiency/Explore/GS (maze) of the scripted agents by size."""
-    episodes_per_cell = 10 if quick else 40
+def pairs_scripted_episodes(episodes_per_cell: int) -> list:
+    """Scripted agents on Matching Pairs by size, with the env's defaults (the release's protocol)."""
     pair_episodes = []
     for rows, cols in ((4, 4), (6, 6), (8, 8), (10, 10), (12, 14)):
         for agent, memory_map in (("oracle", False), ("forgetful", False), ("forgetful", True), ("random", False)):
             env = cogsim.make("pairs/single", rows=rows, cols=cols, memory_map=memory_map)
             for seed in range(episodes_per_cell):
                 pair_episodes.append(_play(env, agent, seed))
+    return pair_episodes
+
+
+def pairs_duel_tables(seeds: int, rows: int = 6, cols: int = 6) -> list:
+    """A small round robin of the scripted agents (each board twice, seats swapped)."""
+    from cogsim.pairs import tournament
+
+    episodes = tournament({"oracle": "oracle", "forgetful": "forgetful", "random": "random"}, range(seeds), rows=rows, cols=cols)
+    return metrics.summarize("pairs", episodes)
+
+
+def scripted_scores(quick: bool) -> list:
+    """Score%, Resp./Score (pairs) and SR/Efficiency/Explore/GS (maze) of the scripted agents by size."""
+    episodes_per_cell = 10 if quick else 40
+    pair_episodes = pairs_scripted_episodes(episodes_per_cell)
     maze_episodes = []
     for size in (5, 7, 9, 11, 13, 15):
         for agent, memory_map in (("oracle", False), ("explorer", False), ("forgetful", False), ("forgetful", True), ("random", False)):
@@ -155,7 +170,12 @@ def _cell(value) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller workloads")
+    parser.add_argument("--pairs-only", action="store_true", help="only the Matching Pairs scripted scores and duel tables")
     args = parser.parse_args()
+    if args.pairs_only:
+        tables = metrics.summarize("pairs", pairs_scripted_episodes(10 if args.quick else 40))
+        _print_tables(tables + pairs_duel_tables(5 if args.quick else 20))
+        return
     rounds = 500 if args.quick else MAZE_ROUNDS
     print("| workload | result |\n| --- | ---: |")
     for threads, outcomes in ((1, False), (1, True), (2, False)):
@@ -178,7 +198,11 @@ def main() -> None:
     for modality in ("text", "image"):
         runs, steps = env_runs_per_second("pairs/single", "oracle", episodes, rows=6, cols=6, modality=modality)
         print(f"| pairs/single env, oracle, 6x6, {modality} | {runs:,.2f} runs/s ({steps:,.0f} steps/s) |")
-    for table in scripted_scores(args.quick):
+    _print_tables(scripted_scores(args.quick) + pairs_duel_tables(5 if args.quick else 20))
+
+
+def _print_tables(tables) -> None:
+    for table in tables:
         print(f"\n**{table.title}**\n")
         print("| " + " | ".join(table.columns) + " |")
         print("|" + " --- |" * len(table.columns))

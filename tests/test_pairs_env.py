@@ -23,30 +23,30 @@ def play(env, policies, seed, rng_seed=0, players=None):
 
 @pytest.mark.parametrize("shape", [(2, 2), (4, 4), (6, 6)])
 def test_oracle_clears_the_board_in_the_optimal_number_of_responses(shape):
-    env = cogsim.make("pairs/single", rows=shape[0], cols=shape[1])
+    env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=shape[0], cols=shape[1])
     for seed in range(3):
         infos, terminated, _ = play(env, ["oracle"], seed)
         episode = infos[-1]["episode"]
         json.dumps(episode)
         assert terminated and episode["score"] == 1.0 and episode["matched"] == episode["pairs"]
-        assert episode["responses"] == episode["optimal_responses"] == pairs.optimal_responses(pairs.deal(*shape, seed))
+        assert episode["responses"] == episode["optimal_responses"] == pairs.optimal_responses(pairs.deal(*shape, seed, method="cogsim"))
         assert all(i["parse"] == "ok" for i in infos) and episode["parse_failures"] == episode["invalid"] == 0
 
 
 def test_random_agent_runs_out_of_budget_on_a_large_board():
-    env = cogsim.make("pairs/single", rows=6, cols=6, max_resp_per_pair=2)
+    env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=6, cols=6, max_resp_per_pair=2)
     infos, terminated, truncated = play(env, ["random"], 1)
     episode = infos[-1]["episode"]
     assert truncated and not terminated and episode["responses"] == 36 == episode["budget"]
     assert episode["score"] < 1.0
-    env = cogsim.make("pairs/single", rows=4, cols=4, max_responses=7)
+    env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=4, cols=4, max_responses=7)
     assert play(env, ["random"], 1)[0][-1]["episode"]["responses"] == 7
 
 
 def test_parse_failures_and_invalid_flips_are_counted_separately():
-    env = cogsim.make("pairs/single", rows=2, cols=2, max_responses=20)
+    env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=2, cols=2, max_responses=20)
     env.reset(seed=0)
-    board = pairs.deal(2, 2, 0)
+    board = pairs.deal(2, 2, 0, method="cogsim")
     partner = next((r, c) for r in range(2) for c in range(2) if (r, c) != (0, 0) and board[r, c] == board[0, 0])
     assert env.step("I flip the top-left card")[4]["parse"] == "parse_failure"
     assert env.step("Action: (3, 1)")[4]["parse"] == "invalid"  # out of range
@@ -70,27 +70,27 @@ def test_strict_parser():
     for bad, cot in [("Let me see. Action: (2, 1)", False), ("Action: 2, 1", True), ("(2, 1)", True), ("Action: (a, 1)", True), ("", True)]:
         with pytest.raises(ParseError):
             parse_flip(bad, cot=cot)
-    env = cogsim.make("pairs/single", cot=False)
+    env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", cot=False)
     env.reset(seed=0)
     assert env.step("I choose. Action: (1, 1)")[4]["parse"] == "parse_failure"
 
 
 def test_memory_map_lists_revealed_cards_still_on_the_board():
-    env = cogsim.make("pairs/single", rows=2, cols=4, memory_map=True)
+    env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=2, cols=4, memory_map=True)
     env.reset(seed=4)
-    board = pairs.deal(2, 4, 4)
+    board = pairs.deal(2, 4, 4, method="cogsim")
     obs = env.step("Action: (1, 1)")[0]
     assert f"{board[0, 0] + 1:02d} at (1, 1)" in obs["text"]
     assert "Memory map" in obs["text"]
-    plain = cogsim.make("pairs/single", rows=2, cols=4)
+    plain = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=2, cols=4)
     plain.reset(seed=4)
     assert "Memory map" not in plain.step("Action: (1, 1)")[0]["text"]
 
 
 def test_duel_turns_follow_the_rules_and_both_players_see_every_flip():
-    env = cogsim.make("pairs/duel", rows=2, cols=2)
+    env = cogsim.make("pairs/duel", coords="numbers", deal="cogsim", rows=2, cols=2)
     obs, _ = env.reset(seed=0)
-    board = pairs.deal(2, 2, 0)
+    board = pairs.deal(2, 2, 0, method="cogsim")
     cells = [(r, c) for r in range(2) for c in range(2)]
     a = cells[0]
     mismatch = next(x for x in cells if board[x] != board[a])
@@ -112,7 +112,7 @@ def test_duel_turns_follow_the_rules_and_both_players_see_every_flip():
 
 
 def test_duel_between_oracle_and_random_records_players_and_a_winner():
-    env = cogsim.make("pairs/duel", rows=4, cols=4)
+    env = cogsim.make("pairs/duel", coords="numbers", deal="cogsim", rows=4, cols=4)
     infos, terminated, _ = play(env, ["oracle", "random"], 3, players=["oracle", "random"])
     episode = infos[-1]["episode"]
     assert terminated and sum(episode["scores"]) == 8 and episode["players"] == ["oracle", "random"]
@@ -121,16 +121,16 @@ def test_duel_between_oracle_and_random_records_players_and_a_winner():
 
 
 def test_image_modality_renders_one_board_per_event():
-    env = cogsim.make("pairs/single", rows=2, cols=4, modality="image", theme="abstract", card_width=24)
+    env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=2, cols=4, modality="image", theme="abstract", card_width=24)
     obs, _ = env.reset(seed=1)
     assert len(obs["images"]) == 1 and obs["images"][0].dtype == np.uint8
     first = obs["images"][0]
     obs = env.step("Action: (1, 1)")[0]
     assert len(obs["images"]) == 1 and obs["images"][0].shape == first.shape
     assert np.abs(obs["images"][0].astype(int) - first).sum() > 0  # the flipped card shows its face
-    board = pairs.deal(2, 4, 1)
+    board = pairs.deal(2, 4, 1, method="cogsim")
     assert f"{board[0, 0] + 1:02d}" not in obs["text"].split("board")[0]  # identities are only in the image
-    duel = cogsim.make("pairs/duel", rows=2, cols=2, modality="image", card_width=24)
+    duel = cogsim.make("pairs/duel", coords="numbers", deal="cogsim", rows=2, cols=2, modality="image", card_width=24)
     duel.reset(seed=0)
     infos = [duel.step(duel.scripted_response("oracle", np.random.default_rng(0)))]
     assert infos[0][0]["images"]
@@ -140,33 +140,33 @@ def test_bad_options_raise_value_errors_naming_them():
     for options, name in [({"rows": 3, "cols": 3}, "even"), ({"theme": "comic"}, "theme"), ({"modality": "audio"}, "modality"),
                           ({"cot": "yes"}, "cot"), ({"max_resp_per_pair": 0}, "max_resp_per_pair"), ({"history": "last:4"}, "history")]:
         with pytest.raises(ValueError, match=name):
-            cogsim.make("pairs/single", **options)
+            cogsim.make("pairs/single", coords="numbers", deal="cogsim", **options)
     with pytest.raises(ValueError, match="policy"):
-        env = cogsim.make("pairs/single")
+        env = cogsim.make("pairs/single", coords="numbers", deal="cogsim")
         env.reset(seed=0)
         env.scripted_response("genius", np.random.default_rng(0))
 
 
 def test_history_option_sets_the_conversation_policy():
-    assert cogsim.make("pairs/single").default_history == "full"
-    assert cogsim.make("pairs/single", history="last:5").default_history == "last:5"
+    assert cogsim.make("pairs/single", coords="numbers", deal="cogsim").default_history == "full"
+    assert cogsim.make("pairs/single", coords="numbers", deal="cogsim", history="last:5").default_history == "last:5"
     assert {"pairs/single", "pairs/duel", "maze3d/nav"} <= set(cogsim.list_envs())
 
 
 def test_forgetful_agent_shows_a_memory_gap_that_the_memory_map_closes():
     def mean_score(memory_map):
-        env = cogsim.make("pairs/single", rows=6, cols=6, max_resp_per_pair=3, memory_map=memory_map)
+        env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=6, cols=6, max_resp_per_pair=3, memory_map=memory_map)
         return np.mean([play(env, ["forgetful"], seed, rng_seed=seed)[0][-1]["episode"]["score"] for seed in range(8)])
 
     forgetful, with_map = mean_score(False), mean_score(True)
     assert with_map > forgetful + 0.1
-    env = cogsim.make("pairs/single", rows=6, cols=6, memory_map=True)
+    env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=6, cols=6, memory_map=True)
     infos, terminated, _ = play(env, ["forgetful"], 0)
     assert terminated and all(i["parse"] == "ok" for i in infos)  # it never flips an invalid card
 
 
 def test_stepping_after_the_end_asks_for_a_reset():
-    env = cogsim.make("pairs/single", rows=2, cols=2)
+    env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=2, cols=2)
     play(env, ["oracle"], 0)
     with pytest.raises(RuntimeError, match="reset"):
         env.step("Action: (1, 1)")

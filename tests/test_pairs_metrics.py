@@ -51,15 +51,17 @@ def duel(a, b, score_a, score_b):
 
 
 def test_elo_by_hand():
-    # one game from 1000/1000, K=32: expected 0.5 each, the winner gains 16
-    assert pm.elo_ratings([("a", "b", 1.0)]) == {"a": 1016.0, "b": 984.0}
+    # one game from 1500/1500 (the paper's start), K=32: expected 0.5 each, the winner gains 16
+    assert pm.elo_ratings([("a", "b", 1.0)]) == {"a": 1516.0, "b": 1484.0}
     ratings = pm.elo_ratings([("a", "b", 0.5)])
-    assert ratings == {"a": 1000.0, "b": 1000.0}
-    # two games in order: a wins (1016/984), then a wins again: expected_a = 1/(1+10^(-32/400))
+    assert ratings == {"a": 1500.0, "b": 1500.0}
+    # two games in order: a wins (1516/1484), then a wins again: expected_a = 1/(1+10^(-32/400))
     expected = 1 / (1 + 10 ** (-32 / 400))
     two = pm.elo_ratings([("a", "b", 1.0), ("b", "a", 0.0)], orders=1)
-    assert two["a"] == pytest.approx(1016 + 32 * (1 - expected))
-    assert sum(pm.elo_ratings([("a", "b", 1.0), ("b", "c", 0.5), ("c", "a", 0.0)]).values()) == pytest.approx(3000)
+    assert two["a"] == pytest.approx(1516 + 32 * (1 - expected))
+    assert sum(pm.elo_ratings([("a", "b", 1.0), ("b", "c", 0.5), ("c", "a", 0.0)]).values()) == pytest.approx(4500)
+    # cogsim's earlier start rating stays available
+    assert pm.elo_ratings([("a", "b", 1.0)], base=pm.ELO_BASE_COGSIM) == {"a": 1016.0, "b": 984.0}
 
 
 def test_duel_tables_by_hand():
@@ -67,7 +69,9 @@ def test_duel_tables_by_hand():
     tables = metrics.summarize("pairs", episodes)
     table = next(t for t in tables if t.title == "Matching Pairs duels")
     assert cells(table, "x", "W/T/L") == "2/1/1" and cells(table, "y", "W/T/L") == "1/1/2"
-    assert cells(table, "x", "Win %").value == pytest.approx(50.0)
+    # the paper's Win%: a tie is half a win: x (2 + 0.5) / 4, y (1 + 0.5) / 4
+    assert cells(table, "x", "Win %").value == pytest.approx(62.5)
+    assert cells(table, "y", "Win %").value == pytest.approx(37.5)
     # pairs won by x: 5/8, 4/8, 2/8, 7/8 -> mean 18/32
     assert cells(table, "x", "Pairs won %").value == pytest.approx(100 * 18 / 32)
     assert cells(table, "x", "Elo") > cells(table, "y", "Elo")

@@ -11,7 +11,11 @@ import numpy as np
 from cogsim.metrics import Estimate, Table, mean_ci, register, wilson
 from cogsim.metrics._rng import agent_name, bootstrap_statistic, group, memory_gap_table, option
 
-ELO_BASE, ELO_K, ELO_ORDERS = 1000.0, 32.0, 200
+# Elo starts at 1500 as in the paper's duel table (its ratings average 1500). Neither the paper's
+# text available here nor the release states K or computes Elo; K=32 is cogsim's choice.
+ELO_BASE, ELO_K, ELO_ORDERS = 1500.0, 32.0, 200
+ELO_BASE_COGSIM = 1000.0  # cogsim's earlier start rating (elo_base=ELO_BASE_COGSIM)
+TIES = ("half", "loss")  # Win%: a tie counts half a win (paper), or as no win (cogsim's earlier wins / games)
 
 
 def is_duel(episode: dict) -> bool:
@@ -114,7 +118,20 @@ def elo_ratings(games: Sequence[tuple[str, str, float]], k: float = ELO_K, base:
     return {p: totals[p] / runs for p in players}
 
 
-def duel_tables(episodes: Sequence[dict]) -> list[Table]:
+def win_rate(wins: int, ties: int, losses: int, tie_rule: str = "half") -> Estimate:
+    """Win% as a fraction: (W + T/2) / games with tie_rule="half" (the paper: 7/2/7 gives 50.0),
+    W / games with tie_rule="loss" (cogsim's earlier rule, Wilson interval)."""
+    if tie_rule not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}, got {tie_rule!r}")
+    n = wins + ties + losses
+    if tie_rule == "loss":
+        return wilson(wins, n)
+    return mean_ci([1.0] * wins + [0.5] * ties + [0.0] * losses, bounds=(0.0, 1.0))
+
+
+def duel_tables(episodes: Sequence[dict], ties: str = "half", elo_base: float = ELO_BASE) -> list[Table]:
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
     games = duel_games(episodes)
     if not games:
         return []
@@ -124,17 +141,18 @@ def duel_tables(episodes: Sequence[dict]) -> list[Table]:
         for seat, (player, outcome) in enumerate(((a, result), (b, 1.0 - result))):
             record[player][0 if outcome == 1.0 else 1 if outcome == 0.5 else 2] += 1
             pairs_won[player].append(episode["scores"][seat] / episode["pairs"])
-    ratings = elo_ratings(games)
+    ratings = elo_ratings(games, base=elo_base)
+    rule = "(wins + ties / 2) / games" if ties == "half" else "wins / games"
     table = Table(
         "Matching Pairs duels",
         ["Agent", "Games", "Win %", "W/T/L", "Pairs won %", "Elo"],
-        note=f"Every pairing plays each board twice with the seats swapped. Win% = wins / games; Elo: K={ELO_K:g}, start "
-        f"{ELO_BASE:g}, averaged over {ELO_ORDERS} seeded orders of the games.",
+        note=f"Every pairing plays each board twice with the seats swapped. Win% = {rule}; Elo: K={ELO_K:g}, start "
+        f"{elo_base:g}, averaged over {ELO_ORDERS} seeded orders of the games.",
     )
     for player in sorted(record, key=lambda p: -ratings[p]):
         w, t, l = record[player]
         n = w + t + l
-        table.rows.append([player, n, _percent(wilson(w, n)), f"{w}/{t}/{l}", _percent(mean_ci(pairs_won[player], bounds=(0.0, 1.0))), round(ratings[player], 1)])
+        table.rows.append([player, n, _percent(win_rate(w, t, l, ties)), f"{w}/{t}/{l}", _percent(mean_ci(pairs_won[player], bounds=(0.0, 1.0))), round(ratings[player], 1)])
     head = _head_to_head(games)
     return [table] + ([head] if head else [])
 
@@ -151,7 +169,9 @@ def _head_to_head(games) -> Optional[Table]:
     return table
 
 
-def summarize(episodes: Sequence[dict]) -> list[Table]:
+def summarize(episodes: Sequence[dict], ties: str = "half", elo_base: float = ELO_BASE) -> list[Table]:
+    """All Matching Pairs tables. ties: "half" (paper) or "loss" (cogsim's earlier Win%);
+    elo_base: the start rating (1500, the paper; ELO_BASE_COGSIM for cogsim's earlier 1000)."""
     singles = [e for e in episodes if not is_duel(e)]
     duels = [e for e in episodes if is_duel(e)]
     tables: list[Table] = []
@@ -165,7 +185,7 @@ def summarize(episodes: Sequence[dict]) -> list[Table]:
         gap = memory_gap_table("Matching Pairs Memory Gap (Score)", "Score", gaps, ["Agent", "Board", "Condition"])
         if gap:
             tables.append(gap)
-    tables += duel_tables(duels)
+    tables += duel_tables(duels, ties=ties, elo_base=elo_base)
     return tables
 
 

@@ -6,6 +6,7 @@ turn. Card states: FACE_DOWN 0, FACE_UP 1 (the first card of the current turn), 
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -27,12 +28,26 @@ def check_shape(rows, cols) -> tuple[int, int]:
     return int(rows), int(cols)
 
 
-def deal(rows: int, cols: int, seed: int) -> np.ndarray:
-    """(rows, cols) int16 identities 0..P-1, each exactly twice, shuffled by SplitMix64 from ``seed``."""
+DEALS = ("release", "cogsim")
+
+
+def deal(rows: int, cols: int, seed: int, method: str = "release") -> np.ndarray:
+    """(rows, cols) int16 identities 0..P-1, each exactly twice.
+
+    method="release" (default): the released harness's deal: the list [0, 0, 1, 1, ..., P-1, P-1]
+    shuffled in place by Python's ``random.Random(seed).shuffle`` and laid out row-major, so a seed
+    gives the same board as the release (identity i is the release's i-th symbol).
+    method="cogsim": cogsim's own SplitMix64 shuffle in the core."""
     rows, cols = check_shape(rows, cols)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
-    return _core.pairs_deal(rows, cols, int(seed))
+    if method == "cogsim":
+        return _core.pairs_deal(rows, cols, int(seed))
+    if method != "release":
+        raise ValueError(f"deal must be one of {', '.join(DEALS)}, got {method!r}")
+    flat = [identity for identity in range(rows * cols // 2) for _ in range(2)]
+    random.Random(int(seed)).shuffle(flat)
+    return np.array(flat, np.int16).reshape(rows, cols)
 
 
 @dataclass

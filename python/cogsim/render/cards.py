@@ -4,6 +4,11 @@ A theme maps identity ids 0..K-1 to card faces. Faces are chosen by the board's 
 (numpy PCG64), so the same seed always gives the same pictures, and every identity of a theme
 is visually distinct from the others (distinct glyphs, rank/suit pairs, pattern/colour pairs,
 noise seeds, shape/colour pairs, or colours at least MIN_COLOUR_DISTANCE apart).
+
+face_order="release" (poker only) picks the faces as RNG-Bench's released harness does for its
+poker deck (52 cards and two jokers, in the sorted order of its file names): Python's
+random.Random(seed).sample of as many faces as the board has pairs, identity i the i-th drawn.
+labels="letters" labels rows a, b, c, ... and columns A, B, C, ... (the release's coordinates).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import colorsys
 import itertools
 import math
+import random
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -33,6 +39,13 @@ _PALETTE = (
     (220, 50, 47), (38, 139, 210), (133, 153, 0), (211, 54, 130), (181, 137, 0), (42, 161, 152),
     (108, 113, 196), (203, 75, 22), (88, 88, 88), (0, 96, 48), (140, 70, 20), (0, 0, 128),
 )
+# The release's poker deck in the sorted order of its file names ("10_of_clubs", ..., "red_joker").
+_RELEASE_RANKS = ("10", "2", "3", "4", "5", "6", "7", "8", "9", "ace", "black_joker", "jack", "king", "queen", "red_joker")
+_RELEASE_SUITS = ("clubs", "diamonds", "hearts", "spades")
+_SUIT_INDEX = {"spades": 0, "hearts": 1, "diamonds": 2, "clubs": 3}
+_RANK_LABEL = {"ace": "A", "jack": "J", "queen": "Q", "king": "K"}
+FACE_ORDERS = ("cogsim", "release")
+LABELS = ("numbers", "letters")
 FELT = (36, 110, 72)
 CARD_BACK = (44, 72, 156)
 CARD_FACE = (252, 250, 244)
@@ -45,7 +58,9 @@ class CardBoard:
     theme: str = "ascii"
     seed: int = 0
     card_width: int = 56
-    first_index: int = 1  # coordinate labels start here
+    first_index: int = 1  # coordinate labels start here (labels="numbers")
+    face_order: str = "cogsim"  # "release": the released harness's poker faces for this seed
+    labels: str = "numbers"  # "letters": rows a, b, ... and columns A, B, ...
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -75,6 +90,10 @@ class CardBoard:
         _check.integer("card_width", self.card_width, 16, 256)
         _check.integer("first_index", self.first_index, 0, 1)
         _check.integer("seed", self.seed, 0, 2**63 - 1)
+        _check.choice("face_order", self.face_order, FACE_ORDERS)
+        _check.choice("labels", self.labels, LABELS)
+        if self.face_order == "release" and self.theme != "poker":
+            raise ValueError(f"face_order='release' is defined for the poker theme only, got theme {self.theme!r}")
         ids, state = np.asarray(self.identities), np.asarray(self.state)
         if ids.ndim != 2 or not (1 <= ids.shape[0] <= MAX_SIDE and 1 <= ids.shape[1] <= MAX_SIDE):
             raise ValueError(f"identities must be an (R, C) array with R, C in [1, {MAX_SIDE}], got shape {ids.shape}")
@@ -84,7 +103,9 @@ class CardBoard:
             raise ValueError(f"state must have the shape of identities {ids.shape}, got {state.shape}")
         if not np.isin(state, (FACE_DOWN, FACE_UP, REMOVED)).all():
             raise ValueError("state values must be 0 (face down), 1 (face up) or 2 (removed)")
-        capacity = theme_capacity(self.theme)
+        capacity = len(RELEASE_POKER_DECK) if self.face_order == "release" else theme_capacity(self.theme)
+        if self.face_order == "release" and ids.size // 2 > capacity:
+            raise ValueError(f"face_order='release' draws one of {capacity} poker faces per pair, got {ids.size // 2} pairs")
         if ids.min() < 0 or ids.max() >= capacity:
             raise ValueError(f"identities must be in [0, {capacity - 1}] for theme {self.theme!r}, got [{ids.min()}, {ids.max()}]")
         return self
@@ -104,6 +125,26 @@ def theme_capacity(theme: str) -> int:
         "shapes": len(SHAPES) * len(_PALETTE),
         "colors": len(_similar_colours(0)),
     }[theme]
+
+
+def _release_deck() -> tuple:
+    deck = []
+    for rank in _RELEASE_RANKS:
+        if rank.endswith("joker"):
+            deck.append(("joker", (30, 30, 36) if rank.startswith("black") else (204, 22, 36)))
+        else:
+            deck.extend(("poker", _RANK_LABEL.get(rank, rank), _SUIT_INDEX[suit]) for suit in _RELEASE_SUITS)
+    return tuple(deck)
+
+
+RELEASE_POKER_DECK = _release_deck()
+
+
+@lru_cache(maxsize=64)
+def release_poker_faces(seed: int, pairs: int) -> tuple:
+    """The release's choice of poker faces: random.Random(seed).sample(deck, pairs); identity i
+    draws the i-th face (the sample depends on how many faces are drawn)."""
+    return tuple(random.Random(seed).sample(RELEASE_POKER_DECK, pairs))
 
 
 @lru_cache(maxsize=64)
@@ -146,13 +187,19 @@ def draw(canvas: Canvas, board: CardBoard) -> None:
     rows, cols = board.shape
     w, h = board.card_width, board.card_height
     label = 0.22 * w
+    letters = board.labels == "letters"
     for col in range(cols):
         x0, y0, x1, _ = board.card_rect(0, col)
-        canvas.text(str(col + board.first_index), (x0 + x1) / 2, y0 - 0.2 * h, label, (230, 240, 230))
+        text = chr(ord("A") + col) if letters else str(col + board.first_index)
+        canvas.text(text, (x0 + x1) / 2, y0 - 0.2 * h, label, (230, 240, 230))
     for row in range(rows):
         x0, y0, _, y1 = board.card_rect(row, 0)
-        canvas.text(str(row + board.first_index), x0 - 0.4 * w, (y0 + y1) / 2, label, (230, 240, 230))
-    theme_faces = faces(board.theme, board.seed)
+        text = chr(ord("a") + row) if letters else str(row + board.first_index)
+        canvas.text(text, x0 - 0.4 * w, (y0 + y1) / 2, label, (230, 240, 230))
+    if board.face_order == "release":
+        theme_faces = release_poker_faces(board.seed, rows * cols // 2)
+    else:
+        theme_faces = faces(board.theme, board.seed)
     ids, state = np.asarray(board.identities), np.asarray(board.state)
     for row, col in itertools.product(range(rows), range(cols)):
         rect = board.card_rect(row, col)
@@ -184,6 +231,9 @@ def _face(canvas: Canvas, face: tuple, rect, w: float) -> None:
         rank, suit = face[1], _SUITS[face[2]]
         canvas.fit_text(rank, cx, cy - 0.24 * w, 0.32 * w, 0.72 * w, suit[1])
         canvas.text(suit[0], cx, cy + 0.24 * w, 0.34 * w, suit[1])
+    elif kind == "joker":
+        canvas.fit_text("JOKER", cx, cy - 0.24 * w, 0.22 * w, 0.72 * w, face[1])
+        canvas.text("\u2605", cx, cy + 0.24 * w, 0.34 * w, face[1])
     elif kind == "pattern":
         canvas.pattern(PATTERNS[face[1]], inner, _PALETTE[face[2]], CARD_FACE, repeats=4, angle=0.0)
     elif kind == "noise":

@@ -82,6 +82,9 @@ class ChatServer:
         if model == "text-only" and any(isinstance(m["content"], list) for m in messages):
             message = b'{"error": {"code": 500, "message": "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj", "type": "server_error"}}'
             return 500, message, {}
+        if model == "text-only-llama" and any(isinstance(m["content"], list) for m in messages):
+            # llama-cpp-python 0.3 with a text-only chat template
+            return 500, b'{"error": {"message": "can only concatenate str (not \\"list\\") to str", "type": "internal_server_error"}}', {}
         if model == "overflow-llama":  # llama-cpp-python's wording
             return 400, b'{"error": {"message": "Requested tokens (5000) exceed context window of 2048"}}', {}
         if model == "rate-limited-once" and attempt == 1:
@@ -197,15 +200,18 @@ def test_context_overflow_is_not_retried_and_fails_only_its_episode(server, tmp_
     assert len(server.requests) == 1 + 2
 
 
-def test_images_to_a_text_only_model_stop_the_run_naming_the_image_suites(server, tmp_path):
-    config = RunConfig([Task("looptest/count", 2), Task("looptest/choice", 3)], ["openai:text-only"], concurrency=8,
-                       agent_options=options(server))
+@pytest.mark.parametrize("model", ["text-only", "text-only-llama"])
+def test_images_to_a_text_only_model_stop_the_run_naming_the_image_suites(server, tmp_path, model):
+    config = RunConfig([Task("looptest/count", 2), Task("looptest/choice", 3)], [f"openai:{model}"], concurrency=8,
+                       agent_options={**options(server), "concurrency": 1})
     summary = run(config, tmp_path)
     assert list(summary.faults) == ["unsupported_input"]
     count, message = summary.faults["unsupported_input"]
-    assert "openai:text-only does not accept images" in message and "send images: looptest/choice;" in message
-    # the first image request is not retried; the run stops before the count episodes go on
-    assert sum(isinstance(b["messages"][-1]["content"], list) for _, _, b in server.requests) == count == 3
+    assert f"openai:{model} does not accept images" in message and "send images: looptest/choice;" in message
+    # the first image request is not retried (llama wording: one text-only probe tells), the others
+    # of the step are not even sent; the run stops before the count episodes go on
+    assert sum(isinstance(b["messages"][-1]["content"], list) for _, _, b in server.requests) == 1 and count == 3
+    assert sum(b.get("max_tokens") == 1 for _, _, b in server.requests) == (model == "text-only-llama")
     with open_store(tmp_path) as store:
         assert store.query("SELECT COUNT(*) FROM episodes WHERE status != 'running'") == [(0,)]
 
@@ -278,3 +284,21 @@ def test_bad_backend_options_are_named():
         make_agent("openai:m", temprature=0.5)
     with pytest.raises(ValueError, match="concurrency must be a positive integer"):
         make_agent("openai:m", concurrency=0)
+
+
+@pytest.mark.parametrize("message, status, kind", [
+    # llama-cpp-python 0.3.36, measured against the SmolLM2 server
+    ('HTTP 400: {"error":{"message":"This model\'s maximum context length is 2048 tokens. However, you requested 3039 '
+     'tokens","type":"invalid_request_error","code":"context_length_exceeded"}}', 400, "context_overflow"),
+    ("HTTP 400: Requested tokens (5000) exceed context window of 2048", 400, "context_overflow"),
+    ("vllm rejected the prompt: ValueError: prompt is longer than max_model_len", None, "context_overflow"),
+    ("HTTP 500: image input is not supported - hint: you may need to provide the mmproj", 500, "unsupported_input"),
+    ("HTTP 503: unavailable (gave up after 6 attempts)", 503, "http"),
+    ("timeout after 300 s", None, "timeout"),
+    ("connection error: ConnectError: [Errno 111] Connection refused", None, "connection"),
+    ("malformed JSON response: {", None, "bad_response"),
+])
+def test_fault_kinds_from_server_wording(message, status, kind):
+    from cogsim.agents.base import classify_fault
+
+    assert classify_fault(message, status) == kind

@@ -58,7 +58,8 @@ class Completion:
 
 
 _OVERFLOW_WORDS = ("context length", "context window", "context size", "maximum context", "max_model_len",
-                   "too many tokens", "prompt is too long", "context too long", "n_ctx")
+                   "too many tokens", "prompt is too long", "context too long", "n_ctx", "maximum model length",
+                   "context_length_exceeded")
 _IMAGE_WORDS = ("image", "multimodal", "multi-modal", "vision", "mmproj", "clip model")
 _UNSUPPORTED_WORDS = ("not support", "unsupported", "does not accept", "not enabled", "not available",
                       "no image", "cannot process", "can't process", "not a multimodal", "chat handler",

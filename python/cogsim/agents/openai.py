@@ -40,7 +40,7 @@ class OpenAIBackend(ModelBackend):
         timeout_s: float = 300.0,
         backoff_s: float = 1.0,
         max_backoff_s: float = 60.0,
-        temperature: float = 0.0,
+        temperature: Optional[float] = None,
         max_tokens: Optional[int] = None,
         seed: Optional[int] = None,
         extra_body: Optional[dict] = None,
@@ -60,9 +60,10 @@ class OpenAIBackend(ModelBackend):
         self.timeout_s = float(timeout_s)
         self.backoff_s = float(backoff_s)
         self.max_backoff_s = float(max_backoff_s)
-        self.sampling = {"temperature": float(temperature)}
-        self.user_set = {k for k, v in (("temperature", temperature != 0.0), ("max_tokens", max_tokens is not None),
-                                         ("seed", seed is not None)) if v} | set(extra_body or {})
+        self.sampling = {"temperature": 0.0 if temperature is None else float(temperature)}  # greedy unless set
+        # an env's decoding defaults replace only the settings the user did not give
+        self.user_set = {k for k, v in (("temperature", temperature), ("max_tokens", max_tokens), ("seed", seed))
+                         if v is not None} | set(extra_body or {})
         if max_tokens is not None:
             self.sampling["max_tokens"] = _positive_int("max_tokens", max_tokens)
         if seed is not None:

@@ -25,16 +25,19 @@ class VLLMBackend(ModelBackend):
     everything else goes to ``vllm.LLM`` (max_model_len, limit_mm_per_prompt, gpu_memory_utilization,
     tensor_parallel_size, dtype, ...)."""
 
-    def __init__(self, model: str, temperature: float = 0.0, max_tokens: int = 512, chat_template_kwargs: Optional[dict] = None, **options: Any):
+    def __init__(self, model: str, temperature: Optional[float] = None, max_tokens: Optional[int] = None,
+                 chat_template_kwargs: Optional[dict] = None, **options: Any):
         try:
             import vllm
         except ImportError as exc:
             raise ValueError(f"agent 'vllm:{model}' needs vLLM: pip install 'cogsim[vllm]' ({exc})") from None
         self.spec = f"vllm:{model}"
         self.model = model
-        self.sampling = {"temperature": float(temperature), "max_tokens": int(max_tokens)}
+        # greedy, 512 tokens unless set; an env's decoding defaults replace only what the user did not set
+        self.sampling = {"temperature": 0.0 if temperature is None else float(temperature),
+                         "max_tokens": 512 if max_tokens is None else int(max_tokens)}
         self.user_set = {k for k in _SAMPLING_KEYS if k in options}
-        self.user_set |= {k for k, v in (("temperature", temperature != 0.0), ("max_tokens", max_tokens != 512)) if v}
+        self.user_set |= {k for k, v in (("temperature", temperature), ("max_tokens", max_tokens)) if v is not None}
         self.sampling.update({k: options.pop(k) for k in _SAMPLING_KEYS if k in options})
         self._vllm = vllm
         self.engine_options = options

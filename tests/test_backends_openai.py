@@ -27,6 +27,7 @@ class ChatServer:
         self.requests = []
         self.attempts = Counter()
         self.in_flight = self.max_in_flight = 0
+        self.healed = False  # True: every model answers like "m"
         self.lock = threading.Lock()
         server = self
 
@@ -67,12 +68,27 @@ class ChatServer:
         turn = sum(m["role"] == "assistant" for m in messages)
         said = sum(m["role"] == "assistant" and m["content"] != "" for m in messages)
         answer = _completion(f"ANSWER: {said + 1}")
+        if self.healed:
+            return 200, answer, {}
         if model == "slow":
             time.sleep(0.05)
         if model == "always-500":
             return 500, b'{"error": {"message": "overloaded"}}', {}
         if model == "bad-request":
             return 400, b'{"error": {"message": "context too long"}}', {}
+        if model == "hang":
+            time.sleep(1.0)
+            return 200, answer, {}
+        if model == "text-only" and any(isinstance(m["content"], list) for m in messages):
+            message = b'{"error": {"code": 500, "message": "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj", "type": "server_error"}}'
+            return 500, message, {}
+        if model == "text-only-llama" and any(isinstance(m["content"], list) for m in messages):
+            # llama-cpp-python 0.3 with a text-only chat template
+            return 500, b'{"error": {"message": "can only concatenate str (not \\"list\\") to str", "type": "internal_server_error"}}', {}
+        if model == "overflow-llama":  # llama-cpp-python's wording
+            return 400, b'{"error": {"message": "Requested tokens (5000) exceed context window of 2048"}}', {}
+        if model == "rate-limited-once" and attempt == 1:
+            return 429, b'{"error": {"message": "slow down"}}', {"Retry-After": "0"}
         if model == "chaos":
             return CHAOS.get((turn, attempt), CHAOS.get((turn, None), lambda: (200, answer, {})))()
         return 200, answer, {}
@@ -117,56 +133,106 @@ def options(server, **extra):
     return {"base_url": server.url, "backoff_s": 0.01, "max_backoff_s": 0.05, "timeout_s": 0.3, **extra}
 
 
-def test_misbehaving_server_run_finishes_with_failures_recorded(server, tmp_path):
+def test_misbehaving_server_run_never_scores_a_failed_call(server, tmp_path):
     config = RunConfig([Task("looptest/count", 4)], ["openai:chaos"], history="full", agent_options=options(server))
     summary = run(config, tmp_path)
-    assert summary.finished == 4 and summary.statuses == {"done": 4}
+    # targets 3..6: turns 0-2 succeed after retries (429; 500, 503; a timeout); turn 3 gets malformed
+    # JSON: a fault of that one call, so those 3 episodes stop there (resumable), the run goes on
+    assert summary.statuses == {"done": 1, "running": 3} and not summary.ok
+    assert list(summary.faults) == ["bad_response"] and summary.faults["bad_response"][0] == 3
     with open_store(tmp_path) as store:
-        episodes = store.episodes()
         rows = store.query(
-            "SELECT e.seed, t.turn, t.response, t.parse, t.error, t.attempts, t.prompt_tokens FROM turns t "
+            "SELECT t.turn, t.response, t.parse, t.error, t.attempts, t.prompt_tokens, t.finish_reason FROM turns t "
             "JOIN episodes e ON e.id = t.episode_id ORDER BY e.seed, t.turn"
         )
-    # targets 3..6: turns 0-2 succeed after retries (429; 500, 503; a timeout), turn 3 gets malformed
-    # JSON, turn 4 no choices; the model then goes on counting from its non-empty answers
-    assert [e["turns"] for e in episodes] == [3, 6, 7, 8]
-    assert all(e["success"] for e in episodes)
-    by_turn = {}
-    for seed, turn, response, parse, error, attempts, tokens in rows:
-        by_turn.setdefault(turn, set()).add((parse, error and error.split(":")[0], attempts))
-        assert (tokens == 11) == (error is None)
-        assert (response == "") == (error is not None)
-    assert by_turn[0] == {("ok", None, 2)}
-    assert by_turn[1] == {("ok", None, 3)}
-    assert by_turn[2] == {("ok", None, 2)}
-    assert by_turn[3] == {("parse_failure", "malformed JSON response", 1)}
-    assert by_turn[4] == {("parse_failure", "response has no choices", 1)}
-    assert by_turn[5] == {("ok", None, 1)}
-    assert summary.backend_errors == 6 and summary.turns == 3 + 6 + 7 + 8
+    assert {(turn, attempts) for turn, *_, attempts, _, _ in rows} == {(0, 2), (1, 3), (2, 2)}
+    assert all(r[1].startswith("ANSWER") and r[2] == "ok" and r[3] is None and r[5] == 11 and r[6] == "stop" for r in rows)
+    server.healed = True
+    summary = run(None, tmp_path, resume=True)
+    assert summary.ok and summary.statuses == {"done": 4}
+    with open_store(tmp_path) as store:
+        assert [e["turns"] for e in store.episodes()] == [3, 4, 5, 6] and all(e["success"] for e in store.episodes())
+        assert store.query("SELECT COUNT(*) FROM turns WHERE error IS NOT NULL OR response = ''") == [(0,)]
     from cogsim.report import write_report
 
     report = write_report(tmp_path)[0].read_text()
-    # 24 turns, 6 failed at the backend: 18 answers of 11 prompt and 4 completion tokens
-    assert "| 198 / 72 |" in report
-    assert "malformed JSON response" in report and "response has no choices" in report
+    assert "| 198 / 72 |" in report  # 18 turns of 11 prompt and 4 completion tokens
 
 
-def test_a_server_that_always_fails_still_ends_the_run(server, tmp_path):
+def test_a_server_that_always_fails_stops_the_run_resumable(server, tmp_path):
     config = RunConfig([Task("looptest/count", 2)], ["openai:always-500"], agent_options=options(server, max_retries=2))
     summary = run(config, tmp_path)
-    assert summary.statuses == {"done": 2}
+    assert summary.statuses == {"running": 2} and summary.turns == 0
+    assert summary.faults == {
+        "http": (2, 'turn 0: HTTP 500: {"error": {"message": "overloaded"}} (gave up after 3 attempts)')
+    }
+    assert len(server.requests) == 2 * 3  # 3 attempts for each of the 2 first turns, then the run stops
+    server.healed = True
+    assert run(None, tmp_path, resume=True).ok
+
+
+def test_connection_refused_and_timeout_stop_the_run(server, tmp_path):
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    dead = {**options(server, max_retries=1), "base_url": f"http://127.0.0.1:{port}/v1"}
+    summary = run(RunConfig([Task("looptest/count", 3)], ["openai:m"], concurrency=1, agent_options=dead), tmp_path / "a")
+    assert summary.statuses == {"running": 1} and list(summary.faults) == ["connection"]
+    assert "gave up after 2 attempts" in summary.faults["connection"][1]
+    # resume against the live server: the base URL may change, and the change is recorded
+    summary = run(None, tmp_path / "a", resume=True, changes={"agent_options": {"base_url": server.url}})
+    assert summary.ok and summary.statuses == {"done": 3}
+    with open_store(tmp_path / "a") as store:
+        assert store.config_changes() == [{"agent_options.base_url": [dead["base_url"], server.url]}]
+    summary = run(RunConfig([Task("looptest/count", 1)], ["openai:hang"], agent_options=options(server, max_retries=0)), tmp_path / "b")
+    assert list(summary.faults) == ["timeout"] and summary.faults["timeout"][1].startswith("turn 0: timeout after 0.3 s")
+
+
+def test_context_overflow_is_not_retried_and_fails_only_its_episode(server, tmp_path):
+    backend = make_agent("openai:overflow-llama", **options(server))
+    (completion,) = backend.complete([[Message("user", "hi")]])
+    backend.close()
+    assert completion.fault == "context_overflow" and completion.attempts == 1
+    summary = run(RunConfig([Task("looptest/count", 2)], ["openai:bad-request"], agent_options=options(server)), tmp_path)
+    assert summary.statuses == {"running": 2} and list(summary.faults) == ["context_overflow"]
+    assert len(server.requests) == 1 + 2
+
+
+@pytest.mark.parametrize("model", ["text-only", "text-only-llama"])
+def test_images_to_a_text_only_model_stop_the_run_naming_the_image_suites(server, tmp_path, model):
+    config = RunConfig([Task("looptest/count", 2), Task("looptest/choice", 3)], [f"openai:{model}"], concurrency=8,
+                       agent_options={**options(server), "concurrency": 1})
+    summary = run(config, tmp_path)
+    assert list(summary.faults) == ["unsupported_input"]
+    count, message = summary.faults["unsupported_input"]
+    assert f"openai:{model} does not accept images" in message and "send images: looptest/choice;" in message
+    # the first image request is not retried (llama wording: one text-only probe tells), the others
+    # of the step are not even sent; the run stops before the count episodes go on
+    assert sum(isinstance(b["messages"][-1]["content"], list) for _, _, b in server.requests) == 1 and count == 3
+    assert sum(b.get("max_tokens") == 1 for _, _, b in server.requests) == (model == "text-only-llama")
     with open_store(tmp_path) as store:
-        errors = store.query("SELECT DISTINCT error, attempts, parse FROM turns")
-        assert [e["success"] for e in store.episodes()] == [False, False]
-    assert errors == [('HTTP 500: {"error": {"message": "overloaded"}} (gave up after 3 attempts)', 3, "parse_failure")]
-    assert len(server.requests) == 3 * (2 * 3 + 2 * 4)  # 3 attempts per turn, budget 2N turns
+        assert store.query("SELECT COUNT(*) FROM episodes WHERE status != 'running'") == [(0,)]
+
+
+def test_429_then_success_and_env_decoding_defaults_in_the_body(server):
+    backend = make_agent("openai:rate-limited-once", **options(server))
+    (completion,) = backend.complete([[Message("user", "hi")]], [{"max_tokens": 65536, "temperature": 0.6}])
+    assert completion.text == "ANSWER: 1" and completion.attempts == 2 and completion.finish_reason == "stop"
+    assert server.requests[-1][2]["max_tokens"] == 65536 and server.requests[-1][2]["temperature"] == 0.6
+    backend.close()
+    backend = make_agent("openai:m", **options(server, max_tokens=64))  # the user's setting wins
+    backend.complete([[Message("user", "hi")]], [{"max_tokens": 65536}])
+    backend.close()
+    assert server.requests[-1][2]["max_tokens"] == 64
 
 
 def test_client_errors_are_not_retried(server):
     backend = make_agent("openai:bad-request", **options(server))
     (completion,) = backend.complete([[Message("user", "hi")]])
     backend.close()
-    assert completion.text is None and completion.attempts == 1
+    assert completion.text is None and completion.attempts == 1 and completion.fault == "context_overflow"
     assert completion.error == 'HTTP 400: {"error": {"message": "context too long"}}'
 
 
@@ -218,3 +284,21 @@ def test_bad_backend_options_are_named():
         make_agent("openai:m", temprature=0.5)
     with pytest.raises(ValueError, match="concurrency must be a positive integer"):
         make_agent("openai:m", concurrency=0)
+
+
+@pytest.mark.parametrize("message, status, kind", [
+    # llama-cpp-python 0.3.36, measured against the SmolLM2 server
+    ('HTTP 400: {"error":{"message":"This model\'s maximum context length is 2048 tokens. However, you requested 3039 '
+     'tokens","type":"invalid_request_error","code":"context_length_exceeded"}}', 400, "context_overflow"),
+    ("HTTP 400: Requested tokens (5000) exceed context window of 2048", 400, "context_overflow"),
+    ("vllm rejected the prompt: ValueError: prompt is longer than max_model_len", None, "context_overflow"),
+    ("HTTP 500: image input is not supported - hint: you may need to provide the mmproj", 500, "unsupported_input"),
+    ("HTTP 503: unavailable (gave up after 6 attempts)", 503, "http"),
+    ("timeout after 300 s", None, "timeout"),
+    ("connection error: ConnectError: [Errno 111] Connection refused", None, "connection"),
+    ("malformed JSON response: {", None, "bad_response"),
+])
+def test_fault_kinds_from_server_wording(message, status, kind):
+    from cogsim.agents.base import classify_fault
+
+    assert classify_fault(message, status) == kind

@@ -29,6 +29,10 @@ class RequestOutput:
     outputs: list
 
 
+class VLLMValidationError(Exception):
+    pass
+
+
 class SamplingParams:
     def __init__(self, **kwargs):
         self.kwargs = kwargs
@@ -52,6 +56,10 @@ class LLM:
             )
             if "TOO LONG" in text:
                 raise ValueError("prompt is longer than max_model_len")
+            if "VALIDATION" in text:  # newer vLLM: not a ValueError
+                raise VLLMValidationError("The decoder prompt (length 9000) is longer than the maximum model length of 4096.")
+            if "ENGINE" in text:
+                raise RuntimeError("engine hiccup on this request")
             said = sum(m["role"] == "assistant" for m in conversation)
             outputs.append(RequestOutput(list(range(len(text.split()))), [CompletionOutput(f"ANSWER: {said + 1}", [1, 2, 3], "stop")]))
         return outputs
@@ -104,3 +112,43 @@ def test_missing_vllm_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "vllm", None)
     with pytest.raises(ValueError, match=r"needs vLLM: pip install 'cogsim\[vllm\]'"):
         make_agent("vllm:tiny")
+
+
+def test_engine_errors_of_one_request_never_take_down_the_batch(fake_vllm):
+    backend = make_agent("vllm:tiny", max_tokens=8)
+    results = backend.complete([
+        [Message("user", "fine")], [Message("user", "VALIDATION")], [Message("user", "ENGINE")], [Message("user", "ok")],
+    ])
+    assert [r.text for r in results] == ["ANSWER: 1", None, None, "ANSWER: 1"]
+    assert results[1].fault == "context_overflow" and "VLLMValidationError" in results[1].error
+    assert results[2].fault == "bad_response" and "engine hiccup" in results[2].error
+    assert results[0].finish_reason == "stop"
+
+
+def test_env_decoding_defaults_become_per_request_sampling_params(fake_vllm):
+    backend = make_agent("vllm:tiny", temperature=0.5)
+    backend.complete([[Message("user", "a")], [Message("user", "b")]], [{"max_tokens": 65536, "temperature": 1.0}, None])
+    (llm,) = LLM.instances
+    first, second = llm.calls[0][1]
+    assert first.kwargs == {"temperature": 0.5, "max_tokens": 65536}  # the user's temperature wins
+    assert second.kwargs == {"temperature": 0.5, "max_tokens": 512}
+
+
+def test_a_vllm_overflow_stops_the_episode_and_resume_may_raise_max_model_len(fake_vllm, tmp_path, monkeypatch):
+    config = RunConfig([Task("looptest/count", 2)], ["vllm:tiny"], history="full", agent_options={"max_model_len": 64})
+    real_chat = LLM.chat
+
+    def short_context(self, messages, *args, **kwargs):
+        for conversation in messages:
+            if sum(m["role"] == "assistant" for m in conversation) >= 2 and self.engine_options["max_model_len"] < 100:
+                raise VLLMValidationError("prompt is longer than the maximum model length of 64")
+        return real_chat(self, messages, *args, **kwargs)
+
+    monkeypatch.setattr(LLM, "chat", short_context)
+    summary = run(config, tmp_path)
+    assert summary.statuses == {"running": 2} and list(summary.faults) == ["context_overflow"]
+    summary = run(None, tmp_path, resume=True, changes={"agent_options": {"max_model_len": 4096}})
+    assert summary.ok and LLM.instances[-1].engine_options == {"max_model_len": 4096}
+    with open_store(tmp_path) as store:
+        assert store.config_changes() == [{"agent_options.max_model_len": [64, 4096]}]
+        assert all(e["success"] for e in store.episodes())

@@ -92,3 +92,54 @@ def test_demo_runs_every_family_demo_suite_through_the_loop(tmp_path, monkeypatc
     assert "![Turns per episode](run/plots/looptest_turns.png)" in report
     assert (tmp_path / "run" / "plots" / "looptest_turns.png").exists()
     assert demo.run_demo(tmp_path, quick=True) == 0  # a second demo replaces the first run
+
+
+def test_backend_faults_exit_3_and_a_bare_resume_may_change_the_server(tmp_path, capsys):
+    import socket
+
+    from test_backends_openai import ChatServer
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    out = tmp_path / "run"
+    code = main(["run", "looptest/count", "--episodes", "3", "--agent", "openai:m", "--agent-option", f"base_url={dead}",
+                 "--agent-option", "max_retries=0", "--out", str(out), "--no-progress", "--report"])
+    assert code == 3
+    captured = capsys.readouterr()
+    assert "0/3 episodes finished (3 running)" in captured.out
+    assert "3 episode(s) stopped by a backend fault [connection]: turn 0: connection error" in captured.err
+    assert f"cogsim run --resume {out}" in captured.err
+    report = (out / "report.md").read_text()
+    assert "**Backend faults (episodes waiting for a resume)**" in report and "| connection | 3 |" in report
+    server = ChatServer()
+    try:
+        assert main(["run", "--resume", str(out), "--agent-option", f"base_url={server.url}", "--no-progress"]) == 0
+    finally:
+        server.close()
+    assert "3/3 episodes finished (3 done)" in capsys.readouterr().out
+    with open_store(out) as store:
+        assert [e["success"] for e in store.episodes()] == [True] * 3 and all("fault" not in e for e in store.episodes())
+        assert store.config_changes() == [{"agent_options.base_url": [dead, server.url]}]
+
+
+def test_report_of_an_interrupted_run_counts_its_stored_turns(tmp_path, capsys):
+    from test_backends_openai import ChatServer
+
+    server = ChatServer()
+    out = tmp_path / "run"
+    try:
+        code = main(["run", "looptest/count", "--episodes", "2", "--agent", "openai:m", "--agent-option",
+                     f"base_url={server.url}", "--history", "full", "--out", str(out), "--no-progress"])
+        assert code == 0
+        with open_store(out) as store:  # make one episode look stopped by a fault after 2 stored turns
+            store.db.execute("UPDATE episodes SET status = 'running', num_turns = 0, fault = 'timeout', "
+                             "error = 'turn 2: timeout after 300 s' WHERE episode_index = 1")
+            store.db.execute("DELETE FROM turns WHERE turn >= 2 AND episode_id = (SELECT id FROM episodes WHERE episode_index = 1)")
+        main(["report", str(out)])
+    finally:
+        server.close()
+    report = (out / "report.md").read_text()
+    # episode 0: 3 turns (target 3), episode 1: 2 stored turns; the metrics see only episode 0
+    assert "| `looptest/count` | openai:m | 2 | 1 | 0 | 0 | 0 | 1 | 5 |" in report
+    assert "| timeout | 1 | turn 2: timeout after 300 s |" in report

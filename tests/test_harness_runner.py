@@ -16,21 +16,26 @@ class CountingModel(ModelBackend):
     with full history, always 1 with the current observation only. Records every batch."""
 
     calls: list = []
+    decodings: list = []
     fail_after: int = -1
+    healthy: bool = False  # "flaky" answers like "m" once healed
 
     def __init__(self, model, **options):
         self.model = model
         self.options = options
 
-    def complete(self, conversations):
+    def complete(self, conversations, decoding=None):
         CountingModel.calls.append([list(c) for c in conversations])
+        CountingModel.decodings.append(decoding)
         if len(CountingModel.calls) == CountingModel.fail_after:
             raise RuntimeError("backend crashed")
         answers = []
         for conversation in conversations:
             said = sum(m.role == "assistant" for m in conversation)
-            if self.model == "flaky" and said == 1:
+            if self.model == "flaky" and said == 1 and not CountingModel.healthy:
                 answers.append(Completion(None, error="HTTP 500 (gave up)"))
+            elif self.model == "small-context" and said > 2:
+                answers.append(Completion(None, error="HTTP 400: maximum context length exceeded"))
             else:
                 answers.append(Completion(f"ANSWER: {said + 1}", latency_s=0.01, prompt_tokens=7, completion_tokens=3))
         return answers
@@ -41,8 +46,9 @@ register_backend("counting", CountingModel)
 
 @pytest.fixture(autouse=True)
 def fresh_model():
-    CountingModel.calls = []
+    CountingModel.calls, CountingModel.decodings = [], []
     CountingModel.fail_after = -1
+    CountingModel.healthy = False
 
 
 def rows(run_dir, sql):
@@ -165,12 +171,68 @@ def test_bad_agents_fail_before_any_episode(tmp_path):
         RunConfig([Task("looptest/count", 2)], ["oracle"], history="last:x")
 
 
-def test_backend_failures_are_recorded_and_the_episode_goes_on(tmp_path):
-    run(RunConfig([Task("looptest/count", 2)], ["counting:flaky"], history="full"), tmp_path)
-    failed = rows(tmp_path, "SELECT turn, response, parse, error FROM turns WHERE error IS NOT NULL")
-    assert failed == [(1, "", "parse_failure", "HTTP 500 (gave up)")] * 2
-    statuses = rows(tmp_path, "SELECT status FROM episodes")
-    assert statuses == [("done",), ("done",)]
+def test_a_backend_fault_stops_the_episode_unscored_and_resume_finishes_it(tmp_path):
+    config = RunConfig([Task("looptest/count", 3)], ["counting:flaky"], history="full", concurrency=2)
+    summary = run(config, tmp_path / "run")
+    # the server fault stops the run: the 2 active episodes wait at turn 1, the third never started
+    assert not summary.ok and summary.statuses == {"running": 2} and summary.finished == 0
+    assert summary.faults == {"http": (2, "turn 1: HTTP 500 (gave up)")}
+    assert summary.fault_lines() == ["2 episode(s) stopped by a backend fault [http]: turn 1: HTTP 500 (gave up)"]
+    assert rows(tmp_path / "run", "SELECT COUNT(*), COUNT(error) FROM turns") == [(2, 0)]  # nothing given to the env
+    assert rows(tmp_path / "run", "SELECT fault, num_turns FROM episodes") == [("http", 1)] * 2
+    CountingModel.healthy = True
+    summary = run(None, tmp_path / "run", resume=True)
+    assert summary.ok and summary.statuses == {"done": 3} and summary.faults == {}
+    run(RunConfig([Task("looptest/count", 3)], ["counting:m"], history="full", concurrency=2), tmp_path / "reference")
+    query = "SELECT e.episode_index, t.turn, t.prompt, t.response, t.reward FROM turns t JOIN episodes e ON e.id = t.episode_id ORDER BY 1, 2"
+    assert rows(tmp_path / "run", query) == rows(tmp_path / "reference", query)
+    assert rows(tmp_path / "run", "SELECT DISTINCT fault, error FROM episodes") == [(None, None)]
+
+
+def test_context_overflow_fails_only_its_episode_or_drops_the_oldest_history(tmp_path):
+    summary = run(RunConfig([Task("looptest/count", 2)], ["counting:small-context"], history="full"), tmp_path / "fail")
+    # targets 3 and 4: episode 0 finishes in 3 turns, episode 1 needs a 4th turn whose prompt is too long
+    assert summary.statuses == {"done": 1, "running": 1}
+    assert summary.faults["context_overflow"][0] == 1
+    assert rows(tmp_path / "fail", "SELECT loop FROM episodes") == [('{"on_overflow":"fail-episode"}',)] * 2
+    config = RunConfig([Task("looptest/count", 2)], ["counting:small-context"], history="full", on_overflow="drop-oldest")
+    summary = run(config, tmp_path / "drop")
+    assert summary.ok and summary.statuses == {"done": 2}
+    dropped = rows(tmp_path / "drop", "SELECT e.episode_index, t.turn, t.history_dropped FROM turns t JOIN episodes e ON e.id = t.episode_id ORDER BY 1, 2")
+    assert [d for i, _, d in dropped if i == 1][:4] == [0, 0, 0, 1]
+    assert CountingModel.calls[-1] and all(sum(m.role == "assistant" for m in c) <= 2 for c in CountingModel.calls[-1])
+    with pytest.raises(ValueError, match="on_overflow must be one of fail-episode, drop-oldest"):
+        RunConfig([Task("looptest/count", 2)], ["oracle"], on_overflow="truncate")
+
+
+class DecodingCount(loop_envs.CountEnv):
+    metadata = {**loop_envs.CountEnv.metadata, "cogsim.decoding": {"max_tokens": 65536}}
+
+
+loop_envs.envs.register("loopbug/decoding", DecodingCount)
+
+
+def test_env_decoding_defaults_reach_the_backend_and_the_store(tmp_path):
+    run(RunConfig([Task("loopbug/decoding", 1), Task("looptest/count", 1)], ["counting:m"], concurrency=1), tmp_path)
+    assert CountingModel.decodings[0] == [{"max_tokens": 65536}]
+    assert None in CountingModel.decodings  # an env without defaults: the plain call
+    assert rows(tmp_path, "SELECT env_id, loop FROM episodes ORDER BY id") == [
+        ("loopbug/decoding", '{"on_overflow":"fail-episode","decoding":{"max_tokens":65536}}'),
+        ("looptest/count", '{"on_overflow":"fail-episode"}'),
+    ]
+
+
+def test_resume_may_change_only_settings_that_do_not_change_results(tmp_path):
+    config = RunConfig([Task("looptest/count", 3)], ["counting:flaky"], history="full", agent_options={"base_url": "http://a"})
+    run(config, tmp_path)
+    CountingModel.healthy = True
+    with pytest.raises(ValueError, match=r"agent_options.temperature differ"):
+        run(None, tmp_path, resume=True, changes={"agent_options": {"temperature": 0.5}})
+    summary = run(None, tmp_path, resume=True, changes={"concurrency": 1, "agent_options": {"base_url": "http://b"}})
+    assert summary.ok
+    with open_store(tmp_path) as store:
+        assert store.config_changes() == [{"agent_options.base_url": ["http://a", "http://b"], "concurrency": [64, 1]}]
+        assert store.config()["agent_options"] == {"base_url": "http://b"}
 
 
 class Exploding(loop_envs.CountEnv):

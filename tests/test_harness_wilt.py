@@ -78,7 +78,7 @@ def test_report_shows_the_hand_computed_metrics(wilt_run):
     # oracle: 3 of 3, Wilson [43.9, 100]; scripted model: 1 of 3, Wilson [6.1, 79.2]; 2 tests, 1 repeat each
     assert "| wilt/lite | oracle | 3 | 100.0 [43.9, 100.0] |" in report
     assert "| wilt/lite | wiltscript:m | 3 | 33.3 [6.1, 79.2] | 0.0 [0.0, 56.1] | 2.0 [2.0, 2.0] | 1.00 [1.00, 1.00] |" in report
-    assert "## Suite: wilt" in report and "| `wilt/lite` | wiltscript:m | 3 | 3 | 0 | 0 | 0 | 12 |" in report
+    assert "## Suite: wilt" in report and "| `wilt/lite` | wiltscript:m | 3 | 3 | 0 | 0 | 0 | 0 | 12 |" in report
     plots = list((wilt_run / "plots").glob("*.png"))
     assert plots and all(p.stat().st_size > 1000 for p in plots)
 

@@ -14,7 +14,7 @@ def test_report_has_metric_tables_plots_and_run_tables(tmp_path):
     report = markdown.read_text()
     # oracle: 6 of 6 successes, Wilson interval [0.61, 1.00]; targets 3 4 5 6 3 4 = 25 turns
     assert "| looptest/count | oracle | 6 | 1.00 [0.61, 1.00] | 0.000 [0.000, 0.000] |" in report
-    assert "| `looptest/count` | oracle | 6 | 6 | 0 | 0 | 0 | 25 | 0.000 [0.000, 0.133] | 0 | 0 |" in report
+    assert "| `looptest/count` | oracle | 6 | 6 | 0 | 0 | 0 | 0 | 25 | 0.000 [0.000, 0.133] | 0 | n/a |" in report
     assert report.count("| n/a |") >= 4  # scripted agents use no tokens
     assert "**Throughput**" in report and "## Examples of failed turns" in report and "no idea" in report
     assert "![Turns per episode](plots/looptest_turns.png)" in report

@@ -31,9 +31,17 @@ class Message:
     images: tuple = ()
 
 
+# Why a backend call failed (``Completion.fault``). The runner never gives such a turn to the env:
+# the episode stops, resumable, with the reason stored.
+FAULT_REASONS = ("connection", "timeout", "http", "context_overflow", "unsupported_input", "bad_response")
+# Faults that say the server (not this one prompt) is unusable: the runner stops the whole run.
+RUN_STOPPING_FAULTS = frozenset({"connection", "timeout", "http", "unsupported_input"})
+
+
 @dataclass
 class Completion:
-    """One backend answer. ``text`` is None when the call failed; ``error`` then says why."""
+    """One backend answer. ``text`` is None when the call failed; ``error`` then says why and
+    ``fault`` names the kind (one of ``FAULT_REASONS``)."""
 
     text: Optional[str]
     error: Optional[str] = None
@@ -42,6 +50,39 @@ class Completion:
     completion_tokens: Optional[int] = None
     finish_reason: Optional[str] = None
     attempts: int = 1
+    fault: Optional[str] = None
+
+    def __post_init__(self):
+        if self.text is None and self.fault is None:
+            self.fault = classify_fault(self.error or "")
+
+
+_OVERFLOW_WORDS = ("context length", "context window", "context size", "maximum context", "max_model_len",
+                   "too many tokens", "prompt is too long", "context too long", "n_ctx", "maximum model length",
+                   "context_length_exceeded")
+_IMAGE_WORDS = ("image", "multimodal", "multi-modal", "vision", "mmproj", "clip model")
+_UNSUPPORTED_WORDS = ("not support", "unsupported", "does not accept", "not enabled", "not available",
+                      "no image", "cannot process", "can't process", "not a multimodal", "chat handler",
+                      "only text", "text-only", "expected str", "must be a string", "not implemented")
+
+
+def classify_fault(message: str, status: Optional[int] = None) -> str:
+    """The fault kind of a failed backend call from its status and message (servers word these
+    differently: llama.cpp, vLLM and OpenAI are covered by the tests)."""
+    text = message.lower()
+    if text.startswith("timeout") or "timed out" in text:
+        return "timeout"
+    if text.startswith("connection error"):
+        return "connection"
+    if any(w in text for w in _IMAGE_WORDS) and any(w in text for w in _UNSUPPORTED_WORDS):
+        return "unsupported_input"
+    if any(w in text for w in _OVERFLOW_WORDS) or (
+        ("token" in text or "context" in text) and ("exceed" in text or "longer than" in text)
+    ):
+        return "context_overflow"
+    if status is not None or text.startswith("http "):
+        return "http"
+    return "bad_response"
 
 
 def parse_agent_spec(spec: str) -> tuple[str, str]:
@@ -108,7 +149,9 @@ class ModelBackend:
     kind = "model"
     spec: str = ""
 
-    def complete(self, conversations: Sequence[Sequence[Message]]) -> list[Completion]:
+    def complete(self, conversations: Sequence[Sequence[Message]], decoding: Optional[Sequence[dict]] = None) -> list[Completion]:
+        """One answer per conversation. ``decoding`` (one dict per conversation, or None): the env's
+        decoding defaults (``env.metadata["cogsim.decoding"]``), used for options the user did not set."""
         raise NotImplementedError
 
     def describe(self) -> dict:

@@ -2,8 +2,13 @@
 
 Requests of one batch go out concurrently (asyncio + httpx) under a concurrency limit. 429, 5xx,
 timeouts and dropped connections are retried with exponential backoff (Retry-After honoured);
-other 4xx, malformed JSON and answers without choices or content fail at once. A failure is a
-``Completion`` with ``text=None`` and an ``error``: the runner records it, the run goes on.
+other 4xx, a prompt longer than the context, images sent to a text-only model, malformed JSON and
+answers without choices or content fail at once. A failure is a ``Completion`` with ``text=None``,
+an ``error`` and a ``fault`` kind: the runner stops that episode (resumable) and never scores it.
+
+``concurrency`` (requests in flight, default 4) is independent of the runner's episodes in flight:
+a local single-slot server (llama.cpp) serves one request at a time, and many queued requests only
+run into timeouts; raise it for hosted APIs and ``vllm serve`` (see benchmarks/results_harness.md).
 """
 
 from __future__ import annotations
@@ -17,10 +22,11 @@ from typing import Any, Optional, Sequence
 
 import httpx
 
-from cogsim.agents.base import Completion, ImageURLCache, Message, ModelBackend, openai_messages
+from cogsim.agents.base import Completion, ImageURLCache, Message, ModelBackend, classify_fault, openai_messages
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+DEFAULT_CONCURRENCY = 4
 
 
 class OpenAIBackend(ModelBackend):
@@ -29,12 +35,12 @@ class OpenAIBackend(ModelBackend):
         model: str,
         base_url: Optional[str] = None,
         api_key: Optional[str] = None,
-        concurrency: int = 32,
+        concurrency: int = DEFAULT_CONCURRENCY,
         max_retries: int = 5,
         timeout_s: float = 300.0,
         backoff_s: float = 1.0,
         max_backoff_s: float = 60.0,
-        temperature: float = 0.0,
+        temperature: Optional[float] = None,
         max_tokens: Optional[int] = None,
         seed: Optional[int] = None,
         extra_body: Optional[dict] = None,
@@ -54,21 +60,30 @@ class OpenAIBackend(ModelBackend):
         self.timeout_s = float(timeout_s)
         self.backoff_s = float(backoff_s)
         self.max_backoff_s = float(max_backoff_s)
-        self.sampling = {"temperature": float(temperature)}
+        self.sampling = {"temperature": 0.0 if temperature is None else float(temperature)}  # greedy unless set
+        # an env's decoding defaults replace only the settings the user did not give
+        self.user_set = {k for k, v in (("temperature", temperature), ("max_tokens", max_tokens), ("seed", seed))
+                         if v is not None} | set(extra_body or {})
         if max_tokens is not None:
             self.sampling["max_tokens"] = _positive_int("max_tokens", max_tokens)
         if seed is not None:
             self.sampling["seed"] = int(seed)
         self.sampling.update(extra_body or {})
         self._urls = ImageURLCache()
+        self._images_rejected: Optional[str] = None  # set once the server showed it takes no images
         self._loop = asyncio.new_event_loop()
         self._client: Optional[httpx.AsyncClient] = None
 
     def describe(self) -> dict:
         return {"backend": "openai", "model": self.model, "base_url": self.base_url, **self.sampling}
 
-    def complete(self, conversations: Sequence[Sequence[Message]]) -> list[Completion]:
-        bodies = [{"model": self.model, "messages": openai_messages(c, self._urls), **self.sampling} for c in conversations]
+    def complete(self, conversations: Sequence[Sequence[Message]], decoding: Optional[Sequence[dict]] = None) -> list[Completion]:
+        decoding = decoding or [{}] * len(conversations)
+        bodies = [
+            {"model": self.model, "messages": openai_messages(c, self._urls),
+             **{k: v for k, v in (d or {}).items() if k not in self.user_set}, **_without(self.sampling, d, self.user_set)}
+            for c, d in zip(conversations, decoding)
+        ]
         return self._loop.run_until_complete(self._complete_all(bodies))
 
     def close(self) -> None:
@@ -88,35 +103,52 @@ class OpenAIBackend(ModelBackend):
     async def _complete_one(self, body: dict, gate: asyncio.Semaphore) -> Completion:
         started = time.perf_counter()
         error = "no attempt made"
+        images = _has_images(body)
+        if images and self._images_rejected:
+            return Completion(None, error=self._images_rejected, fault="unsupported_input", attempts=0)
         for attempt in range(self.max_retries + 1):
             async with gate:
+                if images and self._images_rejected:
+                    return Completion(None, error=self._images_rejected, fault="unsupported_input", attempts=attempt)
                 outcome, retry_after = await self._attempt(body)
+                if not isinstance(outcome, Completion):
+                    error, status = outcome
+                    fault = classify_fault(error, status)
+                    if images and status is not None and status >= 400 and status != 429 and fault == "http":
+                        # servers word "this model takes no images" in many ways (llama-cpp-python: a
+                        # Python TypeError as HTTP 500): the same request without images tells
+                        probe, _ = await self._attempt(_text_only(body))
+                        if isinstance(probe, Completion):
+                            fault = "unsupported_input"
+                            error = f"the server fails every request with images and answers without them: {error}"
+                    if images and fault == "unsupported_input":
+                        self._images_rejected = error
             if isinstance(outcome, Completion):
                 outcome.latency_s = time.perf_counter() - started
                 outcome.attempts = attempt + 1
                 return outcome
-            error = outcome
-            if retry_after is None:  # not retryable
+            if retry_after is None or fault in ("context_overflow", "unsupported_input"):  # not retryable
                 break
             if attempt < self.max_retries:
                 await asyncio.sleep(self._backoff(attempt, retry_after))
         else:
             error = f"{error} (gave up after {self.max_retries + 1} attempts)"
-        return Completion(None, error=error, latency_s=time.perf_counter() - started, attempts=attempt + 1)
+        return Completion(None, error=error, latency_s=time.perf_counter() - started, attempts=attempt + 1, fault=fault)
 
-    async def _attempt(self, body: dict) -> tuple[Completion | str, Optional[float]]:
-        """A Completion, or (error text, retry delay hint: None = do not retry, 0 = use backoff)."""
+    async def _attempt(self, body: dict) -> tuple[Completion | tuple[str, Optional[int]], Optional[float]]:
+        """A Completion, or ((error text, HTTP status), retry delay hint: None = do not retry, 0 = use backoff)."""
         try:
             response = await self._client.post(f"{self.base_url}/chat/completions", json=body)
         except httpx.TimeoutException:
-            return f"timeout after {self.timeout_s:g} s", 0.0
+            return (f"timeout after {self.timeout_s:g} s", None), 0.0
         except httpx.TransportError as exc:
-            return f"connection error: {type(exc).__name__}: {exc}", 0.0
+            return (f"connection error: {type(exc).__name__}: {exc}", None), 0.0
         if response.status_code in RETRYABLE_STATUS:
-            return f"HTTP {response.status_code}: {_snippet(response.text)}", _retry_after(response)
+            return (f"HTTP {response.status_code}: {_snippet(response.text)}", response.status_code), _retry_after(response)
         if response.status_code >= 400:
-            return f"HTTP {response.status_code}: {_snippet(response.text)}", None
-        return parse_chat_completion(response.content), None
+            return (f"HTTP {response.status_code}: {_snippet(response.text)}", response.status_code), None
+        parsed = parse_chat_completion(response.content)
+        return (parsed if isinstance(parsed, Completion) else (parsed, None)), None
 
     def _backoff(self, attempt: int, retry_after: float) -> float:
         delay = min(self.max_backoff_s, self.backoff_s * 2**attempt)
@@ -148,6 +180,29 @@ def parse_chat_completion(payload: bytes) -> Completion | str:
     )
 
 
+def _has_images(body: dict) -> bool:
+    return any(isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
+               for m in body["messages"])
+
+
+def _text_only(body: dict) -> dict:
+    """The request with its image parts left out and a one-token answer: a probe."""
+    messages = []
+    for m in body["messages"]:
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if p.get("type") == "text")
+        messages.append({**m, "content": content})
+    return {**body, "messages": messages, "max_tokens": 1}
+
+
+def _without(sampling: dict, decoding: Optional[dict], user_set: set) -> dict:
+    """The backend's own settings, less the defaults an env's decoding replaces (not set by the user)."""
+    if not decoding:
+        return sampling
+    return {k: v for k, v in sampling.items() if k in user_set or k not in decoding}
+
+
 def _content_text(content) -> Optional[str]:
     if isinstance(content, str):
         return content
@@ -164,7 +219,7 @@ def _retry_after(response: httpx.Response) -> float:
         return 0.0
 
 
-def _snippet(text: str, limit: int = 200) -> str:
+def _snippet(text: str, limit: int = 500) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "..."
 

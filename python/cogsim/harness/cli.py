@@ -17,7 +17,9 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
                         "agents than seats play every seating); default oracle")
     p.add_argument("--episodes", type=int, default=10, help="episodes per env id and agent (default 10)")
     p.add_argument("--seed", type=int, default=0, help="episode i gets seed SEED+i (default 0)")
-    p.add_argument("--concurrency", type=int, default=64, help="episodes in flight per process (default 64)")
+    p.add_argument("--concurrency", type=int, default=None,
+                   help="episodes in flight per process (default 64; the openai backend sends at most its own "
+                        "'concurrency' agent option of requests at a time, default 4: right for one local server)")
     p.add_argument("--workers", type=int, default=0,
                    help="processes for scripted agents (default 0: all cores; model agents always use 1)")
     p.add_argument("--out", help="run directory (default runs/run-YYYYmmdd-HHMMSS)")
@@ -30,6 +32,9 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--history", help="full, last:K or current (default: each env's paper setting)")
     p.add_argument("--max-images", type=int, help="at most this many images per prompt (the newest)")
     p.add_argument("--max-turns", type=int, default=1000, help="truncate an episode after this many turns")
+    p.add_argument("--on-overflow", choices=("fail-episode", "drop-oldest"), default="fail-episode",
+                   help="a prompt longer than the model's context: stop that episode (resumable, default) or "
+                        "leave out the oldest history exchanges until it fits (recorded per turn)")
     p.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE",
                    help="import a module or .py file first (extra envs or metrics)")
     p.add_argument("--report", action="store_true", help="write the report when the run ends")
@@ -72,28 +77,44 @@ def _run(args: argparse.Namespace) -> int:
         env_options = parse_option_values(args.env_option, "--env-option")
         config = RunConfig(
             tasks=[Task(env_id, args.episodes, env_options) for env_id in resolve_suites(args.suites)],
-            agents=args.agents or ["oracle"], seed=args.seed, concurrency=args.concurrency, workers=args.workers,
+            agents=args.agents or ["oracle"], seed=args.seed, concurrency=args.concurrency or 64, workers=args.workers,
             history=args.history, max_images=args.max_images,
             agent_options=parse_option_values(args.agent_option, "--agent-option"), max_turns=args.max_turns,
-            imports=args.imports,
+            imports=args.imports, on_overflow=args.on_overflow,
         )
         if not args.resume:
             out = Path(args.out or time.strftime("runs/run-%Y%m%d-%H%M%S"))
+    changes = None
+    if config is None:  # a bare resume may change how the backend is reached (recorded in the run)
+        changes = {}
+        if args.agent_option:
+            changes["agent_options"] = parse_option_values(args.agent_option, "--agent-option")
+        if args.concurrency is not None:
+            changes["concurrency"] = args.concurrency
     progress = None if args.no_progress else _ProgressBar(out, config)
     try:
-        summary = run(config, out, resume=bool(args.resume), progress=progress)
+        summary = run(config, out, resume=bool(args.resume), progress=progress, changes=changes)
     finally:
         if progress:
             progress.close()
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(summary.statuses.items()))
     print(
         f"{summary.finished}/{summary.episodes} episodes finished ({statuses}); {summary.turns} turns, "
-        f"{summary.parse_failures} parse failures, {summary.backend_errors} backend errors; "
-        f"{summary.new_turns} turns this session at {summary.turns_per_second:,.0f} turns/s; store: {out}"
+        f"{summary.parse_failures} parse failures; "
+        f"{summary.new_turns} turns this session at {summary.turns_per_second:,.1f} turns/s; store: {out}"
     )
+    for line in summary.fault_lines():
+        print(line, file=sys.stderr)
     if args.report:
         _write_report(out)
+    if summary.faults:
+        print(f"the run is incomplete: fix the backend, then `cogsim run --resume {out}` retries these episodes "
+              "(--agent-option base_url=... and the like may change on resume)", file=sys.stderr)
+        return EXIT_BACKEND_FAULT
     return 0
+
+
+EXIT_BACKEND_FAULT = 3
 
 
 class _ProgressBar:
@@ -103,7 +124,7 @@ class _ProgressBar:
         self.out, self.config = out, config
         self.bar = None
         self.turns = self.failures = 0
-        self.started = time.perf_counter()
+        self.started = None  # set at the first step: loading a model or replaying is not turn time
 
     def _open(self, finished_now: int):
         from tqdm import tqdm
@@ -120,10 +141,15 @@ class _ProgressBar:
     def __call__(self, episodes: int, turns: int, failures: int) -> None:
         if self.bar is None:
             self._open(episodes)
+            self.started = time.perf_counter()  # the first step's turns are not counted: their start is unknown
+            self.failures += failures
+            self.bar.update(episodes)
+            return
         self.turns += turns
         self.failures += failures
         rate = self.turns / max(1e-9, time.perf_counter() - self.started)
-        self.bar.set_postfix_str(f"{rate:,.0f} turns/s, {self.failures} parse failures", refresh=False)
+        shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"
+        self.bar.set_postfix_str(f"{shown} turns/s, {self.failures} parse failures", refresh=False)
         self.bar.update(episodes)
 
     def close(self):

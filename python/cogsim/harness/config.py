@@ -16,6 +16,15 @@ from cogsim.harness.history import HistoryPolicy
 
 
 SECRET_OPTIONS = frozenset({"api_key"})
+ON_OVERFLOW = ("fail-episode", "drop-oldest")
+# Settings a resume may change: they decide how the backend is reached, not what it answers.
+RESUMABLE_SETTINGS = frozenset({"concurrency", "workers"})
+RESUMABLE_AGENT_OPTIONS = frozenset({
+    "base_url", "api_key", "timeout_s", "max_retries", "backoff_s", "max_backoff_s", "concurrency",
+    # vLLM engine limits
+    "max_model_len", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens", "tensor_parallel_size",
+    "pipeline_parallel_size", "enforce_eager", "swap_space", "cpu_offload_gb", "disable_log_stats",
+})
 
 
 @dataclass
@@ -44,6 +53,7 @@ class RunConfig:
     agent_options: dict = field(default_factory=dict)
     max_turns: int = 1000
     imports: list = field(default_factory=list)
+    on_overflow: str = "fail-episode"
     version: str = cogsim.__version__
 
     def __post_init__(self):
@@ -60,6 +70,8 @@ class RunConfig:
             raise ValueError(f"max_turns must be a positive integer, got {self.max_turns!r}")
         if self.history is not None:
             HistoryPolicy.parse(self.history, self.max_images)
+        if self.on_overflow not in ON_OVERFLOW:
+            raise ValueError(f"on_overflow must be one of {', '.join(ON_OVERFLOW)}, got {self.on_overflow!r}")
 
     def to_dict(self) -> dict:
         """The JSON form stored with the run; secrets (API keys) are left out: a resumed run reads
@@ -71,6 +83,30 @@ class RunConfig:
     @classmethod
     def from_dict(cls, data: dict) -> "RunConfig":
         return cls(**data)
+
+
+def resumable_changes(stored: dict, new: dict) -> tuple[dict, list]:
+    """(allowed changes {key: [old, new]}, names of changes a resume may not make)."""
+    allowed, refused = {}, []
+    for key in sorted(stored.keys() | new.keys()):
+        old, value = stored.get(key), new.get(key)
+        if old == value:
+            continue
+        if key == "agent_options":
+            for option in sorted((old or {}).keys() | (value or {}).keys()):
+                a, b = (old or {}).get(option), (value or {}).get(option)
+                if a != b:
+                    if option in RESUMABLE_AGENT_OPTIONS:
+                        allowed[f"agent_options.{option}"] = [a, b]
+                    else:
+                        refused.append(f"agent_options.{option}")
+        elif key in RESUMABLE_SETTINGS:
+            allowed[key] = [old, value]
+        elif key == "on_overflow" and old is None and value == "fail-episode":
+            continue  # stored before the option existed: the same behaviour
+        else:
+            refused.append(key)
+    return allowed, refused
 
 
 def import_plugins(names: list) -> None:

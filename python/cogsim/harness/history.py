@@ -33,13 +33,20 @@ class HistoryPolicy:
             return cls("last", int(value), max_images)
         raise ValueError(f"history must be 'full', 'current' or 'last:K' with K >= 0, got {spec!r}")
 
+    def kept(self, past_len: int) -> int:
+        """How many earlier exchanges a prompt carries (before any drop)."""
+        if self.mode == "current":
+            return 0
+        return min(past_len, self.window) if self.mode == "last" else past_len
+
     def __str__(self) -> str:
         return f"last:{self.window}" if self.mode == "last" else self.mode
 
     def messages(
-        self, system_prompt: Optional[str], past: Sequence[tuple[Message, str]], current: Message
+        self, system_prompt: Optional[str], past: Sequence[tuple[Message, str]], current: Message, drop: int = 0
     ) -> list[Message]:
-        """The prompt for ``current`` given the earlier (user message, answer) exchanges."""
+        """The prompt for ``current`` given the earlier (user message, answer) exchanges; ``drop``
+        leaves out that many of the oldest exchanges the policy would keep (``on_overflow=drop-oldest``)."""
         if self.mode == "current":
             kept = ()
         elif self.mode == "last":
@@ -47,7 +54,7 @@ class HistoryPolicy:
         else:
             kept = past
         conversation = [Message("system", system_prompt)] if system_prompt else []
-        for user, answer in kept:
+        for user, answer in list(kept)[drop:]:
             conversation.append(user)
             conversation.append(Message("assistant", answer))
         conversation.append(current)

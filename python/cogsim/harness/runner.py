@@ -10,6 +10,16 @@ Resuming replays the stored turns of an unfinished episode into a fresh env with
 (checking that the env shows the same prompts, and that a scripted agent gives the same answers,
 which also restores its random stream), then continues live: the result is the same as an
 uninterrupted run.
+
+Backend faults. A turn whose model call failed (connection, timeout, HTTP error, context overflow,
+unsupported input, malformed answer) is never given to the env: the episode stops where it is,
+stays 'running' in the store with ``fault`` and ``error`` set, and nothing of it is scored. A fault
+that says the server is unusable (connection, timeout, HTTP status, images to a text-only model)
+also stops the run: no new episode starts, the active ones stay resumable. ``run --resume``
+continues exactly these episodes: it replays their stored (real) turns into a fresh env with the
+same seed and asks the model for the failed turn again. ``on_overflow="drop-oldest"`` instead
+answers a context overflow by leaving out the oldest exchanges of the history, one more at a time,
+and records how many per turn.
 """
 
 from __future__ import annotations
@@ -29,9 +39,9 @@ import numpy as np
 
 import cogsim
 from cogsim.agents import is_scripted, make_agent
-from cogsim.agents.base import Completion, Message, ScriptedAgent
+from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent
 from cogsim.envs import spec as env_spec
-from cogsim.harness.config import RunConfig, Task, import_plugins
+from cogsim.harness.config import RunConfig, Task, import_plugins, resumable_changes
 from cogsim.harness.history import HistoryPolicy
 from cogsim.store.sqlite import DB_NAME, EpisodeRow, Store, TurnRow
 
@@ -72,6 +82,15 @@ class RunSummary:
     seconds: float
     new_turns: int = 0  # played by this call
     statuses: dict = field(default_factory=dict)
+    faults: dict = field(default_factory=dict)  # fault kind -> (episodes stopped by it, first error)
+
+    @property
+    def ok(self) -> bool:
+        """Every planned episode finished and none waits on a backend fault."""
+        return not self.faults and self.finished == self.episodes
+
+    def fault_lines(self) -> list[str]:
+        return [f"{n} episode(s) stopped by a backend fault [{kind}]: {message}" for kind, (n, message) in sorted(self.faults.items())]
 
     @property
     def turns_per_second(self) -> float:
@@ -116,10 +135,13 @@ def run(
     resume: bool = False,
     executor=None,
     progress: Optional[Progress] = None,
+    changes: Optional[dict] = None,
 ) -> RunSummary:
     """Run the episodes of ``config`` into the store at ``out``. With ``resume``, continue the run
-    stored there (``config`` None: as stored; else it must equal the stored one), or start it if
-    there is none yet and ``config`` is given."""
+    stored there (``config`` None: as stored; else it must equal the stored one up to settings that
+    do not change results), or start it if there is none yet and ``config`` is given. ``changes``
+    (with ``resume``): such settings to change, e.g. {"concurrency": 1, "agent_options": {"base_url": ...}};
+    each change is recorded in the store."""
     from cogsim.harness.executor import LocalExecutor
 
     out = Path(out)
@@ -132,14 +154,26 @@ def run(
             raise ValueError(f"--resume: {out} holds no run to resume")
         if stored is not None and not resume:
             raise ValueError(f"{out} already holds a run; continue it with --resume {out} or choose another --out")
+        if stored is not None and config is None and changes:
+            merged = {**stored, **{k: v for k, v in changes.items() if k != "agent_options"}}
+            merged["agent_options"] = {**stored.get("agent_options", {}), **changes.get("agent_options", {})}
+            config = RunConfig.from_dict(merged)
+        allowed = {}
         if stored is not None and config is not None and config.to_dict() != stored:
-            changed = sorted(k for k in stored.keys() | config.to_dict().keys() if stored.get(k) != config.to_dict().get(k))
-            raise ValueError(f"--resume: {out} holds a run with other settings ({', '.join(changed)} differ)")
+            allowed, refused = resumable_changes(stored, config.to_dict())
+            if refused:
+                raise ValueError(
+                    f"--resume: {out} holds a run with other settings ({', '.join(refused)} differ); a resume may "
+                    "change only how the backend is reached (base_url, api_key, timeouts, retries, concurrency, "
+                    "vLLM engine limits)"
+                )
         config = config or RunConfig.from_dict(stored)
         import_plugins(config.imports)
         slots = plan(config)
         if stored is None:
             store.init_run(config.to_dict())
+        elif allowed:
+            store.record_config_change(config.to_dict(), allowed)
         states = store.episode_states()
         pending = [s for s in slots if states.get(s.key(), (None, None))[1] not in FINAL_STATUSES]
         turns_before = store.query("SELECT COUNT(*) FROM turns")[0][0]
@@ -173,8 +207,21 @@ def summarize_run(out: Path, planned: int, seconds: float, turns_before: int = 0
         turns, failures, errors = store.query(
             "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0), COALESCE(SUM(error IS NOT NULL), 0) FROM turns"
         )[0]
+        faults = {
+            kind: (count, (first or "").splitlines()[0] if first else "")
+            for kind, count, first in store.query(
+                "SELECT fault, COUNT(*), MIN(error) FROM episodes WHERE status = 'running' AND fault IS NOT NULL "
+                "GROUP BY fault"
+            )
+        }
+        for kind in faults:  # the message of the first such episode (the one that stopped the run)
+            (first,) = store.query(
+                "SELECT error FROM episodes WHERE status = 'running' AND fault = ? ORDER BY finished IS NULL, id LIMIT 1",
+                (kind,),
+            )[0]
+            faults[kind] = (faults[kind][0], " ".join((first or "").split()))
     finished = sum(statuses.get(s, 0) for s in FINAL_STATUSES)
-    return RunSummary(out, planned, finished, turns, failures, errors, seconds, turns - turns_before, statuses)
+    return RunSummary(out, planned, finished, turns, failures, errors, seconds, turns - turns_before, statuses, faults)
 
 
 def run_slots(out: str | Path, config: RunConfig, slots: list[Slot], worker: int = 0,
@@ -199,6 +246,7 @@ class _Episode:
         self.obs = None
         self.new = row.id is None
         self.finished = False
+        self.dropped = defaultdict(int)  # player -> oldest exchanges left out of its prompts (on_overflow)
 
     @property
     def player(self) -> int:
@@ -208,7 +256,12 @@ class _Episode:
         return Message("user", self.obs["text"], tuple(self.obs.get("images", ())))
 
     def prompt(self, history: HistoryPolicy) -> list[Message]:
-        return history.messages(self.env.system_prompt, self.conversations[self.player], self.user_message())
+        return history.messages(
+            self.env.system_prompt, self.conversations[self.player], self.user_message(), self.dropped[self.player]
+        )
+
+    def can_drop(self, history: HistoryPolicy) -> bool:
+        return self.dropped[self.player] < history.kept(len(self.conversations[self.player]))
 
 
 class _LockstepRunner:
@@ -218,13 +271,14 @@ class _LockstepRunner:
         self.progress = progress or (lambda episodes, turns, failures: None)
         self.agents = {}
         self.free_envs = defaultdict(list)
+        self.stopped: Optional[str] = None  # a run-stopping backend fault: no new episodes, no more steps
 
     def run(self, slots: list[Slot]) -> None:
         pending = deque(slots)
         active: list[_Episode] = []
         stored = self.store.episode_states()
         try:
-            while pending or active:
+            while (pending or active) and self.stopped is None:
                 started, failed = [], []
                 while pending and len(active) < self.config.concurrency:
                     episode = self._start(pending.popleft(), stored)
@@ -234,11 +288,14 @@ class _LockstepRunner:
                 turns, finished = self._step(active)
                 self.store.write_step(started, turns, [e.row for e in failed + finished])
                 for episode in finished:
-                    if episode.row.status != "error":  # an env that raised may be in any state
+                    if episode.row.status not in ("error", "running"):  # an env that raised may be in any state
                         self.free_envs[episode.slot.task].append(episode.env)
+                    elif episode.env is not None:
+                        episode.env.close()
                 active = [e for e in active if not e.finished]
                 failures = sum(t.parse == "parse_failure" for t in turns)
-                self.progress(len(failed) + len(finished), len(turns), failures)
+                ended = sum(e.row.status != "running" for e in failed + finished)
+                self.progress(ended, len(turns), failures)
         finally:
             for agent in self.agents.values():
                 if hasattr(agent, "close"):
@@ -250,8 +307,6 @@ class _LockstepRunner:
     def _agent(self, spec: str):
         if spec not in self.agents:
             options = dict(self.config.agent_options)
-            if spec.startswith("openai:"):
-                options.setdefault("concurrency", self.config.concurrency)
             if is_scripted(spec):
                 self.agents[spec] = make_agent(spec)
             else:
@@ -276,6 +331,7 @@ class _LockstepRunner:
             slot.seats, slot.episode_index, slot.seed, {**entry.defaults, **self.config.tasks[slot.task].options},
             None, self.config.history or "", id=episode_id,
         )
+        row.loop = {"on_overflow": self.config.on_overflow}
         episode = _Episode(slot, None, row)
         try:
             episode.env = self._env(slot)
@@ -286,6 +342,9 @@ class _LockstepRunner:
         env = episode.env
         row.suite = type(env).suite or row.suite  # entry points may be factories: ask the env itself
         row.system_prompt, row.history = env.system_prompt, str(self._history(env))
+        decoding = _env_decoding(env)
+        if decoding:
+            row.loop["decoding"] = decoding
         if episode_id is not None:
             self._replay(episode, self.store.turns(episode_id))
         return episode
@@ -305,6 +364,7 @@ class _LockstepRunner:
                         f"{episode.slot.env_id} seed {episode.slot.seed} turn {stored.turn}: scripted agent "
                         f"{agent.spec!r} answered differently on replay"
                     )
+            episode.dropped[episode.player] = stored.history_dropped
             self._advance(episode, stored.response)
         if episode.finished:  # cannot happen with atomic steps; a stored final turn means a stored finish
             raise ReplayMismatch(f"episode {episode.row.id} ended during replay but is stored as running")
@@ -329,10 +389,19 @@ class _LockstepRunner:
     def _answers(self, spec: str, episodes: list[_Episode]) -> list[Optional[Completion]]:
         agent = self._agent(spec)
         if not isinstance(agent, ScriptedAgent):
-            prompts = [e.prompt(self._history(e.env)) for e in episodes]
-            completions = agent.complete(prompts)
-            if len(completions) != len(prompts):
-                raise RuntimeError(f"agent {spec!r} returned {len(completions)} answers for {len(prompts)} prompts")
+            completions = self._ask(agent, spec, episodes)
+            if self.config.on_overflow == "drop-oldest":
+                while True:  # answer overflows with one more old exchange left out, while any is left
+                    retry = [
+                        i for i, (e, c) in enumerate(zip(episodes, completions))
+                        if c.fault == "context_overflow" and e.can_drop(self._history(e.env))
+                    ]
+                    if not retry:
+                        break
+                    for i in retry:
+                        episodes[i].dropped[episodes[i].player] += 1
+                    for i, completion in zip(retry, self._ask(agent, spec, [episodes[i] for i in retry])):
+                        completions[i] = completion
             return completions
         answers = []
         for episode in episodes:
@@ -346,10 +415,50 @@ class _LockstepRunner:
             answers.append(Completion(text, latency_s=time.perf_counter() - began))
         return answers
 
+    def _ask(self, agent, spec: str, episodes: list[_Episode]) -> list[Completion]:
+        prompts = [e.prompt(self._history(e.env)) for e in episodes]
+        decoding = [_env_decoding(e.env) for e in episodes]
+        completions = agent.complete(prompts, decoding) if any(decoding) else agent.complete(prompts)
+        if len(completions) != len(prompts):
+            raise RuntimeError(f"agent {spec!r} returned {len(completions)} answers for {len(prompts)} prompts")
+        return completions
+
+    def _fault(self, episode: _Episode, spec: str, completion: Completion) -> None:
+        """The backend call of this turn failed: stop the episode unscored and resumable; stop the
+        run when the fault says the server itself is unusable."""
+        error = completion.error or "backend call failed"
+        if completion.fault == "unsupported_input":
+            suites = self._suites_with_images()
+            error = (
+                f"{spec} does not accept images ({error}); the run stopped. Suites of this run that send images: "
+                f"{', '.join(suites) or '(none found)'}; run them with a vision model or in text modality."
+            )
+        episode.row.fault, episode.row.error = completion.fault, f"turn {episode.turn}: {error}"
+        episode.finished = True
+        if completion.fault in RUN_STOPPING_FAULTS and self.stopped is None:
+            self.stopped = episode.row.error
+
+    def _suites_with_images(self) -> list[str]:
+        found = []
+        for task in self.config.tasks:
+            try:
+                env = cogsim.make(task.env_id, **task.options)
+                obs, _ = env.reset(seed=self.config.seed)
+                if len(obs.get("images", ())):
+                    found.append(task.env_id)
+                env.close()
+            except Exception:  # noqa: BLE001 - only a hint for the message
+                continue
+        return found
+
     def _play(self, episode: _Episode, spec: str, completion: Optional[Completion]) -> Optional[TurnRow]:
         if completion is None:
             return None
-        response = completion.text if completion.text is not None else ""
+        if completion.text is None:
+            self._fault(episode, spec, completion)
+            return None
+        response = completion.text
+        dropped = episode.dropped[episode.player]
         obs, player, turn = episode.obs, episode.player, episode.turn
         try:
             reward, info, terminated, truncated = self._advance(episode, response)
@@ -361,7 +470,7 @@ class _LockstepRunner:
             list(obs.get("options", ())), response, info.get("parsed"), str(info.get("parse", "ok")), reward,
             terminated, truncated or episode.row.status == "truncated",
             completion.latency_s, completion.prompt_tokens, completion.completion_tokens, completion.error,
-            completion.attempts,
+            completion.attempts, completion.finish_reason, dropped,
         )
 
     def _advance(self, episode: _Episode, response: str) -> tuple[float, dict, bool, bool]:
@@ -387,6 +496,16 @@ class _LockstepRunner:
     def _fail(self, episode: _Episode, error: str) -> None:
         episode.row.status, episode.row.error = "error", error
         episode.finished = True
+
+
+def _env_decoding(env) -> dict:
+    """The env's decoding defaults (``env.metadata["cogsim.decoding"]``), e.g. {"max_tokens": 65536}."""
+    decoding = (getattr(env, "metadata", None) or {}).get("cogsim.decoding")
+    if decoding is None:
+        return {}
+    if not isinstance(decoding, dict):
+        raise ValueError(f"{type(env).__name__}.metadata['cogsim.decoding'] must be a dict, got {type(decoding).__name__}")
+    return dict(decoding)
 
 
 def _all_agents(config: RunConfig) -> list:

@@ -58,16 +58,20 @@ def add_run_tables(document: Document, store: Store) -> None:
     """Generic tables every run gets, whatever its suites."""
     document.heading("Run")
     task_options = {i: t.get("options") or {} for i, t in enumerate((store.config() or {}).get("tasks", []))}
+    # turns are counted from the turns table: an interrupted run's unfinished episodes have stored turns
     rows = store.query(
         """SELECT e.task, e.env_id, e.agent, COUNT(*), SUM(e.status = 'done'), SUM(e.status = 'truncated'),
-                  SUM(e.status = 'error'), SUM(e.status = 'running'), COALESCE(SUM(e.num_turns), 0)
+                  SUM(e.status = 'error'), SUM(e.status = 'running' AND e.fault IS NULL),
+                  SUM(e.status = 'running' AND e.fault IS NOT NULL),
+                  (SELECT COUNT(*) FROM turns t JOIN episodes x ON x.id = t.episode_id
+                   WHERE x.task = e.task AND x.agent = e.agent)
            FROM episodes e GROUP BY e.task, e.agent ORDER BY e.task, e.agent"""
     )
     turn_stats = {
         (task, agent): stats
         for task, agent, *stats in store.query(
             """SELECT e.task, e.agent, SUM(t.parse = 'parse_failure'), SUM(t.parse = 'invalid'),
-                      SUM(t.error IS NOT NULL), AVG(t.latency_s), SUM(t.prompt_tokens), SUM(t.completion_tokens)
+                      SUM(t.finish_reason = 'length'), SUM(t.finish_reason IS NOT NULL), AVG(t.latency_s), SUM(t.prompt_tokens), SUM(t.completion_tokens)
                FROM turns t JOIN episodes e ON e.id = t.episode_id GROUP BY e.task, e.agent"""
         )
     }
@@ -76,23 +80,42 @@ def add_run_tables(document: Document, store: Store) -> None:
         rewards[(task, agent)].append(total)
     table = Table(
         "Episodes and turns",
-        ["env", "agent", "episodes", "done", "truncated", "errors", "unfinished", "turns", "parse failures",
-         "invalid", "backend errors", "mean reward", "mean latency (ms)", "tokens in / out"],
+        ["env", "agent", "episodes", "done", "truncated", "errors", "unfinished", "backend faults", "turns",
+         "parse failures", "invalid", "cut by length", "mean reward", "mean latency (ms)", "tokens in / out"],
     )
-    for task, env_id, agent, count, done, truncated, errored, running, turns in rows:
-        failures, invalid, backend_errors, latency, tokens_in, tokens_out = turn_stats.get(
-            (task, agent), (0, 0, 0, None, None, None)
+    for task, env_id, agent, count, done, truncated, errored, running, faulted, turns in rows:
+        failures, invalid, cut, reasons, latency, tokens_in, tokens_out = turn_stats.get(
+            (task, agent), (0, 0, 0, 0, None, None, None)
         )
         options = ", ".join(f"{k}={v}" for k, v in sorted(task_options.get(task, {}).items()))
         table.rows.append([
-            f"`{env_id}`" + (f" {options}" if options else ""), agent, count, done, truncated, errored, running, turns,
-            wilson(int(failures or 0), int(turns)) if turns else "n/a", int(invalid or 0), int(backend_errors or 0),
+            f"`{env_id}`" + (f" {options}" if options else ""), agent, count, done, truncated, errored, running,
+            int(faulted or 0), turns,
+            wilson(int(failures or 0), int(turns)) if turns else "n/a", int(invalid or 0),
+            wilson(int(cut or 0), int(reasons)) if reasons else "n/a",
             bootstrap(rewards[(task, agent)]), latency * 1000 if latency is not None else "n/a",
             f"{tokens_in or 0:,} / {tokens_out or 0:,}" if tokens_in or tokens_out else "n/a",
         ])
-    table.note = "Parse failures: share of turns whose answer the benchmark's parser rejected (95% Wilson interval)."
+    table.note = (
+        "Parse failures: share of turns whose answer the benchmark's parser rejected; cut by length: share of "
+        "replies the backend ended at the token limit (finish_reason 'length'; 95% Wilson intervals). Backend "
+        "faults: episodes stopped by a failed backend call (never scored, resumable with `cogsim run --resume`); "
+        "metrics cover finished episodes only."
+    )
     document.table(table)
     document.table(throughput_table(store))
+    faults = store.query(
+        "SELECT fault, COUNT(*), MIN(error) FROM episodes WHERE status = 'running' AND fault IS NOT NULL GROUP BY fault"
+    )
+    if faults:
+        faults_table = Table("Backend faults (episodes waiting for a resume)", ["reason", "episodes", "first error"])
+        faults_table.rows = [[kind, count, _clip(error or "", 160)] for kind, count, error in faults]
+        document.table(faults_table)
+    changes = store.config_changes()
+    if changes:
+        document.paragraph("Settings changed on resume: " + "; ".join(
+            ", ".join(f"{k}: {old!r} -> {new!r}" for k, (old, new) in c.items()) for c in changes
+        ) + ".")
     errors = store.query("SELECT env_id, agent, seed, error FROM episodes WHERE status = 'error' ORDER BY id LIMIT 5")
     if errors:
         document.heading("Episodes that failed", 3)
@@ -147,7 +170,7 @@ def add_suite_section(document: Document, store: Store, suite: str, run_dir: Pat
 def add_failure_examples(document: Document, store: Store) -> None:
     rows = store.query(
         """SELECT e.env_id, t.agent, e.seed, t.turn, t.response, t.error FROM turns t JOIN episodes e ON e.id = t.episode_id
-           WHERE t.parse = 'parse_failure' OR t.error IS NOT NULL ORDER BY e.id, t.turn LIMIT ?""",
+           WHERE t.parse = 'parse_failure' ORDER BY e.id, t.turn LIMIT ?""",
         (FAILURE_EXAMPLES,),
     )
     if not rows:

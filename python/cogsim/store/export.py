@@ -22,6 +22,7 @@ def export_jsonl(run_dir: str | Path, path: str | Path) -> int:
                     "options": t.options, "response": t.response, "parsed": t.parsed, "parse": t.parse,
                     "reward": t.reward, "latency_s": t.latency_s, "prompt_tokens": t.prompt_tokens,
                     "completion_tokens": t.completion_tokens, "error": t.error,
+                    "finish_reason": t.finish_reason, "history_dropped": t.history_dropped,
                 }
                 for t in turns
             ]

@@ -82,12 +82,26 @@ CREATE TABLE IF NOT EXISTS backends (
     description TEXT NOT NULL,
     PRIMARY KEY (session, spec)
 );
+CREATE TABLE IF NOT EXISTS config_changes (
+    session INTEGER NOT NULL,
+    t REAL NOT NULL,
+    changes TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS metrics (
     suite TEXT PRIMARY KEY,
     tables TEXT NOT NULL,
     computed REAL NOT NULL
 );
 """
+
+
+# Columns added after schema 1: (table, column, declaration); older stores get them on open.
+_ADDED_COLUMNS = (
+    ("episodes", "fault", "TEXT"),  # fault kind of the backend call that stopped a still-'running' episode
+    ("episodes", "loop", "TEXT"),  # JSON: on_overflow policy and the env's decoding defaults used
+    ("turns", "finish_reason", "TEXT"),
+    ("turns", "history_dropped", "INTEGER NOT NULL DEFAULT 0"),  # oldest exchanges left out (on_overflow)
+)
 
 
 @dataclass
@@ -108,6 +122,8 @@ class EpisodeRow:
     total_reward: float = 0.0
     outcome: Optional[dict] = None
     error: Optional[str] = None
+    fault: Optional[str] = None  # set (with error) when a backend fault stopped the episode, resumable
+    loop: Optional[dict] = None
 
     def key(self) -> tuple:
         return (self.task, self.agent, self.episode_index)
@@ -133,6 +149,8 @@ class TurnRow:
     completion_tokens: Optional[int] = None
     error: Optional[str] = None
     attempts: int = 1
+    finish_reason: Optional[str] = None
+    history_dropped: int = 0
 
 
 @dataclass
@@ -156,6 +174,8 @@ class StoredTurn:
     completion_tokens: Optional[int]
     error: Optional[str]
     attempts: int
+    finish_reason: Optional[str] = None
+    history_dropped: int = 0
 
 
 class Store:
@@ -174,9 +194,32 @@ class Store:
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         self._last_checkpoint = time.monotonic()
         self.db.executescript(_SCHEMA)
+        self._add_columns()
         self.worker = worker
         self.session: Optional[int] = None
         self._known_images: set[str] = set()
+
+    def _add_columns(self) -> None:
+        for table, column, declaration in _ADDED_COLUMNS:
+            names = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            if column not in names:
+                try:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+                except sqlite3.OperationalError as exc:  # another process added it first
+                    if "duplicate column" not in str(exc):
+                        raise
+
+    def record_config_change(self, config: dict, changes: dict) -> None:
+        """A resume changed settings that do not change results (server URL, timeouts, concurrency,
+        engine limits): the new config replaces the stored one and the change is logged."""
+        self.db.execute("UPDATE runs SET config = ? WHERE id = 1", (json.dumps(config, sort_keys=True),))
+        self.db.execute(
+            "INSERT INTO config_changes (session, t, changes) VALUES (?, ?, ?)",
+            (self.session or 0, time.time(), _dumps(changes)),
+        )
+
+    def config_changes(self) -> list[dict]:
+        return [json.loads(c) for (c,) in self.db.execute("SELECT changes FROM config_changes ORDER BY rowid")]
 
     # -- run config -------------------------------------------------------------------------------
     def init_run(self, config: dict) -> None:
@@ -238,17 +281,17 @@ class Store:
             for episode in started:
                 episode.id = db.execute(
                     "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, "
-                    "system_prompt, history, status, started, session) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?)",
+                    "system_prompt, history, status, started, session, loop) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?)",
                     (
                         episode.task, episode.env_id, episode.suite, episode.agent, json.dumps(list(episode.agents)),
                         episode.episode_index, episode.seed, _dumps(episode.options), episode.system_prompt,
-                        episode.history, now, self.session,
+                        episode.history, now, self.session, _dumps(episode.loop) if episode.loop is not None else None,
                     ),
                 ).lastrowid
             db.executemany(
                 "INSERT INTO turns (episode_id, turn, player, agent, prompt, images, options, response, parsed, parse, "
-                "reward, terminated, truncated, latency_s, prompt_tokens, completion_tokens, error, attempts, session, t) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "reward, terminated, truncated, latency_s, prompt_tokens, completion_tokens, error, attempts, session, t, "
+                "finish_reason, history_dropped) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
                         t.episode.id, t.turn, t.player, t.agent, t.prompt,
@@ -256,17 +299,19 @@ class Store:
                         json.dumps(list(t.options)) if t.options else None,
                         t.response, _dumps_parsed(t.parsed), t.parse, t.reward,
                         t.terminated, t.truncated, t.latency_s, t.prompt_tokens, t.completion_tokens, t.error,
-                        t.attempts, self.session, now,
+                        t.attempts, self.session, now, t.finish_reason, t.history_dropped,
                     )
                     for t in turns
                 ],
             )
             if finished:
                 db.executemany(
-                    "UPDATE episodes SET status=?, num_turns=?, total_reward=?, outcome=?, error=?, finished=? WHERE id=?",
+                    "UPDATE episodes SET status=?, num_turns=?, total_reward=?, outcome=?, error=?, finished=?, fault=?, "
+                    "loop=COALESCE(?, loop) WHERE id=?",
                     [
                         (e.status, e.num_turns, e.total_reward, _dumps(e.outcome) if e.outcome is not None else None,
-                         e.error, now, e.id)
+                         e.error, now if e.status != "running" else None, e.fault,
+                         _dumps(e.loop) if e.loop is not None else None, e.id)
                         for e in finished
                     ],
                 )
@@ -293,7 +338,7 @@ class Store:
     def turns(self, episode_id: int) -> list[StoredTurn]:
         rows = self.db.execute(
             "SELECT turn, player, agent, prompt, images, options, response, parsed, parse, reward, terminated, "
-            "truncated, latency_s, prompt_tokens, completion_tokens, error, attempts FROM turns "
+            "truncated, latency_s, prompt_tokens, completion_tokens, error, attempts, finish_reason, history_dropped FROM turns "
             "WHERE episode_id = ? ORDER BY turn",
             (episode_id,),
         )
@@ -301,10 +346,11 @@ class Store:
             StoredTurn(
                 turn, player, agent, prompt, json.loads(images) if images else [], json.loads(options) if options else [],
                 response, json.loads(parsed) if parsed is not None else None, parse, reward, bool(terminated),
-                bool(truncated), latency_s, prompt_tokens, completion_tokens, error, attempts,
+                bool(truncated), latency_s, prompt_tokens, completion_tokens, error, attempts, finish_reason,
+                history_dropped,
             )
             for (turn, player, agent, prompt, images, options, response, parsed, parse, reward, terminated, truncated,
-                 latency_s, prompt_tokens, completion_tokens, error, attempts) in rows
+                 latency_s, prompt_tokens, completion_tokens, error, attempts, finish_reason, history_dropped) in rows
         ]
 
     def episodes(self, statuses: Sequence[str] = ("done",)) -> list[dict]:
@@ -312,12 +358,12 @@ class Store:
         marks = ",".join("?" * len(statuses))
         rows = self.db.execute(
             "SELECT id, task, env_id, suite, agent, agents, episode_index, seed, options, status, num_turns, "
-            f"total_reward, outcome, error FROM episodes WHERE status IN ({marks}) ORDER BY task, agent, episode_index",
+            f"total_reward, outcome, error, fault FROM episodes WHERE status IN ({marks}) ORDER BY task, agent, episode_index",
             tuple(statuses),
         )
         records = []
         for (episode_id, task, env_id, suite, agent, agents, index, seed, options, status, num_turns, total_reward,
-             outcome, error) in rows:
+             outcome, error, fault) in rows:
             record = {
                 "env_id": env_id, "options": json.loads(options), "seed": seed, "agent": agent,
                 "agents": json.loads(agents), "turns": num_turns, "episode_index": index, "task": task,
@@ -325,6 +371,8 @@ class Store:
             }
             if error:
                 record["error"] = error
+            if fault:
+                record["fault"] = fault
             record.update(json.loads(outcome) if outcome else {})
             records.append(record)
         return records

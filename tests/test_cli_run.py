@@ -89,7 +89,7 @@ def test_demo_runs_every_family_demo_suite_through_the_loop(tmp_path, monkeypatc
     report = (tmp_path / "report.md").read_text()
     assert "Every check passed" in report and "2 demo suites of looptest" in report
     assert "| looptest/count | random | 2 |" in report  # quick: a quarter of the episodes, rounded up
-    assert "![Turns per episode](run/plots/looptest_turns.png)" in report
+    assert "![Turns per episode](<run/plots/looptest_turns.png>)" in report
     assert (tmp_path / "run" / "plots" / "looptest_turns.png").exists()
     assert demo.run_demo(tmp_path, quick=True) == 0  # a second demo replaces the first run
 

@@ -17,7 +17,7 @@ def test_report_has_metric_tables_plots_and_run_tables(tmp_path):
     assert "| `looptest/count` | oracle | 6 | 6 | 0 | 0 | 0 | 0 | 25 | 0.000 [0.000, 0.133] | 0 | n/a |" in report
     assert report.count("| n/a |") >= 4  # scripted agents use no tokens
     assert "**Throughput**" in report and "## Examples of failed turns" in report and "no idea" in report
-    assert "![Turns per episode](plots/looptest_turns.png)" in report
+    assert "![Turns per episode](<plots/looptest_turns.png>)" in report
     assert (tmp_path / "plots" / "looptest_turns.png").stat().st_size > 1000
     html = page.read_text()
     assert "<table>" in html and "<span class='ci'>[0.61, 1.00]</span>" in html and 'src="plots/looptest_turns.png"' in html
@@ -57,5 +57,5 @@ def test_cells_and_documents():
     document.paragraph("see `x<y`")
     document.table(Table("t", ["a|b", "c"], [["1|2", 3]], note="n"))
     document.image("cap", "p.png")
-    assert "| a\\|b | c |" in document.markdown() and "![cap](run/p.png)" in document.markdown(path_prefix="run/")
+    assert "| a\\|b | c |" in document.markdown() and "![cap](<run/p.png>)" in document.markdown(path_prefix="run/")
     assert "### H" in document.markdown(heading_offset=1) and "<code>x&lt;y</code>" in document.html()

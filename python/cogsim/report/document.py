@@ -1,4 +1,9 @@
-"""A small document model rendered to both Markdown and HTML (headings, paragraphs, tables, images)."""
+"""A small document model rendered to both Markdown and HTML (headings, paragraphs, tables, images).
+
+Text from a run directory (model replies, errors, agent names, options) is untrusted: table cells,
+headings and code blocks are always escaped for the format they are written in, and a paragraph's
+untrusted parts are given as :class:`Text` or :class:`Code` (only plain ``str`` parts are markup).
+"""
 
 from __future__ import annotations
 
@@ -18,6 +23,49 @@ th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
 pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 12px; }
 img { max-width: 100%; border: 1px solid #eee; }
 """
+
+
+class Text(str):
+    """Untrusted text in a paragraph: shown literally (escaped) in both formats."""
+
+
+class Code(str):
+    """Untrusted text shown as an inline code span (a cell or a paragraph part)."""
+
+
+# Emphasis, code, tables and backslashes are escaped; raw HTML, entities and autolinks are made inert;
+# a link or an image needs "](", whose parenthesis is escaped.
+_MARKDOWN_ESCAPES = str.maketrans({
+    **{c: "\\" + c for c in "\\`*_|~"},
+    "<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " ", "\r": " ",
+})
+
+
+def markdown_text(text: str) -> str:
+    """Text that Markdown (and the HTML it may embed) shows literally, on one line."""
+    return str(text).translate(_MARKDOWN_ESCAPES).replace("](", "]\\(")
+
+
+def markdown_code(text: str, in_table: bool = False) -> str:
+    """An inline code span holding ``text`` literally: the fence is longer than any backtick run in it."""
+    text = " ".join(str(text).splitlines())
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    if in_table:
+        text = text.replace("|", "\\|")
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _markdown_fence(text: str) -> str:
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    return "`" * max(3, longest + 1)
 
 
 def format_cell(cell: Any) -> str:
@@ -46,10 +94,13 @@ class Document:
     blocks: list = field(default_factory=list)
 
     def heading(self, text: str, level: int = 2) -> None:
+        """A heading; untrusted parts of it must come as one :class:`Text`."""
         self.blocks.append(("heading", level, text))
 
-    def paragraph(self, text: str) -> None:
-        self.blocks.append(("paragraph", text))
+    def paragraph(self, *parts: str) -> None:
+        """Plain ``str`` parts are trusted markup (inline `code` spans); :class:`Text` and :class:`Code`
+        parts are untrusted and escaped."""
+        self.blocks.append(("paragraph", parts))
 
     def table(self, table: Table) -> None:
         self.blocks.append(("table", table))
@@ -63,19 +114,21 @@ class Document:
     # -- rendering --------------------------------------------------------------------------------
     def markdown(self, path_prefix: str = "", heading_offset: int = 0, with_title: bool = True) -> str:
         """``path_prefix`` and ``heading_offset`` let another document embed this one."""
-        parts = [f"{'#' * (1 + heading_offset)} {self.title}\n"] if with_title else []
+        parts = [f"{'#' * (1 + heading_offset)} {_markdown_part(self.title)}\n"] if with_title else []
         for block in self.blocks:
             kind = block[0]
             if kind == "heading":
-                parts.append(f"{'#' * (block[1] + heading_offset)} {block[2]}\n")
+                parts.append(f"{'#' * (block[1] + heading_offset)} {_markdown_part(block[2])}\n")
             elif kind == "paragraph":
-                parts.append(block[1] + "\n")
+                parts.append("".join(_markdown_part(p) for p in block[1]) + "\n")
             elif kind == "table":
                 parts.append(_markdown_table(block[1]))
             elif kind == "image":
-                parts.append(f"![{block[1]}]({path_prefix}{block[2]})\n\n*{block[1]}*\n")
+                caption = markdown_text(block[1])
+                parts.append(f"![{caption}](<{path_prefix}{block[2]}>)\n\n*{caption}*\n")
             elif kind == "code":
-                parts.append(f"```\n{block[1]}\n```\n")
+                fence = _markdown_fence(block[1])
+                parts.append(f"{fence}text\n{block[1]}\n{fence}\n")
         return "\n".join(parts)
 
     def html(self) -> str:
@@ -85,7 +138,7 @@ class Document:
             if kind == "heading":
                 body.append(f"<h{block[1]}>{html.escape(block[2])}</h{block[1]}>")
             elif kind == "paragraph":
-                body.append(f"<p>{_inline_html(block[1])}</p>")
+                body.append(f"<p>{''.join(_html_part(p) for p in block[1])}</p>")
             elif kind == "table":
                 body.append(_html_table(block[1]))
             elif kind == "image":
@@ -99,12 +152,32 @@ class Document:
         )
 
 
+def _markdown_part(part: str) -> str:
+    if isinstance(part, Code):
+        return markdown_code(part)
+    if isinstance(part, Text):
+        return markdown_text(part)
+    return part
+
+
+def _html_part(part: str) -> str:
+    if isinstance(part, Code):
+        return f"<code>{html.escape(part)}</code>"
+    if isinstance(part, Text):
+        return html.escape(part)
+    return _inline_html(part)
+
+
 def _markdown_table(table: Table) -> str:
     def cell(value: Any) -> str:
-        return format_cell(value).replace("|", "\\|").replace("\n", " ")
+        if isinstance(value, Code):
+            return markdown_code(value, in_table=True)
+        if isinstance(value, str):  # text may come from the run directory; numbers are formatted here
+            return markdown_text(value)
+        return format_cell(value)
 
-    lines = [f"**{table.title}**\n"] if table.title else []
-    lines.append("| " + " | ".join(cell(c) for c in table.columns) + " |")
+    lines = [f"**{_markdown_part(table.title)}**\n"] if table.title else []
+    lines.append("| " + " | ".join(_markdown_part(c).replace("|", "\\|") for c in table.columns) + " |")
     lines.append("|" + "|".join(":---" if i == 0 else "---:" for i in range(len(table.columns))) + "|")
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in table.rows]
     if table.note:
@@ -117,6 +190,8 @@ def _html_table(table: Table) -> str:
         if isinstance(value, Estimate) and value.low is not None and value.n > 0 and not math.isnan(value.value):
             digits = _digits(value.value)
             return f"{value.value:.{digits}f} <span class='ci'>[{value.low:.{digits}f}, {value.high:.{digits}f}]</span>"
+        if isinstance(value, Code):
+            return f"<code>{html.escape(value)}</code>"
         return html.escape(format_cell(value))
 
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Optional
 
 from cogsim import metrics
+from cogsim._files import refuse_links, write_text_atomic
 from cogsim.metrics import Table, bootstrap, wilson
-from cogsim.report.document import Document
+from cogsim.report.document import Code, Document, Text
 from cogsim.store.sqlite import Store, open_store
 
 FAILURE_EXAMPLES = 10
@@ -20,8 +21,8 @@ def write_report(run_dir: str | Path, title: Optional[str] = None) -> tuple[Path
     run_dir = Path(run_dir)
     document = build_report(run_dir, title)
     markdown, page = run_dir / "report.md", run_dir / "report.html"
-    markdown.write_text(document.markdown())
-    page.write_text(document.html())
+    write_text_atomic(markdown, document.markdown())
+    write_text_atomic(page, document.html())
     return markdown, page
 
 
@@ -29,8 +30,8 @@ def build_report(run_dir: str | Path, title: Optional[str] = None) -> Document:
     run_dir = Path(run_dir)
     with open_store(run_dir) as store:
         config = store.config() or {}
-        document = Document(title or f"cogsim run report: {run_dir.name}")
-        document.paragraph(_config_line(config))
+        document = Document(title or Text(f"cogsim run report: {run_dir.name}"))
+        document.paragraph(*_config_line(config))
         add_run_tables(document, store)
         for suite in _suites(store):
             add_suite_section(document, store, suite, run_dir)
@@ -38,16 +39,16 @@ def build_report(run_dir: str | Path, title: Optional[str] = None) -> Document:
     return document
 
 
-def _config_line(config: dict) -> str:
-    tasks = ", ".join(
-        f"`{t['env_id']}`" + "".join(f" {k}={v}" for k, v in sorted((t.get("options") or {}).items()))
-        + f" x{t['episodes']}"
-        for t in config.get("tasks", [])
-    )
-    return (
-        f"cogsim {config.get('version', '?')}; agents {', '.join(f'`{a}`' for a in config.get('agents', []))}; "
-        f"seed {config.get('seed')}; history {config.get('history') or 'env default'}; tasks: {tasks}."
-    )
+def _config_line(config: dict) -> list:
+    """The run's settings as paragraph parts (everything read from the store is untrusted)."""
+    parts = [f"cogsim ", Text(config.get("version", "?")), "; agents "]
+    for i, agent in enumerate(config.get("agents", [])):
+        parts += [", " if i else "", Code(agent)]
+    parts += ["; seed ", Text(config.get("seed")), "; history ", Text(config.get("history") or "env default"), "; tasks: "]
+    for i, task in enumerate(config.get("tasks", [])):
+        options = "".join(f" {k}={v}" for k, v in sorted((task.get("options") or {}).items()))
+        parts += [", " if i else "", Code(task.get("env_id", "?")), Text(f"{options} x{task.get('episodes')}")]
+    return parts + ["."]
 
 
 def _suites(store: Store) -> list[str]:
@@ -89,7 +90,7 @@ def add_run_tables(document: Document, store: Store) -> None:
         )
         options = ", ".join(f"{k}={v}" for k, v in sorted(task_options.get(task, {}).items()))
         table.rows.append([
-            f"`{env_id}`" + (f" {options}" if options else ""), agent, count, done, truncated, errored, running,
+            Code(env_id + (f" {options}" if options else "")), agent, count, done, truncated, errored, running,
             int(faulted or 0), turns,
             wilson(int(failures or 0), int(turns)) if turns else "n/a", int(invalid or 0),
             wilson(int(cut or 0), int(reasons)) if reasons else "n/a",
@@ -113,14 +114,14 @@ def add_run_tables(document: Document, store: Store) -> None:
         document.table(faults_table)
     changes = store.config_changes()
     if changes:
-        document.paragraph("Settings changed on resume: " + "; ".join(
+        document.paragraph("Settings changed on resume: ", Text("; ".join(
             ", ".join(f"{k}: {old!r} -> {new!r}" for k, (old, new) in c.items()) for c in changes
-        ) + ".")
+        )), ".")
     errors = store.query("SELECT env_id, agent, seed, error FROM episodes WHERE status = 'error' ORDER BY id LIMIT 5")
     if errors:
         document.heading("Episodes that failed", 3)
         for env_id, agent, seed, error in errors:
-            document.paragraph(f"`{env_id}` seed {seed}, agent {agent}:")
+            document.paragraph(Code(env_id), f" seed {seed}, agent ", Code(agent), ":")
             document.code(error)
 
 
@@ -146,25 +147,35 @@ def throughput_table(store: Store) -> Table:
 
 def add_suite_section(document: Document, store: Store, suite: str, run_dir: Path) -> None:
     episodes = [e for e in store.episodes(("done",)) if e["suite"] == suite]
-    document.heading(f"Suite: {suite}")
+    document.heading(Text(f"Suite: {suite}"))
     if not episodes:
         document.paragraph("No finished episodes.")
         return
     if suite not in metrics.suites():
-        document.paragraph(f"No metrics registered for suite `{suite}`; the run tables above cover it.")
+        document.paragraph("No metrics registered for suite ", Code(suite), "; the run tables above cover it.")
         return
     try:
         tables = metrics.summarize(suite, episodes)
         store.save_metrics(suite, [_table_dict(t) for t in tables])
         for table in tables:
             document.table(table)
-        plots_dir = run_dir / "plots"
-        plots_dir.mkdir(exist_ok=True)
+        plots_dir = _plots_dir(run_dir)
         for caption, path in metrics.plot(suite, episodes, plots_dir):
             document.image(caption, Path(path).resolve().relative_to(run_dir.resolve()).as_posix())
     except Exception:  # one suite's broken metrics must not hide the others
-        document.paragraph(f"The metrics of suite `{suite}` failed:")
+        document.paragraph("The metrics of suite ", Code(suite), " failed:")
         document.code(traceback.format_exc(limit=5))
+
+
+def _plots_dir(run_dir: Path) -> Path:
+    """``plots/``, with no symbolic link in or at it: the plotting library writes files by name."""
+    plots_dir = run_dir / "plots"
+    refuse_links(plots_dir)
+    plots_dir.mkdir(exist_ok=True)
+    for entry in plots_dir.iterdir():
+        if entry.is_symlink():
+            entry.unlink()
+    return plots_dir
 
 
 def add_failure_examples(document: Document, store: Store) -> None:
@@ -178,7 +189,7 @@ def add_failure_examples(document: Document, store: Store) -> None:
     document.heading("Examples of failed turns")
     table = Table("", ["env", "agent", "seed", "turn", "answer", "backend error"])
     for env_id, agent, seed, turn, response, error in rows:
-        table.rows.append([f"`{env_id}`", agent, seed, turn, _clip(response), _clip(error or "")])
+        table.rows.append([Code(env_id), agent, seed, turn, _clip(response), _clip(error or "")])
     document.table(table)
 
 

@@ -39,6 +39,8 @@ Options:
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Optional
 
 import numpy as np
@@ -355,6 +357,8 @@ def _check_tests(tests) -> list[tuple[float, float, float]]:
         raise ValueError("given_tests must be a list of [x, y, z] number triples") from None
     if any(len(p) != 3 for p in points):
         raise ValueError("given_tests must be a list of [x, y, z] number triples")
+    if not all(math.isfinite(v) for p in points for v in p):
+        raise ValueError("given_tests: every number must be finite (no NaN or infinity)")
     return points
 
 

@@ -3,7 +3,7 @@
 Each operation is performed by CPython itself (``a + b``, ``math.gcd``, ``round``...), so big ints,
 complex intermediates and negative ``round`` digits get CPython's exact meaning.
 
-Evaluation is bounded (docs/security_wilt.md): every integer a rule computes is limited to
+Evaluation is bounded (docs/security.md): every integer a rule computes is limited to
 ``MAX_INT_BITS`` bits, and one evaluation (all points, all operations) may spend at most
 ``MAX_BIG_INT_WORK`` estimated 30-bit digit operations on integers wider than 64 bits and allocate
 at most ``MAX_BIG_INT_ALLOC`` bits of such integers. Past a limit CPython would spend unbounded
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 
 from cogsim.wilt._bytecode import Op
 
@@ -23,6 +24,7 @@ MAX_INT_BITS = 1 << 16
 MAX_BIG_INT_WORK = 1 << 30  # digit operations: about a second of CPython's big-int arithmetic
 MAX_BIG_INT_ALLOC = 1 << 31  # bits of wide integers created: 256 MiB
 _WIDE = 0xFFFFFFFFFFFFFFFF
+_UNALLOCATABLE_BITS = 1 << 48  # 32 TiB of digits: more than any address space CPython gets to allocate
 
 
 class LimitExceeded(Exception):
@@ -90,6 +92,11 @@ def _mul(a, b):
 
 def _lshift(a, b):
     if isinstance(b, int) and not isinstance(a, float) and a and b > 0 and abs(a).bit_length() + b > MAX_INT_BITS:
+        # Past these CPython raises at once instead of computing: a raising point, not a budget overrun.
+        if b > sys.maxsize:
+            raise OverflowError("too many digits in integer")
+        if b > _UNALLOCATABLE_BITS:  # no machine has the memory: CPython's allocation fails (MemoryError)
+            raise MemoryError
         raise _too_big(f"the shift {_short(a)} << {_short(b)} is too large")
     return a << b
 

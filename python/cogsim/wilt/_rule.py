@@ -86,7 +86,7 @@ def resolve_fallback(rule: Rule, truth: np.ndarray, status: np.ndarray, xs, ys, 
 
 
 def _bounded(run, *args):
-    """The reference interpreter, its budget overrun reported as a RuleError (docs/security_wilt.md)."""
+    """The reference interpreter, its budget overrun reported as a RuleError (docs/security.md)."""
     try:
         return run(*args)
     except _interp.LimitExceeded as error:

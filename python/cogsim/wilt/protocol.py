@@ -39,12 +39,13 @@ WRONG_REPLY = "Sorry, that's not the correct rule."
 INVALID_GUESS_REPLY = "Invalid lambda function."
 
 MAX_RESPONSE_CHARS = 200_000
-_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no quadratic backtracking
+_NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"  # ASCII digits; no quadratic backtracking
 MAX_TEST_CASE_CHARS = 400
 # Labels may be bold (**Final Guess:** or **Final Guess**:); the answer itself is never touched, since
 # ``**`` inside a lambda is Python's power operator.
-_MARKERS = re.compile(r"(test\s*case|final\s*guess)\s*(?:\*\*|__)?\s*:\s*(?:\*\*|__)?", re.IGNORECASE)
-_TRIPLE = re.compile(rf"^\(?\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\)?")
+# one optional run of spaces before the colon (two adjacent ones would backtrack quadratically on spaces)
+_MARKERS = re.compile(r"(test\s*case|final\s*guess)(?:\s*(?:\*\*|__))?\s*:\s*(?:\*\*|__)?", re.IGNORECASE | re.ASCII)
+_TRIPLE = re.compile(rf"^\(?\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\)?", re.ASCII)
 
 
 @dataclass(frozen=True)

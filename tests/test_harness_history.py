@@ -54,3 +54,33 @@ def test_bad_specs_are_named(spec):
 def test_bad_image_cap():
     with pytest.raises(ValueError, match="max_images"):
         HistoryPolicy.parse("full", max_images=-1)
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    images=st.lists(st.integers(0, 3), max_size=12),
+    spec=st.sampled_from(["full", "current", "last:0", "last:1", "last:3"]),
+    max_images=st.one_of(st.none(), st.integers(0, 5)),
+    current_images=st.integers(0, 2),
+)
+def test_retained_history_gives_every_later_prompt_unchanged(images, spec, max_images, current_images):
+    """The runner keeps only ``retained(past)`` (memory bounded by the policy): every later prompt,
+    whatever drop, must equal the one built from the whole past."""
+    policy = HistoryPolicy.parse(spec, max_images)
+    frame = lambda k: f"frame{k}"  # noqa: E731  (messages only carry the images through)
+    past, retained = [], []
+    for turn, count in enumerate(images):
+        exchange = (Message("user", f"u{turn}", tuple(frame(f"{turn}.{i}") for i in range(count))), f"a{turn}")
+        past.append(exchange)
+        retained = policy.retained(retained + [exchange])
+        current = Message("user", "now", tuple(frame(f"c{i}") for i in range(current_images)))
+        for drop in range(policy.kept(len(past)) + 1):
+            assert policy.messages("sys", retained, current, drop) == policy.messages("sys", past, current, drop)
+    if policy.mode != "full":
+        assert len(retained) <= policy.window
+    if max_images is not None:
+        assert sum(len(user.images) for user, _ in retained) <= max_images

@@ -16,6 +16,7 @@ RUN = [
     "--agent", "random", "--agent", "noisy-oracle:0.3", "--episodes", "30", "--seed", "1",
     "--concurrency", "4", "--env-option", "delay=0.01", "--no-progress",
 ]
+PLUGIN = ["--import", "tests/loop_envs.py"]  # a resume imports only what its command line names
 PLANNED = 30 * 2 + 30 * 2 + 30  # count and choice per agent, one duel seating
 
 
@@ -73,7 +74,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
     seen: dict = {}
     kills, partial_stores = 0, 0
     for attempt in range(5):
-        args = ["run", "--resume", str(killed), "--no-progress"] if has_run(killed) else ["run", *RUN, "--out", str(killed)]
+        args = ["run", "--resume", str(killed), "--no-progress", *PLUGIN] if has_run(killed) else ["run", *RUN, "--out", str(killed)]
         process = cogsim(*args)
         if attempt == 0:
             time.sleep(rng.uniform(0.1, 1.0))  # most likely while starting up
@@ -95,7 +96,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
         print(f"attempt {attempt}: {len(now)} of {len(expected)} turns committed")
     assert kills >= 4 and partial_stores >= 3  # the kills did land mid-run
 
-    final = cogsim("run", "--resume", str(killed), "--no-progress")
+    final = cogsim("run", "--resume", str(killed), "--no-progress", *PLUGIN)
     output, _ = final.communicate(timeout=300)
     assert final.returncode == 0, output
     assert f"{PLANNED}/{PLANNED} episodes finished" in output

@@ -18,6 +18,7 @@ import traceback
 from pathlib import Path
 
 import cogsim
+from cogsim._files import write_text_atomic
 
 
 def run_demo(out: Path, quick: bool = False) -> int:
@@ -41,7 +42,7 @@ def run_demo(out: Path, quick: bool = False) -> int:
         + "\n\n"
     )
     report = out / "report.md"
-    report.write_text(header + "\n".join(sections))
+    write_text_atomic(report, header + "\n".join(sections))
     print(f"report written to {report}")
     return 1 if failures else 0
 

@@ -29,6 +29,10 @@ import numpy as np
 from gymnasium import spaces
 
 
+class ResetNeeded(gym.error.ResetNeeded, RuntimeError):
+    """step() with no episode running: before the first reset(), or after the last step."""
+
+
 class FreeText(spaces.Text):
     """A gymnasium Text space that accepts any unicode string up to max_length (models write anything)."""
 
@@ -100,7 +104,7 @@ class TextEnv(gym.Env):
 
     def step(self, action: str):
         if not hasattr(self, "episode_seed"):
-            raise gym.error.ResetNeeded(f"{self.env_id or type(self).__name__}: call reset() before step()")
+            raise ResetNeeded(f"{self.env_id or type(self).__name__}: call reset() before step()")
         if not isinstance(action, str):
             raise TypeError(f"action must be the response text (str), got {type(action).__name__}")
         return self._step(action)

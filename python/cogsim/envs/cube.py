@@ -31,7 +31,7 @@ from cogsim.cube.suite import items as items_mod
 from cogsim.cube.suite import parsers, prompts, views
 from cogsim.cube.suite.items import LABELS
 from cogsim.envs import register
-from cogsim.envs.base import TextEnv, observation
+from cogsim.envs.base import ResetNeeded, TextEnv, observation
 
 ABSTAIN_LABEL = "E"
 ABSTAIN_POLICIES = ("teacher_on_abstain", "skip_item")
@@ -104,7 +104,7 @@ class CubeBenchEnv(TextEnv):
 
     def step(self, action: str):
         if not self._running:
-            raise RuntimeError("no episode is running: call reset() first (and again after the last step)")
+            raise ResetNeeded("no episode is running: call reset() first (and again after the last step)")
         result = super().step(action)
         self._running = not (result[2] or result[3])
         return result

@@ -72,8 +72,8 @@ def _run(args: argparse.Namespace) -> int:
             raise ValueError("--resume needs a run directory: --resume DIR, or --out DIR --resume")
     elif not args.suites:
         raise ValueError("run: give at least one SUITE (see `cogsim list`)")
+    import_plugins(args.imports)  # the only code a run imports: named here, never read from the run directory
     if args.suites:  # with --resume: the same command again; its settings must match the stored run
-        import_plugins(args.imports)
         env_options = parse_option_values(args.env_option, "--env-option")
         config = RunConfig(
             tasks=[Task(env_id, args.episodes, env_options) for env_id in resolve_suites(args.suites)],
@@ -170,7 +170,11 @@ def _report(args: argparse.Namespace) -> int:
 
     import_plugins(args.imports)
     with open_store(args.run_dir) as store:
-        import_plugins((store.config() or {}).get("imports", []))
+        recorded = (store.config() or {}).get("imports", [])
+    missing = [name for name in recorded if name not in args.imports]
+    if missing:  # never imported from the run directory's word: the user decides
+        print(f"note: the run was started with --import {', '.join(missing)}; cogsim does not import code named "
+              "by a run directory, so their metrics appear only if you pass --import yourself", file=sys.stderr)
     _write_report(Path(args.run_dir))
     return 0
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import re
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import cogsim
 from cogsim.agents.base import parse_agent_spec
@@ -25,6 +27,39 @@ RESUMABLE_AGENT_OPTIONS = frozenset({
     "max_model_len", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens", "tensor_parallel_size",
     "pipeline_parallel_size", "enforce_eager", "swap_space", "cpu_offload_gb", "disable_log_stats",
 })
+
+
+MAX_SEED = 2**32 - 1  # every env's seed; episode i of a task gets seed + i
+REDACTED = "REDACTED"
+_SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd", "pwd", "auth", "authorization",
+                           "credential", "credentials", "cookie", "signature", "bearer", "sig"})
+
+
+def redact_secrets(options: Any) -> Any:
+    """Options with credentials removed: user:password in URLs, secret-looking query parameters and
+    the values of secret-looking keys at any depth."""
+    if isinstance(options, dict):
+        return {k: REDACTED if _secret_name(k) and v not in (None, "") else redact_secrets(v) for k, v in options.items()}
+    if isinstance(options, list):
+        return [redact_secrets(v) for v in options]
+    if isinstance(options, str) and "://" in options:
+        return _redact_url(options)
+    return options
+
+
+def _secret_name(name: Any) -> bool:
+    """Whether an option's name says it holds a credential ("api_key", "X-Api-Key", "access_token")."""
+    return any(word in _SECRET_WORDS for word in re.split(r"[^a-z0-9]+", str(name).lower()))
+
+
+def _redact_url(url: str) -> str:
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{REDACTED}@{netloc.rpartition('@')[2]}"
+    query = urlencode([(k, REDACTED if _secret_name(k) else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
+                      safe=",")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 @dataclass
@@ -70,14 +105,21 @@ class RunConfig:
             raise ValueError(f"max_turns must be a positive integer, got {self.max_turns!r}")
         if self.history is not None:
             HistoryPolicy.parse(self.history, self.max_images)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed must be an integer in [0, {MAX_SEED}], got {self.seed!r}")
+        last = self.seed + max((t.episodes for t in self.tasks), default=1) - 1
+        if last > MAX_SEED:
+            raise ValueError(f"seed {self.seed}: episode seeds run up to {last}, past {MAX_SEED}; choose a smaller --seed")
         if self.on_overflow not in ON_OVERFLOW:
             raise ValueError(f"on_overflow must be one of {', '.join(ON_OVERFLOW)}, got {self.on_overflow!r}")
 
     def to_dict(self) -> dict:
-        """The JSON form stored with the run; secrets (API keys) are left out: a resumed run reads
-        them from the environment (OPENAI_API_KEY)."""
+        """The JSON form stored with the run. Secrets are never stored: API keys are left out (a resumed
+        run reads them from the environment, OPENAI_API_KEY), credentials in ``base_url`` and values of
+        secret-looking keys in nested options (``extra_body``, headers) are replaced by ``REDACTED``."""
         data = json.loads(json.dumps(asdict(self)))
-        data["agent_options"] = {k: v for k, v in data["agent_options"].items() if k not in SECRET_OPTIONS}
+        data["agent_options"] = redact_secrets(
+            {k: v for k, v in data["agent_options"].items() if k not in SECRET_OPTIONS})
         return data
 
     @classmethod
@@ -128,6 +170,21 @@ def import_plugins(names: list) -> None:
                 importlib.import_module(name)
             except ImportError as exc:
                 raise ValueError(f"--import: cannot import {name!r}: {exc}") from None
+
+
+def require_plugins(config: "RunConfig") -> None:
+    """For a config read from a run directory: every env id must be known already. The modules the
+    run imported are named in the store, but a run directory is untrusted, so cogsim never imports
+    them itself; the user passes them with --import."""
+    known = set(cogsim.list_envs())
+    unknown = sorted({task.env_id for task in config.tasks} - known)
+    if unknown:
+        named = ", ".join(config.imports) or "(none recorded)"
+        raise ValueError(
+            f"the run plays env ids no loaded module registers ({', '.join(unknown)}); it was started with "
+            f"--import {named}. cogsim never imports code named by a run directory: check that code, then pass "
+            "--import MODULE yourself"
+        )
 
 
 def _loaded_from(path: Path) -> bool:

@@ -39,6 +39,28 @@ class HistoryPolicy:
             return 0
         return min(past_len, self.window) if self.mode == "last" else past_len
 
+    def retained(self, past: list[tuple[Message, str]]) -> list[tuple[Message, str]]:
+        """What of ``past`` any later prompt can still show: the runner keeps only this, so an
+        episode's memory (its frames above all) is bounded by the policy. "current" keeps nothing,
+        "last:K" the last K exchanges; with ``max_images`` older exchanges lose the images no later
+        prompt can carry (a later prompt holds at most ``max_images``, newest first)."""
+        if self.mode == "current":
+            return []
+        if self.mode == "last":
+            past = past[max(0, len(past) - self.window):] if self.window else []
+        if self.max_images is None:
+            return past
+        budget, kept = self.max_images, []
+        for user, answer in reversed(past):
+            if user.images:
+                keep = user.images[max(0, len(user.images) - budget):] if budget else ()
+                budget -= len(keep)
+                if len(keep) != len(user.images):
+                    user = Message(user.role, user.text, tuple(keep))
+            kept.append((user, answer))
+        kept.reverse()
+        return kept
+
     def __str__(self) -> str:
         return f"last:{self.window}" if self.mode == "last" else self.mode
 
@@ -50,7 +72,7 @@ class HistoryPolicy:
         if self.mode == "current":
             kept = ()
         elif self.mode == "last":
-            kept = past[len(past) - self.window :] if self.window else ()
+            kept = past[max(0, len(past) - self.window):] if self.window else ()
         else:
             kept = past
         conversation = [Message("system", system_prompt)] if system_prompt else []

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fcntl
 import itertools
+import os
 import time
 import traceback
 import zlib
@@ -38,10 +39,11 @@ from typing import Callable, Optional
 import numpy as np
 
 import cogsim
+from cogsim._files import open_no_follow
 from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent
 from cogsim.envs import spec as env_spec
-from cogsim.harness.config import RunConfig, Task, import_plugins, resumable_changes
+from cogsim.harness.config import RunConfig, Task, import_plugins, require_plugins, resumable_changes
 from cogsim.harness.history import HistoryPolicy
 from cogsim.store.sqlite import DB_NAME, EpisodeRow, Store, TurnRow
 
@@ -146,6 +148,7 @@ def run(
 
     out = Path(out)
     started = time.perf_counter()
+    given = config is not None  # its --import modules were named by the caller, not read from the store
     if resume and config is None and not (out / DB_NAME).exists():
         raise ValueError(f"--resume: {out} holds no run to resume")
     with Store(out) as store, run_lock(out):
@@ -167,8 +170,10 @@ def run(
                     "change only how the backend is reached (base_url, api_key, timeouts, retries, concurrency, "
                     "vLLM engine limits)"
                 )
+        if given:
+            import_plugins(config.imports)
         config = config or RunConfig.from_dict(stored)
-        import_plugins(config.imports)
+        require_plugins(config)
         slots = plan(config)
         if stored is None:
             store.init_run(config.to_dict())
@@ -185,7 +190,7 @@ def run(
 @contextmanager
 def run_lock(out: Path, wait_s: float = 10.0):
     """One process tree per run directory at a time (a resume must not race a run still going)."""
-    handle = open(out / "run.lock", "w")
+    handle = os.fdopen(open_no_follow(out / "run.lock"), "w")  # a link there is refused, never followed
     deadline = time.monotonic() + wait_s
     try:
         while True:
@@ -226,8 +231,9 @@ def summarize_run(out: Path, planned: int, seconds: float, turns_before: int = 0
 
 def run_slots(out: str | Path, config: RunConfig, slots: list[Slot], worker: int = 0,
               progress: Optional[Progress] = None) -> None:
-    """Play ``slots`` in this process, lockstep, committing every step to the store at ``out``."""
-    import_plugins(config.imports)
+    """Play ``slots`` in this process, lockstep, committing every step to the store at ``out``.
+    The modules that register the slots' env ids must be imported already (see require_plugins)."""
+    require_plugins(config)
     with Store(out, worker=worker) as store:
         store.begin_session()
         _LockstepRunner(store, config, progress).run(slots)
@@ -479,7 +485,9 @@ class _LockstepRunner:
         player = episode.player
         obs, reward, terminated, truncated, info = episode.env.step(response)
         reward = float(reward)
-        episode.conversations[player].append((user, response))
+        past = episode.conversations[player]
+        past.append((user, response))
+        episode.conversations[player] = self._history(episode.env).retained(past)  # memory bounded by the policy
         episode.turn += 1
         episode.obs = obs
         row = episode.row

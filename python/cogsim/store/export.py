@@ -7,13 +7,26 @@ import json
 from pathlib import Path
 from typing import Optional, Sequence
 
-from cogsim.store.sqlite import open_store
+from cogsim._files import atomic_writer
+from cogsim.store.sqlite import DB_NAME, open_store
+
+
+def _output(run_dir: str | Path, path: str | Path):
+    """A writer for an export file, which must not be one of the run's own files; the file appears
+    only when the export is complete."""
+    target = Path(path).resolve()
+    run = Path(run_dir).resolve()
+    if target.parent == run and (target.name.startswith(DB_NAME) or target.name == "run.lock"):
+        raise ValueError(f"--out {path}: that is the run's own store; write the export to another file")
+    if target.is_dir():
+        raise ValueError(f"--out {path} is a directory; give a file name such as run.jsonl")
+    return atomic_writer(target, text=True)
 
 
 def export_jsonl(run_dir: str | Path, path: str | Path) -> int:
     """One JSON line per stored episode: its record (config fields and outcome) and every turn."""
     count = 0
-    with open_store(run_dir) as store, open(path, "w") as out:
+    with open_store(run_dir) as store, _output(run_dir, path) as out:
         for episode in store.episodes(("done", "truncated", "error", "running")):
             turns = store.turns(episode["episode_id"])
             episode["trajectory"] = [
@@ -49,7 +62,7 @@ def export_sft(
 
     run_dir = Path(run_dir).resolve()
     count = 0
-    with open_store(run_dir) as store, open(path, "w") as out:
+    with open_store(run_dir) as store, _output(run_dir, path) as out:
         rows = store.query(
             "SELECT id, env_id, agent, seed, system_prompt, history FROM episodes WHERE status = 'done' ORDER BY id"
         )

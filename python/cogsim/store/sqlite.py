@@ -12,6 +12,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
 
+from cogsim._files import refuse_links, write_bytes_atomic
 from cogsim.agents.base import image_key
 
 DB_NAME = "store.sqlite"
@@ -104,6 +105,29 @@ _ADDED_COLUMNS = (
 )
 
 
+class StoreError(ValueError):
+    """A run directory's store cannot be used (not a cogsim store, corrupt, newer schema, disk full)."""
+
+
+def to_db_text(text: Optional[str]):
+    """Text as stored: any ``str`` is kept exactly. Text that UTF-8 cannot encode (lone surrogates,
+    valid in JSON replies) is stored as a BLOB of its surrogate-preserving encoding instead of failing
+    the write; :func:`from_db_text` gives the same string back."""
+    if text is None or text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
+def from_db_text(value) -> Optional[str]:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogatepass")
+    return value
+
+
 @dataclass
 class EpisodeRow:
     task: int
@@ -185,7 +209,20 @@ class Store:
         self.run_dir = Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.images_dir = self.run_dir / "images"
-        self.db = sqlite3.connect(self.run_dir / DB_NAME, timeout=120.0, isolation_level=None)
+        path = self.run_dir / DB_NAME
+        # SQLite opens by name: a link in place of the store or its journal would be written through
+        refuse_links(path, f"{path}-wal", f"{path}-shm", f"{path}-journal", self.images_dir)
+        try:
+            self.db = sqlite3.connect(path, timeout=120.0, isolation_level=None)
+            self._configure()
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{path} is not a readable cogsim store ({error}); "
+                             "if it was damaged, restore it or start the run in a new directory") from None
+        self.worker = worker
+        self.session: Optional[int] = None
+        self._known_images: set[str] = set()
+
+    def _configure(self) -> None:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=120000")
@@ -194,10 +231,14 @@ class Store:
         self.db.execute("PRAGMA wal_autocheckpoint=0")
         self._last_checkpoint = time.monotonic()
         self.db.executescript(_SCHEMA)
+        self._check_schema_version()
         self._add_columns()
-        self.worker = worker
-        self.session: Optional[int] = None
-        self._known_images: set[str] = set()
+
+    def _check_schema_version(self) -> None:
+        row = self.db.execute("SELECT schema_version FROM runs WHERE id = 1").fetchone()
+        if row is not None and (not isinstance(row[0], int) or row[0] > SCHEMA_VERSION):
+            raise StoreError(f"{self.run_dir / DB_NAME} has store schema {row[0]!r}; this cogsim reads schema "
+                             f"{SCHEMA_VERSION} and older: open it with a newer cogsim")
 
     def _add_columns(self) -> None:
         for table, column, declaration in _ADDED_COLUMNS:
@@ -263,10 +304,9 @@ class Store:
         if not path.exists():
             from cogsim.render.png import to_png_bytes
 
+            refuse_links(self.images_dir, path.parent)
             path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_bytes(to_png_bytes(frame))
-            os.replace(temporary, path)
+            write_bytes_atomic(path, to_png_bytes(frame))
         self._known_images.add(key)
         return ref
 
@@ -284,7 +324,7 @@ class Store:
                     "system_prompt, history, status, started, session, loop) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?)",
                     (
                         episode.task, episode.env_id, episode.suite, episode.agent, json.dumps(list(episode.agents)),
-                        episode.episode_index, episode.seed, _dumps(episode.options), episode.system_prompt,
+                        episode.episode_index, episode.seed, _dumps(episode.options), to_db_text(episode.system_prompt),
                         episode.history, now, self.session, _dumps(episode.loop) if episode.loop is not None else None,
                     ),
                 ).lastrowid
@@ -294,11 +334,11 @@ class Store:
                 "finish_reason, history_dropped) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
-                        t.episode.id, t.turn, t.player, t.agent, t.prompt,
+                        t.episode.id, t.turn, t.player, t.agent, to_db_text(t.prompt),
                         json.dumps(list(t.images)) if t.images else None,
                         json.dumps(list(t.options)) if t.options else None,
-                        t.response, _dumps_parsed(t.parsed), t.parse, t.reward,
-                        t.terminated, t.truncated, t.latency_s, t.prompt_tokens, t.completion_tokens, t.error,
+                        to_db_text(t.response), _dumps_parsed(t.parsed), t.parse, t.reward,
+                        t.terminated, t.truncated, t.latency_s, t.prompt_tokens, t.completion_tokens, to_db_text(t.error),
                         t.attempts, self.session, now, t.finish_reason, t.history_dropped,
                     )
                     for t in turns
@@ -310,14 +350,20 @@ class Store:
                     "loop=COALESCE(?, loop) WHERE id=?",
                     [
                         (e.status, e.num_turns, e.total_reward, _dumps(e.outcome) if e.outcome is not None else None,
-                         e.error, now if e.status != "running" else None, e.fault,
+                         to_db_text(e.error), now if e.status != "running" else None, e.fault,
                          _dumps(e.loop) if e.loop is not None else None, e.id)
                         for e in finished
                     ],
                 )
             db.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            _rollback(db)
+            if "full" in str(error) or "disk I/O" in str(error):
+                raise StoreError(f"cannot write {self.run_dir / DB_NAME}: {error}; free some space, then "
+                                 f"`cogsim run --resume {self.run_dir}` continues from the last stored step") from None
+            raise
         except BaseException:
-            db.execute("ROLLBACK")
+            _rollback(db)
             raise
         if time.monotonic() - self._last_checkpoint > CHECKPOINT_INTERVAL_S:
             self._checkpoint("PASSIVE")
@@ -344,9 +390,10 @@ class Store:
         )
         return [
             StoredTurn(
-                turn, player, agent, prompt, json.loads(images) if images else [], json.loads(options) if options else [],
-                response, json.loads(parsed) if parsed is not None else None, parse, reward, bool(terminated),
-                bool(truncated), latency_s, prompt_tokens, completion_tokens, error, attempts, finish_reason,
+                turn, player, agent, from_db_text(prompt), json.loads(images) if images else [],
+                json.loads(options) if options else [], from_db_text(response),
+                json.loads(parsed) if parsed is not None else None, parse, reward, bool(terminated),
+                bool(truncated), latency_s, prompt_tokens, completion_tokens, from_db_text(error), attempts, finish_reason,
                 history_dropped,
             )
             for (turn, player, agent, prompt, images, options, response, parsed, parse, reward, terminated, truncated,
@@ -370,7 +417,7 @@ class Store:
                 "suite": suite, "status": status, "total_reward": total_reward, "episode_id": episode_id,
             }
             if error:
-                record["error"] = error
+                record["error"] = from_db_text(error)
             if fault:
                 record["fault"] = fault
             record.update(json.loads(outcome) if outcome else {})
@@ -378,7 +425,9 @@ class Store:
         return records
 
     def query(self, sql: str, params: Sequence = ()) -> list[tuple]:
-        return self.db.execute(sql, params).fetchall()
+        """Rows of a read query; text stored as a BLOB (see :func:`to_db_text`) comes back as ``str``."""
+        return [row if not any(type(v) is bytes for v in row) else tuple(from_db_text(v) for v in row)
+                for row in self.db.execute(sql, params).fetchall()]
 
     def save_metrics(self, suite: str, tables: list) -> None:
         self.db.execute(
@@ -404,6 +453,13 @@ def open_store(run_dir: str | os.PathLike) -> Store:
     if not (path / DB_NAME).exists():
         raise ValueError(f"{path} holds no cogsim run (no {DB_NAME})")
     return Store(path)
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    try:
+        db.execute("ROLLBACK")
+    except sqlite3.OperationalError:  # SQLite already rolled back (disk full ends the transaction)
+        pass
 
 
 def _dumps_parsed(value: Any) -> Optional[str]:

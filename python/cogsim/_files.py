@@ -1,0 +1,88 @@
+"""Writing files in run directories, which may come from someone else (docs/security.md).
+
+A run directory is untrusted: a ``report.md`` or ``run.lock`` in it may be a symbolic link to a file
+elsewhere. Nothing here follows a link on write: new content goes to a fresh temporary file
+(``O_EXCL | O_NOFOLLOW``) that is renamed over the name, which replaces a link rather than writing
+through it; files that must be opened in place are opened with ``O_NOFOLLOW``. A failed write
+(disk full) removes its temporary file and raises :class:`WriteError` naming the path.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Iterator, Union
+
+PathLike = Union[str, os.PathLike]
+
+
+class WriteError(ValueError):
+    """A file could not be written (no space, no permission, a link where a file belongs)."""
+
+
+@contextmanager
+def atomic_writer(path: PathLike, text: bool = False) -> Iterator[IO]:
+    """A file handle whose content replaces ``path`` when the block ends without an error; on an
+    error nothing at ``path`` changes and the temporary file is removed. A symbolic link at ``path``
+    is replaced, not followed."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as error:
+        raise WriteError(f"cannot write {path}: {_reason(error)}") from None
+    try:
+        handle = os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") if text else os.fdopen(fd, "wb")
+        with handle:
+            yield handle
+        os.replace(temporary, path)
+    except OSError as error:
+        _remove_quietly(temporary)
+        raise WriteError(f"cannot write {path}: {_reason(error)}") from None
+    except BaseException:
+        _remove_quietly(temporary)
+        raise
+
+
+def write_bytes_atomic(path: PathLike, data: bytes) -> None:
+    """Replace ``path`` with ``data`` all at once (see :func:`atomic_writer`)."""
+    with atomic_writer(path) as handle:
+        handle.write(data)
+
+
+def write_text_atomic(path: PathLike, text: str) -> None:
+    """As :func:`write_bytes_atomic`, UTF-8 (a lone surrogate is written as its escape, not an error)."""
+    write_bytes_atomic(path, text.encode("utf-8", "backslashreplace"))
+
+
+def open_no_follow(path: PathLike, flags: int = os.O_RDWR | os.O_CREAT) -> int:
+    """A file descriptor for ``path`` opened in place, refusing a symbolic link there."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise WriteError(f"{path} is a symbolic link; cogsim does not write through links in a run directory") from None
+        raise WriteError(f"cannot open {path}: {_reason(error)}") from None
+
+
+def refuse_links(*paths: PathLike) -> None:
+    """WriteError if any of ``paths`` is a symbolic link (checked before a library opens them by name)."""
+    for path in paths:
+        if Path(path).is_symlink():
+            raise WriteError(f"{path} is a symbolic link; cogsim does not write through links in a run directory")
+
+
+def _reason(error: OSError) -> str:
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "no space left on the device (free some space, then resume)"
+    return error.strerror or str(error)
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

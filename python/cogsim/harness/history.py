@@ -1,7 +1,10 @@
 """Conversation history policies: what of the past each prompt carries.
 
     "full"      every earlier turn (user message and the agent's answer)
-    "last:K"    the last K earlier turns (RNG-Bench's history windows)
+    "last:K"    the last K earlier turns
+    "window:K"  the RNG-Bench maze runner's trim (history_window=K): the last 2K messages counting the
+                current one, i.e. the K-1 previous turns in full plus the answer (alone) of the turn
+                before them; "window:0" keeps everything, as the release does
     "current"   only the current observation (KidGym's non-memory tasks)
 
 ``max_images`` caps the images in one prompt: the newest are kept, older turns lose theirs (their
@@ -29,18 +32,20 @@ class HistoryPolicy:
         if spec in ("full", "current"):
             return cls(spec, 0, max_images)
         kind, sep, value = str(spec).partition(":")
-        if kind == "last" and sep and value.isdigit() and int(value) >= 0:
-            return cls("last", int(value), max_images)
-        raise ValueError(f"history must be 'full', 'current' or 'last:K' with K >= 0, got {spec!r}")
+        if kind in ("last", "window") and sep and value.isdigit() and int(value) >= 0:
+            return cls(kind, int(value), max_images)
+        raise ValueError(f"history must be 'full', 'current', 'last:K' or 'window:K' with K >= 0, got {spec!r}")
 
     def kept(self, past_len: int) -> int:
         """How many earlier exchanges a prompt carries (before any drop)."""
         if self.mode == "current":
             return 0
+        if self.mode == "window" and self.window:
+            return min(past_len, self.window)
         return min(past_len, self.window) if self.mode == "last" else past_len
 
     def __str__(self) -> str:
-        return f"last:{self.window}" if self.mode == "last" else self.mode
+        return f"{self.mode}:{self.window}" if self.mode in ("last", "window") else self.mode
 
     def messages(
         self, system_prompt: Optional[str], past: Sequence[tuple[Message, str]], current: Message, drop: int = 0
@@ -51,11 +56,16 @@ class HistoryPolicy:
             kept = ()
         elif self.mode == "last":
             kept = past[len(past) - self.window :] if self.window else ()
+        elif self.mode == "window" and self.window:
+            kept = past[len(past) - self.window :]
         else:
             kept = past
+        # window:K with K earlier turns available: the oldest kept turn contributes its answer only
+        orphan = self.mode == "window" and self.window and len(past) >= self.window and drop == 0
         conversation = [Message("system", system_prompt)] if system_prompt else []
-        for user, answer in list(kept)[drop:]:
-            conversation.append(user)
+        for index, (user, answer) in enumerate(list(kept)[drop:]):
+            if not (orphan and index == 0):
+                conversation.append(user)
             conversation.append(Message("assistant", answer))
         conversation.append(current)
         return _cap_images(conversation, self.max_images) if self.max_images is not None else conversation

@@ -34,7 +34,7 @@ class HistoryPolicy:
         kind, sep, value = str(spec).partition(":")
         if kind in ("last", "window") and sep and value.isdigit() and int(value) >= 0:
             return cls(kind, int(value), max_images)
-        raise ValueError(f"history must be 'full', 'current', 'last:K' or 'window:K' with K >= 0, got {spec!r}")
+        raise ValueError(f"history must be 'full', 'current' or 'last:K' with K >= 0 (or 'window:K', the RNG-Bench maze trim), got {spec!r}")
 
     def kept(self, past_len: int) -> int:
         """How many earlier exchanges a prompt carries (before any drop)."""
@@ -55,9 +55,9 @@ class HistoryPolicy:
         if self.mode == "current":
             kept = ()
         elif self.mode == "last":
-            kept = past[len(past) - self.window :] if self.window else ()
+            kept = past[max(0, len(past) - self.window) :] if self.window else ()
         elif self.mode == "window" and self.window:
-            kept = past[len(past) - self.window :]
+            kept = past[max(0, len(past) - self.window) :]
         else:
             kept = past
         # window:K with K earlier turns available: the oldest kept turn contributes its answer only

@@ -211,3 +211,32 @@ def test_the_minimap_shows_what_the_release_uncovers():
     assert release.revealed_cells(walls, visited).tolist() == [[True, True, True], [False, True, False], [False, False, False]]
     sides = release.revealed_sides(walls, visited)
     assert sides[1, 2, 3] and not sides[2, 2, 0]  # the wall between (1,1) and (1,2) is drawn, (1,2)-(2,2) not yet
+
+
+def test_the_3d_turn_carries_the_release_label_and_info_block():
+    case = TRANSCRIPTS["transcripts"][0]
+    env = cogsim.make("maze3d/nav", size=case["size"], generator=case["maze_type"], image_size=64)
+    obs, _ = env.reset(seed=case["seed"])
+    info_block = case["steps"][0]["prompt_texts"][-1]
+    assert obs["text"] == "Current 3D View:\n\n" + info_block and len(obs["images"]) == 1
+    obs, *_ = env.step(answer(case["steps"][0]["action"]))
+    second = case["steps"][1]["prompt_texts"]
+    assert obs["text"] == release_text([second[0], "Current 3D View:", second[-1]])
+    env.close()
+
+
+def test_a_published_prompt_can_be_loaded_from_a_file(tmp_path):
+    path = tmp_path / "prompt.txt"
+    path.write_text("Maze Config: {maze_size}×{maze_size} cells | Vision: {vision_range} cells | Max Steps: {max_steps}")
+    env = cogsim.make("maze3d/nav", size=7, modality="text", prompt_file=str(path))
+    env.reset(seed=2)
+    assert env.system_prompt == "Maze Config: 7×7 cells | Vision: 4 cells | Max Steps: 112"
+    path.write_text("{unknown}")
+    with pytest.raises(ValueError, match="prompt_file"):
+        cogsim.make("maze3d/nav", size=7, modality="text", prompt_file=str(path)).reset(seed=2)
+    with pytest.raises(ValueError, match="prompt_file"):
+        cogsim.make("maze3d/nav", prompt_file=str(tmp_path / "missing.txt"))
+    default = cogsim.make("maze3d/nav", size=7, modality="text")
+    default.reset(seed=2)
+    assert default.system_prompt.endswith("Maze Config: 7×7 cells | Vision: 4 cells | Max Steps: 112")
+    assert "Action: <move_forward|turn_left|turn_right>" in default.system_prompt

@@ -85,7 +85,10 @@ class MazeNavEnv(TextEnv):
         prompt_file = options.get("prompt_file")
         if prompt_file is not None and not isinstance(prompt_file, (str, Path)):
             raise ValueError(f"prompt_file must be a path or None, got {prompt_file!r}")
-        self.prompt_template = Path(prompt_file).read_text(encoding="utf-8") if prompt_file is not None else None
+        try:
+            self.prompt_template = Path(prompt_file).read_text(encoding="utf-8") if prompt_file is not None else None
+        except (OSError, UnicodeDecodeError) as error:
+            raise ValueError(f"prompt_file must name a readable UTF-8 text file: {error}") from None
         self._scene = None
 
     # -- episode ---------------------------------------------------------------------------------

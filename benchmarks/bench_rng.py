@@ -147,13 +147,31 @@ def scripted_scores(quick: bool) -> list:
     """Score%, Resp./Score (pairs) and SR/Efficiency/Explore/GS (maze) of the scripted agents by size."""
     episodes_per_cell = 10 if quick else 40
     pair_episodes = pairs_scripted_episodes(episodes_per_cell)
+    return metrics.summarize("pairs", pair_episodes) + maze_scripted_tables(episodes_per_cell)
+
+
+def maze_scripted_tables(episodes_per_cell: int, **options) -> list:
+    """SR/Efficiency/Explore/Walls/GS of the scripted maze agents by size, under the env's defaults
+    (the release's v6 mazes, slide moves, budget max(4 L*, 80)); the Memory Gap oracle is the minimap."""
     maze_episodes = []
     for size in (5, 7, 9, 11, 13, 15):
-        for agent, memory_map in (("oracle", False), ("explorer", False), ("forgetful", False), ("forgetful", True), ("random", False)):
-            env = cogsim.make("maze3d/nav", size=size, modality="text", memory_map=memory_map)
+        for agent, minimap in (("oracle", False), ("explorer", False), ("forgetful", False), ("forgetful", True), ("random", False)):
+            env = cogsim.make("maze3d/nav", size=size, modality="text", minimap=minimap, **options)
             for seed in range(episodes_per_cell):
                 maze_episodes.append(_play(env, agent, seed))
-    return metrics.summarize("pairs", pair_episodes) + metrics.summarize("maze3d", maze_episodes)
+    return metrics.summarize("maze3d", maze_episodes)
+
+
+def release_generation_per_second(size: int, count: int = 200) -> float:
+    return count / timed(lambda: [maze.generate(size, seed) for seed in range(count)])
+
+
+def _maze_env_rates(episodes: int) -> None:
+    for modality, image in (("text", 0), ("3d", 128), ("3d", 256), ("patch", 128)):
+        options = {"size": 9, "modality": modality} | ({"image_size": image} if image else {})
+        runs, steps = env_runs_per_second("maze3d/nav", "oracle", episodes, **options)
+        label = f"maze3d/nav env, oracle, 9x9, {modality}" + (f" {image}px" if image else "")
+        print(f"| {label} | {runs:,.2f} runs/s ({steps:,.0f} steps/s) |")
 
 
 def _play(env, agent: str, seed: int) -> dict:
@@ -171,7 +189,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller workloads")
     parser.add_argument("--pairs-only", action="store_true", help="only the Matching Pairs scripted scores and duel tables")
+    parser.add_argument("--maze-only", action="store_true", help="only the 3D Maze env rates and scripted-agent tables")
     args = parser.parse_args()
+    if args.maze_only:
+        print("| workload | result |\n| --- | ---: |")
+        for size in (9, 13):
+            print(f"| maze generation, the release's v6 (Python), {size}x{size}, with slide L* | {release_generation_per_second(size):,.0f} mazes/s |")
+        _maze_env_rates(5 if args.quick else 20)
+        _print_tables(maze_scripted_tables(10 if args.quick else 40))
+        return
     if args.pairs_only:
         tables = metrics.summarize("pairs", pairs_scripted_episodes(10 if args.quick else 40))
         _print_tables(tables + pairs_duel_tables(5 if args.quick else 20))
@@ -188,11 +214,7 @@ def main() -> None:
     print(f"| pairs flips/s, 4096 10x10 games, optimal() + flip() per response from Python, 1 thread | {stepped / 1e6:,.2f} M |")
     print(f"| pairs flips/s, whole optimal games in the core, 1 thread | {in_core / 1e6:,.2f} M |")
     episodes = 5 if args.quick else 20
-    for modality, image in (("text", 0), ("3d", 128), ("3d", 256), ("patch", 128)):
-        options = {"size": 9, "modality": modality} | ({"image_size": image} if image else {})
-        runs, steps = env_runs_per_second("maze3d/nav", "oracle", episodes, **options)
-        label = f"maze3d/nav env, oracle, 9x9, {modality}" + (f" {image}px" if image else "")
-        print(f"| {label} | {runs:,.2f} runs/s ({steps:,.0f} steps/s) |")
+    _maze_env_rates(episodes)
     runs, frames = batched_egocentric_rollouts()
     print(f"| batched egocentric rollouts: 64 oracle walkers (9x9), all views of a round in one render call, 128px | {runs:,.2f} runs/s ({frames:,.0f} frames/s) |")
     for modality in ("text", "image"):

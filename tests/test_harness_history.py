@@ -63,7 +63,7 @@ from hypothesis import strategies as st
 @settings(max_examples=200, deadline=None)
 @given(
     images=st.lists(st.integers(0, 3), max_size=12),
-    spec=st.sampled_from(["full", "current", "last:0", "last:1", "last:3"]),
+    spec=st.sampled_from(["full", "current", "last:0", "last:1", "last:3", "window:0", "window:1", "window:3"]),
     max_images=st.one_of(st.none(), st.integers(0, 5)),
     current_images=st.integers(0, 2),
 )
@@ -80,7 +80,7 @@ def test_retained_history_gives_every_later_prompt_unchanged(images, spec, max_i
         current = Message("user", "now", tuple(frame(f"c{i}") for i in range(current_images)))
         for drop in range(policy.kept(len(past)) + 1):
             assert policy.messages("sys", retained, current, drop) == policy.messages("sys", past, current, drop)
-    if policy.mode != "full":
+    if policy.mode in ("current", "last") or (policy.mode == "window" and policy.window):
         assert len(retained) <= policy.window
     if max_images is not None:
         assert sum(len(user.images) for user, _ in retained) <= max_images

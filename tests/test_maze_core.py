@@ -56,7 +56,7 @@ def reference_fewest_actions(walls: np.ndarray, pose, goal) -> int:
 def test_every_maze_is_connected_closed_and_has_exactly_the_extra_openings(size):
     expected_extra = int(np.floor(0.15 * (size - 1) ** 2 + 0.5))
     for seed in range(25):
-        m = maze.generate(size, seed)
+        m = maze.generate(size, seed, generator="cogsim", step="cell")
         maze.check_walls(m.walls)  # closed boundary, both faces of every wall agree
         assert reference_reachable(m.walls) == size * size == maze.reachable_cells(m.walls)
         assert m.extra_openings == expected_extra
@@ -67,13 +67,13 @@ def test_extra_openings_by_hand():
     # (n-1)^2 walls survive a spanning tree; 15% of them, rounded half up.
     assert [maze.extra_openings(n) for n in (5, 9, 10, 15)] == [2, 10, 12, 29]
     assert maze.extra_openings(10, 0.0) == 0 and maze.extra_openings(10, 1.0) == 81
-    full = maze.generate(6, 1, loop_rate=1.0)
+    full = maze.generate(6, 1, loop_rate=1.0, generator="cogsim", step="cell")
     assert open_interior_walls(full.walls) == 2 * 6 * 5  # every interior wall open
 
 
 def test_a_spanning_tree_alone_is_a_perfect_maze():
     for seed in range(10):
-        m = maze.generate(8, seed, loop_rate=0.0)
+        m = maze.generate(8, seed, loop_rate=0.0, generator="cogsim", step="cell")
         assert open_interior_walls(m.walls) == 63 and reference_reachable(m.walls) == 64
 
 
@@ -82,13 +82,13 @@ def test_generation_is_reproducible_and_independent_of_threads():
     b = maze.generate_batch([9] * 40, range(40), threads=2)
     for x, y in zip(a, b):
         assert np.array_equal(x.walls, y.walls) and x.optimal_actions == y.optimal_actions
-    assert np.array_equal(maze.generate(9, 7).walls, a[7].walls)
+    assert np.array_equal(maze.generate(9, 7, generator="cogsim", step="cell").walls, a[7].walls)
     assert len({a[i].walls.tobytes() for i in range(40)}) == 40
 
 
 def test_same_seed_same_maze_on_every_machine():
     # SplitMix64 and the generator are specified in the core, so these digests are fixed.
-    digest = hashlib.sha256(b"".join(maze.generate(n, 12345).walls.tobytes() for n in (5, 11, 15))).hexdigest()
+    digest = hashlib.sha256(b"".join(maze.generate(n, 12345, generator="cogsim", step="cell").walls.tobytes() for n in (5, 11, 15))).hexdigest()
     assert digest[:16] == GOLDEN_DIGEST
 
 
@@ -147,7 +147,7 @@ def test_explorer_never_collides_and_always_arrives():
     from cogsim.maze.agents import explorer_action
 
     for size, seed in [(5, 1), (9, 2), (15, 3), (15, 4)]:
-        m = maze.generate(size, seed)
+        m = maze.generate(size, seed, generator="cogsim", step="cell")
         batch, sight = maze.MazeBatch.from_mazes([m]), maze.Sight(size)
         for _ in range(20 * size * size):
             pose = int(batch.row[0]), int(batch.col[0]), int(batch.heading[0])
@@ -161,18 +161,18 @@ def test_explorer_never_collides_and_always_arrives():
 
 def test_bad_inputs_raise_value_errors_naming_the_field():
     with pytest.raises(ValueError, match="size"):
-        maze.generate(1, 0)
+        maze.generate(1, 0, generator="cogsim", step="cell")
     with pytest.raises(ValueError, match="seed"):
-        maze.generate(5, -1)
+        maze.generate(5, -1, generator="cogsim", step="cell")
     with pytest.raises(ValueError, match="loop_rate"):
-        maze.generate(5, 0, loop_rate=1.5)
+        maze.generate(5, 0, loop_rate=1.5, generator="cogsim", step="cell")
     with pytest.raises(ValueError, match="boundary"):
         maze.MazeBatch.from_mazes([np.zeros((3, 3), np.uint8)])
     with pytest.raises(ValueError, match="consistent"):
         maze.check_walls(np.array([[11, 3], [12, 6]], np.uint8))
-    batch = maze.MazeBatch.from_mazes([maze.generate(5, 0).walls])
+    batch = maze.MazeBatch.from_mazes([maze.generate(5, 0, generator="cogsim", step="cell").walls])
     batch.arrays["row"][0] = 9
     with pytest.raises(ValueError, match="pose"):
         batch.step([0])
     with pytest.raises(ValueError, match="actions"):
-        maze.MazeBatch.from_mazes([maze.generate(5, 0)]).step(np.zeros((2, 3)))
+        maze.MazeBatch.from_mazes([maze.generate(5, 0, generator="cogsim", step="cell")]).step(np.zeros((2, 3)))

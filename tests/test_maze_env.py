@@ -42,7 +42,8 @@ def test_explorer_never_collides_and_random_runs_out_of_budget():
 
 
 def test_parse_failures_do_not_move_but_use_the_budget():
-    env = cogsim.make("maze3d/nav", size=5, modality="text", max_steps=3)
+    # cogsim's rule (parse_failure="step"); the release's re-ask rule is in tests/fidelity/test_maze_protocol.py
+    env = cogsim.make("maze3d/nav", size=5, modality="text", max_steps=3, parse_failure="step")
     env.reset(seed=0)
     assert env.step("go north")[4]["parse"] == "parse_failure"
     info = env.step("Action: jump")[4]
@@ -113,8 +114,10 @@ def test_image_modalities_render_frames_and_the_minimap():
 
 
 def test_options_are_validated_and_history_is_kept():
-    assert cogsim.make("maze3d/nav", history="last:3").default_history == "last:3"
-    for options, name in [({"size": 1}, "size"), ({"modality": "vr"}, "modality"), ({"loop_rate": 2}, "loop_rate"),
+    assert cogsim.make("maze3d/nav", history="last:3").default_history == "window:3"  # the release's trim
+    assert cogsim.make("maze3d/nav", history="last:3", window="exchanges").default_history == "last:3"
+    for options, name in [({"size": 1}, "size"), ({"size": 6}, "size"), ({"generator": "prim"}, "generator"), ({"step": "run"}, "step"),
+                          ({"parser": "loose"}, "parser"), ({"parse_failure": "skip"}, "parse_failure"), ({"modality": "vr"}, "modality"), ({"loop_rate": 2}, "loop_rate"),
                           ({"history": "some"}, "history"), ({"minimap": 1}, "minimap")]:
         with pytest.raises(ValueError, match=name):
             cogsim.make("maze3d/nav", **options)

@@ -9,7 +9,7 @@ from cogsim.metrics import maze3d as mm
 
 
 def episode(agent, success, steps, optimal, visited, collisions=0, memory=False, traj=None, size=5):
-    return {"env_id": "maze3d/nav", "agent": agent, "size": size, "modality": "text", "memory_map": memory,
+    return {"env_id": "maze3d/nav", "agent": agent, "size": size, "modality": "text", "minimap": memory,
             "success": success, "steps": steps, "optimal_steps": optimal, "visited_cells": visited, "cells": size * size,
             "collisions": collisions, "traj_match": traj}
 
@@ -40,5 +40,5 @@ def test_traj_match_column_and_memory_gap():
     table = tables[0]
     assert "Traj-Match %" in table.columns
     gap = next(t for t in tables if "Memory Gap" in t.title)
-    # S = GS without memory = 0.1; S* = 1.0 -> 90%
+    # the oracle is the release's minimap condition; S = GS without it = 0.1; S* = 1.0 -> 90%
     assert gap.rows[0][-1] == pytest.approx(90.0)

@@ -1,35 +1,48 @@
 """RNG-Bench 3D Maze: navigate an egocentric maze from the top-left cell to the bottom-right goal.
 
+Defaults follow the released harness (InternLM/RNGBench ``2_3d_maze``, its evaluation sweep:
+``--maze-type v6 --action-space v5``); see docs/fidelity/maze.md.
+
 Options (all keyword arguments of ``cogsim.make("maze3d/nav", ...)``):
-    size (9): maze side n in [2, 64] (the paper uses 5 to 15); loop_rate (0.15): extra openings as a
-    fraction of the walls the spanning tree leaves; modality ("3d" first-person frame | "patch"
-    top-down local patch | "text" symbolic view); feedback (True): say what the last action did;
-    cot (True): chain of thought allowed, else the answer must be the action line only;
-    memory_map (False): the oracle condition, the true hidden state (seen walls, visited cells,
-    pose) injected as text every step; minimap (False): add a top-down image of visited cells, pose
-    and seen walls (in text modality the same map as text); wall_tags (False): colour-tagged walls; ask_output (False): the model also writes
-    its wall map every step, scored by Traj-Match; history ("full" | "last:3" | "last:5" |
-    "last:10" | "current"): the conversation window the loop keeps; vision_range (4): cells seen
-    ahead; image_size (256); patch_radius (2); max_steps (None: max(80, 4 L*)).
+    size (9): maze side n (odd, >= 3, for the release's generators; [2, 64] for "cogsim");
+    generator ("v6" the release's sweep maze | "v5" the release's CLI maze, loops and clearings |
+    "cogsim" the core's spanning tree plus extra openings): a seed gives the release's maze;
+    step ("slide" the release's move_forward, to the next wall or junction | "cell" one cell);
+    loop_rate (0.15): for "v5" and "cogsim"; modality ("3d" first-person frame | "patch" top-down
+    3x3 patch | "text" the release's text-symbolic listing of the four sides); text_view
+    ("release" | "ahead": cogsim's earlier corridor-ahead description); feedback (True): the
+    release's "Result: ..." line about the last action; cot (True): Thought + Action, else the
+    action line only; parser ("release" lenient | "strict" cogsim's); parse_failure ("retry": the
+    release re-asks, up to parse_retries (2) times without using a step, then takes a random
+    available action | "step": a failed parse uses a step and does nothing); minimap (False): the
+    release's oracle condition, a map of what has been uncovered (cells stood on and their open
+    neighbours); memory_map (False): cogsim's text oracle of seen walls; wall_tags (False);
+    ask_output (False): the model also writes its wall map, scored by Traj-Match; history ("full" |
+    "last:3" | "last:5" | "last:10" | "current"); window ("release": "last:K" trims as the release's
+    history_window=K does | "exchanges": K whole earlier exchanges); vision_range (4);
+    image_size (256); patch_radius (1); max_steps (None: the release's max(4 L*, 80));
+    prompt_file (None): a text file to use as the system prompt (e.g. the published one), with
+    {maze_size}, {wall_size}, {vision_range}, {max_steps}, {minimap_size} filled in.
 """
 
 from __future__ import annotations
+
+import random
+from pathlib import Path
 
 import numpy as np
 
 from cogsim.envs import register
 from cogsim.envs._options import choice as _choice, flag as _flag, integer as _integer
 from cogsim.envs.base import TextEnv, observation
-from cogsim.maze import _maze, agents, text
-from cogsim.maze._maze import COLLIDED, MOVED, REACHED_GOAL, TURNED, MazeBatch, Sight
+from cogsim.maze import _maze, agents, release, text
+from cogsim.maze._maze import Sight
 
 MODALITIES = ("3d", "patch", "text")
 HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
-_FEEDBACK = {
-    MOVED: "You moved forward one cell.",
-    TURNED: "You turned {direction}.",
-    COLLIDED: "You walked into a wall and did not move (collision).",
-    REACHED_GOAL: "You reached the goal!",
+VIEW_LABELS = {
+    "3d": "Current 3D View:",
+    "patch": "Local 2D map (the 3x3 cells around you, north up, no history):",
 }
 
 
@@ -40,83 +53,163 @@ class MazeNavEnv(TextEnv):
 
     def __init__(self, env_id: str = "maze3d/nav", **options):
         super().__init__(env_id, **options)
+        self.generator = _choice(options, "generator", "v6", release.GENERATORS)
+        self.step_mode = _choice(options, "step", "slide", release.STEPS)
         self.size = _integer(options, "size", 9, _maze.MIN_SIZE, _maze.MAX_SIZE)
+        if self.generator != "cogsim":
+            release.check_release_size(self.size)
         self.loop_rate = options.get("loop_rate", _maze.DEFAULT_LOOP_RATE)
         if isinstance(self.loop_rate, bool) or not isinstance(self.loop_rate, (int, float)) or not 0 <= self.loop_rate <= 1:
             raise ValueError(f"loop_rate must be a number in [0, 1], got {self.loop_rate!r}")
         self.modality = _choice(options, "modality", "3d", MODALITIES)
+        self.text_view = _choice(options, "text_view", "release", ("release", "ahead"))
         self.feedback = _flag(options, "feedback", True)
         self.cot = _flag(options, "cot", True)
+        self.parser = _choice(options, "parser", "release", text.PARSERS)
+        self.parse_failure = _choice(options, "parse_failure", "retry", ("retry", "step"))
+        self.parse_retries = _integer(options, "parse_retries", 2, 0, 100)
         self.memory_map = _flag(options, "memory_map", False)
         self.minimap = _flag(options, "minimap", False)
         self.wall_tags = _flag(options, "wall_tags", False)
         self.ask_output = _flag(options, "ask_output", False)
-        self.default_history = _choice(options, "history", "full", HISTORIES)
+        self.history = _choice(options, "history", "full", HISTORIES)
+        self.window = _choice(options, "window", "release", ("release", "exchanges"))
+        if self.history.startswith("last:") and self.window == "release":
+            self.default_history = "window:" + self.history.partition(":")[2]
+        else:
+            self.default_history = self.history
         self.vision_range = _integer(options, "vision_range", 4, 1, 64)
         self.image_size = _integer(options, "image_size", 256, 32, 2048)
-        self.patch_radius = _integer(options, "patch_radius", 2, 1, 8)
+        self.patch_radius = _integer(options, "patch_radius", 1, 1, 8)
         self.max_steps = _integer(options, "max_steps", None, 1, 100_000)
+        prompt_file = options.get("prompt_file")
+        if prompt_file is not None and not isinstance(prompt_file, (str, Path)):
+            raise ValueError(f"prompt_file must be a path or None, got {prompt_file!r}")
+        try:
+            self.prompt_template = Path(prompt_file).read_text(encoding="utf-8") if prompt_file is not None else None
+        except (OSError, UnicodeDecodeError) as error:
+            raise ValueError(f"prompt_file must name a readable UTF-8 text file: {error}") from None
         self._scene = None
 
     # -- episode ---------------------------------------------------------------------------------
     def _reset(self, seed: int, options: dict) -> dict:
-        self.maze = _maze.generate(self.size, seed, float(self.loop_rate))
+        self.maze = _maze.generate(self.size, seed, float(self.loop_rate), self.generator, self.step_mode)
         self.walls = self.maze.walls
         self.goal = self.maze.goal
         self.tags = _wall_tags(self.walls, seed) if self.wall_tags else None
-        self.walker = MazeBatch.from_mazes([self.maze])
+        self.row, self.col, self.heading = 0, 0, _maze.START_HEADING
+        self.visited = np.zeros((self.size, self.size), bool)
+        self.visited[0, 0] = True
         self.sight = Sight(self.size)
         self.budget = self.max_steps or self.maze.step_budget()
-        self.responses = self.parse_failures = 0
+        self.actions_taken = self.collisions = self.turns = self.fallbacks = 0
+        self.responses = self.parse_failures = self.failed_in_a_row = 0
+        self.fallback_rng = random.Random(0)  # the release's runner: fallback_rng_seed=0, one per episode
+        self.reached = False
+        self.prefix = ""
         self.traj_scores: list[float] = []
         self._release_scene()
         self._look()
-        self.system_prompt = text.task_prompt(self.size, self.budget, self.modality, self.cot, self.ask_output, self.wall_tags)
-        return self._observation("The episode begins.")
+        self.system_prompt = self._system_prompt()
+        return self._observation()
+
+    def _system_prompt(self) -> str:
+        if self.prompt_template is not None:
+            fields = {"maze_size": self.size, "wall_size": 2 * self.size + 1, "vision_range": self.vision_range,
+                      "max_steps": self.budget, "minimap_size": 140}
+            try:
+                return self.prompt_template.format(**fields)
+            except (KeyError, IndexError, ValueError) as error:
+                raise ValueError(f"prompt_file may use only the fields {', '.join(fields)} in braces: {error}") from None
+        return text.task_prompt(self.size, self.budget, self.modality, self.cot, self.ask_output, self.wall_tags,
+                                self.step_mode, self.vision_range, self.minimap, self.parser)
 
     @property
     def pose(self) -> tuple[int, int, int]:
-        w = self.walker
-        return int(w.row[0]), int(w.col[0]), int(w.heading[0])
+        return self.row, self.col, self.heading
 
     def _look(self) -> None:
-        row, col, heading = self.pose
-        self.sight.look(self.walls, row, col, heading, self.vision_range, self.goal)
+        self.sight.look(self.walls, self.row, self.col, self.heading, self.vision_range, self.goal)
+
+    def available_actions(self) -> list[str]:
+        return release.available_actions(self.walls, self.row, self.col, self.heading)
+
+    def _act(self, code: int) -> tuple[bool, str]:
+        """Apply one action (the release's MazeGame3D.move in action space v5)."""
+        before = self.heading
+        self.actions_taken += 1
+        cells: list = []
+        if code == _maze.FORWARD:
+            cells = release.advance(self.walls, self.row, self.col, self.heading, self.goal, self.step_mode)
+            for r, c in cells:
+                self.row, self.col = r, c
+                self.visited[r, c] = True
+                self._look()  # the walker sees each cell it passes
+            if not cells:
+                self.collisions += 1
+        else:
+            self.turns += 1
+            self.heading = (self.heading + (3 if code == _maze.TURN_LEFT else 1)) % 4
+            self._look()
+        self.reached = (self.row, self.col) == tuple(self.goal)
+        return text.action_result(code, before, self.heading, cells, (self.row, self.col), self.reached)
 
     def _step(self, action: str):
-        if self.walker.done[0] or self.responses >= self.budget:
+        if self.reached or self.actions_taken >= self.budget:
             raise RuntimeError("the episode is over; call reset() to start another")
         self.responses += 1
         info: dict = {}
         if self.ask_output:
-            self.traj_scores.append(text.traj_match(text.parse_map(action, self.size), self.walls, self.walker.visited_map(0)))
+            self.traj_scores.append(text.traj_match(text.parse_map(action, self.size), self.walls, self.visited))
         try:
-            code = text.parse_action(action, cot=self.cot, ask_output=self.ask_output)
+            code = text.parse_action(action, cot=self.cot, ask_output=self.ask_output, parser=self.parser)
         except text.ParseError as error:
             self.parse_failures += 1
+            self.failed_in_a_row += 1
             info.update(parse="parse_failure", parsed=None)
-            message = f"Your answer could not be parsed: {error}."
-            outcome = None
+            if self.parse_failure == "retry":
+                if self.failed_in_a_row <= self.parse_retries:
+                    info["retry"] = self.failed_in_a_row
+                    return observation(text.retry_text()), 0.0, False, False, info
+                available = self.available_actions()
+                code = _maze.ACTIONS.index(self.fallback_rng.choice(available))
+                self.fallbacks += 1
+                info["fallback"] = _maze.ACTIONS[code]
+            else:
+                self.failed_in_a_row = 0
+                self.actions_taken += 1
+                message = f"Your answer could not be parsed: {error}."
+                return self._after(info, f"Result: {message}\n\n")
         else:
-            outcome = int(self.walker.step(np.array([code]))[0])
-            self._look()
             info.update(parse="ok", parsed=_maze.ACTIONS[code])
-            message = _FEEDBACK[outcome].format(direction="left" if code == _maze.TURN_LEFT else "right")
-        success = outcome == REACHED_GOAL
-        truncated = not success and self.responses >= self.budget
+        self.failed_in_a_row = 0
+        success, message = self._act(code)
+        info["action_ok"] = success
+        return self._after(info, text.feedback_text(code, success, message, (self.row, self.col)))
+
+    def _after(self, info: dict, prefix: str):
+        self.prefix = prefix if self.feedback else ""
+        success = self.reached
+        truncated = not success and self.actions_taken >= self.budget
         reward = 1.0 if success else 0.0
         if success or truncated:
             info["episode"] = self._episode(success)
             self._release_scene()
-            return observation(message if self.feedback else ""), reward, success, truncated, info
-        return self._observation(message if self.feedback else ""), reward, False, False, info
+            if success:
+                closing = f"Game over! You reached the goal in {self.actions_taken} steps! Optimal was {self.maze.optimal_actions} actions."
+            else:
+                closing = f"Game terminated: max steps ({self.budget}) reached without finding the goal."
+            return observation(self.prefix + closing), reward, success, truncated, info
+        return self._observation(), reward, False, False, info
 
     def _episode(self, success: bool) -> dict:
-        w = self.walker
         cells = self.size * self.size
+        visited = int(self.visited.sum())
         return {
             "game": "maze3d",
             "size": self.size,
+            "generator": self.generator,
+            "step": self.step_mode,
             "loop_rate": float(self.loop_rate),
             "modality": self.modality,
             "memory_map": self.memory_map,
@@ -127,43 +220,57 @@ class MazeNavEnv(TextEnv):
             "cot": self.cot,
             "feedback": self.feedback,
             "success": bool(success),
-            "steps": self.responses,
+            "steps": self.actions_taken,
+            "responses": self.responses,
             "optimal_steps": self.maze.optimal_actions,
             "shortest_cells": self.maze.shortest_cells,
             "budget": self.budget,
-            "efficiency": self.maze.optimal_actions / self.responses if success else None,
-            "collisions": int(w.collisions[0]),
-            "visited_cells": int(w.visited_count[0]),
+            "efficiency": self.maze.optimal_actions / max(self.actions_taken, 1) if success else None,
+            "collisions": self.collisions,
+            "turns": self.turns,
+            "visited_cells": visited,
             "cells": cells,
-            "explore": int(w.visited_count[0]) / cells,
+            "explore": visited / cells,
             "parse_failures": self.parse_failures,
+            "fallbacks": self.fallbacks,
             "traj_match": float(np.mean(self.traj_scores)) if self.traj_scores else None,
         }
 
     # -- observations ----------------------------------------------------------------------------
-    def _observation(self, message: str) -> dict:
+    def _observation(self) -> dict:
+        """The release's turn: the last action's result, the view, the info block."""
         row, col, heading = self.pose
-        parts = [message] if message else []
+        parts = [self.prefix.rstrip("\n")] if self.prefix else []
         images = []
         if self.modality == "text":
-            parts.append("You see:\n" + text.symbolic_view(self.walls, row, col, heading, self.goal, self.vision_range, self.tags))
+            if self.text_view == "release":
+                parts.append(release.local_text(self.walls, row, col, heading, self.goal))
+            else:
+                parts.append("You see:\n" + text.symbolic_view(self.walls, row, col, heading, self.goal, self.vision_range, self.tags))
         else:
-            parts.append("Your view is the first image." if self.modality == "3d" else "The first image shows the cells around you.")
+            parts.append(VIEW_LABELS[self.modality])
             images.append(self._frame())
         if self.minimap:
             if self.modality == "text":
-                parts.append(self._memory_text())
+                parts.append(self._minimap_text())
             else:
-                parts.append("The last image is your minimap (visited cells, your position and heading, walls you have seen).")
+                parts.append("Minimap (the last image): the cells uncovered so far, their walls, your position and heading.")
                 images.append(self._minimap())
         if self.memory_map:
             parts.append(self._memory_text())
-        parts.append(f"Actions left: {self.budget - self.responses}.")
+        parts.append(text.step_text(self.actions_taken + 1, row, col, heading, self.goal, self.actions_taken,
+                                    int(self.visited.sum()), self.size * self.size, self.available_actions()))
         return observation("\n\n".join(parts), images=images)
 
     def _memory_text(self) -> str:
         row, col, heading = self.pose
-        return text.memory_map(self.walls, self.sight.seen, self.walker.visited_map(0), row, col, heading, self.goal)
+        return text.memory_map(self.walls, self.sight.seen, self.visited, row, col, heading, self.goal)
+
+    def _minimap_text(self) -> str:
+        """The release's minimap as text: uncovered cells (stood on, or an open neighbour of one) and their sides."""
+        row, col, heading = self.pose
+        drawing = text.memory_map(self.walls, release.revealed_sides(self.walls, self.visited), self.visited, row, col, heading, self.goal)
+        return drawing.replace("Memory map", "Minimap", 1)
 
     def _map_view(self, with_memory: bool):
         from cogsim.render import MapView
@@ -171,8 +278,9 @@ class MazeNavEnv(TextEnv):
         row, col, heading = self.pose
         if not with_memory:
             return MapView(self.walls, row, col, heading, goal=self.goal)
-        goal = self.goal if self.sight.goal_seen else None
-        return MapView(self.walls, row, col, heading, visited=self.walker.visited_map(0), seen=self.sight.seen, goal=goal)
+        revealed = release.revealed_cells(self.walls, self.visited)
+        goal = self.goal if revealed[tuple(self.goal)] else None
+        return MapView(self.walls, row, col, heading, visited=self.visited, seen=release.revealed_sides(self.walls, self.visited), goal=goal)
 
     def _frame(self) -> np.ndarray:
         from cogsim.maze.views import shared_renderer
@@ -203,15 +311,17 @@ class MazeNavEnv(TextEnv):
     # -- scripted agents -------------------------------------------------------------------------
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         row, col, heading = self.pose
+        step = self.step_mode
         if policy == "oracle":
-            action = agents.oracle_action(self.walls, row, col, heading, self.goal)
+            action = agents.oracle_action(self.walls, row, col, heading, self.goal, step)
             belief = self.walls
         elif policy == "explorer":
-            action = agents.explorer_action(self.walls, self.sight, row, col, heading, self.goal)
+            action = agents.explorer_action(self.walls, self.sight, row, col, heading, self.goal, step)
             belief = self.sight.belief_walls(self.walls)
         elif policy == "forgetful":
-            action = agents.forgetful_action(self.walls, self.sight, row, col, heading, self.goal, self.memory_map)
-            belief = self.sight.belief_walls(self.walls, None if self.memory_map else agents.FORGETFUL_SPAN)
+            sides = release.revealed_sides(self.walls, self.visited) if self.minimap else None
+            belief = agents.forgetful_belief(self.walls, self.sight, self.memory_map, sides)
+            action = agents.forgetful_action(self.walls, self.sight, row, col, heading, self.goal, self.memory_map, step, sides)
         elif policy == "random":
             action = agents.random_action(rng)
             belief = np.full(self.walls.shape, -1)

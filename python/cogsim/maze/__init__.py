@@ -1,9 +1,11 @@
 """RNG-Bench 3D Maze: generation and batched stepping in the core, text views, parsers, agents.
 
     from cogsim import maze
-    m = maze.generate(9, seed=3)           # spanning tree + round(0.15 (n-1)^2) extra openings
+    m = maze.generate(9, seed=3)           # the released harness's v6 maze for seed 3; L* in its slide moves
     m.walls, m.optimal_actions, m.shortest_cells, m.step_budget()
-    batch = maze.MazeBatch.from_mazes(maze.generate_batch([9] * 1000, range(1000)))
+    maze.generate(9, 3, generator="cogsim", step="cell")   # the core's spanning tree + round(0.15 (n-1)^2) openings
+    maze.release.advance(m.walls, 0, 0, 1, m.goal)         # the cells one move_forward slides through
+    batch = maze.MazeBatch.from_mazes(maze.generate_batch([9] * 1000, range(1000)))  # core generator, one-cell steps
     batch.step(actions)                    # (B,) or (T, B) action codes, in place in the core
 """
 
@@ -24,6 +26,7 @@ from cogsim.maze._maze import (
     step_budget,
     visible_sides,
 )
+from cogsim.maze import release
 from cogsim.maze.text import ParseError, parse_action, parse_map, traj_match
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "parse_action",
     "parse_map",
     "reachable_cells",
+    "release",
     "shortest_actions",
     "shortest_cells",
     "step_budget",

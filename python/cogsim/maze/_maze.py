@@ -36,6 +36,8 @@ class Maze:
     extra_openings: int
     optimal_actions: int  # L*: fewest actions (moves and turns) from the start pose to the goal
     shortest_cells: int  # fewest cell moves from start to goal (turns not counted)
+    generator: str = "cogsim"  # "v6" / "v5": the release's generators; "cogsim": the core's
+    step: str = "cell"  # the units of optimal_actions: "slide" (the release's move_forward) or "cell"
 
     @property
     def size(self) -> int:
@@ -58,7 +60,7 @@ class Maze:
 
 
 def step_budget(optimal_actions: int) -> int:
-    """The paper's budget: max(80, 4 L*)."""
+    """The release's budget: max(80, 4 L*) (L* in the units of the walker's move_forward)."""
     return max(80, 4 * int(optimal_actions))
 
 
@@ -91,9 +93,40 @@ def generate_batch(sizes: Sequence[int], seeds: Sequence[int], loop_rate: float 
     ]
 
 
-def generate(size: int, seed: int, loop_rate: float = DEFAULT_LOOP_RATE) -> Maze:
-    """One maze: a random depth-first spanning tree plus round(loop_rate * (n-1)^2) extra openings."""
-    return generate_batch([size], [seed], loop_rate, threads=1)[0]
+def generate(size: int, seed: int, loop_rate: float = DEFAULT_LOOP_RATE, generator: str = "v6", step: str = "slide") -> Maze:
+    """One maze. ``generator``: "v6" (default) or "v5", the released harness's generators (a seed
+    gives the release's maze; odd sizes >= 3), or "cogsim", the core's depth-first spanning tree
+    plus round(loop_rate * (n-1)^2) extra openings. ``step``: the units of L* ("slide": the
+    release's move_forward, to the next wall or junction; "cell": one cell per move)."""
+    from cogsim.maze import release
+
+    if generator not in release.GENERATORS:
+        raise ValueError(f"generator must be one of {', '.join(release.GENERATORS)}, got {generator!r}")
+    if step not in release.STEPS:
+        raise ValueError(f"step must be one of {', '.join(release.STEPS)}, got {step!r}")
+    if generator == "cogsim":
+        core = generate_batch([size], [seed], loop_rate, threads=1)[0]
+        walls, extra = core.walls, core.extra_openings
+    else:
+        seed = _check_seed(seed)
+        if not isinstance(loop_rate, (int, float)) or isinstance(loop_rate, bool) or not 0.0 <= loop_rate <= 1.0:
+            raise ValueError(f"loop_rate must be a number in [0, 1], got {loop_rate!r}")
+        walls = release.generate_walls(size, seed, generator, loop_rate)
+        n = walls.shape[0]
+        extra = int(2 * n * (n - 1) - (_count_walls(walls))) - (n * n - 1)
+    n = walls.shape[0]
+    goal = (n - 1, n - 1)
+    if step == "slide":
+        optimal = release.optimal_actions(walls, goal)
+    else:
+        optimal = len(shortest_actions(walls, 0, 0, START_HEADING, goal))
+    cells = shortest_cells(walls, (0, 0), goal)
+    return Maze(walls, int(seed), float(loop_rate), int(extra), int(optimal), int(cells), generator, step)
+
+
+def _count_walls(walls: np.ndarray) -> int:
+    """Interior walls standing (each counted once)."""
+    return int(((walls[:, :-1] & EAST) > 0).sum() + ((walls[:-1] & SOUTH) > 0).sum())
 
 
 def extra_openings(size: int, loop_rate: float = DEFAULT_LOOP_RATE) -> int:
@@ -237,11 +270,13 @@ class Sight:
             self.goal_seen = True
         self.looks += 1
 
-    def belief_walls(self, walls: np.ndarray, span: Optional[int] = None) -> np.ndarray:
-        """Walls where seen (within the last ``span`` looks if given), the outer boundary always,
-        every other interior side assumed open."""
+    def belief_walls(self, walls: np.ndarray, span: Optional[int] = None, also_known: Optional[np.ndarray] = None) -> np.ndarray:
+        """Walls where seen (within the last ``span`` looks if given, plus the (n, n, 4) sides in
+        ``also_known``), the outer boundary always, every other interior side assumed open."""
         n = walls.shape[0]
         known = self.seen if span is None else self.last_seen >= self.looks - span
+        if also_known is not None:
+            known = known | also_known
         bits = np.zeros((n, n), np.uint8)
         for side, bit in enumerate(SIDE_BITS):
             bits |= np.where(known[:, :, side], walls & bit, 0).astype(np.uint8)

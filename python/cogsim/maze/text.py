@@ -10,45 +10,131 @@ import numpy as np
 from cogsim.maze._maze import ACTIONS, DELTAS, HEADINGS, SIDE_BITS, cells_ahead
 
 TAG_NAMES = ("red", "green", "blue", "yellow", "purple", "cyan", "orange", "pink")  # renderer TAG_COLOURS order
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-_ACTION_MARKER = re.compile(r"(?:^|[^A-Za-z])\**action\**\s*:", re.IGNORECASE)
-_ACTION_WORD = re.compile(r"\s*\**\s*`?([A-Za-z_]+)`?")
-_DIRECT = re.compile(r"\**action\**\s*:\s*\**\s*`?([A-Za-z_]+)`?\s*\**\s*", re.IGNORECASE)
-_MAP_MARKER = re.compile(r"(?:^|[^A-Za-z])\**map\**\s*:[ \t]*\**[ \t]*", re.IGNORECASE)
+_THINK_OPEN = re.compile("<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile("</think>", re.IGNORECASE)
+_REASONING_OPEN = re.compile("<reasoning>", re.IGNORECASE)
+_REASONING_CLOSE = re.compile("</reasoning>", re.IGNORECASE)
+_ACTION_KEY = re.compile("action", re.IGNORECASE)
+_MAP_KEY = re.compile("map", re.IGNORECASE)
 _MAP_ROW = re.compile(r"[0-9a-fA-F?]+")
+# The released parser (game.parse_action, action space v5): the names first, then the aliases;
+# each a word-bounded literal with single whitespace runs, so a search is linear in the text.
+_RELEASE_NAMES = (
+    (re.compile(r"\bmove[_\s]forward\b"), 0),
+    (re.compile(r"\bturn[_\s]left\b"), 1),
+    (re.compile(r"\bturn[_\s]right\b"), 2),
+)
+_RELEASE_ALIASES = (
+    (re.compile(r"\bforward\b|\bgo\s+forward\b|\badvance\b|\bwalk\s+forward\b"), 0),
+    (re.compile(r"\bturn\s+left\b|\brotate\s+left\b|\bleft\s+turn\b"), 1),
+    (re.compile(r"\bturn\s+right\b|\brotate\s+right\b|\bright\s+turn\b"), 2),
+)
+PARSERS = ("release", "strict")
 
 
 class ParseError(ValueError):
     """A response the strict parser rejects; the message says what was expected."""
 
 
-def task_prompt(size: int, budget: int, modality: str, cot: bool, ask_output: bool, tagged: bool) -> str:
+def task_prompt(size: int, budget: int, modality: str, cot: bool, ask_output: bool, tagged: bool, step: str = "slide",
+                vision_range: int = 4, minimap: bool = False, parser: str = "release") -> str:
+    """The system prompt, in the release's structure (intro, what each turn shows, actions,
+    navigation notes, output format, the config line) in cogsim's own words."""
+    if step == "slide":
+        forward = ("`move_forward`: walk ahead along your heading and keep going until a wall blocks you or you enter a cell "
+                   "with an opening to your left or right (a junction); you pass every cell on the way. One step, however far you go.")
+        moves_note = "A move_forward ends at the next wall or junction, so face the right way before you move."
+    else:
+        forward = "`move_forward`: step one cell ahead along your heading (if no wall is in the way)."
+        moves_note = "Every action costs one step, a turn as much as a move, so face the right way before you move."
     view = {
-        "3d": "Each turn you see a first-person image of what is in front of you.",
-        "patch": "Each turn you see a top-down image of the cells around you (north is up), with your position and heading as a red arrow.",
-        "text": "Each turn you get a text description of what you can see straight ahead.",
+        "3d": ["Each turn brings a first-person 3D picture of what lies ahead of you. You see about "
+               f"{vision_range} cells ahead; farther away everything fades into darkness."],
+        "patch": ["Each turn brings a top-down picture of the 3x3 cells around you (north up, no history), "
+                  "with your position and heading as an arrow."],
+        "text": ["Each turn brings a text listing of the four compass sides of your cell (north, east, south, west): "
+                 "OPEN, WALL or OUT-OF-BOUNDS, the goal marked, the side you face marked."],
     }[modality]
+    if minimap:
+        view.append("A minimap of what you have uncovered so far (cells you stood on and their open neighbours, with their walls) "
+                    "comes with every turn; use it to avoid dead ends you already know.")
+    view.append("The text of each turn also gives your cell (row, column, counted from 0 at the top-left), your heading "
+                "(N, E, S or W), the goal's cell, the steps taken, the cells explored and the actions available.")
     lines = [
-        f"You are in a {size}x{size} maze of square cells. You start in the top-left cell (row 1, column 1) facing east; "
-        f"the goal, a green tile with a golden gem, is in the bottom-right cell (row {size}, column {size}).",
-        view,
-        "Actions: move_forward (one cell ahead; walking into a wall is a collision and you stay where you are), "
-        "turn_left and turn_right (turn 90 degrees in place).",
-        f"You have {budget} actions to reach the goal. Remember what you have seen: earlier views are not shown again.",
+        "You are inside a first-person maze. Get from the start to the goal (orange) in as few actions as you can.",
+        "",
+        "=== What you see ===",
+        *view,
+        "",
+        "=== Actions ===",
+        "Pick exactly ONE action per turn:",
+        f"  - {forward}",
+        "  - `turn_left`: rotate 90 degrees counterclockwise in place (N->W, W->S, S->E, E->N).",
+        "  - `turn_right`: rotate 90 degrees clockwise in place (N->E, E->S, S->W, W->N).",
+        moves_note,
+        "",
+        "=== Finding the way ===",
+        "- The goal is the BOTTOM-RIGHT cell of the maze; its cell is given every turn.",
+        "- Keep a map in your head: no summary of where you have been is given; rely on this conversation.",
+        "- Explore systematically (for example keep one hand on the wall, or search depth-first).",
     ]
     if tagged:
-        lines.append("Some walls are painted in colours; use them as landmarks.")
+        lines.append("- Some walls are painted in colours; use them as landmarks.")
     if ask_output:
-        lines.append(
-            f"Every answer must first give your map of the maze so far: a line `Map:` followed by {size} lines of {size} "
-            "characters, one per cell from row 1 (north) to the last row, west to east: the hex digit of the cell's walls "
-            "(north 1 + east 2 + south 4 + west 8), or ? if you do not know the cell."
-        )
+        lines += [
+            "", f"Every answer must also give your map of the maze so far: a line `Map:` followed by {size} lines of {size} "
+            "characters, one per cell from row 0 (north) to the last row, west to east: the hex digit of the cell's walls "
+            "(north 1 + east 2 + south 4 + west 8), or ? if you do not know the cell.",
+        ]
+    lines += ["", "=== Answer format (STRICT) ==="]
     if cot:
-        lines.append("You may think step by step first; end your answer with one line `Action: <action>`.")
+        lines += ["Thought: <short reasoning: where you are, what you see, your plan>", "Action: <move_forward|turn_left|turn_right>"]
     else:
-        lines.append("Answer with exactly one line `Action: <action>` and nothing else" + (" besides the map." if ask_output else "."))
+        lines += ["Action: <move_forward|turn_left|turn_right>",
+                  "(only this line" + (" besides the map" if ask_output else "") + ", nothing else)"]
+    lines += ["", f"Maze Config: {size}×{size} cells | Vision: {vision_range} cells | Max Steps: {budget}"]
     return "\n".join(lines)
+
+
+ACTION_HINT = "Action: <move_forward|turn_left|turn_right>"
+
+
+def step_text(step: int, row: int, col: int, heading: int, goal, taken: int, explored: int, cells: int, available) -> str:
+    """The release's per-turn info block (fields and layout of runner._build_step_message)."""
+    return (
+        f"Step {step}.\n"
+        f"Your cell position: ({row}, {col}) | Facing: {'NESW'[heading]}\n"
+        f"Goal cell position: ({goal[0]}, {goal[1]})\n"
+        f"Steps taken: {taken} | Cells explored: {explored}/{cells}\n"
+        f"Available actions: {', '.join(available)}\n"
+        f"Choose your next action.\nThought: ...\n{ACTION_HINT}"
+    )
+
+
+def retry_text() -> str:
+    """What the release says after an answer without a readable action (no step is used)."""
+    return f"Invalid action. Please choose exactly one of: {', '.join(ACTIONS)}.\nThought: ...\n{ACTION_HINT}"
+
+
+def action_result(action: int, heading_before: int, heading_after: int, cells: list, position, goal_reached: bool) -> tuple[bool, str]:
+    """(success, message) of one action, in the release's format (MazeGame3D.move)."""
+    if action == 1:
+        return True, f"Turned left: {'NESW'[heading_before]} → {'NESW'[heading_after]}."
+    if action == 2:
+        return True, f"Turned right: {'NESW'[heading_before]} → {'NESW'[heading_after]}."
+    if not cells:
+        return False, "Cannot move forward: wall is directly ahead."
+    moved = f"Moved {len(cells)} cell(s) heading {'NESW'[heading_before]}."
+    if goal_reached:
+        return True, f"{moved} You reached the GOAL!"
+    return True, f"{moved} Now at cell ({position[0]}, {position[1]})."
+
+
+def feedback_text(action: int, success: bool, message: str, position) -> str:
+    """The release's prefix for the next turn (runner._make_feedback)."""
+    if success:
+        return f"Result: {message}\n\n"
+    return f"Result: Action '{ACTIONS[action]}' FAILED — {message} Position unchanged: ({position[0]}, {position[1]}).\n\n"
 
 
 def _side_text(walls: np.ndarray, tags: Optional[np.ndarray], row: int, col: int, side: int, where: str) -> str:
@@ -115,56 +201,156 @@ def format_map(wall_map: np.ndarray) -> str:
     return "Map:\n" + "\n".join(rows)
 
 
+def _remove_blocks(text: str, opening: re.Pattern, closing: re.Pattern) -> str:
+    """``re.sub(r"<tag>.*?</tag>", "", text, flags=DOTALL|IGNORECASE)`` in one linear scan: each
+    opening tag up to the first closing tag after it goes; an opening tag with no closing tag
+    after it ends the scan (no later one has a closing tag either)."""
+    kept, position = [], 0
+    while True:
+        first = opening.search(text, position)
+        if not first:
+            break
+        last = closing.search(text, first.end())
+        if not last:
+            break
+        kept.append(text[position : first.start()])
+        position = last.end()
+    kept.append(text[position:])
+    return "".join(kept)
+
+
 def _strip(text: str) -> str:
-    return _THINK.sub("", text)
+    return _remove_blocks(text, _THINK_OPEN, _THINK_CLOSE)
 
 
-def parse_action(text: str, cot: bool = True, ask_output: bool = False) -> int:
-    """The action code of a response. CoT: the word after the last `Action:`; direct: the response
+def _skip(text: str, position: int, chars: str) -> int:
+    while position < len(text) and text[position] in chars:
+        position += 1
+    return position
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+def _markers(text: str, key: re.Pattern, inline_space: bool = False) -> list[tuple[int, int]]:
+    """(start, end) of each ``**key**:`` marker (a keyword not preceded by a letter, optional
+    asterisks around it, optional whitespace, a colon), found by literal search and bounded scans
+    (linear: the scans around one occurrence stop at the next occurrence's letters)."""
+    found = []
+    for hit in key.finditer(text):
+        begin = hit.start()
+        while begin > 0 and text[begin - 1] == "*":
+            begin -= 1
+        if begin > 0 and text[begin - 1].isascii() and text[begin - 1].isalpha():
+            continue
+        position = _skip(text, hit.end(), "*")
+        position = _skip_space(text, position)
+        if position < len(text) and text[position] == ":":
+            end = position + 1
+            if inline_space:
+                end = _skip(text, _skip(text, _skip(text, end, " \t"), "*"), " \t")
+            found.append((begin, end))
+    return found
+
+
+def _word_at(body: str, position: int) -> str:
+    """The word after optional whitespace, asterisks, whitespace and a backtick (greedy scans)."""
+    position = _skip_space(body, _skip(body, _skip_space(body, position), "*"))
+    if position < len(body) and body[position] == "`":
+        position += 1
+    begin = position
+    while position < len(body) and (body[position] == "_" or (body[position].isascii() and body[position].isalpha())):
+        position += 1
+    return body[begin:position]
+
+
+def _direct_word(body: str) -> Optional[str]:
+    """The action word when ``body`` is exactly ``**Action:** `word` **`` (optional asterisks,
+    backticks and spaces), else None; a left-to-right scan."""
+    position = _skip(body, 0, "*")
+    if body[position : position + 6].lower() != "action":
+        return None
+    position = _skip_space(body, _skip(body, position + 6, "*"))
+    if position >= len(body) or body[position] != ":":
+        return None
+    position = _skip_space(body, _skip(body, _skip_space(body, position + 1), "*"))
+    if position < len(body) and body[position] == "`":
+        position += 1
+    begin = position
+    while position < len(body) and (body[position] == "_" or (body[position].isascii() and body[position].isalpha())):
+        position += 1
+    word = body[begin:position]
+    if position < len(body) and body[position] == "`":
+        position += 1
+    position = _skip_space(body, _skip(body, _skip_space(body, position), "*"))
+    return word if word and position == len(body) else None
+
+
+def parse_action(text: str, cot: bool = True, ask_output: bool = False, parser: str = "strict") -> int:
+    """The action code of a response. ``parser="release"``: the released harness's lenient reading
+    (think/reasoning blocks removed, the text from the last "action" on searched for
+    move_forward / turn_left / turn_right, then for aliases such as "forward" or "rotate left").
+    ``parser="strict"`` (cogsim's): CoT: the word after the last `Action:`; direct: the response
     must be only that line (plus the map block in ask-output mode). Raises ParseError."""
+    if parser == "release":
+        return parse_release_action(text)
     body = _strip(text)
     if not cot:
         if ask_output:
             body = _remove_map(body)
-        match = _DIRECT.fullmatch(body.strip())
-        if not match:
+        word = _direct_word(body.strip())
+        if word is None:
             raise ParseError("direct mode expects exactly one line `Action: <move_forward|turn_left|turn_right>`")
-        word = match.group(1)
     else:
-        markers = list(_ACTION_MARKER.finditer(body))
+        markers = _markers(body, _ACTION_KEY)
         if not markers:
             raise ParseError("no `Action:` line; end the answer with `Action: <move_forward|turn_left|turn_right>`")
-        match = _ACTION_WORD.match(body, markers[-1].end())
-        if not match:
+        word = _word_at(body, markers[-1][1])
+        if not word:
             raise ParseError("`Action:` must be followed by move_forward, turn_left or turn_right")
-        word = match.group(1)
     word = word.lower()
     if word not in ACTIONS:
         raise ParseError(f"unknown action {word!r}; allowed: {', '.join(ACTIONS)}")
     return ACTIONS.index(word)
 
 
+def parse_release_action(text: str) -> int:
+    """The released parser (action space v5), in linear time. Raises ParseError when it finds nothing."""
+    body = _remove_blocks(_remove_blocks(text, _THINK_OPEN, _THINK_CLOSE), _REASONING_OPEN, _REASONING_CLOSE)
+    at = body.lower().rfind("action")
+    if at >= 0:
+        body = body[at:]
+    lower = body.lower()
+    for pattern, code in _RELEASE_NAMES + _RELEASE_ALIASES:
+        if pattern.search(lower):
+            return code
+    raise ParseError(f"no action found; choose exactly one of: {', '.join(ACTIONS)}")
+
+
 def _remove_map(body: str) -> str:
-    markers = list(_MAP_MARKER.finditer(body))
+    markers = _markers(body, _MAP_KEY, inline_space=True)
     if not markers:
         return body
-    start = markers[-1].start()
-    rest = body[markers[-1].end() :].splitlines(keepends=True)
+    start, end = markers[-1]
+    rest = body[end:].splitlines(keepends=True)
     consumed = 0
     for line in rest:
         if line.strip() and not _MAP_ROW.fullmatch(line.strip()):
             break
         consumed += len(line)
-    return body[:start] + body[markers[-1].end() + consumed :]
+    return body[:start] + body[end + consumed :]
 
 
 def parse_map(text: str, size: int) -> Optional[np.ndarray]:
     """The (n, n) wall map after the last `Map:` (-1 for '?'), or None when absent or malformed."""
     body = _strip(text)
-    markers = list(_MAP_MARKER.finditer(body))
+    markers = _markers(body, _MAP_KEY, inline_space=True)
     if not markers:
         return None
-    rows = [line.strip() for line in body[markers[-1].end() :].splitlines() if line.strip()][:size]
+    rows = [line.strip() for line in body[markers[-1][1] :].splitlines() if line.strip()][:size]
     if len(rows) != size or not all(len(line) == size and _MAP_ROW.fullmatch(line) for line in rows):
         return None
     return np.array([[-1 if ch == "?" else int(ch, 16) for ch in line] for line in rows], dtype=np.int16)

@@ -64,12 +64,13 @@ def memory_gap(score: float, oracle_score: float, margin: float = MEMORY_GAP_MAR
     return (1.0 - score / oracle_score) * 100.0
 
 
-def memory_gap_table(title: str, metric: str, rows: dict[tuple, dict[bool, Estimate]], key_columns: list[str]) -> Optional[Table]:
-    """rows: group key (without the memory-map flag) -> {False: S, True: S*}."""
+def memory_gap_table(title: str, metric: str, rows: dict[tuple, dict[bool, Estimate]], key_columns: list[str],
+                     oracle: str = "the true hidden state is injected every step (memory_map=True)") -> Optional[Table]:
+    """rows: group key (without the oracle flag) -> {False: S, True: S*}."""
     table = Table(
         title,
         key_columns + [f"{metric} (S)", f"{metric} oracle (S*)", "MemoryGap %"],
-        note=f"Oracle condition: the true hidden state is injected every step (memory_map=True). MemoryGap = (1 - S/S*) x 100%, "
+        note=f"Oracle condition: {oracle}. MemoryGap = (1 - S/S*) x 100%, "
         f"shown only where S* exceeds S by at least {MEMORY_GAP_MARGIN:g}.",
     )
     for key, scores in rows.items():

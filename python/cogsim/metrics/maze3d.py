@@ -1,6 +1,9 @@
-"""3D Maze metrics: SR, Efficiency (L*/L over successful episodes), Explore (fraction of cells
-visited), Walls (collisions per episode), Game Score GS = (SR + SR*Eff + (1 - SR)*Explore) / 2,
-Traj-Match in ask-output mode, and the Memory Gap against the oracle (memory map) condition."""
+"""3D Maze metrics, as the released harness counts them (runner.py GameResult): SR, Efficiency
+(L*/L over successful episodes; L the actions taken, failed ones and random fallbacks included, L*
+the release's shortest action count, a slide being one action), Explore (fraction of cells stood
+on, every cell a slide passes counted), Walls (failed move_forward actions, "wall bumps", per
+episode), Game Score GS = (SR + SR*Eff + (1 - SR)*Explore) / 2, Traj-Match in ask-output mode, and
+the Memory Gap against the release's oracle condition, the minimap (``--minimap``)."""
 
 from __future__ import annotations
 
@@ -14,10 +17,18 @@ from cogsim.metrics import Estimate, Table, mean_ci, register, wilson
 from cogsim.metrics._rng import agent_name, bootstrap_statistic, group, memory_gap_table, option
 
 
+ORACLE = "minimap"  # the release's Memory Gap oracle: run.py --minimap
+
+
 def condition(episode: dict, with_memory: bool = True) -> str:
     parts = [str(option(episode, "modality", "3d"))]
+    generator, step = option(episode, "generator", "v6"), option(episode, "step", "slide")
+    if generator != "v6":
+        parts.append(f"maze {generator}")
+    if step != "slide":
+        parts.append(f"{step} steps")
     for name, label in (("memory_map", "memory map"), ("minimap", "minimap"), ("wall_tags", "colour tags"), ("ask_output", "ask-output")):
-        if (with_memory or name != "memory_map") and option(episode, name, False):
+        if (with_memory or name != ORACLE) and option(episode, name, False):
             parts.append(label)
     history = option(episode, "history", "full")
     if history != "full":
@@ -57,8 +68,9 @@ def summarize(episodes: Sequence[dict]) -> list[Table]:
     table = Table(
         "3D Maze",
         ["Agent", "Size", "Condition", "N", "SR %", "Efficiency", "Explore %", "Walls", "GS"] + (["Traj-Match %"] if asks else []),
-        note="SR = success rate; Efficiency = L*/L over successful episodes (L* fewest actions, turns included); Explore = "
-        "fraction of cells visited (all episodes); Walls = collisions per episode; GS = (SR + SR*Eff + (1-SR)*Explore)/2.",
+        note="SR = success rate; Efficiency = L*/L over successful episodes (L* fewest actions, turns included, a slide one "
+        "action; L actions taken); Explore = fraction of cells visited (all episodes); Walls = failed move_forward actions "
+        "(wall bumps) per episode; GS = (SR + SR*Eff + (1-SR)*Explore)/2.",
     )
     gaps: dict[tuple, dict[bool, Estimate]] = defaultdict(dict)
     for (agent, size, cond), items in group(episodes, lambda e: (agent_name(e), int(e["size"]), condition(e))).items():
@@ -74,10 +86,11 @@ def summarize(episodes: Sequence[dict]) -> list[Table]:
             row.append(_percent(mean_ci([e["traj_match"] for e in items if e.get("traj_match") is not None], bounds=(0.0, 1.0))))
         table.rows.append(row)
     for (agent, size, cond, memory), items in group(
-        episodes, lambda e: (agent_name(e), int(e["size"]), condition(e, with_memory=False), bool(option(e, "memory_map", False)))
+        episodes, lambda e: (agent_name(e), int(e["size"]), condition(e, with_memory=False), bool(option(e, ORACLE, False)))
     ).items():
         gaps[(agent, f"{size}x{size}", cond)][memory] = Estimate(game_score(items), None, None, len(items))
-    gap = memory_gap_table("3D Maze Memory Gap (GS)", "GS", gaps, ["Agent", "Size", "Condition"])
+    gap = memory_gap_table("3D Maze Memory Gap (GS)", "GS", gaps, ["Agent", "Size", "Condition"],
+                           oracle="the release's minimap of the uncovered maze is shown every step (minimap=True)")
     return [table] + ([gap] if gap else [])
 
 

@@ -26,7 +26,7 @@ def test_proxy_agrees_with_every_labelled_example_and_the_old_rule_does_not():
     verdicts = [equivalent(e["guess"], e["hidden"]) for e in EXAMPLES]
     proxy = [predicted(v, v.approximately_correct) == expected(e["category"]) for v, e in zip(verdicts, EXAMPLES)]
     jaccard = [predicted(v, v.jaccard_approximately_correct) == expected(e["category"]) for v, e in zip(verdicts, EXAMPLES)]
-    assert sum(proxy) == len(EXAMPLES) == 4   # stated in docs/fidelity/wilt.md: 4 of 4
+    assert sum(proxy) == len(EXAMPLES) == 4   # stated in docs/fidelity.md: 4 of 4
     assert sum(jaccard) == 2                  # Jaccard >= 0.9 misses both "near" examples
 
 

@@ -9,7 +9,7 @@ carries the per-episode outcomes that ``cogsim.metrics.cube`` turns into the pap
 Options common to all tests: ``depth`` (scramble depth, 1..20; keep <= 7 for fast oracle labels),
 ``sticker`` (net image sticker size in px), ``seed_list`` (path or dict from
 ``items.build_seed_list``: episode ``seed`` then means the list's index), and the protocol options,
-each defaulting to the release's (docs/fidelity/cube.md): ``parser`` ("release" | "strict"),
+each defaulting to the release's (docs/fidelity.md): ``parser`` ("release" | "strict"),
 ``colours`` ("release" | "cogsim"), ``state_format`` ("release" | "cogsim"), ``scrambles``
 ("release" | "cogsim"); ``env.protocol`` names the variant and every episode records it, and
 ``env.metadata["cogsim.decoding"]`` holds the release's max_tokens and temperature. Per test: ``modality``

@@ -1,7 +1,7 @@
 """RNG-Bench 3D Maze: navigate an egocentric maze from the top-left cell to the bottom-right goal.
 
 Defaults follow the released harness (InternLM/RNGBench ``2_3d_maze``, its evaluation sweep:
-``--maze-type v6 --action-space v5``); see docs/fidelity/maze.md.
+``--maze-type v6 --action-space v5``); see docs/fidelity.md.
 
 Options (all keyword arguments of ``cogsim.make("maze3d/nav", ...)``):
     size (9): maze side n (odd, >= 3, for the release's generators; [2, 64] for "cogsim");

@@ -8,7 +8,7 @@ missing edge case, near-miss magnitudes, completely different). Two ways to get 
     hidden rule on at least ``PROXY_AGREEMENT`` of the points and its True set overlaps the hidden one
     with Jaccard index at least ``PROXY_JACCARD`` (both empty counts as overlap). Agreement with the
     labelled examples in tests/fidelity/data/wilt_approx_examples.json is measured by a test and stated
-    in docs/fidelity/wilt.md.
+    in docs/fidelity.md.
 ``judge="KIND:MODEL"``: any agent backend of ``cogsim.agents`` (with ``judge_options``) answers a rubric in
     the project's own words; its last category label decides.
 """

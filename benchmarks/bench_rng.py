@@ -100,7 +100,7 @@ def env_runs_per_second(env_id: str, policy: str, episodes: int, **options) -> t
 
 def batched_egocentric_rollouts(walkers: int = 64, size: int = 9, image: int = 128) -> tuple[float, float]:
     """Oracle walkers stepped in the core and every view rendered in one call per round: (runs/s, frames/s)."""
-    from cogsim.maze.views import shared_renderer
+    from cogsim.render import shared_renderer
     from cogsim.render import Maze as RenderMaze, ViewOptions
 
     mazes = maze.generate_batch([size] * walkers, range(walkers))

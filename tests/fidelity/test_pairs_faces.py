@@ -40,7 +40,7 @@ def test_env_images_use_release_faces_and_letter_labels():
     obs, _ = env.reset(seed=1)
     assert env.face_order == "release" and len(obs["images"]) == 1
     up = np.ones((2, 4), np.uint8)
-    from cogsim.maze.views import shared_renderer
+    from cogsim.render import shared_renderer
 
     release, cogsim_faces, numbered = shared_renderer().cards([
         CardBoard(env.board, up, theme="poker", seed=1, card_width=24, face_order="release", labels="letters"),

@@ -283,7 +283,7 @@ class MazeNavEnv(TextEnv):
         return MapView(self.walls, row, col, heading, visited=self.visited, seen=release.revealed_sides(self.walls, self.visited), goal=goal)
 
     def _frame(self) -> np.ndarray:
-        from cogsim.maze.views import shared_renderer
+        from cogsim.render import shared_renderer
         from cogsim.render import Maze, ViewOptions
 
         renderer = shared_renderer()
@@ -295,7 +295,7 @@ class MazeNavEnv(TextEnv):
         return self._scene.views(0, row, col, heading, ViewOptions(self.image_size, self.image_size))[0]
 
     def _minimap(self) -> np.ndarray:
-        from cogsim.maze.views import shared_renderer
+        from cogsim.render import shared_renderer
 
         return shared_renderer().minimap(self._map_view(True), size=self.image_size)[0]
 

@@ -291,7 +291,7 @@ class PairsEnv(TextEnv):
     def _render(self, snapshots) -> list:
         if not snapshots:
             return []
-        from cogsim.maze.views import shared_renderer
+        from cogsim.render import shared_renderer
         from cogsim.render import CardBoard
 
         boards = []

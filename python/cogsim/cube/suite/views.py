@@ -3,7 +3,6 @@ image) and the cube-net image itself, drawn by ``cogsim.render``."""
 
 from __future__ import annotations
 
-import threading
 from typing import Sequence
 
 import numpy as np
@@ -14,9 +13,6 @@ from cogsim.render.cube_net import FACE_COLOURS, FACE_LABELS, FACE_ORDER
 # The order faces are listed in the text state: the net read row by row.
 DISPLAY_FACES = ("U", "L", "F", "R", "B", "D")
 COLOUR_NAMES = {"W": "white", "Y": "yellow", "R": "red", "O": "orange", "G": "green", "B": "blue"}
-
-_renderer_lock = threading.Lock()
-_renderer = None
 
 
 def facelets(state) -> str:
@@ -50,20 +46,11 @@ def centres_text(state) -> str:
     return "\n".join(f"{face}: {COLOUR_NAMES[face_rows(state, face)[1][1]]}" for face in ("U", "R", "F", "D", "L", "B"))
 
 
-def renderer():
-    """One renderer per process (headless EGL), created on first use."""
-    global _renderer
-    with _renderer_lock:
-        if _renderer is None:
-            from cogsim.render import Renderer
-
-            _renderer = Renderer()
-        return _renderer
-
-
 def net_image(state, sticker: int) -> np.ndarray:
     """The cube-net image (H, W, 3 uint8) of one state."""
-    return renderer().cube_net(facelets(state), sticker=sticker)[0]
+    from cogsim.render import shared_renderer
+
+    return shared_renderer().cube_net(facelets(state), sticker=sticker)[0]
 
 
 def inverse_move(move: str) -> str:

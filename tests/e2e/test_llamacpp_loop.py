@@ -89,7 +89,8 @@ def test_real_model_run_killed_server_resume_and_report(tmp_path):
 
     run_dir = tmp_path / "run"
     # the run's config is written first (per-task options), then `cogsim run --resume` plays it
-    config = RunConfig([Task(**t) for t in TASKS], ["openai:smollm2"], concurrency=1, max_turns=8,
+    # max_turns: a maze step may take 3 turns (the release re-asks twice after an unreadable answer)
+    config = RunConfig([Task(**t) for t in TASKS], ["openai:smollm2"], concurrency=1, max_turns=12,
                        agent_options={"max_tokens": 16, "concurrency": 1, "max_retries": 1, "backoff_s": 0.1,
                                       "timeout_s": 120})
     server = LlamaServer(tmp_path / "server1.log")

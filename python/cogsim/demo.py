@@ -9,9 +9,7 @@ whose report (metric tables with intervals, plots) becomes the first section.
 
 from __future__ import annotations
 
-import importlib
 import math
-import pkgutil
 import shutil
 import time
 import traceback
@@ -48,15 +46,16 @@ def run_demo(out: Path, quick: bool = False) -> int:
 
 
 def demo_suites() -> list[tuple[str, dict]]:
-    """(family, entry) for every DEMO_SUITES entry of the env modules, in family order."""
-    from cogsim import envs
+    """(family, entry) for every DEMO_SUITES entry of the families' env modules, in family order."""
+    import importlib
+
+    from cogsim import families
 
     found = []
-    for module in sorted(pkgutil.iter_modules(envs.__path__), key=lambda m: m.name):
-        if module.name in ("base", "vector") or module.name.startswith("_"):
-            continue
-        family = importlib.import_module(f"{envs.__name__}.{module.name}")
-        found += [(module.name, dict(entry)) for entry in getattr(family, "DEMO_SUITES", [])]
+    for family in sorted(families.all_families(), key=lambda f: f.name):
+        families.import_module(family, family.envs)
+        module = importlib.import_module(family.envs)
+        found += [(family.name, dict(entry)) for entry in getattr(module, "DEMO_SUITES", [])]
     return found
 
 

@@ -1,22 +1,24 @@
 """Registry of benchmark envs: ``cogsim.make``, ``cogsim.make_vec``, ``cogsim.list_envs``.
 
-Each family registers its env ids from a module in this package (``envs/wilt.py``,
-``envs/cube.py``, ...), found by name, so adding a family never edits this file.
+The families (``cogsim.families``) declare their env ids; a family's env module registers its env
+classes here when it is imported, which happens the first time one of its ids is made. Plugins
+imported with ``--import`` may also register ids directly.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from cogsim.envs.base import TextEnv, observation
+from cogsim import families
+from cogsim.envs.base import ResetNeeded, TextEnv, observation
 from cogsim.envs.scripted import ScriptedEpisode, play_scripted
 from cogsim.envs.vector import TextVectorEnv
+from cogsim.families import FamilyImportError
 
-__all__ = ["FamilyImportError", "MAX_VEC_ENVS", "TextEnv", "TextVectorEnv", "ScriptedEpisode", "observation", "play_scripted", "register", "make", "make_vec", "list_envs", "spec"]
+__all__ = ["FamilyImportError", "MAX_VEC_ENVS", "ResetNeeded", "TextEnv", "TextVectorEnv", "ScriptedEpisode",
+           "observation", "play_scripted", "register", "make", "make_vec", "list_envs", "spec"]
 
 
 @dataclass(frozen=True)
@@ -28,58 +30,33 @@ class EnvSpec:
 
 
 _REGISTRY: dict[str, EnvSpec] = {}
-_NOT_FAMILY_MODULES = {"base", "vector", "scripted"}
-_loaded = False
-_load_lock = threading.RLock()  # re-entrant: a family module registers while it is imported
+_register_lock = threading.Lock()
 MAX_VEC_ENVS = 4096
 
 
-class FamilyImportError(ImportError):
-    """An env family module failed to import, so the registry would be incomplete."""
-
-
 def register(env_id: str, entry_point: Callable[..., TextEnv], description: str = "", **defaults: Any) -> None:
-    if env_id in _REGISTRY and _REGISTRY[env_id].entry_point is not entry_point:
-        raise ValueError(f"env id {env_id!r} is already registered")
-    _REGISTRY[env_id] = EnvSpec(env_id, entry_point, dict(defaults), description)
-
-
-def _load_families() -> None:
-    """Import every family module once. Threads that arrive while another imports wait for it, and
-    the registry counts as loaded only when every family imported: a failure names the family."""
-    global _loaded
-    if _loaded:
-        return
-    with _load_lock:
-        if _loaded:
-            return
-        for module in pkgutil.iter_modules(__path__):
-            if module.name not in _NOT_FAMILY_MODULES and not module.name.startswith("_"):
-                _import_family(module.name)
-        _loaded = True
-
-
-def _import_family(name: str) -> None:
-    try:
-        importlib.import_module(f"{__name__}.{name}")
-    except Exception as error:
-        raise FamilyImportError(
-            f"env family {name!r} (cogsim.envs.{name}) failed to import, so its env ids are missing: "
-            f"{type(error).__name__}: {error}"
-        ) from error
+    with _register_lock:
+        if env_id in _REGISTRY and _REGISTRY[env_id].entry_point is not entry_point:
+            raise ValueError(f"env id {env_id!r} is already registered")
+        _REGISTRY[env_id] = EnvSpec(env_id, entry_point, dict(defaults), description)
 
 
 def list_envs() -> list[str]:
-    _load_families()
-    return sorted(_REGISTRY)
+    """Every env id: those the families declare (nothing is imported) and any registered directly."""
+    return sorted(set(families.declared_env_ids()) | set(_REGISTRY))
 
 
 def spec(env_id: str) -> EnvSpec:
-    _load_families()
+    if env_id not in _REGISTRY:
+        family = families.family_of(env_id)
+        if family is not None:
+            families.import_module(family, family.envs)
+            if env_id not in _REGISTRY:
+                raise FamilyImportError(f"family {family.name!r} declares {env_id!r} but {family.envs} did not register it")
     try:
         return _REGISTRY[env_id]
     except KeyError:
-        raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+        raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(list_envs())}") from None
 
 
 def make(env_id: str, **options: Any) -> TextEnv:

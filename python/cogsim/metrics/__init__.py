@@ -7,11 +7,10 @@ need plots also register a plotter: ``plot(episodes, out_dir) -> list[(caption, 
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
+from cogsim import families
 from cogsim.metrics.stats import Estimate, bootstrap, mean_ci, wilson
 
 __all__ = ["Estimate", "Table", "wilson", "mean_ci", "bootstrap", "register", "summarize", "plot", "suites"]
@@ -29,18 +28,14 @@ Summarizer = Callable[[Sequence[dict]], list[Table]]
 Plotter = Callable[[Sequence[dict], Any], list[tuple[str, Any]]]
 _SUMMARIZERS: dict[str, Summarizer] = {}
 _PLOTTERS: dict[str, Plotter] = {}
-_loaded = False
 
 
-def _load_suites() -> None:
-    """Import every suite module of this package (``metrics/wilt.py``, ...), which registers itself."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in pkgutil.iter_modules(__path__):
-        if module.name != "stats" and not module.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{module.name}")
+def _load_suite(suite: str) -> None:
+    """Import the module of the family whose metric suite this is (it registers itself)."""
+    if suite not in _SUMMARIZERS:
+        family = families.family_of_suite(suite)
+        if family is not None and family.metrics:
+            families.import_module(family, family.metrics)
 
 
 def register(suite: str, summarizer: Summarizer, plotter: Optional[Plotter] = None) -> None:
@@ -50,12 +45,13 @@ def register(suite: str, summarizer: Summarizer, plotter: Optional[Plotter] = No
 
 
 def suites() -> list[str]:
-    _load_suites()
-    return sorted(_SUMMARIZERS)
+    """The families' declared metric suites and any registered directly (nothing is imported)."""
+    declared = {f.metric_suite for f in families.all_families() if f.metric_suite}
+    return sorted(declared | set(_SUMMARIZERS))
 
 
 def summarize(suite: str, episodes: Sequence[dict]) -> list[Table]:
-    _load_suites()
+    _load_suite(suite)
     try:
         summarizer = _SUMMARIZERS[suite]
     except KeyError:
@@ -64,6 +60,6 @@ def summarize(suite: str, episodes: Sequence[dict]) -> list[Table]:
 
 
 def plot(suite: str, episodes: Sequence[dict], out_dir) -> list[tuple[str, Any]]:
-    _load_suites()
+    _load_suite(suite)
     plotter = _PLOTTERS.get(suite)
     return plotter(episodes, out_dir) if plotter else []

@@ -1,0 +1,133 @@
+"""The benchmark families: one record per family says what it provides and where.
+
+A family is one benchmark, or one game of a benchmark. Its record names the env ids it registers,
+the module that registers them (its env classes carry the scripted agents, and the module may list
+``DEMO_SUITES`` for ``cogsim demo``), and the module that registers its metric suite, which the
+report turns into sections. The built-in families are listed here; another package adds a family
+through the ``cogsim.families`` entry-point group, each entry naming a :class:`Family`::
+
+    [project.entry-points."cogsim.families"]
+    mygame = "mypackage.cogsim_family:FAMILY"
+
+Nothing is imported before it is used: ``cogsim.list_envs()`` reads the declared ids, and
+``cogsim.make(env_id)`` imports only the family that declares ``env_id``. Every declared id is also
+registered with Gymnasium as ``cogsim/<family>-<name>`` (``gymnasium.make("cogsim/wilt-full")``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Optional
+
+ENTRY_POINT_GROUP = "cogsim.families"
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    env_ids: tuple[str, ...]
+    envs: str  # module that registers the env ids with cogsim.envs.register
+    metrics: Optional[str] = None  # module that registers the metric suite ``suite``
+    suite: Optional[str] = None  # the metric suite's name (default: the family's name)
+
+    def __post_init__(self):
+        if not self.name or not self.env_ids or not self.envs:
+            raise ValueError(f"family {self.name!r}: give a name, at least one env id and the module that registers them")
+
+    @property
+    def metric_suite(self) -> Optional[str]:
+        return (self.suite or self.name) if self.metrics else None
+
+
+class FamilyImportError(ImportError):
+    """A family's module failed to import, so its env ids or metrics are missing."""
+
+
+_KIDGYM_TASKS = ("classification", "counting", "decode_maze", "filling", "maze", "memory_decode", "memory_filling",
+                 "memory_maze", "placement", "puzzle", "selection", "sorting")
+_CUBE_TESTS = ("closed-loop", "move-effect", "optimal-move", "reconstruction", "recovery", "reflection", "verification")
+
+BUILTIN: tuple[Family, ...] = (
+    Family("cube", tuple(f"cube/{t}" for t in _CUBE_TESTS), "cogsim.envs.cube", "cogsim.metrics.cube"),
+    Family("kidgym", tuple(f"kidgym/{t}" for t in _KIDGYM_TASKS), "cogsim.envs.kidgym", "cogsim.metrics.kidgym"),
+    Family("maze3d", ("maze3d/nav",), "cogsim.envs.maze3d", "cogsim.metrics.maze3d"),
+    Family("pairs", ("pairs/duel", "pairs/single"), "cogsim.envs.pairs", "cogsim.metrics.pairs"),
+    Family("wilt", ("wilt/full", "wilt/lite", "wilt/procedural", "wilt/prototype"), "cogsim.envs.wilt",
+           "cogsim.metrics.wilt"),
+)
+
+_lock = threading.RLock()  # re-entrant: a family module may look up the registry while it is imported
+_families: Optional[tuple[Family, ...]] = None
+_imported: set[str] = set()
+
+
+def all_families() -> tuple[Family, ...]:
+    """The built-in families, then those of installed plugins (entry points), loaded once."""
+    global _families
+    if _families is None:
+        with _lock:
+            if _families is None:
+                _families = BUILTIN + _plugin_families()
+    return _families
+
+
+def _plugin_families() -> tuple[Family, ...]:
+    found = []
+    for entry in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            family = entry.load()
+        except Exception as error:
+            raise FamilyImportError(f"family plugin {entry.name!r} ({entry.value}) failed to load: "
+                                    f"{type(error).__name__}: {error}") from error
+        if not isinstance(family, Family):
+            raise FamilyImportError(f"family plugin {entry.name!r} ({entry.value}) is not a cogsim.families.Family")
+        found.append(family)
+    return tuple(found)
+
+
+def declared_env_ids() -> list[str]:
+    return sorted({env_id for family in all_families() for env_id in family.env_ids})
+
+
+def family_of(env_id: str) -> Optional[Family]:
+    return next((f for f in all_families() if env_id in f.env_ids), None)
+
+
+def family_of_suite(suite: str) -> Optional[Family]:
+    return next((f for f in all_families() if f.metric_suite == suite), None)
+
+
+def import_module(family: Family, module: str) -> None:
+    """Import one of a family's modules once; a failure names the family and is retried next time."""
+    if module in _imported:
+        return
+    with _lock:
+        if module in _imported:
+            return
+        try:
+            importlib.import_module(module)
+        except Exception as error:
+            raise FamilyImportError(
+                f"family {family.name!r}: {module} failed to import, so its env ids or metrics are missing: "
+                f"{type(error).__name__}: {error}"
+            ) from error
+        _imported.add(module)
+
+
+def gymnasium_id(env_id: str) -> str:
+    """The id under which Gymnasium knows a cogsim env: ``cogsim/wilt-full`` for ``wilt/full``."""
+    return "cogsim/" + env_id.replace("/", "-")
+
+
+def register_with_gymnasium() -> None:
+    """Registers every declared env id with Gymnasium (lazily: nothing is imported until made)."""
+    import gymnasium
+
+    for env_id in declared_env_ids():
+        gym_id = gymnasium_id(env_id)
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(gym_id, entry_point="cogsim.envs:make", kwargs={"env_id": env_id},
+                               disable_env_checker=True, order_enforce=False)

@@ -50,18 +50,47 @@ def test_step_rejects_non_text_actions():
         env.step(3)
 
 
-def test_vector_env_steps_in_lockstep():
-    vec = cogsim.make_vec("test/count", 3)
+def test_vector_env_steps_in_lockstep_and_its_spaces_hold_its_observations():
+    vec = cogsim.make_vec("test/count", 3, autoreset_mode="Disabled")
     obs, _ = vec.reset(seed=10)
-    assert len(obs) == 3
+    assert len(obs) == 3 and vec.observation_space.contains(obs)
+    assert vec.metadata["autoreset_mode"].value == "Disabled"
     obs, rewards, terminated, truncated, info = vec.step(["1", "2", "x"])
+    assert vec.observation_space.contains(obs) and vec.action_space.contains(("1", "2", "3"))
     assert rewards.tolist() == [1.0, 0.0, 0.0]
     assert terminated.tolist() == [False, True, True]
     assert info["per_env"][2]["parse"] == "parse_failure"
+    with pytest.raises(envs.ResetNeeded, match="autoreset disabled"):
+        vec.step(["2", "1", "1"])
     with pytest.raises(ValueError, match="expected 3 actions"):
         vec.step(["1"])
     with pytest.raises(ValueError, match="num_envs"):
         cogsim.make_vec("test/count", 0)
+    with pytest.raises(ValueError, match="autoreset_mode must be one of NextStep, SameStep, Disabled"):
+        cogsim.make_vec("test/count", 2, autoreset_mode="sometimes")
+
+
+def test_next_step_autoreset_starts_a_new_episode_on_the_following_step():
+    vec = cogsim.make_vec("test/count", 2)
+    assert vec.metadata["autoreset_mode"].value == "NextStep"
+    vec.reset(seed=0)
+    _, rewards, terminated, _, _ = vec.step(["1", "x"])
+    assert terminated.tolist() == [False, True]
+    obs, rewards, terminated, _, info = vec.step(["2", "ignored"])  # env 1 resets, its action unused
+    assert rewards.tolist() == [1.0, 0.0] and terminated.tolist() == [False, False]
+    assert obs[1]["text"] == "Say the next number, starting at 1." and "episode_seed" in info["per_env"][1]
+    _, rewards, _, _, _ = vec.step(["3", "1"])
+    assert rewards.tolist() == [1.0, 1.0]
+
+
+def test_same_step_autoreset_returns_the_final_observation_in_info():
+    vec = cogsim.make_vec("test/count", 2, autoreset_mode="SameStep")
+    vec.reset(seed=0)
+    obs, _, terminated, _, info = vec.step(["1", "x"])
+    assert terminated.tolist() == [False, True]
+    assert obs[1]["text"] == "Say the next number, starting at 1."
+    assert info["final_obs"][1]["text"] == "Next after 0?" and info["final_info"][1]["episode"] == {"reached": 0}
+    assert info["final_obs"][0] is None
 
 
 def test_wilson_matches_hand_computation():

@@ -64,8 +64,10 @@ def make(env_id: str, **options: Any) -> TextEnv:
     return env_spec.entry_point(env_id=env_id, **{**env_spec.defaults, **options})
 
 
-def make_vec(env_id: str, num_envs: int, **options: Any) -> TextVectorEnv:
+def make_vec(env_id: str, num_envs: int, autoreset_mode: str = "NextStep", **options: Any) -> TextVectorEnv:
+    """``num_envs`` copies of the env, stepped together; ``autoreset_mode`` is one of Gymnasium's
+    ("NextStep", "SameStep", "Disabled"), see :class:`TextVectorEnv`."""
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or not 1 <= num_envs <= MAX_VEC_ENVS:
         raise ValueError(f"num_envs must be an integer from 1 to {MAX_VEC_ENVS}, got {num_envs!r}")
     spec(env_id)
-    return TextVectorEnv([lambda: make(env_id, **options) for _ in range(num_envs)])
+    return TextVectorEnv([lambda: make(env_id, **options) for _ in range(num_envs)], autoreset_mode)

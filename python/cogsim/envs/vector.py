@@ -1,49 +1,88 @@
-"""Batched envs: N independent episodes of one env id, stepped together by the model loop."""
+"""Batched envs: N independent episodes of one env id, stepped together (Gymnasium's VectorEnv API)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector.utils import batch_space
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 
-from cogsim.envs.base import TextEnv
+from cogsim.envs.base import ResetNeeded, TextEnv
+
+AUTORESET_MODES = tuple(mode.value for mode in AutoresetMode)
 
 
 class TextVectorEnv(gym.vector.VectorEnv):
-    """N envs stepped in lockstep. Observations come back as a tuple of per-env dicts (text does not
-    stack); rewards and flags as arrays. No autoreset: the runner decides when an episode starts."""
+    """N envs stepped in lockstep. Observations are a tuple of per-env dicts (text does not stack),
+    so the spaces are ``Tuple`` spaces of the single env's; rewards and flags are arrays; ``info``
+    holds ``per_env``, the list of the envs' info dicts.
 
-    def __init__(self, env_fns: Sequence[Callable[[], TextEnv]]):
+    ``autoreset_mode`` is declared in ``metadata`` as Gymnasium expects:
+    - "NextStep" (Gymnasium's default): the step after an episode ended resets that env, ignores its
+      action and returns its first observation with reward 0;
+    - "SameStep": an ended env is reset within the same step; its last observation and info are in
+      ``info["final_obs"]`` and ``info["final_info"]`` (None for envs that did not end);
+    - "Disabled": ended envs stay ended until ``reset``; stepping one raises ``ResetNeeded``.
+    Autoresets continue each env's own random stream, so a run from one seed is reproducible.
+    """
+
+    def __init__(self, env_fns: Sequence[Callable[[], TextEnv]], autoreset_mode: Union[str, AutoresetMode] = AutoresetMode.NEXT_STEP):
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.envs = [fn() for fn in env_fns]
         if not self.envs:
             raise ValueError("num_envs must be at least 1")
         self.num_envs = len(self.envs)
         self.single_observation_space = self.envs[0].observation_space
         self.single_action_space = self.envs[0].action_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.metadata = dict(self.envs[0].metadata)
+        self.observation_space = spaces.Tuple([self.single_observation_space] * self.num_envs)
+        self.action_space = spaces.Tuple([self.single_action_space] * self.num_envs)
+        self.metadata = {**self.envs[0].metadata, "autoreset_mode": self.autoreset_mode}
+        self._ended = np.zeros(self.num_envs, dtype=bool)
 
     def reset(self, *, seed: Optional[int | Sequence[int]] = None, options: Optional[dict] = None):
         seeds = _seeds(seed, self.num_envs)
         results = [env.reset(seed=s, options=options) for env, s in zip(self.envs, seeds)]
+        self._ended[:] = False
         return tuple(r[0] for r in results), {"per_env": [r[1] for r in results]}
 
     def step(self, actions: Sequence[str]):
-        if len(actions) != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
-        results = [env.step(a) for env, a in zip(self.envs, actions)]
-        obs = tuple(r[0] for r in results)
-        rewards = np.array([r[1] for r in results], dtype=np.float64)
-        terminated = np.array([r[2] for r in results], dtype=bool)
-        truncated = np.array([r[3] for r in results], dtype=bool)
-        return obs, rewards, terminated, truncated, {"per_env": [r[4] for r in results]}
+        if isinstance(actions, str) or len(actions) != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions (one reply text per env), got {actions!r:.80}")
+        obs, rewards = [None] * self.num_envs, np.zeros(self.num_envs, dtype=np.float64)
+        terminated, truncated = np.zeros(self.num_envs, dtype=bool), np.zeros(self.num_envs, dtype=bool)
+        infos: list = [None] * self.num_envs
+        final_obs, final_info = [None] * self.num_envs, [None] * self.num_envs
+        for i, (env, action) in enumerate(zip(self.envs, actions)):
+            if self._ended[i]:
+                if self.autoreset_mode == AutoresetMode.DISABLED:
+                    raise ResetNeeded(f"env {i} of the vector env has ended (autoreset disabled): call reset() first")
+                obs[i], infos[i] = env.reset()
+                self._ended[i] = False
+                continue
+            obs[i], rewards[i], terminated[i], truncated[i], infos[i] = env.step(action)
+            if terminated[i] or truncated[i]:
+                if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                    final_obs[i], final_info[i] = obs[i], infos[i]
+                    obs[i], infos[i] = env.reset()
+                else:
+                    self._ended[i] = True
+        info: dict[str, Any] = {"per_env": infos}
+        if self.autoreset_mode == AutoresetMode.SAME_STEP:
+            info["final_obs"], info["final_info"] = final_obs, final_info
+        return tuple(obs), rewards, terminated, truncated, info
 
     def close(self, **kwargs: Any) -> None:
         for env in self.envs:
             env.close()
+
+
+def _autoreset_mode(mode) -> AutoresetMode:
+    try:
+        return mode if isinstance(mode, AutoresetMode) else AutoresetMode(mode)
+    except ValueError:
+        raise ValueError(f"autoreset_mode must be one of {', '.join(AUTORESET_MODES)}, got {mode!r}") from None
 
 
 def _seeds(seed, n: int) -> list[Optional[int]]:

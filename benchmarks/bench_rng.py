@@ -137,7 +137,7 @@ def pairs_scripted_episodes(episodes_per_cell: int) -> list:
 
 def pairs_duel_tables(seeds: int, rows: int = 6, cols: int = 6) -> list:
     """A small round robin of the scripted agents (each board twice, seats swapped)."""
-    from cogsim.pairs import tournament
+    from cogsim.harness.tournament import tournament
 
     episodes = tournament({"oracle": "oracle", "forgetful": "forgetful", "random": "random"}, range(seeds), rows=rows, cols=cols)
     return metrics.summarize("pairs", episodes)

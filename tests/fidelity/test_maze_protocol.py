@@ -13,7 +13,7 @@ import pytest
 import cogsim
 from cogsim import maze
 from cogsim.agents.base import Message
-from cogsim.harness.history import HistoryPolicy
+from cogsim.agents.history import HistoryPolicy
 from cogsim.maze import release
 
 DATA = Path(__file__).parent / "data"

@@ -7,7 +7,7 @@
 
 from cogsim.harness.config import RunConfig, Task, import_plugins, parse_option_values, resolve_suites
 from cogsim.harness.executor import Executor, LocalExecutor
-from cogsim.harness.history import HistoryPolicy
+from cogsim.agents.history import HistoryPolicy
 from cogsim.harness.runner import ReplayMismatch, RunSummary, Slot, plan, run, run_slots, seat_groups
 
 __all__ = [

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import cogsim
 from cogsim.agents.base import parse_agent_spec
-from cogsim.harness.history import HistoryPolicy
+from cogsim.agents.history import HistoryPolicy
 
 
 SECRET_OPTIONS = frozenset({"api_key"})

@@ -44,7 +44,7 @@ from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent
 from cogsim.envs import spec as env_spec
 from cogsim.harness.config import RunConfig, Task, import_plugins, require_plugins, resumable_changes
-from cogsim.harness.history import HistoryPolicy
+from cogsim.agents.history import HistoryPolicy
 from cogsim.store.sqlite import DB_NAME, EpisodeRow, Store, TurnRow
 
 FINAL_STATUSES = ("done", "truncated", "error")

@@ -185,13 +185,13 @@ def swap_options(episode: dict) -> dict:
 def run_test_swap(source_episodes: Sequence[dict], guesser: str, seed: int = 0) -> list[dict]:
     """Runs the one-turn test swap with a scripted guesser on every source episode; returns episode
     records in the runner's shape (env_id, options, seed, agent, turns + the env's fields)."""
-    import cogsim
+    from cogsim.envs import make
 
     records = []
     rng = np.random.default_rng(seed)
     for source in source_episodes:
         options = swap_options(source)
-        env = cogsim.make(source["env_id"], **options)
+        env = make(source["env_id"], **options)
         env.reset(seed=seed)
         *_, info = env.step(env.scripted_response(guesser, rng))
         records.append({"env_id": source["env_id"], "options": options, "seed": seed, "agent": guesser, "turns": 1,

@@ -1,4 +1,6 @@
-"""RNG-Bench Matching Pairs: deals and games in the core, text views, the strict parser, duels.
+"""RNG-Bench Matching Pairs: deals and games in the core, text views, the strict parser. Duels
+between agents (``cogsim.harness.tournament``) and SFT rollouts (``cogsim.harness.sft``) run envs,
+so they live in the harness.
 
     from cogsim import pairs
     board = pairs.deal(4, 4, seed=1)         # identities 0..7, each twice, row-major
@@ -39,8 +41,3 @@ __all__ = [
     "optimal_responses",
     "parse_flip",
 ]
-
-from cogsim.pairs.sft import EVAL_SEEDS, TRAIN_SEEDS, sft_records, write_jsonl
-from cogsim.pairs.tournament import play_duel, tournament
-
-__all__ += ["EVAL_SEEDS", "TRAIN_SEEDS", "play_duel", "sft_records", "tournament", "write_jsonl"]

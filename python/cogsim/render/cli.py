@@ -24,15 +24,13 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
 
 
 def render_example(renderer, args: argparse.Namespace) -> np.ndarray:
-    from cogsim import cube
     from cogsim.render import examples, maze
 
     seed = args.seed
     if args.kind == "grid":
         return renderer.grid(examples.example_grid(seed, args.cell_size))[0]
     if args.kind == "cube":
-        scramble = " ".join(cube.MOVES[i] for i in np.random.Generator(np.random.PCG64(seed)).integers(0, 18, 12))
-        return renderer.cube_net(cube.Cube.from_moves(scramble))[0]
+        return renderer.cube_net(examples.example_cube_facelets(seed))[0]
     if args.kind == "cards":
         return renderer.cards(examples.example_cards(seed, theme=args.theme))[0]
     if args.kind == "maze3d":

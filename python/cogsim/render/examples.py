@@ -18,6 +18,16 @@ def _rng(seed: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(seed))
 
 
+def example_cube_facelets(seed: int, moves: int = 12) -> str:
+    """The 54 facelets of a cube scrambled by ``moves`` random face turns (the render layer reads the
+    core directly: the cube package sits above it)."""
+    from cogsim import _core
+
+    names = _core.cube_move_names()
+    scramble = " ".join(names[i] for i in _rng(seed).integers(0, len(names), moves))
+    return _core.cube_to_facelets(_core.cube_apply(_core.cube_solved(), scramble))
+
+
 def example_grid(seed: int, cell_size: int = 64) -> grid.GridScene:
     rng = _rng(seed)
     cells = [(int(i) // grid.PLAY_CELLS, int(i) % grid.PLAY_CELLS) for i in rng.permutation(grid.PLAY_CELLS**2)]

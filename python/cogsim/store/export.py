@@ -58,7 +58,7 @@ def export_sft(
     ending with its answer. Images are absolute paths of the stored PNGs. Returns the example count.
     """
     from cogsim.agents.base import Message
-    from cogsim.harness.history import HistoryPolicy
+    from cogsim.agents.history import HistoryPolicy
 
     run_dir = Path(run_dir).resolve()
     count = 0

@@ -54,7 +54,7 @@ def sft_records(env_id: str, sizes: Sequence, seeds: Iterable[int], split: str =
 
     ``sizes``: maze sides (maze3d/nav) or (rows, cols) boards (pairs/single); ``seeds`` must all lie
     in the split's range (TRAIN_SEEDS for "train", EVAL_SEEDS for "eval")."""
-    import cogsim
+    from cogsim.envs import make
 
     if env_id not in _SINGLE_PLAYER:
         raise ValueError(f"env_id must be one of {', '.join(_SINGLE_PLAYER)}, got {env_id!r}")
@@ -66,7 +66,7 @@ def sft_records(env_id: str, sizes: Sequence, seeds: Iterable[int], split: str =
         allowed = SPLITS[split]
         raise ValueError(f"seeds for split {split!r} must lie in [{allowed.start}, {allowed.stop}), got {outside[0]}")
     for size in sizes:
-        env = cogsim.make(env_id, **{**(options or {}), **_size_options(env_id, size)})
+        env = make(env_id, **{**(options or {}), **_size_options(env_id, size)})
         for seed in seeds:
             yield from _episode_records(env, seed, split)
         env.close()

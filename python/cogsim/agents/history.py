@@ -1,4 +1,5 @@
-"""Conversation history policies: what of the past each prompt carries.
+"""Conversation history policies: what of the past each prompt carries (used by the runner, and by
+the store's SFT export to rebuild the context each turn saw).
 
     "full"      every earlier turn (user message and the agent's answer)
     "last:K"    the last K earlier turns

@@ -9,13 +9,13 @@ import pytest
 
 import cogsim
 from cogsim import metrics, pairs
-from cogsim.pairs import sft
+from cogsim.harness import sft, tournament
 
 
 def test_every_pairing_plays_each_board_twice_with_seats_swapped():
     first_free = lambda obs: "Action: (1, 1)"  # a deliberately bad agent: always the top-left card
     agents = {"oracle": "oracle", "random": "random", "stubborn": first_free}
-    episodes = pairs.tournament(agents, seeds=[3, 4], rows=2, cols=4)
+    episodes = tournament.tournament(agents, seeds=[3, 4], rows=2, cols=4)
     assert len(episodes) == 3 * 2 * 2
     seatings = Counter((tuple(e["players"]), e["seed"]) for e in episodes)
     for a, b in [("oracle", "random"), ("oracle", "stubborn"), ("random", "stubborn")]:

@@ -39,11 +39,11 @@ def play_duel(env, seats: Sequence[tuple[str, Agent]], seed: int, rng_seed: int 
 
 def tournament(agents: Mapping[str, Agent], seeds: Sequence[int], env_id: str = "pairs/duel", **options) -> list[dict]:
     """Round robin: for every pair of agents and every board seed, two duels with the seats swapped."""
-    import cogsim
+    from cogsim.envs import make
 
     if len(agents) < 2:
         raise ValueError(f"a tournament needs at least two agents, got {len(agents)}")
-    env = cogsim.make(env_id, **options)
+    env = make(env_id, **options)
     if env.num_players != 2:
         raise ValueError(f"{env_id} is not a two-player env")
     episodes = []

@@ -88,3 +88,28 @@ def test_exports(tmp_path):
     assert [len(e["messages"]) for e in examples[:3]] == [2, 4, 4]
 
     assert export_sft(tmp_path / "run", tmp_path / "duel.jsonl", agents=("oracle vs random",)) == 2  # one per seat
+
+
+def test_turn_rows_and_stored_turns_follow_the_one_column_list():
+    from dataclasses import fields
+
+    from cogsim.store.sqlite import TURN_COLUMNS, StoredTurn, TurnRow
+
+    assert tuple(f.name for f in fields(StoredTurn)) == TURN_COLUMNS
+    assert tuple(f.name for f in fields(TurnRow)) == ("episode", *TURN_COLUMNS)
+
+
+def test_a_schema_1_store_is_migrated_when_opened(tmp_path):
+    import sqlite3
+
+    from cogsim.store.sqlite import _SCHEMA, SCHEMA_VERSION, Store
+
+    run_dir = tmp_path / "old"
+    run_dir.mkdir()
+    with sqlite3.connect(run_dir / "store.sqlite") as db:  # schema 1: the tables without the later columns
+        db.executescript(_SCHEMA)
+        db.execute("INSERT INTO runs (id, schema_version, created, config) VALUES (1, 1, 0, '{}')")
+    with Store(run_dir) as store:
+        assert store.query("SELECT schema_version FROM runs")[0][0] == SCHEMA_VERSION == 2
+        turn_columns = {row[1] for row in store.query("PRAGMA table_info(turns)")}
+        assert {"finish_reason", "history_dropped"} <= turn_columns

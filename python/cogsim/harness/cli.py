@@ -134,7 +134,7 @@ class _ProgressBar:
 
         with Store(self.out) as store:
             config = self.config or RunConfig.from_dict(store.config())
-            done = store.query("SELECT COUNT(*) FROM episodes WHERE status != 'running'")[0][0]
+            done = store.progress_counts()[0]
         # the store already counts the episodes of this first report
         self.bar = tqdm(total=len(plan(config)), initial=done - finished_now, unit="ep", file=sys.stderr, dynamic_ncols=True)
 

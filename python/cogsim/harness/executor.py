@@ -106,11 +106,7 @@ class _StoreWatcher:
         self.last = self._counts()
 
     def _counts(self) -> tuple[int, int, int]:
-        finished = self.store.query("SELECT COUNT(*) FROM episodes WHERE status != 'running'")[0][0]
-        turns, failures = self.store.query(
-            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0) FROM turns"
-        )[0]
-        return finished, turns, failures
+        return self.store.progress_counts()
 
     def delta(self) -> tuple[int, int, int]:
         now = self._counts()

@@ -181,7 +181,7 @@ def run(
             store.record_config_change(config.to_dict(), allowed)
         states = store.episode_states()
         pending = [s for s in slots if states.get(s.key(), (None, None))[1] not in FINAL_STATUSES]
-        turns_before = store.query("SELECT COUNT(*) FROM turns")[0][0]
+        turns_before = store.turn_count()
         executor = executor or LocalExecutor(config.workers if all(is_scripted(a) for a in _all_agents(config)) else 1)
         executor.execute(out, config, pending, progress)
     return summarize_run(out, len(slots), time.perf_counter() - started, turns_before)
@@ -208,23 +208,9 @@ def run_lock(out: Path, wait_s: float = 10.0):
 
 def summarize_run(out: Path, planned: int, seconds: float, turns_before: int = 0) -> RunSummary:
     with Store(out) as store:
-        statuses = dict(store.query("SELECT status, COUNT(*) FROM episodes GROUP BY status"))
-        turns, failures, errors = store.query(
-            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0), COALESCE(SUM(error IS NOT NULL), 0) FROM turns"
-        )[0]
-        faults = {
-            kind: (count, (first or "").splitlines()[0] if first else "")
-            for kind, count, first in store.query(
-                "SELECT fault, COUNT(*), MIN(error) FROM episodes WHERE status = 'running' AND fault IS NOT NULL "
-                "GROUP BY fault"
-            )
-        }
-        for kind in faults:  # the message of the first such episode (the one that stopped the run)
-            (first,) = store.query(
-                "SELECT error FROM episodes WHERE status = 'running' AND fault = ? ORDER BY finished IS NULL, id LIMIT 1",
-                (kind,),
-            )[0]
-            faults[kind] = (faults[kind][0], " ".join((first or "").split()))
+        statuses = store.status_counts()
+        turns, failures, errors = store.turn_totals()
+        faults = {kind: (count, " ".join(first.split())) for kind, (count, first) in store.pending_faults().items()}
     finished = sum(statuses.get(s, 0) for s in FINAL_STATUSES)
     return RunSummary(out, planned, finished, turns, failures, errors, seconds, turns - turns_before, statuses, faults)
 

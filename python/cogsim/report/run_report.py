@@ -52,33 +52,16 @@ def _config_line(config: dict) -> list:
 
 
 def _suites(store: Store) -> list[str]:
-    return [row[0] for row in store.query("SELECT DISTINCT suite FROM episodes ORDER BY suite")]
+    return store.suites()
 
 
 def add_run_tables(document: Document, store: Store) -> None:
     """Generic tables every run gets, whatever its suites."""
     document.heading("Run")
     task_options = {i: t.get("options") or {} for i, t in enumerate((store.config() or {}).get("tasks", []))}
-    # turns are counted from the turns table: an interrupted run's unfinished episodes have stored turns
-    rows = store.query(
-        """SELECT e.task, e.env_id, e.agent, COUNT(*), SUM(e.status = 'done'), SUM(e.status = 'truncated'),
-                  SUM(e.status = 'error'), SUM(e.status = 'running' AND e.fault IS NULL),
-                  SUM(e.status = 'running' AND e.fault IS NOT NULL),
-                  (SELECT COUNT(*) FROM turns t JOIN episodes x ON x.id = t.episode_id
-                   WHERE x.task = e.task AND x.agent = e.agent)
-           FROM episodes e GROUP BY e.task, e.agent ORDER BY e.task, e.agent"""
-    )
-    turn_stats = {
-        (task, agent): stats
-        for task, agent, *stats in store.query(
-            """SELECT e.task, e.agent, SUM(t.parse = 'parse_failure'), SUM(t.parse = 'invalid'),
-                      SUM(t.finish_reason = 'length'), SUM(t.finish_reason IS NOT NULL), AVG(t.latency_s), SUM(t.prompt_tokens), SUM(t.completion_tokens)
-               FROM turns t JOIN episodes e ON e.id = t.episode_id GROUP BY e.task, e.agent"""
-        )
-    }
-    rewards = defaultdict(list)
-    for task, agent, total in store.query("SELECT task, agent, total_reward FROM episodes WHERE status = 'done'"):
-        rewards[(task, agent)].append(total)
+    rows = store.episode_counts()
+    turn_stats = store.turn_stats()
+    rewards = defaultdict(list, store.finished_rewards())
     table = Table(
         "Episodes and turns",
         ["env", "agent", "episodes", "done", "truncated", "errors", "unfinished", "backend faults", "turns",
@@ -105,19 +88,17 @@ def add_run_tables(document: Document, store: Store) -> None:
     )
     document.table(table)
     document.table(throughput_table(store))
-    faults = store.query(
-        "SELECT fault, COUNT(*), MIN(error) FROM episodes WHERE status = 'running' AND fault IS NOT NULL GROUP BY fault"
-    )
+    faults = store.pending_faults()
     if faults:
         faults_table = Table("Backend faults (episodes waiting for a resume)", ["reason", "episodes", "first error"])
-        faults_table.rows = [[kind, count, _clip(error or "", 160)] for kind, count, error in faults]
+        faults_table.rows = [[kind, count, _clip(error, 160)] for kind, (count, error) in sorted(faults.items())]
         document.table(faults_table)
     changes = store.config_changes()
     if changes:
         document.paragraph("Settings changed on resume: ", Text("; ".join(
             ", ".join(f"{k}: {old!r} -> {new!r}" for k, (old, new) in c.items()) for c in changes
         )), ".")
-    errors = store.query("SELECT env_id, agent, seed, error FROM episodes WHERE status = 'error' ORDER BY id LIMIT 5")
+    errors = store.failed_episodes(5)
     if errors:
         document.heading("Episodes that failed", 3)
         for env_id, agent, seed, error in errors:
@@ -127,9 +108,7 @@ def add_run_tables(document: Document, store: Store) -> None:
 
 def throughput_table(store: Store) -> Table:
     """Turns per second over the wall time the sessions were writing (overlapping workers merged)."""
-    spans = store.query(
-        "SELECT s.started, MAX(t.t), COUNT(*) FROM sessions s JOIN turns t ON t.session = s.id GROUP BY s.id ORDER BY s.started"
-    )
+    spans = store.session_spans()
     wall, turns, end = 0.0, 0, None
     for started, last, count in spans:
         turns += count
@@ -139,7 +118,7 @@ def throughput_table(store: Store) -> Table:
         elif last > end:
             wall += last - end
             end = last
-    sessions = store.query("SELECT COUNT(DISTINCT pid) FROM sessions")[0][0]
+    sessions = store.process_count()
     table = Table("Throughput", ["turns", "wall time (s)", "turns/s", "processes"])
     table.rows.append([turns, wall, turns / wall if wall > 0 else "n/a", sessions])
     return table
@@ -179,11 +158,7 @@ def _plots_dir(run_dir: Path) -> Path:
 
 
 def add_failure_examples(document: Document, store: Store) -> None:
-    rows = store.query(
-        """SELECT e.env_id, t.agent, e.seed, t.turn, t.response, t.error FROM turns t JOIN episodes e ON e.id = t.episode_id
-           WHERE t.parse = 'parse_failure' ORDER BY e.id, t.turn LIMIT ?""",
-        (FAILURE_EXAMPLES,),
-    )
+    rows = store.parse_failure_examples(FAILURE_EXAMPLES)
     if not rows:
         return
     document.heading("Examples of failed turns")

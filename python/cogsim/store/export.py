@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -29,16 +30,7 @@ def export_jsonl(run_dir: str | Path, path: str | Path) -> int:
     with open_store(run_dir) as store, _output(run_dir, path) as out:
         for episode in store.episodes(("done", "truncated", "error", "running")):
             turns = store.turns(episode["episode_id"])
-            episode["trajectory"] = [
-                {
-                    "turn": t.turn, "player": t.player, "agent": t.agent, "prompt": t.prompt, "images": t.images,
-                    "options": t.options, "response": t.response, "parsed": t.parsed, "parse": t.parse,
-                    "reward": t.reward, "latency_s": t.latency_s, "prompt_tokens": t.prompt_tokens,
-                    "completion_tokens": t.completion_tokens, "error": t.error,
-                    "finish_reason": t.finish_reason, "history_dropped": t.history_dropped,
-                }
-                for t in turns
-            ]
+            episode["trajectory"] = [asdict(t) for t in turns]
             out.write(json.dumps(episode) + "\n")
             count += 1
     return count
@@ -63,9 +55,7 @@ def export_sft(
     run_dir = Path(run_dir).resolve()
     count = 0
     with open_store(run_dir) as store, _output(run_dir, path) as out:
-        rows = store.query(
-            "SELECT id, env_id, agent, seed, system_prompt, history FROM episodes WHERE status = 'done' ORDER BY id"
-        )
+        rows = store.finished_episode_heads()
         for episode_id, env_id, agent, seed, system_prompt, stored_history in rows:
             if agent not in agents:
                 continue

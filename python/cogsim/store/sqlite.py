@@ -16,7 +16,9 @@ from cogsim._files import refuse_links, write_bytes_atomic
 from cogsim.agents.base import image_key
 
 DB_NAME = "store.sqlite"
-SCHEMA_VERSION = 1
+# 1: the first release; 2: adds episodes.fault and .loop, turns.finish_reason and .history_dropped
+# (a schema-1 store is migrated when opened: the columns are added, NULL or 0 in its old rows).
+SCHEMA_VERSION = 2
 CHECKPOINT_INTERVAL_S = 5.0
 
 _SCHEMA = """
@@ -96,7 +98,7 @@ CREATE TABLE IF NOT EXISTS metrics (
 """
 
 
-# Columns added after schema 1: (table, column, declaration); older stores get them on open.
+# Columns of schema 2 beyond schema 1's tables: (table, column, declaration); added on open.
 _ADDED_COLUMNS = (
     ("episodes", "fault", "TEXT"),  # fault kind of the backend call that stopped a still-'running' episode
     ("episodes", "loop", "TEXT"),  # JSON: on_overflow policy and the env's decoding defaults used
@@ -125,6 +127,31 @@ def to_db_text(text: Optional[str]):
 def from_db_text(value) -> Optional[str]:
     if isinstance(value, bytes):
         return value.decode("utf-8", "surrogatepass")
+    return value
+
+
+# The columns of a turn after its episode id, in table order: TurnRow (written) and StoredTurn (read)
+# carry exactly these fields in this order; write_step and turns() build their SQL from this list.
+TURN_COLUMNS = (
+    "turn", "player", "agent", "prompt", "images", "options", "response", "parsed", "parse", "reward", "terminated",
+    "truncated", "latency_s", "prompt_tokens", "completion_tokens", "error", "attempts", "finish_reason",
+    "history_dropped",
+)
+
+
+def _json_list(values) -> Optional[str]:
+    return json.dumps(list(values)) if values else None
+
+
+def _load_list(text: Optional[str]) -> list:
+    return json.loads(text) if text else []
+
+
+def _load_json(text: Optional[str]):
+    return json.loads(text) if text is not None else None
+
+
+def _same(value):
     return value
 
 
@@ -233,12 +260,17 @@ class Store:
         self.db.executescript(_SCHEMA)
         self._check_schema_version()
         self._add_columns()
+        self._record_migration()
 
     def _check_schema_version(self) -> None:
         row = self.db.execute("SELECT schema_version FROM runs WHERE id = 1").fetchone()
         if row is not None and (not isinstance(row[0], int) or row[0] > SCHEMA_VERSION):
             raise StoreError(f"{self.run_dir / DB_NAME} has store schema {row[0]!r}; this cogsim reads schema "
                              f"{SCHEMA_VERSION} and older: open it with a newer cogsim")
+
+    def _record_migration(self) -> None:
+        self.db.execute("UPDATE runs SET schema_version = ? WHERE id = 1 AND schema_version < ?",
+                        (SCHEMA_VERSION, SCHEMA_VERSION))
 
     def _add_columns(self) -> None:
         for table, column, declaration in _ADDED_COLUMNS:
@@ -328,22 +360,10 @@ class Store:
                         episode.history, now, self.session, _dumps(episode.loop) if episode.loop is not None else None,
                     ),
                 ).lastrowid
-            db.executemany(
-                "INSERT INTO turns (episode_id, turn, player, agent, prompt, images, options, response, parsed, parse, "
-                "reward, terminated, truncated, latency_s, prompt_tokens, completion_tokens, error, attempts, session, t, "
-                "finish_reason, history_dropped) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        t.episode.id, t.turn, t.player, t.agent, to_db_text(t.prompt),
-                        json.dumps(list(t.images)) if t.images else None,
-                        json.dumps(list(t.options)) if t.options else None,
-                        to_db_text(t.response), _dumps_parsed(t.parsed), t.parse, t.reward,
-                        t.terminated, t.truncated, t.latency_s, t.prompt_tokens, t.completion_tokens, to_db_text(t.error),
-                        t.attempts, self.session, now, t.finish_reason, t.history_dropped,
-                    )
-                    for t in turns
-                ],
-            )
+            db.executemany(_INSERT_TURN, [
+                (t.episode.id, *[encode(getattr(t, column)) for column, encode in _TURN_ENCODERS], self.session, now)
+                for t in turns
+            ])
             if finished:
                 db.executemany(
                     "UPDATE episodes SET status=?, num_turns=?, total_reward=?, outcome=?, error=?, finished=?, fault=?, "
@@ -382,23 +402,8 @@ class Store:
         return {(task, agent, index): (episode_id, status) for task, agent, index, episode_id, status in rows}
 
     def turns(self, episode_id: int) -> list[StoredTurn]:
-        rows = self.db.execute(
-            "SELECT turn, player, agent, prompt, images, options, response, parsed, parse, reward, terminated, "
-            "truncated, latency_s, prompt_tokens, completion_tokens, error, attempts, finish_reason, history_dropped FROM turns "
-            "WHERE episode_id = ? ORDER BY turn",
-            (episode_id,),
-        )
-        return [
-            StoredTurn(
-                turn, player, agent, from_db_text(prompt), json.loads(images) if images else [],
-                json.loads(options) if options else [], from_db_text(response),
-                json.loads(parsed) if parsed is not None else None, parse, reward, bool(terminated),
-                bool(truncated), latency_s, prompt_tokens, completion_tokens, from_db_text(error), attempts, finish_reason,
-                history_dropped,
-            )
-            for (turn, player, agent, prompt, images, options, response, parsed, parse, reward, terminated, truncated,
-                 latency_s, prompt_tokens, completion_tokens, error, attempts, finish_reason, history_dropped) in rows
-        ]
+        rows = self.db.execute(_SELECT_TURNS, (episode_id,))
+        return [StoredTurn(*[decode(value) for decode, value in zip(_TURN_DECODERS, row)]) for row in rows]
 
     def episodes(self, statuses: Sequence[str] = ("done",)) -> list[dict]:
         """Episode records as the metrics expect them: the runner's fields plus the env's outcome."""
@@ -424,8 +429,106 @@ class Store:
             records.append(record)
         return records
 
+    # -- summaries (the runner's progress and summary, the report's tables) ---------------------------
+    def progress_counts(self) -> tuple[int, int, int]:
+        """(finished episodes, stored turns, parse failures)."""
+        finished = self.db.execute("SELECT COUNT(*) FROM episodes WHERE status != 'running'").fetchone()[0]
+        turns, failures = self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0) FROM turns").fetchone()
+        return finished, turns, failures
+
+    def turn_count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+
+    def status_counts(self) -> dict[str, int]:
+        return dict(self.db.execute("SELECT status, COUNT(*) FROM episodes GROUP BY status"))
+
+    def turn_totals(self) -> tuple[int, int, int]:
+        """(turns, parse failures, turns with a backend error)."""
+        return self.db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0), COALESCE(SUM(error IS NOT NULL), 0) FROM turns"
+        ).fetchone()
+
+    def pending_faults(self) -> dict[str, tuple[int, str]]:
+        """Backend faults that stopped still-unfinished episodes: kind -> (episodes, the message of the
+        first such episode, the one that stopped the run)."""
+        faults = {}
+        for kind, count in self.db.execute(
+            "SELECT fault, COUNT(*) FROM episodes WHERE status = 'running' AND fault IS NOT NULL GROUP BY fault"
+        ):
+            (first,) = self.db.execute(
+                "SELECT error FROM episodes WHERE status = 'running' AND fault = ? ORDER BY finished IS NULL, id LIMIT 1",
+                (kind,),
+            ).fetchone()
+            faults[kind] = (count, from_db_text(first) or "")
+        return faults
+
+    def suites(self) -> list[str]:
+        return [row[0] for row in self.db.execute("SELECT DISTINCT suite FROM episodes ORDER BY suite")]
+
+    def episode_counts(self) -> list[tuple]:
+        """Per (task, agent): task, env_id, agent, episodes, done, truncated, errors, unfinished, stopped
+        by a backend fault, stored turns (an interrupted run's unfinished episodes have turns too)."""
+        return self.db.execute(
+            """SELECT e.task, e.env_id, e.agent, COUNT(*), SUM(e.status = 'done'), SUM(e.status = 'truncated'),
+                      SUM(e.status = 'error'), SUM(e.status = 'running' AND e.fault IS NULL),
+                      SUM(e.status = 'running' AND e.fault IS NOT NULL),
+                      (SELECT COUNT(*) FROM turns t JOIN episodes x ON x.id = t.episode_id
+                       WHERE x.task = e.task AND x.agent = e.agent)
+               FROM episodes e GROUP BY e.task, e.agent ORDER BY e.task, e.agent"""
+        ).fetchall()
+
+    def turn_stats(self) -> dict[tuple, tuple]:
+        """(task, agent) -> (parse failures, invalid answers, replies cut by length, replies with a finish
+        reason, mean latency, prompt tokens, completion tokens)."""
+        rows = self.db.execute(
+            """SELECT e.task, e.agent, SUM(t.parse = 'parse_failure'), SUM(t.parse = 'invalid'),
+                      SUM(t.finish_reason = 'length'), SUM(t.finish_reason IS NOT NULL), AVG(t.latency_s),
+                      SUM(t.prompt_tokens), SUM(t.completion_tokens)
+               FROM turns t JOIN episodes e ON e.id = t.episode_id GROUP BY e.task, e.agent"""
+        )
+        return {(task, agent): tuple(stats) for task, agent, *stats in rows}
+
+    def finished_rewards(self) -> dict[tuple, list[float]]:
+        """(task, agent) -> total rewards of the finished ('done') episodes."""
+        rewards: dict[tuple, list[float]] = {}
+        for task, agent, total in self.db.execute("SELECT task, agent, total_reward FROM episodes WHERE status = 'done'"):
+            rewards.setdefault((task, agent), []).append(total)
+        return rewards
+
+    def failed_episodes(self, limit: int) -> list[tuple]:
+        """(env_id, agent, seed, error) of the first episodes that ended in an error."""
+        return [(env_id, agent, seed, from_db_text(error)) for env_id, agent, seed, error in self.db.execute(
+            "SELECT env_id, agent, seed, error FROM episodes WHERE status = 'error' ORDER BY id LIMIT ?", (limit,))]
+
+    def parse_failure_examples(self, limit: int) -> list[tuple]:
+        """(env_id, agent, seed, turn, response, backend error) of the first turns the parser rejected."""
+        rows = self.db.execute(
+            """SELECT e.env_id, t.agent, e.seed, t.turn, t.response, t.error FROM turns t JOIN episodes e
+               ON e.id = t.episode_id WHERE t.parse = 'parse_failure' ORDER BY e.id, t.turn LIMIT ?""",
+            (limit,),
+        )
+        return [(*head, from_db_text(response), from_db_text(error)) for *head, response, error in rows]
+
+    def session_spans(self) -> list[tuple[float, float, int]]:
+        """(start, last turn's time, turns) of every session that stored turns, by start."""
+        return self.db.execute(
+            "SELECT s.started, MAX(t.t), COUNT(*) FROM sessions s JOIN turns t ON t.session = s.id "
+            "GROUP BY s.id ORDER BY s.started"
+        ).fetchall()
+
+    def process_count(self) -> int:
+        return self.db.execute("SELECT COUNT(DISTINCT pid) FROM sessions").fetchone()[0]
+
+    def finished_episode_heads(self) -> list[tuple]:
+        """(id, env_id, agent, seed, system prompt, history policy) of the finished episodes, in order."""
+        return [(i, env_id, agent, seed, from_db_text(system), history) for i, env_id, agent, seed, system, history
+                in self.db.execute("SELECT id, env_id, agent, seed, system_prompt, history FROM episodes "
+                                   "WHERE status = 'done' ORDER BY id")]
+
     def query(self, sql: str, params: Sequence = ()) -> list[tuple]:
-        """Rows of a read query; text stored as a BLOB (see :func:`to_db_text`) comes back as ``str``."""
+        """Rows of a read query, for tests and ad-hoc inspection (cogsim's own modules use the methods
+        above, so the SQL stays in this module); text stored as a BLOB comes back as ``str``."""
         return [row if not any(type(v) is bytes for v in row) else tuple(from_db_text(v) for v in row)
                 for row in self.db.execute(sql, params).fetchall()]
 
@@ -453,6 +556,21 @@ def open_store(run_dir: str | os.PathLike) -> Store:
     if not (path / DB_NAME).exists():
         raise ValueError(f"{path} holds no cogsim run (no {DB_NAME})")
     return Store(path)
+
+
+_TURN_ENCODERS = tuple(
+    (column, {"prompt": to_db_text, "response": to_db_text, "error": to_db_text, "images": _json_list,
+              "options": _json_list, "parsed": lambda value: _dumps_parsed(value)}.get(column, _same))
+    for column in TURN_COLUMNS
+)
+_TURN_DECODERS = tuple(
+    {"prompt": from_db_text, "response": from_db_text, "error": from_db_text, "images": _load_list,
+     "options": _load_list, "parsed": _load_json, "terminated": bool, "truncated": bool}.get(column, _same)
+    for column in TURN_COLUMNS
+)
+_INSERT_TURN = (f"INSERT INTO turns (episode_id, {', '.join(TURN_COLUMNS)}, session, t) "
+                f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 3))})")
+_SELECT_TURNS = f"SELECT {', '.join(TURN_COLUMNS)} FROM turns WHERE episode_id = ? ORDER BY turn"
 
 
 def _rollback(db: sqlite3.Connection) -> None:

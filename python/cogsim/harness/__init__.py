@@ -5,10 +5,12 @@
     run(None, "runs/x", resume=True)            # continue a killed run where it stopped
 """
 
+from cogsim.agents.history import HistoryPolicy
 from cogsim.harness.config import RunConfig, Task, import_plugins, parse_option_values, resolve_suites
 from cogsim.harness.executor import Executor, LocalExecutor
-from cogsim.agents.history import HistoryPolicy
-from cogsim.harness.runner import ReplayMismatch, RunSummary, Slot, plan, run, run_slots, seat_groups
+from cogsim.harness.lockstep import ReplayMismatch, run_slots
+from cogsim.harness.runner import RunSummary, run
+from cogsim.harness.slots import Slot, plan, seat_groups
 
 __all__ = [
     "RunConfig", "Task", "HistoryPolicy", "Executor", "LocalExecutor", "RunSummary", "Slot", "ReplayMismatch",

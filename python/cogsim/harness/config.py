@@ -16,7 +16,6 @@ import cogsim
 from cogsim.agents.base import parse_agent_spec
 from cogsim.agents.history import HistoryPolicy
 
-
 SECRET_OPTIONS = frozenset({"api_key"})
 ON_OVERFLOW = ("fail-episode", "drop-oldest")
 # Settings a resume may change: they decide how the backend is reached, not what it answers.

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 from cogsim.harness.config import RunConfig
+from cogsim.harness.lockstep import run_slots
 
 
 class Executor(Protocol):
@@ -31,8 +32,6 @@ class LocalExecutor:
         self.workers = workers if workers > 0 else (os.cpu_count() or 1)
 
     def execute(self, out: Path, config: RunConfig, slots: list, progress=None) -> None:
-        from cogsim.harness.runner import run_slots
-
         workers = min(self.workers, len(slots))
         if workers <= 1:
             run_slots(out, config, slots, 0, progress)

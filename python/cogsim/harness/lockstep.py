@@ -1,0 +1,335 @@
+"""The lockstep episode loop.
+
+
+Up to ``concurrency`` episodes are in flight. Each step gathers the active episodes, groups them
+by the agent whose turn it is (``obs["player"]`` picks the seat in duels), makes ONE backend call
+per agent for all of them (scripted agents answer from each env's hidden state), steps every env
+with its answer, and commits the step's turns in one transaction. Finished episodes free their
+env for the next pending one.
+
+Resuming replays the stored turns of an unfinished episode into a fresh env with the same seed
+(checking that the env shows the same prompts, and that a scripted agent gives the same answers,
+which also restores its random stream), then continues live: the result is the same as an
+uninterrupted run.
+
+Backend faults. A turn whose model call failed (connection, timeout, HTTP error, context overflow,
+unsupported input, malformed answer) is never given to the env: the episode stops where it is,
+stays 'running' in the store with ``fault`` and ``error`` set, and nothing of it is scored. A fault
+that says the server is unusable (connection, timeout, HTTP status, images to a text-only model)
+also stops the run: no new episode starts, the active ones stay resumable. ``run --resume``
+continues exactly these episodes: it replays their stored (real) turns into a fresh env with the
+same seed and asks the model for the failed turn again. ``on_overflow="drop-oldest"`` instead
+answers a context overflow by leaving out the oldest exchanges of the history, one more at a time,
+and records how many per turn.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import zlib
+from collections import defaultdict, deque
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+import cogsim
+from cogsim.agents import is_scripted, make_agent
+from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent
+from cogsim.agents.history import HistoryPolicy
+from cogsim.envs import spec as env_spec
+from cogsim.harness.config import RunConfig, require_plugins
+from cogsim.harness.slots import Progress, Slot
+from cogsim.store.sqlite import EpisodeRow, Store, TurnRow
+
+
+class ReplayMismatch(RuntimeError):
+    """The env or a scripted agent did not reproduce a stored turn: it is not deterministic."""
+
+
+def run_slots(out: str | Path, config: RunConfig, slots: list[Slot], worker: int = 0,
+              progress: Optional[Progress] = None) -> None:
+    """Play ``slots`` in this process, lockstep, committing every step to the store at ``out``.
+    The modules that register the slots' env ids must be imported already (see require_plugins)."""
+    require_plugins(config)
+    with Store(out, worker=worker) as store:
+        store.begin_session()
+        _LockstepRunner(store, config, progress).run(slots)
+
+
+class _Episode:
+    """One episode in flight: its env, per-seat conversations and random streams, its stored row."""
+
+    def __init__(self, slot: Slot, env, row: EpisodeRow):
+        self.slot = slot
+        self.env = env
+        self.row = row
+        self.turn = 0
+        self.conversations = defaultdict(list)  # player -> [(user Message, answer text)]
+        self.rngs = [np.random.default_rng([slot.seed, seat, zlib.crc32(a.encode())]) for seat, a in enumerate(slot.seats)]
+        self.obs = None
+        self.new = row.id is None
+        self.finished = False
+        self.dropped = defaultdict(int)  # player -> oldest exchanges left out of its prompts (on_overflow)
+
+    @property
+    def player(self) -> int:
+        return self.obs.get("player", 0)
+
+    def user_message(self) -> Message:
+        return Message("user", self.obs["text"], tuple(self.obs.get("images", ())))
+
+    def prompt(self, history: HistoryPolicy) -> list[Message]:
+        return history.messages(
+            self.env.system_prompt, self.conversations[self.player], self.user_message(), self.dropped[self.player]
+        )
+
+    def can_drop(self, history: HistoryPolicy) -> bool:
+        return self.dropped[self.player] < history.kept(len(self.conversations[self.player]))
+
+
+class _LockstepRunner:
+    def __init__(self, store: Store, config: RunConfig, progress: Optional[Progress]):
+        self.store = store
+        self.config = config
+        self.progress = progress or (lambda episodes, turns, failures: None)
+        self.agents = {}
+        self.free_envs = defaultdict(list)
+        self.stopped: Optional[str] = None  # a run-stopping backend fault: no new episodes, no more steps
+
+    def run(self, slots: list[Slot]) -> None:
+        pending = deque(slots)
+        active: list[_Episode] = []
+        stored = self.store.episode_states()
+        try:
+            while (pending or active) and self.stopped is None:
+                started, failed = [], []
+                while pending and len(active) < self.config.concurrency:
+                    episode = self._start(pending.popleft(), stored)
+                    if episode.new:
+                        started.append(episode.row)
+                    (failed if episode.finished else active).append(episode)
+                turns, finished = self._step(active)
+                self.store.write_step(started, turns, [e.row for e in failed + finished])
+                for episode in finished:
+                    if episode.row.status not in ("error", "running"):  # an env that raised may be in any state
+                        self.free_envs[episode.slot.task].append(episode.env)
+                    elif episode.env is not None:
+                        episode.env.close()
+                active = [e for e in active if not e.finished]
+                failures = sum(t.parse == "parse_failure" for t in turns)
+                ended = sum(e.row.status != "running" for e in failed + finished)
+                self.progress(ended, len(turns), failures)
+        finally:
+            for agent in self.agents.values():
+                if hasattr(agent, "close"):
+                    agent.close()
+            for env in [e for pool in self.free_envs.values() for e in pool] + [e.env for e in active if e.env]:
+                env.close()
+
+    # -- starting and replaying ------------------------------------------------------------------------
+    def _agent(self, spec: str):
+        if spec not in self.agents:
+            options = dict(self.config.agent_options)
+            if is_scripted(spec):
+                self.agents[spec] = make_agent(spec)
+            else:
+                self.agents[spec] = make_agent(spec, **options)
+                self.store.record_backend(spec, self.agents[spec].describe())
+        return self.agents[spec]
+
+    def _env(self, slot: Slot):
+        pool = self.free_envs[slot.task]
+        if pool:
+            return pool.pop()
+        return cogsim.make(slot.env_id, **self.config.tasks[slot.task].options)
+
+    def _history(self, env) -> HistoryPolicy:
+        return HistoryPolicy.parse(self.config.history or env.default_history, self.config.max_images)
+
+    def _start(self, slot: Slot, stored: dict) -> _Episode:
+        episode_id, _status = stored.get(slot.key(), (None, None))
+        entry = env_spec(slot.env_id)
+        row = EpisodeRow(
+            slot.task, slot.env_id, slot.env_id.split("/")[0], slot.agent,
+            slot.seats, slot.episode_index, slot.seed, {**entry.defaults, **self.config.tasks[slot.task].options},
+            None, self.config.history or "", id=episode_id,
+        )
+        row.loop = {"on_overflow": self.config.on_overflow}
+        episode = _Episode(slot, None, row)
+        try:
+            episode.env = self._env(slot)
+            episode.obs, _ = episode.env.reset(seed=slot.seed)
+        except Exception:
+            self._fail(episode, f"env reset failed:\n{traceback.format_exc(limit=4)}")
+            return episode
+        env = episode.env
+        row.suite = type(env).suite or row.suite  # entry points may be factories: ask the env itself
+        row.system_prompt, row.history = env.system_prompt, str(self._history(env))
+        decoding = _env_decoding(env)
+        if decoding:
+            row.loop["decoding"] = decoding
+        if episode_id is not None:
+            self._replay(episode, self.store.turns(episode_id))
+        return episode
+
+    def _replay(self, episode: _Episode, turns) -> None:
+        for stored in turns:
+            if stored.prompt != episode.obs["text"]:
+                raise ReplayMismatch(
+                    f"{episode.slot.env_id} seed {episode.slot.seed} turn {stored.turn}: the env showed a different "
+                    "prompt than the stored one; resume needs a deterministic env"
+                )
+            agent = self._agent(episode.slot.seats[episode.player])
+            if isinstance(agent, ScriptedAgent):
+                again = agent.respond(episode.env, episode.rngs[episode.player])
+                if again != stored.response:
+                    raise ReplayMismatch(
+                        f"{episode.slot.env_id} seed {episode.slot.seed} turn {stored.turn}: scripted agent "
+                        f"{agent.spec!r} answered differently on replay"
+                    )
+            episode.dropped[episode.player] = stored.history_dropped
+            self._advance(episode, stored.response)
+        if episode.finished:  # cannot happen with atomic steps; a stored final turn means a stored finish
+            raise ReplayMismatch(f"episode {episode.row.id} ended during replay but is stored as running")
+
+    # -- one lockstep step ------------------------------------------------------------------------------
+    def _step(self, active: list[_Episode]) -> tuple[list[TurnRow], list[_Episode]]:
+        by_agent = defaultdict(list)
+        for episode in active:
+            seat = episode.player
+            if seat >= len(episode.slot.seats) or seat < 0:
+                self._fail(episode, f"observation names player {seat}, but the episode has {len(episode.slot.seats)} seats")
+                continue
+            by_agent[episode.slot.seats[seat]].append(episode)
+        turns = []
+        for spec, episodes in by_agent.items():
+            for episode, completion in zip(episodes, self._answers(spec, episodes)):
+                turn = self._play(episode, spec, completion)
+                if turn is not None:
+                    turns.append(turn)
+        return turns, [e for e in active if e.finished]
+
+    def _answers(self, spec: str, episodes: list[_Episode]) -> list[Optional[Completion]]:
+        agent = self._agent(spec)
+        if not isinstance(agent, ScriptedAgent):
+            completions = self._ask(agent, spec, episodes)
+            if self.config.on_overflow == "drop-oldest":
+                while True:  # answer overflows with one more old exchange left out, while any is left
+                    retry = [
+                        i for i, (e, c) in enumerate(zip(episodes, completions))
+                        if c.fault == "context_overflow" and e.can_drop(self._history(e.env))
+                    ]
+                    if not retry:
+                        break
+                    for i in retry:
+                        episodes[i].dropped[episodes[i].player] += 1
+                    for i, completion in zip(retry, self._ask(agent, spec, [episodes[i] for i in retry])):
+                        completions[i] = completion
+            return completions
+        answers = []
+        for episode in episodes:
+            began = time.perf_counter()
+            try:
+                text = agent.respond(episode.env, episode.rngs[episode.player])
+            except Exception:
+                self._fail(episode, f"scripted agent {spec!r} failed:\n{traceback.format_exc(limit=4)}")
+                answers.append(None)
+                continue
+            answers.append(Completion(text, latency_s=time.perf_counter() - began))
+        return answers
+
+    def _ask(self, agent, spec: str, episodes: list[_Episode]) -> list[Completion]:
+        prompts = [e.prompt(self._history(e.env)) for e in episodes]
+        decoding = [_env_decoding(e.env) for e in episodes]
+        completions = agent.complete(prompts, decoding) if any(decoding) else agent.complete(prompts)
+        if len(completions) != len(prompts):
+            raise RuntimeError(f"agent {spec!r} returned {len(completions)} answers for {len(prompts)} prompts")
+        return completions
+
+    def _fault(self, episode: _Episode, spec: str, completion: Completion) -> None:
+        """The backend call of this turn failed: stop the episode unscored and resumable; stop the
+        run when the fault says the server itself is unusable."""
+        error = completion.error or "backend call failed"
+        if completion.fault == "unsupported_input":
+            suites = self._suites_with_images()
+            error = (
+                f"{spec} does not accept images ({error}); the run stopped. Suites of this run that send images: "
+                f"{', '.join(suites) or '(none found)'}; run them with a vision model or in text modality."
+            )
+        episode.row.fault, episode.row.error = completion.fault, f"turn {episode.turn}: {error}"
+        episode.finished = True
+        if completion.fault in RUN_STOPPING_FAULTS and self.stopped is None:
+            self.stopped = episode.row.error
+
+    def _suites_with_images(self) -> list[str]:
+        found = []
+        for task in self.config.tasks:
+            try:
+                env = cogsim.make(task.env_id, **task.options)
+                obs, _ = env.reset(seed=self.config.seed)
+                if len(obs.get("images", ())):
+                    found.append(task.env_id)
+                env.close()
+            except Exception:  # noqa: BLE001 - only a hint for the message
+                continue
+        return found
+
+    def _play(self, episode: _Episode, spec: str, completion: Optional[Completion]) -> Optional[TurnRow]:
+        if completion is None:
+            return None
+        if completion.text is None:
+            self._fault(episode, spec, completion)
+            return None
+        response = completion.text
+        dropped = episode.dropped[episode.player]
+        obs, player, turn = episode.obs, episode.player, episode.turn
+        try:
+            reward, info, terminated, truncated = self._advance(episode, response)
+        except Exception:
+            self._fail(episode, f"env step failed:\n{traceback.format_exc(limit=4)}")
+            return None
+        return TurnRow(
+            episode.row, turn, player, spec, obs["text"], [self.store.put_image(f) for f in obs.get("images", ())],
+            list(obs.get("options", ())), response, info.get("parsed"), str(info.get("parse", "ok")), reward,
+            terminated, truncated or episode.row.status == "truncated",
+            completion.latency_s, completion.prompt_tokens, completion.completion_tokens, completion.error,
+            completion.attempts, completion.finish_reason, dropped,
+        )
+
+    def _advance(self, episode: _Episode, response: str) -> tuple[float, dict, bool, bool]:
+        """Step the env with an answer; bookkeeping shared by live play and replay."""
+        user = episode.user_message()
+        player = episode.player
+        obs, reward, terminated, truncated, info = episode.env.step(response)
+        reward = float(reward)
+        past = episode.conversations[player]
+        past.append((user, response))
+        episode.conversations[player] = self._history(episode.env).retained(past)  # memory bounded by the policy
+        episode.turn += 1
+        episode.obs = obs
+        row = episode.row
+        row.num_turns = episode.turn
+        row.total_reward += reward
+        if terminated or truncated:
+            row.status, row.outcome = "done", dict(info.get("episode") or {})
+            episode.finished = True
+        elif episode.turn >= self.config.max_turns:
+            row.status, row.outcome = "truncated", {"runner_truncated": True}
+            episode.finished = True
+        return reward, info, bool(terminated), bool(truncated)
+
+    def _fail(self, episode: _Episode, error: str) -> None:
+        episode.row.status, episode.row.error = "error", error
+        episode.finished = True
+
+
+def _env_decoding(env) -> dict:
+    """The env's decoding defaults (``env.metadata["cogsim.decoding"]``), e.g. {"max_tokens": 65536}."""
+    decoding = (getattr(env, "metadata", None) or {}).get("cogsim.decoding")
+    if decoding is None:
+        return {}
+    if not isinstance(decoding, dict):
+        raise ValueError(f"{type(env).__name__}.metadata['cogsim.decoding'] must be a dict, got {type(decoding).__name__}")
+    return dict(decoding)

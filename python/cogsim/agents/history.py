@@ -77,6 +77,7 @@ class HistoryPolicy:
     ) -> list[Message]:
         """The prompt for ``current`` given the earlier (user message, answer) exchanges; ``drop``
         leaves out that many of the oldest exchanges the policy would keep (``on_overflow=drop-oldest``)."""
+        kept: Sequence[tuple[Message, str]]
         if self.mode == "current":
             kept = ()
         elif self.mode == "last":

@@ -80,7 +80,7 @@ class TextEnv(gym.Env):
         num_players:        agents taking turns in one episode (2 for duels)
     """
 
-    metadata: ClassVar[dict] = {"render_modes": []}
+    metadata: dict[str, Any] = {"render_modes": []}  # Gymnasium declares it this way
     suite: ClassVar[str] = ""
     default_history: ClassVar[str] = "full"
     scripted_policies: ClassVar[tuple[str, ...]] = ("oracle", "random")

@@ -161,6 +161,8 @@ def import_plugins(names: list) -> None:
             if module_name in sys.modules or _loaded_from(path):
                 continue
             spec = importlib.util.spec_from_file_location(module_name, path)
+            if spec is None or spec.loader is None:
+                raise ValueError(f"--import: {name!r} is not a Python module file")
             module = importlib.util.module_from_spec(spec)
             sys.modules[module_name] = module
             spec.loader.exec_module(module)

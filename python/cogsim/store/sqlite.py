@@ -315,7 +315,7 @@ class Store:
         cursor = self.db.execute(
             "INSERT INTO sessions (started, pid, worker) VALUES (?, ?, ?)", (time.time(), os.getpid(), self.worker)
         )
-        self.session = cursor.lastrowid
+        self.session = int(cursor.lastrowid or 0)
         return self.session
 
     def record_backend(self, spec: str, description: dict) -> None:

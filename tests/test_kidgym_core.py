@@ -34,6 +34,8 @@ def test_oracle_solves_every_seed_in_exactly_the_budget(name, level):
         assert (steps == fewest).all() and (steps <= budget).all()
     elif name == "memory_decode":  # the release's budget level + 1 for 'continue' and one choice
         assert (steps == 2).all() and budget == level + 1
+    elif name == "decode_maze":  # the release registers one step of slack: 4/6/8 for plans of 3/5/7
+        assert (steps == 2 * level + 1).all() and budget == 2 * level + 2
     else:  # every other task is budgeted at its fewest steps
         assert (steps == budget).all()
 
@@ -91,7 +93,7 @@ def _no_shorter_plan(state, depth: int) -> bool:
 def test_no_plan_is_shorter_than_the_oracle_plan(name):
     for state in kidgym.generate(name, 1, range(10)):
         fewest = state.oracle_plan_length()
-        assert fewest == state.budget or name in ("counting", "memory_decode")
+        assert fewest == state.budget or name in ("counting", "memory_decode", "decode_maze")
         assert _no_shorter_plan(state, fewest - 1)
 
 

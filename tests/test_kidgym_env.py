@@ -31,7 +31,7 @@ def test_oracle_succeeds_through_the_text_interface(env_id, level):
         observations, infos, reward = play(env, "oracle", seed)
         episode = infos[-1]["episode"]
         assert reward == 1.0 and episode["success"]
-        slack = env_id in ("kidgym/counting", "kidgym/memory_decode")  # the release gives both spare steps
+        slack = env_id in ("kidgym/counting", "kidgym/memory_decode", "kidgym/decode_maze")  # the release gives these spare steps
         assert episode["steps"] == episode["budget"] or (slack and episode["steps"] < episode["budget"])
         assert all(info["parse"] == "ok" and info["step_success"] for info in infos)
         json.dumps(episode)
@@ -69,8 +69,8 @@ def test_unparseable_answer_can_be_re_asked():
     assert not (terminated or truncated) and info["parse"] == "parse_failure"
 
 
-def test_wrong_basket_has_no_effect_and_is_reported():
-    env = cogsim.make("kidgym/classification", level=1, images=False, max_steps=10)
+def test_wrong_basket_has_no_effect_and_is_reported_with_cogsims_feedback():
+    env = cogsim.make("kidgym/classification", level=1, images=False, max_steps=10, feedback=True)
     obs, _ = env.reset(seed=1)
     env.step(env.scripted_response("oracle", np.random.default_rng(0)))  # pick up an item
     options = env.state.options()
@@ -90,8 +90,8 @@ def test_cot_and_in_context_prompts():
     env = cogsim.make("kidgym/selection", level=2, prompt="cot", images=False)
     env.reset(seed=0)
     answer = env.scripted_response("oracle", np.random.default_rng(0))
-    assert answer.startswith("<THINK>") and answer.endswith("<ANSWER>A</ANSWER>")  # only 'continue' is offered
-    assert "<THINK>" in env.system_prompt and "<ANSWER>" in env.system_prompt
+    assert answer.startswith("<think>") and answer.endswith("<answer>A</answer>")  # only 'continue' is offered
+    assert "<think>" in env.system_prompt and "<answer>" in env.system_prompt
     env = cogsim.make("kidgym/maze", level=1, prompt="in_context", cell_size=32)
     obs, _ = env.reset(seed=0)
     assert "fully worked example" in obs["text"] and "Reason:" in obs["text"]

@@ -31,9 +31,7 @@ PATHOLOGICAL = {
     "final-guess-backticks": "Final Guess: " + "`" * MEGABYTE,
 }
 ENV_IDS = cogsim.list_envs()
-# KidGym's parser is being rewritten with its protocol fidelity work (same issue); its ids join
-# this list when that lands.
-LINEAR_ENV_IDS = [e for e in ENV_IDS if not e.startswith("kidgym/")]
+LINEAR_ENV_IDS = ENV_IDS
 TOKENS = [
     "<think>", "</think>", "<answer>", "</answer>", "<ANSWER>", "</ANSWER>", "Action:", "action", "**", "*", "`",
     "```", "Test Case:", "Final Guess:", "lambda x, y, z:", "(", ")", ",", "1", "-2.5", "1e309", "nan", "A", "B",

@@ -132,6 +132,11 @@ void enumerate_bag_onto(const State& s, const std::array<int, kCells>& dist, Kin
 }  // namespace
 
 int default_budget(Task task, int level) {
+  // The release registers Decode Maze with one step of slack over its fewest (4/6/8 for 3/5/7).
+  return task == Task::DecodeMaze ? fewest_steps(task, level) + 1 : fewest_steps(task, level);
+}
+
+int fewest_steps(Task task, int level) {
   switch (task) {
     case Task::Classification: return 4 * level;
     case Task::Maze: return 2 * level + 1;

@@ -451,8 +451,8 @@ void validate_catalog(const Catalog& catalog) {
 State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int budget) {
   if (static_cast<int>(task) >= kNumTasks) throw std::invalid_argument("kidgym: unknown task id");
   if (level < 1 || level > 3) throw std::invalid_argument("kidgym: level must be 1, 2 or 3, got " + std::to_string(level));
-  const int fewest = default_budget(task, level);
-  if (budget == 0) budget = fewest;
+  const int fewest = fewest_steps(task, level);
+  if (budget == 0) budget = default_budget(task, level);
   if (budget < fewest || budget > 60) throw std::invalid_argument("kidgym: max_steps must be in " + std::to_string(fewest) + "..60 for this task and level, got " + std::to_string(budget));
   SplitMix64 rng(derive_seed(seed, 16 * static_cast<uint64_t>(task) + level));
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {

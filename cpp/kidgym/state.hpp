@@ -134,7 +134,11 @@ struct Catalog {
 // Task-level parameters: the paper's step budgets. All tasks but Counting and Memory Decode must be
 // solved in exactly their budget (every step must be right); Counting allows up to 5 steps, and
 // Memory Decode's one choice (after 'continue') leaves its budget of level + 1 slack, as in the release.
+// The release's registered step budget of a task at a level (its max_steps).
 int default_budget(Task task, int level);
+// The length of the plan generation aims for: the fewest steps that solve the task (the budget,
+// except where the release gives slack: Counting, Memory Decode and Decode Maze).
+int fewest_steps(Task task, int level);
 bool exact_budget(Task task);
 const char* task_name(Task task);
 

@@ -5,9 +5,14 @@ paper's policy), the goal and the executable high-level actions as shuffled lett
 answer is decoded as the paper does (see ``cogsim.kidgym.decode``); when 'continue' is the only option
 any answer counts as it, as in the release's evaluation loop. Every task has the release's step budget
 (``max_steps`` of its registered tasks: CL 4/8/12, SE 2/3/4, SO 2/3/4, MA 3/5/7, MMA 4/6/8, MDE 2/3/4,
-FI, PU 1/2/3, MFI 2/3/4, PL 1, CO 5; DMA, unregistered there, takes Maze's). Except for Counting and
-Memory Decode (one choice after 'continue') that is the fewest steps that solve the task, so any
+FI, PU 1/2/3, MFI 2/3/4, PL 1, CO 5, DMA 4/6/8). Except for Counting, Memory Decode (one choice after
+'continue') and Decode Maze (one step of slack) that is the fewest steps that solve the task, so any
 wasted or wrong step fails the episode.
+
+Each turn's text is the release's: the goal and the lettered actions, with no feedback on the last
+answer (``feedback=True`` adds cogsim's one line on what the last answer did). ``prompt_template`` reads
+the turn text from a file (e.g. the paper's published prompt) with the placeholders of
+``kidgym.prompts.TEMPLATE_FIELDS``.
 
 Reading: an answer that names no option spends a step without effect (``invalid_answer_costs_step``;
 False re-asks for free). The release's interactive loop re-asks; how its model runs counted such
@@ -25,8 +30,8 @@ from cogsim import kidgym
 from cogsim.envs import register
 from cogsim.envs.base import TextEnv, observation
 from cogsim.kidgym import _overlay, catalog, prompts, reasons, scene
-from cogsim.kidgym.decode import decode_answer
-from cogsim.kidgym.tasks import TASKS, action_text, goal_text
+from cogsim.kidgym.decode import TAG_MODES, decode_answer
+from cogsim.kidgym.tasks import GOAL_TEXTS, TASKS, action_text, goal_text
 
 _MAZES = {"maze", "decode_maze", "memory_maze"}
 EXAMPLE_SEED = 2_000_000_011  # the in-context example episode (shifted if it equals the episode's seed)
@@ -50,6 +55,13 @@ class KidGymEnv(TextEnv):
     describe_backpack      state the backpack in words (default on for mazes, whose key colours the
                            renderer's backpack strip cannot show)
     decoder                "paper" (exactly the paper's decoder) or "strict" (see ``kidgym.decode``)
+    answer_tags            "release" (lowercase <answer> tags on one line, as the release reads them) or
+                           "any_case" (tags in any case, across lines: cogsim's earlier reading)
+    feedback               add a line on what the last answer did (cogsim's; the release gives none)
+    goal_texts             "release" (the release's templates word for word) or "adapted" (Memory Decode
+                           worded for cogsim's frames, which show the target in the hint bar)
+    prompt_template        path of a text file for each turn's text, with ``{goal}``, ``{actions}``... (see
+                           ``kidgym.prompts.TEMPLATE_FIELDS``)
     invalid_answer_costs_step  an unparseable answer spends a step (True) or is simply re-asked (False)
     selection_extra, decode_extra, memory_chests, maze_decoy_keys   generator knobs (``catalog.CatalogOptions``)
     """
@@ -60,15 +72,25 @@ class KidGymEnv(TextEnv):
 
     def __init__(self, env_id: str = "", task: str = "classification", level: int = 1, prompt: str = "zero_shot",
                  max_steps: int = 0, images: bool = True, cell_size: int = 64, describe_backpack: Optional[bool] = None,
-                 decoder: str = "paper", invalid_answer_costs_step: bool = True, **generator_options: Any):
+                 decoder: str = "paper", answer_tags: str = "release", feedback: bool = False,
+                 goal_texts: str = "release", prompt_template: Optional[str] = None,
+                 invalid_answer_costs_step: bool = True, **generator_options: Any):
         super().__init__(env_id, task=task, level=level, prompt=prompt, max_steps=max_steps, images=images,
                          cell_size=cell_size, describe_backpack=describe_backpack, decoder=decoder,
-                         invalid_answer_costs_step=invalid_answer_costs_step, **generator_options)
+                         answer_tags=answer_tags, feedback=feedback, goal_texts=goal_texts,
+                         prompt_template=prompt_template, invalid_answer_costs_step=invalid_answer_costs_step,
+                         **generator_options)
         self.task = kidgym.task(task)
         self.level = kidgym._check_level(level)
         self.prompt = prompts.check_variant(prompt)
         if decoder not in ("paper", "strict"):
             raise ValueError(f"decoder must be 'paper' or 'strict', got {decoder!r}")
+        if answer_tags not in TAG_MODES:
+            raise ValueError(f"answer_tags must be one of {', '.join(TAG_MODES)}, got {answer_tags!r}")
+        if goal_texts not in GOAL_TEXTS:
+            raise ValueError(f"goal_texts must be one of {', '.join(GOAL_TEXTS)}, got {goal_texts!r}")
+        self.answer_tags, self.feedback, self.goal_texts = answer_tags, bool(feedback), goal_texts
+        self.template = prompts.load_template(prompt_template) if prompt_template is not None else None
         if not isinstance(max_steps, int) or max_steps < 0:
             raise ValueError(f"max_steps must be a non-negative integer (0: the paper's budget), got {max_steps!r}")
         if cell_size not in (32, 64, 96):
@@ -112,10 +134,15 @@ class KidGymEnv(TextEnv):
         if state.done:
             outcome = "You completed the goal." if state.success else "The task failed."
             return observation(f"{feedback}\nThe episode is over. {outcome}".strip(), frames, ())
-        self.options = state.options()
+        self.legal_actions = state.options()
         texts = self._option_texts()
         note = f"Backpack: {scene.backpack_text(state)}" if self.describe_backpack else ""
-        text = prompts.turn_text(goal_text(self.task, state), texts, feedback, note)
+        feedback = feedback if self.feedback else ""
+        goal = goal_text(self.task, state, self.goal_texts)
+        if self.template is not None:
+            text = prompts.fill_template(self.template, goal, texts, note, feedback, state)
+        else:
+            text = prompts.turn_text(goal, texts, feedback, note)
         if self.example is not None and (self.turn == 0 or self.default_history == "current"):
             text = self.example.text() + "\n\n" + text
             frames = tuple(self.example.frames) + frames
@@ -129,7 +156,7 @@ class KidGymEnv(TextEnv):
         if self.state is None or self.state.done:
             raise ValueError("the episode is over (or was never started); call reset() first")
         texts = self._option_texts()
-        index = decode_answer(action, texts, strict=self.strict)
+        index = decode_answer(action, texts, strict=self.strict, tags=self.answer_tags)
         if index is None and texts == ["continue"]:
             index = 0  # the release's evaluation takes any answer as 'continue' when it is the only option
         self.turn += 1
@@ -141,7 +168,7 @@ class KidGymEnv(TextEnv):
             feedback = f"Your answer named none of the options {kidgym.letter_list(len(texts))}."
         else:
             before = self._snapshot()
-            self.state.apply(self.options[index])
+            self.state.apply(self.legal_actions[index])
             changed = self._snapshot() != before
             letter = chr(ord("A") + index)
             info = {"parse": "ok", "parsed": {"option": letter, "action": texts[index]}, "step_success": changed}
@@ -182,11 +209,11 @@ class KidGymEnv(TextEnv):
             raise ValueError(f"policy must be one of {', '.join(self.scripted_policies)}, got {policy!r}")
         if self.state is None or self.state.done:
             raise ValueError("the episode is over (or was never started); call reset() first")
-        index = self._choice(policy, self.state, self.options, rng)
+        index = self._choice(policy, self.state, self.legal_actions, rng)
         letter = chr(ord("A") + index)
-        text = action_text(self.task, self.state, self.options[index])
+        text = action_text(self.task, self.state, self.legal_actions[index])
         if policy == "oracle" and self.prompt == "cot":
-            why = reasons.explain(self.task, self.state, self.options[index])
+            why = reasons.explain(self.task, self.state, self.legal_actions[index])
         else:
             why = f"I pick {letter}: '{text}'."
         return prompts.scripted_answer(self.prompt, letter, text, why)
@@ -194,7 +221,7 @@ class KidGymEnv(TextEnv):
     def _worked_example(self, seed: int) -> prompts.WorkedExample:
         example_seed = EXAMPLE_SEED + self.level if seed != EXAMPLE_SEED + self.level else EXAMPLE_SEED - 1
         state = self._generate(example_seed)
-        example = prompts.WorkedExample(goal_text(self.task, state))
+        example = prompts.WorkedExample(goal_text(self.task, state, self.goal_texts))
         scenes = []
         while not state.done:
             options = state.options()

@@ -1,21 +1,19 @@
-"""The KidGym answer decoder, as the paper's evaluation does it.
+"""The KidGym answer decoder, as the release's evaluation (``src/eval/evaluation.py``,
+``process_answer``) does it:
 
-1. If the response holds ``<answer>...</answer>`` (any case, may span lines), only the first tagged
-   span is read.
+1. If the response holds ``<answer>...</answer>`` (lowercase tags, on one line: the release's pattern
+   has no flags), only the first such span is read.
 2. If an option's action text appears in it quoted (``'pick up the item with label 2'``), that option.
 3. Otherwise the first uppercase letter standing alone (word boundaries) among the valid labels.
-4. Otherwise the first valid uppercase label letter anywhere (the paper's last resort).
+4. Otherwise the first valid uppercase label letter anywhere (the release's last resort).
 5. Otherwise nothing: the answer is invalid.
 
-Steps 2-4 are the KidGym release's ``process_answer`` (``eval/evaluation.py``) exactly. Step 1 is the
-issue's reading: the release matches only lowercase tags on one line (``<answer>(.*?)</answer>``
-without flags), so an uppercase ``<ANSWER>B</ANSWER>`` there falls through to steps 2-4 over the
-whole reply, reasoning included. We strip tags in any case and across lines, which only differs from
-the release on replies whose tag is not lowercase or spans a line break.
+Named variants: ``tags="any_case"`` reads the first tag pair in any case and across lines (cogsim's
+earlier reading); ``strict=True`` drops step 4 (a letter inside a word, such as the "A" of "All",
+never counts) and also accepts an action's text without quotes when it appears as a whole phrase.
 
-``strict=True`` drops step 4 (a letter inside a word, such as the "A" of "All", never counts) and
-also accepts an action's text without quotes when it appears as a whole phrase; it is a named
-option for users who prefer fewer accidental matches, not the paper's decoder.
+Every step is a scan in linear time (``str.find`` and single-character classes): a megabyte of
+``"<answer>"`` costs milliseconds, where the release's lazy pattern restarted at every tag.
 """
 
 from __future__ import annotations
@@ -24,21 +22,46 @@ import re
 import string
 from typing import Optional, Sequence
 
-_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 MAX_OPTIONS = 26
+TAG_MODES = ("release", "any_case")
+_OPEN, _CLOSE = "<answer>", "</answer>"
 
 
-def decode_answer(response: str, actions: Sequence[str], strict: bool = False) -> Optional[int]:
+def tagged_span(response: str, tags: str = "release") -> Optional[str]:
+    """The text inside the first ``<answer>...</answer>`` pair, or None."""
+    if tags == "release":  # lowercase, and '.' does not cross a newline: the first line holding a pair
+        start = 0
+        while True:
+            opening = response.find(_OPEN, start)
+            if opening < 0:
+                return None
+            line_end = response.find("\n", opening)
+            line_end = len(response) if line_end < 0 else line_end
+            closing = response.find(_CLOSE, opening + len(_OPEN), line_end)
+            if closing >= 0:
+                return response[opening + len(_OPEN):closing]
+            start = line_end + 1  # no pair starts later on this line either
+    folded = response.lower()
+    if len(folded) != len(response):  # a few characters change length when lower-cased: fold ASCII only
+        folded = "".join(ch.lower() if ch.isascii() else ch for ch in response)
+    opening = folded.find(_OPEN)
+    closing = folded.find(_CLOSE, opening + len(_OPEN)) if opening >= 0 else -1
+    return response[opening + len(_OPEN):closing] if closing >= 0 else None
+
+
+def decode_answer(response: str, actions: Sequence[str], strict: bool = False, tags: str = "release") -> Optional[int]:
     """Index of the chosen option in ``actions`` (label order A, B, ...), or None if invalid."""
     if not isinstance(response, str):
         raise TypeError(f"response must be str, got {type(response).__name__}")
+    if tags not in TAG_MODES:
+        raise ValueError(f"tags must be one of {', '.join(TAG_MODES)}, got {tags!r}")
     if len(actions) > MAX_OPTIONS:
         raise ValueError(f"actions: at most {MAX_OPTIONS} options can be lettered, got {len(actions)}")
     if not actions:
         return None
-    tagged = _ANSWER_TAG.search(response)
-    if tagged:
-        response = tagged.group(1)
+    tagged = tagged_span(response, tags)
+    if tagged is not None:
+        response = tagged
     for index, action in enumerate(actions):
         if f"'{action}'" in response:
             return index

@@ -1,7 +1,8 @@
 """KidGym prompts: a common preamble, the goal, the lettered action list; three variants.
 
 ``zero_shot``   the preamble, goal and actions; answer with one letter.
-``cot``         the same, asking for reasoning in <THINK>...</THINK> and the letter in <ANSWER>...</ANSWER>.
+``cot``         the same, asking for reasoning in <think>...</think> and the letter in <answer>...</answer>
+                (lowercase tags on one line: what the release's decoder reads).
 ``in_context``  zero-shot plus one fully worked example episode of the same task and level (its frames
                 are sent before the current one, each step with its options, answer and reason).
 
@@ -18,9 +19,9 @@ the layout facts the release's frames rely on (hint bar, backpack slots, number 
 numerals, high-level actions); the release's other kept sentence, about facing an item with the red
 arrow before interacting, concerns its low-level actions and is left out. The CoT instruction wording
 and the in-context layout (example frames first, then "Example step k" lines) are ours too. The
-release's decoder strips only lowercase ``<answer>`` tags; ours strips them in any case (the issue's
-reading, see ``decode``), so an ``<ANSWER>`` reply is read from its tag as the CoT variant intends.
-Every text can be replaced by passing ``system_prompt`` to the env.
+decoder reads lowercase ``<answer>`` tags on one line, as the release's does (``answer_tags="any_case"``
+for any case). A turn's text can be replaced by a template file (``prompt_template``, placeholders in
+``TEMPLATE_FIELDS``), e.g. the paper's published prompt.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ MEMORY_NOTE = (
 ANSWER_FORMAT = {
     "zero_shot": "Answer with the letter of your action only.",
     "in_context": "Answer with the letter of your action only.",
-    "cot": "First think step by step inside <THINK>...</THINK>, then give the letter of your action inside <ANSWER>...</ANSWER>.",
+    "cot": "First think step by step inside <think>...</think>, then give the letter of your action inside <answer>...</answer>.",
 }
 
 
@@ -75,6 +76,41 @@ def turn_text(goal: str, actions: list[str], feedback: str = "", state_note: str
     return "\n".join(lines)
 
 
+# Placeholders a turn template may use: the goal, the lettered options ("A) 'x' B) 'y'"), the letters
+# ("A/B"), the backpack in words (mazes; else empty), feedback on the last answer (empty unless
+# feedback=True), the step number and the budget.
+TEMPLATE_FIELDS = ("goal", "actions", "letters", "backpack", "feedback", "step", "max_steps")
+MAX_TEMPLATE_CHARS = 1 << 20
+
+
+def load_template(path) -> str:
+    """A turn template from a file, checked: every ``{placeholder}`` must be one of TEMPLATE_FIELDS
+    (write ``{{`` and ``}}`` for literal braces)."""
+    import string
+    from pathlib import Path
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"prompt_template: cannot read {path!s}: {error}") from None
+    if len(text) > MAX_TEMPLATE_CHARS:
+        raise ValueError(f"prompt_template: {path!s} is longer than {MAX_TEMPLATE_CHARS} characters")
+    try:
+        names = {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+    except ValueError as error:
+        raise ValueError(f"prompt_template: {path!s} is not a valid template ({error}); write {{{{ and }}}} for braces") from None
+    unknown = sorted(names - set(TEMPLATE_FIELDS))
+    if unknown:
+        raise ValueError(f"prompt_template: unknown placeholder(s) {', '.join('{' + n + '}' for n in unknown)}; "
+                         f"allowed: {', '.join('{' + n + '}' for n in TEMPLATE_FIELDS)}")
+    return text
+
+
+def fill_template(template: str, goal: str, actions: list[str], backpack: str, feedback: str, state) -> str:
+    return template.format(goal=goal, actions=format_options(actions), letters=letter_list(len(actions)),
+                           backpack=backpack, feedback=feedback, step=int(state.steps) + 1, max_steps=int(state.budget))
+
+
 @dataclass
 class WorkedExample:
     """One episode played by the oracle: a frame per step, with the options, the answer and a reason."""
@@ -97,5 +133,5 @@ class WorkedExample:
 
 def scripted_answer(variant: str, letter: str, action_text: str, why: Optional[str] = None) -> str:
     if variant == "cot":
-        return f"<THINK>{why or 'This action moves me toward the goal.'}</THINK>\n<ANSWER>{letter}</ANSWER>"
+        return f"<think>{why or 'This action moves me toward the goal.'}</think>\n<answer>{letter}</answer>"
     return letter

@@ -2,8 +2,8 @@
 
 Goal and action wordings are the KidGym release's templates (``assets/jsons/template.json`` of
 github.com/BoBo-Ye/KidGym), word for word, including its "your need to select" in Selection and the
-"{item}s." ending of the Counting goal. Two sentences are adapted to our frames and say so in place:
-Memory Decode names the hint bar where the release says "the black box in the upper left corner", and
+"{item}s." ending of the Counting goal. ``goal_texts="adapted"`` words Memory Decode for our frames
+instead: it names the hint bar where the release says "the black box in the upper left corner", and
 states that each row of the first image is "item -> its partner".
 
 Capabilities follow the issue and the first public README (github.com/KidGym/KidGym): Memory Decode
@@ -17,8 +17,9 @@ Remaining readings (the release does it differently, or does not say):
 - Memory Decode follows the release: one asked pair, its partner among 2L+1 distractors
   (``decode_extra`` = 1), one choice, budget L+1 with slack. Our distractors never belong to a shown
   pair; the release draws them at random and excludes only the asked pair.
-- Decode Maze has no registered budget in the release; we use Maze's 2L+1. Its level 1 has the
-  release's trap, a second key of the door's own colour that does not open it.
+- Decode Maze: the release registers 4/6/8 steps, one more than its fewest-steps plan (2L+1), which
+  is what the generator aims for. Its level 1 has the release's trap, a second key of the door's own
+  colour that does not open it.
 - Action lists: the release lists an action for every pickable object and every door x backpack slot,
   reachable or not (choosing an unreachable one wastes the step); ours lists the executable actions
   only (the issue's rule), shuffled again at every step (the release does not reshuffle Counting after
@@ -98,8 +99,12 @@ def slot_letter(slot: int) -> str:
     return chr(ord("A") + slot)
 
 
-def goal_text(spec: TaskSpec, state) -> str:
-    """The goal sentence for the state's task (memory tasks word it differently after 'continue')."""
+GOAL_TEXTS = ("release", "adapted")
+
+
+def goal_text(spec: TaskSpec, state, texts: str = "release") -> str:
+    """The goal sentence for the state's task (memory tasks word it differently after 'continue');
+    ``texts="adapted"`` words Memory Decode for cogsim's frames (see the module notes)."""
     goal, level, started = state.goal, state.level, state.phase == 1
     continue_hint = "" if started else " If you understand the rules, choose 'continue' to begin the task."
     if spec.name == "classification":
@@ -136,13 +141,20 @@ def goal_text(spec: TaskSpec, state) -> str:
                 "the items you recall one by one."
             )
         return text + ("" if started else " If you understand the rules, select the 'continue' action to start the task.")
-    if spec.name == "memory_decode":
+    if spec.name == "memory_decode" and texts == "adapted":
         return (
             "In the first image, arrow-connected items with one-to-one correspondence(s) will be shown on the left "
             "margin that you need to remember (each row: item -> its partner). In the following images, the "
             "correspondence(s) will not be shown, and a target item will be shown in the hint bar on the left. You need "
             "to select the correct corresponding item for the target based on the pairing you remembered in the first image."
             + continue_hint
+        )
+    if spec.name == "memory_decode":
+        return (
+            "In the first image, arrow-connected items with one-to-one correspondence(s) will be shown on the left "
+            "margin that you need to remember. In the following images, the correspondence(s) will not be shown, and a "
+            "target item will be generated in the black box in the upper left corner. You need to select the correct "
+            "corresponding item for the target based on the pairing you remembered in the first image." + continue_hint
         )
     if spec.name == "counting":
         number, item = goal[0], catalog.item_name(goal[1], goal[2])

@@ -56,10 +56,15 @@ def baseline_episodes(episodes_per_depth: int, depths) -> list:
     """Oracle and random agents on every test and variant, text modality where the test has one
     (scripted agents ignore the image; tests 1 and 2 are image-only and render for real)."""
     variants = {
-        "cube/reconstruction": [{}], "cube/verification": [{}], "cube/optimal-move": [{"modality": "text"}],
+        "cube/reconstruction": [{}],
+        "cube/verification": [{}],
+        "cube/optimal-move": [{"modality": "text"}],
         "cube/reflection": [{"modality": "text", "regime": r} for r in ("guided-redacted", "guided-unredacted")],
-        "cube/closed-loop": [{"modality": "text"}, {"modality": "text", "credit": "progress"},
-                             {"modality": "text", "abstention": True}],
+        "cube/closed-loop": [
+            {"modality": "text"},
+            {"modality": "text", "credit": "progress"},
+            {"modality": "text", "abstention": True},
+        ],
         "cube/move-effect": [{"modality": "text"}],
         "cube/recovery": [{"modality": "text", "start": "closed-loop"}, {"modality": "text", "start": "injected"}],
     }
@@ -75,8 +80,9 @@ def baseline_episodes(episodes_per_depth: int, depths) -> list:
                         done = False
                         while not done:
                             _, _, done, _, info = env.step(env.scripted_response(agent, rng))
-                        records.append({"env_id": env_id, "options": options, "seed": seed, "agent": agent,
-                                        **info["episode"]})
+                        records.append(
+                            {"env_id": env_id, "options": options, "seed": seed, "agent": agent, **info["episode"]}
+                        )
     return records
 
 

@@ -101,8 +101,10 @@ def main() -> None:
         turns = args.turns if batch >= 32 else args.turns // 4
         rate, cpu_rate, seconds = harness(turns, batch)
         overhead = 1e6 / cpu_rate - 1e6 / bare
-        print(f"harness, batch {batch:4d}, store on: {rate:,.0f} turns/s wall, {cpu_rate:,.0f} turns per CPU second "
-              f"({1e6 / cpu_rate:.1f} us CPU/turn, harness overhead {overhead:.1f} us/turn; {turns:,} turns in {seconds:.1f} s)")
+        print(
+            f"harness, batch {batch:4d}, store on: {rate:,.0f} turns/s wall, {cpu_rate:,.0f} turns per CPU second "
+            f"({1e6 / cpu_rate:.1f} us CPU/turn, harness overhead {overhead:.1f} us/turn; {turns:,} turns in {seconds:.1f} s)"
+        )
 
 
 if __name__ == "__main__":

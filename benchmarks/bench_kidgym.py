@@ -1,8 +1,8 @@
 """KidGym throughput and baselines.
 
-    python benchmarks/bench_kidgym.py throughput   # episodes/s generated and played in the core, frames/s, env steps/s
-    python benchmarks/bench_kidgym.py baselines    # random (500 episodes) and oracle tables per task and level
-    python -m pytest benchmarks/bench_kidgym.py    # the throughput cases under pytest-benchmark
+python benchmarks/bench_kidgym.py throughput   # episodes/s generated and played in the core, frames/s, env steps/s
+python benchmarks/bench_kidgym.py baselines    # random (500 episodes) and oracle tables per task and level
+python -m pytest benchmarks/bench_kidgym.py    # the throughput cases under pytest-benchmark
 """
 
 from __future__ import annotations
@@ -82,7 +82,9 @@ def throughput_table() -> str:
             rand = _rate(lambda: play_batch(name, level, "random"), BATCH)
             specs = frame_specs(name, level)
             frames = _rate(lambda: render_batch(specs), FRAMES, repeats=2)
-            lines.append(f"| {name} | {level} | {gen1:,.0f} | {gen:,.0f} | {oracle:,.0f} | {rand:,.0f} | {frames:,.0f} |")
+            lines.append(
+                f"| {name} | {level} | {gen1:,.0f} | {gen:,.0f} | {oracle:,.0f} | {rand:,.0f} | {frames:,.0f} |"
+            )
     lines += ["", "| env (oracle agent, level 2) | images | steps/s |", "| --- | --- | --- |"]
     for name in ("classification", "maze", "memory_filling"):
         for images in (False, True):
@@ -101,18 +103,30 @@ def baseline_tables(episodes: int = 500) -> str:
                 records += [{"code": spec.code, "level": level, "success": bool(s), "agent": policy} for s in success]
     out = []
     for policy in ("random", "oracle"):
-        out += [f"### {policy} agent ({episodes} episodes per task and level, seeds 0..{episodes - 1})", "",
-                "| task | capabilities | level 1 | level 2 | level 3 |", "| --- | --- | --- | --- | --- |"]
+        out += [
+            f"### {policy} agent ({episodes} episodes per task and level, seeds 0..{episodes - 1})",
+            "",
+            "| task | capabilities | level 1 | level 2 | level 3 |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         for spec in kidgym.TASKS.values():
             cells = []
             for level in kidgym.LEVELS:
-                wins = sum(r["success"] for r in records if r["agent"] == policy and r["code"] == spec.code and r["level"] == level)
+                wins = sum(
+                    r["success"]
+                    for r in records
+                    if r["agent"] == policy and r["code"] == spec.code and r["level"] == level
+                )
                 cells.append(wilson(wins, episodes).format(percent=True))
             out.append(f"| {spec.code} ({spec.name}) | {', '.join(spec.capabilities)} | " + " | ".join(cells) + " |")
         out.append("")
     table = [t for t in kidgym_metrics.summarize(records) if t.title == "KidGym capability scores"][0]
-    out += ["### Capability scores (100 x mean over tasks of 0.2 p1 + 0.3 p2 + 0.5 p3)", "",
-            "| agent | " + " | ".join(table.columns[1:]) + " |", "| --- |" + " --- |" * (len(table.columns) - 1)]
+    out += [
+        "### Capability scores (100 x mean over tasks of 0.2 p1 + 0.3 p2 + 0.5 p3)",
+        "",
+        "| agent | " + " | ".join(table.columns[1:]) + " |",
+        "| --- |" + " --- |" * (len(table.columns) - 1),
+    ]
     out += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in table.rows]
     return "\n".join(out)
 

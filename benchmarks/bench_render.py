@@ -37,7 +37,13 @@ def maze_workload():
     """64 views spread over 8 mazes of 10 x 10 cells (geometry uploaded once)."""
     mazes = renderer().mazes([examples.example_maze(seed, 10) for seed in range(8)])
     rng = np.random.Generator(np.random.PCG64(0))
-    return mazes, rng.integers(0, 8, BATCH), rng.integers(0, 10, BATCH), rng.integers(0, 10, BATCH), rng.integers(0, 4, BATCH)
+    return (
+        mazes,
+        rng.integers(0, 8, BATCH),
+        rng.integers(0, 10, BATCH),
+        rng.integers(0, 10, BATCH),
+        rng.integers(0, 4, BATCH),
+    )
 
 
 def maze_batch(size: int, count: int) -> np.ndarray:
@@ -93,7 +99,9 @@ def pillow_grid(scene: grid.GridScene) -> np.ndarray:
     draw = ImageDraw.Draw(image)
     for i in range(0, 2 * size, c // 2):
         draw.line([(i, 0), (i - size, size)], fill=stripe, width=c // 6)
-    draw.rounded_rectangle((5, 5, 2 * c - 5, 8 * c - 5), radius=c // 6, fill=grid.PANEL, outline=grid.PANEL_EDGE, width=3)
+    draw.rounded_rectangle(
+        (5, 5, 2 * c - 5, 8 * c - 5), radius=c // 6, fill=grid.PANEL, outline=grid.PANEL_EDGE, width=3
+    )
     draw.text((c, c // 3), "Hint", font=_font(c // 4), fill=grid.PANEL_EDGE, anchor="mm")
     draw.text((c, c), scene.hint_text[:14], font=_font(c // 6), fill=grid.INK, anchor="mm")
     for row in range(grid.PLAY_CELLS):
@@ -102,7 +110,9 @@ def pillow_grid(scene: grid.GridScene) -> np.ndarray:
     draw.rectangle((0, 8 * c, size, size), fill=(92, 74, 58))
     for slot in range(grid.BACKPACK_SLOTS):
         x0, y0, x1, y1 = grid.backpack_slot_rect(scene, slot)
-        draw.rounded_rectangle((x0 + 4, y0 + 4, x1 - 4, y1 - 4), radius=6, fill=(236, 226, 206), outline=(60, 46, 34), width=2)
+        draw.rounded_rectangle(
+            (x0 + 4, y0 + 4, x1 - 4, y1 - 4), radius=6, fill=(236, 226, 206), outline=(60, 46, 34), width=2
+        )
         draw.text((x0 + 6, y0 + 6), chr(65 + slot), font=_font(c // 5), fill=grid.INK)
         if slot < len(scene.backpack) and scene.backpack[slot]:
             image.paste(sprite := _pillow_sprite(scene.backpack[slot], c - 16), (x0 + 8, y0 + 8), sprite)

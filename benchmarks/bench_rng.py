@@ -17,8 +17,8 @@ import time
 import numpy as np
 
 import cogsim
-from cogsim.envs import play_scripted
 from cogsim import maze, metrics, pairs
+from cogsim.envs import play_scripted
 
 MAZE_WALKERS, MAZE_ROUNDS, MAZE_SIZE = 4096, 2000, 15
 
@@ -33,7 +33,9 @@ def timed(fn, repeats: int = 3) -> float:
     return best
 
 
-def maze_steps_per_second(threads: int, outcomes: bool, walkers: int = MAZE_WALKERS, rounds: int = MAZE_ROUNDS) -> float:
+def maze_steps_per_second(
+    threads: int, outcomes: bool, walkers: int = MAZE_WALKERS, rounds: int = MAZE_ROUNDS
+) -> float:
     mazes = maze.generate_batch([MAZE_SIZE] * 64, range(64))
     layout = [mazes[i % 64] for i in range(walkers)]
     actions = np.random.default_rng(0).integers(0, 3, size=(rounds, walkers)).astype(np.uint8)
@@ -100,8 +102,8 @@ def env_runs_per_second(env_id: str, policy: str, episodes: int, **options) -> t
 
 def batched_egocentric_rollouts(walkers: int = 64, size: int = 9, image: int = 128) -> tuple[float, float]:
     """Oracle walkers stepped in the core and every view rendered in one call per round: (runs/s, frames/s)."""
-    from cogsim.render import shared_renderer
-    from cogsim.render import Maze as RenderMaze, ViewOptions
+    from cogsim.render import Maze as RenderMaze
+    from cogsim.render import ViewOptions, shared_renderer
 
     mazes = maze.generate_batch([size] * walkers, range(walkers))
     shared_renderer().mazes([RenderMaze(mazes[0].walls)]).views(0, 0, 0, 0, ViewOptions(image, image))  # warm up
@@ -139,7 +141,9 @@ def pairs_duel_tables(seeds: int, rows: int = 6, cols: int = 6) -> list:
     """A small round robin of the scripted agents (each board twice, seats swapped)."""
     from cogsim.harness.tournament import tournament
 
-    episodes = tournament({"oracle": "oracle", "forgetful": "forgetful", "random": "random"}, range(seeds), rows=rows, cols=cols)
+    episodes = tournament(
+        {"oracle": "oracle", "forgetful": "forgetful", "random": "random"}, range(seeds), rows=rows, cols=cols
+    )
     return metrics.summarize("pairs", episodes)
 
 
@@ -155,7 +159,13 @@ def maze_scripted_tables(episodes_per_cell: int, **options) -> list:
     (the release's v6 mazes, slide moves, budget max(4 L*, 80)); the Memory Gap oracle is the minimap."""
     maze_episodes = []
     for size in (5, 7, 9, 11, 13, 15):
-        for agent, minimap in (("oracle", False), ("explorer", False), ("forgetful", False), ("forgetful", True), ("random", False)):
+        for agent, minimap in (
+            ("oracle", False),
+            ("explorer", False),
+            ("forgetful", False),
+            ("forgetful", True),
+            ("random", False),
+        ):
             env = cogsim.make("maze3d/nav", size=size, modality="text", minimap=minimap, **options)
             for seed in range(episodes_per_cell):
                 maze_episodes.append(_play(env, agent, seed))
@@ -188,13 +198,17 @@ def _cell(value) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller workloads")
-    parser.add_argument("--pairs-only", action="store_true", help="only the Matching Pairs scripted scores and duel tables")
+    parser.add_argument(
+        "--pairs-only", action="store_true", help="only the Matching Pairs scripted scores and duel tables"
+    )
     parser.add_argument("--maze-only", action="store_true", help="only the 3D Maze env rates and scripted-agent tables")
     args = parser.parse_args()
     if args.maze_only:
         print("| workload | result |\n| --- | ---: |")
         for size in (9, 13):
-            print(f"| maze generation, the release's v6 (Python), {size}x{size}, with slide L* | {release_generation_per_second(size):,.0f} mazes/s |")
+            print(
+                f"| maze generation, the release's v6 (Python), {size}x{size}, with slide L* | {release_generation_per_second(size):,.0f} mazes/s |"
+            )
         _maze_env_rates(5 if args.quick else 20)
         _print_tables(maze_scripted_tables(10 if args.quick else 40))
         return
@@ -206,17 +220,25 @@ def main() -> None:
     print("| workload | result |\n| --- | ---: |")
     for threads, outcomes in ((1, False), (1, True), (2, False)):
         rate = maze_steps_per_second(threads, outcomes, rounds=rounds)
-        label = f"maze core steps/s, {MAZE_WALKERS} walkers in {MAZE_SIZE}x{MAZE_SIZE} mazes, {threads} thread(s)" + (", outcome codes returned" if outcomes else "")
+        label = f"maze core steps/s, {MAZE_WALKERS} walkers in {MAZE_SIZE}x{MAZE_SIZE} mazes, {threads} thread(s)" + (
+            ", outcome codes returned" if outcomes else ""
+        )
         print(f"| {label} | {rate / 1e6:,.1f} M |")
     for size in (5, 15):
-        print(f"| maze generation (spanning tree, extra openings, BFS L*), {size}x{size}, 1 thread | {maze_generation_per_second(size):,.0f} mazes/s |")
+        print(
+            f"| maze generation (spanning tree, extra openings, BFS L*), {size}x{size}, 1 thread | {maze_generation_per_second(size):,.0f} mazes/s |"
+        )
     stepped, in_core = pairs_flips_per_second()
-    print(f"| pairs flips/s, 4096 10x10 games, optimal() + flip() per response from Python, 1 thread | {stepped / 1e6:,.2f} M |")
+    print(
+        f"| pairs flips/s, 4096 10x10 games, optimal() + flip() per response from Python, 1 thread | {stepped / 1e6:,.2f} M |"
+    )
     print(f"| pairs flips/s, whole optimal games in the core, 1 thread | {in_core / 1e6:,.2f} M |")
     episodes = 5 if args.quick else 20
     _maze_env_rates(episodes)
     runs, frames = batched_egocentric_rollouts()
-    print(f"| batched egocentric rollouts: 64 oracle walkers (9x9), all views of a round in one render call, 128px | {runs:,.2f} runs/s ({frames:,.0f} frames/s) |")
+    print(
+        f"| batched egocentric rollouts: 64 oracle walkers (9x9), all views of a round in one render call, 128px | {runs:,.2f} runs/s ({frames:,.0f} frames/s) |"
+    )
     for modality in ("text", "image"):
         runs, steps = env_runs_per_second("pairs/single", "oracle", episodes, rows=6, cols=6, modality=modality)
         print(f"| pairs/single env, oracle, 6x6, {modality} | {runs:,.2f} runs/s ({steps:,.0f} steps/s) |")
@@ -233,6 +255,7 @@ def _print_tables(tables) -> None:
 
 
 # -- pytest-benchmark cases ---------------------------------------------------------------------
+
 
 def test_maze_core_steps(benchmark):
     mazes = maze.generate_batch([MAZE_SIZE] * 64, range(64))

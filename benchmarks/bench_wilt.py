@@ -51,6 +51,7 @@ RESULTS = Path(__file__).with_name("results_wilt.md")
 
 # -- NumPy peer ---------------------------------------------------------------------------------------
 
+
 class _ToNumpy(ast.NodeTransformer):
     """Rewrites a rule body into NumPy array operations (benchmark-made source only)."""
 
@@ -88,8 +89,11 @@ class _ToNumpy(ast.NodeTransformer):
         name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
         if isinstance(func, ast.Attribute) and name == "is_integer":
             value = func.value
-            return ast.BinOp(left=ast.Compare(left=value, ops=[ast.Eq()], comparators=[_call("np.floor", value)]),
-                             op=ast.BitAnd(), right=_call("np.isfinite", value))
+            return ast.BinOp(
+                left=ast.Compare(left=value, ops=[ast.Eq()], comparators=[_call("np.floor", value)]),
+                op=ast.BitAnd(),
+                right=_call("np.isfinite", value),
+            )
         if name in ("max", "min"):
             return _fold_calls("np.maximum" if name == "max" else "np.minimum", node.args)
         if name == "all" and isinstance(node.args[0], ast.GeneratorExp):
@@ -104,13 +108,19 @@ class _ToNumpy(ast.NodeTransformer):
 
 
 def _call(name, *args):
-    return ast.parse(name, mode="eval").body if not args else ast.Call(
-        func=ast.parse(name, mode="eval").body, args=list(args), keywords=[])
+    return (
+        ast.parse(name, mode="eval").body
+        if not args
+        else ast.Call(func=ast.parse(name, mode="eval").body, args=list(args), keywords=[])
+    )
 
 
 def _as_int(node):
-    return ast.Call(func=ast.Attribute(value=_call("np.trunc", node), attr="astype", ctx=ast.Load()),
-                    args=[_call("np.int64")], keywords=[])
+    return ast.Call(
+        func=ast.Attribute(value=_call("np.trunc", node), attr="astype", ctx=ast.Load()),
+        args=[_call("np.int64")],
+        keywords=[],
+    )
 
 
 def _fold(op, values):
@@ -163,6 +173,7 @@ def cpython_rule(source: str):
 
 # -- timing -----------------------------------------------------------------------------------------
 
+
 def best_of(fn, repeats: int) -> float:
     """Fastest of ``repeats`` runs after a warm-up: the least disturbed by other jobs on a shared machine."""
     fn()
@@ -176,8 +187,11 @@ def best_of(fn, repeats: int) -> float:
 
 def bench_protocols(repeats: int) -> dict:
     """Median over a split's rules of one equivalence check (rule against a fresh copy of itself)."""
-    variants = {"release (default)": {}, "strict + raises='false' (cogsim's earlier default)": STRICT,
-                "release + raises='false'": {"raises": "false"}}
+    variants = {
+        "release (default)": {},
+        "strict + raises='false' (cogsim's earlier default)": STRICT,
+        "release + raises='false'": {"raises": "false"},
+    }
     out = {}
     for split in ("full", "prototype"):
         for label, kwargs in variants.items():
@@ -274,12 +288,18 @@ def bench_agents(agents=("oracle", "elimination", "random")) -> dict:
             tests.append(episode["num_tests"])
             hit, total = tiers.get(episode["tier"], (0, 0))
             tiers[episode["tier"]] = (hit + episode["correct"], total + 1)
-        scores[agent] = {"correct": correct, "approx": approx, "tests": float(np.mean(tests)), "tiers": tiers,
-                         "seconds": time.perf_counter() - start}
+        scores[agent] = {
+            "correct": correct,
+            "approx": approx,
+            "tests": float(np.mean(tests)),
+            "tiers": tiers,
+            "seconds": time.perf_counter() - start,
+        }
     return scores
 
 
 # -- report -----------------------------------------------------------------------------------------
+
 
 def report(eq_rows, eq_meta, matrix, agents, protocols) -> str:
     ms = lambda s: f"{1e3 * s:.3f}"  # noqa: E731
@@ -310,21 +330,31 @@ def report(eq_rows, eq_meta, matrix, agents, protocols) -> str:
         "| --- | ---: | ---: |",
     ]
     base = med("cached")
-    for key, label in (("cached", "cogsim `equivalent` (hidden truth cached, guess evaluated)"),
-                       ("both", "cogsim core, both rules evaluated"),
-                       ("numpy_cached", "NumPy, guess evaluated, hidden truth cached"),
-                       ("numpy_both", "NumPy, both rules evaluated"),
-                       ("other", "cogsim `equivalent`, non-equivalent pair (rule k vs rule k+1)"),
-                       ("numpy_other", "NumPy, non-equivalent pair, hidden truth cached"),
-                       ("cpython", "CPython per point, both rules (first 5 rules)")):
+    for key, label in (
+        ("cached", "cogsim `equivalent` (hidden truth cached, guess evaluated)"),
+        ("both", "cogsim core, both rules evaluated"),
+        ("numpy_cached", "NumPy, guess evaluated, hidden truth cached"),
+        ("numpy_both", "NumPy, both rules evaluated"),
+        ("other", "cogsim `equivalent`, non-equivalent pair (rule k vs rule k+1)"),
+        ("numpy_other", "NumPy, non-equivalent pair, hidden truth cached"),
+        ("cpython", "CPython per point, both rules (first 5 rules)"),
+    ):
         lines.append(f"| {label} | {ms(med(key))} | {med(key) / base:.2f}x |")
-    lines += ["", f"Compiling one rule (`compile_rule`, Pythagorean rule): {ms(eq_meta['compile'])} ms.", "",
-              f"Reading the three coordinate arrays once (NumPy `sum` of each, {3 * 8 * eq_meta['points'] / 1e6:.2f} MB): "
-              f"{ms(eq_meta['read'])} ms, a floor for any method that loads the points.", "",
-              "Per rule (ms): cogsim cached / cogsim both / NumPy cached / NumPy both", ""]
+    lines += [
+        "",
+        f"Compiling one rule (`compile_rule`, Pythagorean rule): {ms(eq_meta['compile'])} ms.",
+        "",
+        f"Reading the three coordinate arrays once (NumPy `sum` of each, {3 * 8 * eq_meta['points'] / 1e6:.2f} MB): "
+        f"{ms(eq_meta['read'])} ms, a floor for any method that loads the points.",
+        "",
+        "Per rule (ms): cogsim cached / cogsim both / NumPy cached / NumPy both",
+        "",
+    ]
     lines += ["| rule | cached | both | NumPy cached | NumPy both |", "| ---: | ---: | ---: | ---: | ---: |"]
     for r in eq_rows:
-        lines.append(f"| {r['rule']} | {ms(r['cached'])} | {ms(r['both'])} | {ms(r['numpy_cached'])} | {ms(r['numpy_both'])} |")
+        lines.append(
+            f"| {r['rule']} | {ms(r['cached'])} | {ms(r['both'])} | {ms(r['numpy_cached'])} | {ms(r['numpy_both'])} |"
+        )
     lines += [
         "",
         "## Hypothesis matrix: 2000 generated rules x 30 points",
@@ -348,8 +378,10 @@ def report(eq_rows, eq_meta, matrix, agents, protocols) -> str:
     ]
     for agent, s in agents.items():
         tier = lambda t: "{}/{}".format(*s["tiers"].get(t, (0, 0)))  # noqa: E731
-        lines.append(f"| {agent} | {s['correct']}/50 | {s['approx']}/50 | {s['tests']:.1f} | {tier('easy')} | "
-                     f"{tier('medium')} | {tier('very hard')} | {s['seconds']:.1f} |")
+        lines.append(
+            f"| {agent} | {s['correct']}/50 | {s['approx']}/50 | {s['tests']:.1f} | {tier('easy')} | "
+            f"{tier('medium')} | {tier('very hard')} | {s['seconds']:.1f} |"
+        )
     slowest = max(eq_rows, key=lambda r: r["cached"])
     single_vs_numpy = med("numpy_cached") / base
     other_vs_numpy = med("numpy_other") / med("other")

@@ -41,8 +41,10 @@ def _time_build(directory: str, phase1: str) -> None:
         started = time.perf_counter()
         info = _core.CubeOracle(scratch, 6, 6, 0, None, phase1=phase1).info()
         table = next(t for t in info["tables"] if t["name"].startswith("cube-phase1"))
-        print(f"{table['name']}: {table['entries']:,} entries, {table['bytes'] / 2**20:.1f} MiB, "
-              f"BFS build {table['build_seconds']:.1f} s, oracle ready in {time.perf_counter() - started:.1f} s")
+        print(
+            f"{table['name']}: {table['entries']:,} entries, {table['bytes'] / 2**20:.1f} MiB, "
+            f"BFS build {table['build_seconds']:.1f} s, oracle ready in {time.perf_counter() - started:.1f} s"
+        )
 
 
 def _random_states(oracle, count: int, budget: int) -> None:
@@ -51,11 +53,16 @@ def _random_states(oracle, count: int, budget: int) -> None:
         started = time.perf_counter()
         try:
             distances, nodes = oracle.distances(packed, budget, 1)
-            print(f"random state {seed}: distance {distances[0]}, {nodes[0]:,} nodes, "
-                  f"{time.perf_counter() - started:.1f} s", flush=True)
+            print(
+                f"random state {seed}: distance {distances[0]}, {nodes[0]:,} nodes, "
+                f"{time.perf_counter() - started:.1f} s",
+                flush=True,
+            )
         except cube.SearchLimitError as error:
-            print(f"random state {seed}: > {budget:,} nodes after {time.perf_counter() - started:.1f} s ({error})",
-                  flush=True)
+            print(
+                f"random state {seed}: > {budget:,} nodes after {time.perf_counter() - started:.1f} s ({error})",
+                flush=True,
+            )
 
 
 def main() -> None:

@@ -23,7 +23,6 @@ import sys
 import time
 
 
-
 def time_peer(solver, facelets: list[str]) -> tuple[float, list[int]]:
     lengths = []
     started = time.perf_counter()
@@ -58,7 +57,9 @@ def main() -> int:
     from cogsim._cache import cache_dir
 
     configs = args.phase1.split(",")
-    oracles = {name: _core.CubeOracle(str(cache_dir("cube")), 6, args.perimeter, 0, None, phase1=name) for name in configs}
+    oracles = {
+        name: _core.CubeOracle(str(cache_dir("cube")), 6, args.perimeter, 0, None, phase1=name) for name in configs
+    }
     home = os.getcwd()
     os.chdir(args.peer_tables)
     with contextlib.redirect_stdout(sys.stderr):
@@ -83,7 +84,8 @@ def main() -> int:
         row, agree = f"| {depth} | {len(cubes)} | {peer_qps:,.1f} |", peer_lengths == [depth] * len(cubes)
         for oracle in oracles.values():
             single_qps, single = _queries_per_second(
-                lambda: [int(oracle.distances(cube.as_states(c)[0], limit, 1)[0][0]) for c in cubes], len(cubes))
+                lambda: [int(oracle.distances(cube.as_states(c)[0], limit, 1)[0][0]) for c in cubes], len(cubes)
+            )
             batch_qps, batch = _queries_per_second(lambda: oracle.distances(packed, limit, 0)[0].tolist(), len(cubes))
             agree &= single == batch == peer_lengths
             row += f" {single_qps:,.0f} | {batch_qps:,.0f} | {single_qps / peer_qps:,.0f}x | {batch_qps / peer_qps:,.0f}x |"

@@ -72,7 +72,8 @@ py::bytes state_bytes(const CubieCube& c) {
 
 CubieCube bytes_state(const py::bytes& b) {
   const std::string s = b;
-  if (s.size() != kPackedSize) throw py::value_error("a packed cube state has 40 bytes, got " + std::to_string(s.size()));
+  if (s.size() != kPackedSize)
+    throw py::value_error("a packed cube state has 40 bytes, got " + std::to_string(s.size()));
   CubieCube c = unpack(reinterpret_cast<const uint8_t*>(s.data()));
   validate(c);
   return c;
@@ -144,7 +145,8 @@ void register_cube(py::module_& m) {
   m.def("cube_apply", [](const py::bytes& state, const std::string& moves) {
     return state_bytes(apply_moves(bytes_state(state), parse_moves(moves)));
   });
-  m.def("cube_multiply", [](const py::bytes& a, const py::bytes& b) { return state_bytes(bytes_state(a) * bytes_state(b)); });
+  m.def("cube_multiply",
+        [](const py::bytes& a, const py::bytes& b) { return state_bytes(bytes_state(a) * bytes_state(b)); });
   m.def("cube_inverse", [](const py::bytes& state) { return state_bytes(bytes_state(state).inverse()); });
   m.def("cube_to_facelets", [](const py::bytes& state) { return to_facelets(bytes_state(state)); });
   m.def("cube_from_facelets", [](const std::string& facelets) { return state_bytes(from_facelets(facelets)); });
@@ -276,28 +278,30 @@ void register_cube(py::module_& m) {
             return out;
           },
           py::arg("depths"), py::arg("seeds"), py::arg("max_nodes"), py::arg("threads") = 0)
-      .def("info", [](const Oracle& oracle) {
-        py::dict d;
-        d["edge_size"] = oracle.config().edge_size;
-        d["perimeter_depth"] = oracle.config().perimeter_depth;
-        d["phase1"] = phase1_name(oracle.config().phase1);
-        d["cache_dir"] = oracle.config().cache_dir;
-        py::list tables;
-        tables.append(table_info(oracle.corners()));
-        tables.append(table_info(oracle.edges_a()));
-        tables.append(table_info(oracle.edges_b()));
-        if (!oracle.phase1_table().empty()) tables.append(table_info(oracle.phase1_table()));
-        d["tables"] = tables;
-        d["perimeter_states"] = oracle.perimeter().size();
-        d["perimeter_bytes"] = oracle.perimeter().bytes();
-        d["perimeter_seconds"] = oracle.perimeter_seconds();
-        d["perimeter_built"] = oracle.perimeter_built();
-        d["shell_filter_bytes"] = oracle.shell().enabled() ? oracle.shell().bytes() : 0;
-        return d;
-      })
+      .def("info",
+           [](const Oracle& oracle) {
+             py::dict d;
+             d["edge_size"] = oracle.config().edge_size;
+             d["perimeter_depth"] = oracle.config().perimeter_depth;
+             d["phase1"] = phase1_name(oracle.config().phase1);
+             d["cache_dir"] = oracle.config().cache_dir;
+             py::list tables;
+             tables.append(table_info(oracle.corners()));
+             tables.append(table_info(oracle.edges_a()));
+             tables.append(table_info(oracle.edges_b()));
+             if (!oracle.phase1_table().empty()) tables.append(table_info(oracle.phase1_table()));
+             d["tables"] = tables;
+             d["perimeter_states"] = oracle.perimeter().size();
+             d["perimeter_bytes"] = oracle.perimeter().bytes();
+             d["perimeter_seconds"] = oracle.perimeter_seconds();
+             d["perimeter_built"] = oracle.perimeter_built();
+             d["shell_filter_bytes"] = oracle.shell().enabled() ? oracle.shell().bytes() : 0;
+             return d;
+           })
       .def("histograms", [](const Oracle& oracle) {
         py::dict d;
-        for (const PatternDatabase* db : {&oracle.corners(), &oracle.edges_a(), &oracle.edges_b(), &oracle.phase1_table()}) {
+        for (const PatternDatabase* db :
+             {&oracle.corners(), &oracle.edges_a(), &oracle.edges_b(), &oracle.phase1_table()}) {
           if (db->empty()) continue;
           py::gil_scoped_release release;
           auto h = db->histogram();

@@ -25,7 +25,8 @@ ActionTuple to_tuple(const Action& a) { return {static_cast<int>(a.verb), a.a, a
 
 Action from_tuple(const ActionTuple& t) {
   const auto [verb, a, b] = t;
-  if (verb < 0 || verb > static_cast<int>(Verb::Declare)) throw py::value_error("action verb must be in 0..7, got " + std::to_string(verb));
+  if (verb < 0 || verb > static_cast<int>(Verb::Declare))
+    throw py::value_error("action verb must be in 0..7, got " + std::to_string(verb));
   if (a < 0 || a > 255 || b < 0 || b > 255) throw py::value_error("action arguments must be in 0..255");
   return {static_cast<Verb>(verb), static_cast<uint8_t>(a), static_cast<uint8_t>(b)};
 }
@@ -38,7 +39,8 @@ std::vector<ActionTuple> to_tuples(const std::vector<Action>& actions) {
 }
 
 Task task_of(int task) {
-  if (task < 0 || task >= kNumTasks) throw py::value_error("task id must be in 0.." + std::to_string(kNumTasks - 1) + ", got " + std::to_string(task));
+  if (task < 0 || task >= kNumTasks)
+    throw py::value_error("task id must be in 0.." + std::to_string(kNumTasks - 1) + ", got " + std::to_string(task));
   return static_cast<Task>(task);
 }
 
@@ -55,13 +57,16 @@ T rethrow_as_value_error(const std::function<T()>& fn) {
 
 void register_kidgym(py::module_& m) {
   py::class_<Catalog>(m, "KidCatalog")
-      .def(py::init([](std::array<uint8_t, 4> category_sizes, std::vector<std::vector<uint8_t>> category_scenes, uint8_t maze_scene,
-                       uint8_t mixed_scene, uint8_t basket_colours, uint8_t key_colours, std::vector<float> animal_values,
-                       std::vector<uint8_t> rule_ascending, uint8_t selection_extra, uint8_t decode_extra, uint8_t memory_chests, uint8_t maze_decoy_keys, uint8_t puzzle_figures, std::vector<uint8_t> counting_categories) {
+      .def(py::init([](std::array<uint8_t, 4> category_sizes, std::vector<std::vector<uint8_t>> category_scenes,
+                       uint8_t maze_scene, uint8_t mixed_scene, uint8_t basket_colours, uint8_t key_colours,
+                       std::vector<float> animal_values, std::vector<uint8_t> rule_ascending, uint8_t selection_extra,
+                       uint8_t decode_extra, uint8_t memory_chests, uint8_t maze_decoy_keys, uint8_t puzzle_figures,
+                       std::vector<uint8_t> counting_categories) {
              Catalog c;
              c.category_sizes = category_sizes;
              c.category_scenes = std::move(category_scenes);
-             if (c.category_scenes.size() != 4) throw py::value_error("category_scenes must list scene ids for the 4 categories");
+             if (c.category_scenes.size() != 4)
+               throw py::value_error("category_scenes must list scene ids for the 4 categories");
              c.maze_scene = maze_scene;
              c.mixed_scene = mixed_scene;
              c.basket_colours = basket_colours;
@@ -74,12 +79,16 @@ void register_kidgym(py::module_& m) {
              c.maze_decoy_keys = maze_decoy_keys;
              c.puzzle_figures = puzzle_figures;
              c.counting_categories = std::move(counting_categories);
-             rethrow_as_value_error<int>([&] { validate_catalog(c); return 0; });
+             rethrow_as_value_error<int>([&] {
+               validate_catalog(c);
+               return 0;
+             });
              return c;
            }),
            py::arg("category_sizes"), py::arg("category_scenes"), py::arg("maze_scene"), py::arg("mixed_scene"),
            py::arg("basket_colours"), py::arg("key_colours"), py::arg("animal_values"), py::arg("rule_ascending"),
-           py::arg("selection_extra") = 2, py::arg("decode_extra") = 1, py::arg("memory_chests") = 3, py::arg("maze_decoy_keys") = 1, py::arg("puzzle_figures") = 16,
+           py::arg("selection_extra") = 2, py::arg("decode_extra") = 1, py::arg("memory_chests") = 3,
+           py::arg("maze_decoy_keys") = 1, py::arg("puzzle_figures") = 16,
            py::arg("counting_categories") = std::vector<uint8_t>{1, 2});
 
   py::class_<State>(m, "KidState")
@@ -92,29 +101,32 @@ void register_kidgym(py::module_& m) {
       .def_property_readonly("done", [](const State& s) { return s.done != 0; })
       .def_property_readonly("truncated", [](const State& s) { return s.done == 2; })
       .def_property_readonly("success", [](const State& s) { return s.success != 0; })
-      .def_property_readonly("category", [](const State& s) { return s.category == kNone ? -1 : static_cast<int>(s.category); })
+      .def_property_readonly("category",
+                             [](const State& s) { return s.category == kNone ? -1 : static_cast<int>(s.category); })
       .def_property_readonly("scene", [](const State& s) { return static_cast<int>(s.scene); })
       .def_property_readonly("steps", [](const State& s) { return static_cast<int>(s.steps); })
       .def_property_readonly("budget", [](const State& s) { return static_cast<int>(s.budget); })
       .def_property_readonly("bag_capacity", [](const State& s) { return static_cast<int>(s.bag_capacity); })
       .def_property_readonly("goal", [](const State& s) { return std::vector<int>(s.goal.begin(), s.goal.end()); })
-      .def_property_readonly("cells",
-                             [](const State& s) {
-                               py::array_t<uint8_t> out({kSide, kSide, static_cast<int>(sizeof(Cell))});
-                               std::memcpy(out.mutable_data(), s.cells.data(), sizeof(s.cells));
-                               return out;
-                             },
-                             "uint8 (5, 5, 8): kind, type, aux, label, placed, placed_category, extra, pad per play-area cell")
-      .def_property_readonly("bag",
-                             [](const State& s) {
-                               std::vector<std::tuple<int, int, int, int>> out;
-                               for (const Slot& slot : s.bag) {
-                                 if (slot.kind == Kind::Empty) break;
-                                 out.emplace_back(static_cast<int>(slot.kind), slot.category, slot.type, slot.extra);
-                               }
-                               return out;
-                             },
-                             "(kind, category, type, extra) per filled slot, from slot A")
+      .def_property_readonly(
+          "cells",
+          [](const State& s) {
+            py::array_t<uint8_t> out({kSide, kSide, static_cast<int>(sizeof(Cell))});
+            std::memcpy(out.mutable_data(), s.cells.data(), sizeof(s.cells));
+            return out;
+          },
+          "uint8 (5, 5, 8): kind, type, aux, label, placed, placed_category, extra, pad per play-area cell")
+      .def_property_readonly(
+          "bag",
+          [](const State& s) {
+            std::vector<std::tuple<int, int, int, int>> out;
+            for (const Slot& slot : s.bag) {
+              if (slot.kind == Kind::Empty) break;
+              out.emplace_back(static_cast<int>(slot.kind), slot.category, slot.type, slot.extra);
+            }
+            return out;
+          },
+          "(kind, category, type, extra) per filled slot, from slot A")
       .def_property_readonly("reachable",
                              [](const State& s) {
                                const auto r = reachable(s);
@@ -122,10 +134,15 @@ void register_kidgym(py::module_& m) {
                                std::copy(r.begin(), r.end(), out.mutable_data());
                                return out;
                              })
-      .def("enumerate", [](const State& s) { return to_tuples(enumerate(s)); }, "every executable action, canonical order")
-      .def("options", [](const State& s) { return to_tuples(options(s)); }, "the executable actions in the shuffled order shown")
-      .def("apply", [](State& s, const ActionTuple& a) { return apply(s, from_tuple(a)); }, py::arg("action"),
-           "apply an action; False (a wasted step) if it is not executable")
+      .def(
+          "enumerate", [](const State& s) { return to_tuples(enumerate(s)); },
+          "every executable action, canonical order")
+      .def(
+          "options", [](const State& s) { return to_tuples(options(s)); },
+          "the executable actions in the shuffled order shown")
+      .def(
+          "apply", [](State& s, const ActionTuple& a) { return apply(s, from_tuple(a)); }, py::arg("action"),
+          "apply an action; False (a wasted step) if it is not executable")
       .def("waste_step", [](State& s) { waste_step(s); })
       .def("oracle_action",
            [](const State& s) -> py::object {
@@ -141,27 +158,34 @@ void register_kidgym(py::module_& m) {
     for (int t = 0; t < kNumTasks; ++t) names.emplace_back(task_name(static_cast<Task>(t)));
     return names;
   });
-  m.def("kidgym_default_budget", [](int task, int level) {
-    if (level < 1 || level > 3) throw py::value_error("level must be 1, 2 or 3, got " + std::to_string(level));
-    return default_budget(task_of(task), level);
-  }, py::arg("task"), py::arg("level"));
+  m.def(
+      "kidgym_default_budget",
+      [](int task, int level) {
+        if (level < 1 || level > 3) throw py::value_error("level must be 1, 2 or 3, got " + std::to_string(level));
+        return default_budget(task_of(task), level);
+      },
+      py::arg("task"), py::arg("level"));
   m.def("kidgym_verbs", [] {
     return std::vector<std::string>{"pick", "put", "obtain", "unlock", "continue", "choose", "place", "declare"};
   });
   m.def("kidgym_kinds", [] {
-    return std::vector<std::string>{"empty", "item", "basket", "key", "door", "diamond", "chest", "wall", "target", "center", "piece"};
+    return std::vector<std::string>{"empty", "item", "basket", "key",    "door", "diamond",
+                                    "chest", "wall", "target", "center", "piece"};
   });
 
   m.def(
       "kidgym_generate",
-      [](int task, int level, const std::vector<uint64_t>& seeds, const Catalog& catalog, int budget, unsigned threads) {
+      [](int task, int level, const std::vector<uint64_t>& seeds, const Catalog& catalog, int budget,
+         unsigned threads) {
         const Task t = task_of(task);
         if (level < 1 || level > 3) throw py::value_error("level must be 1, 2 or 3, got " + std::to_string(level));
         std::vector<State> states(seeds.size());
         {
           py::gil_scoped_release release;
           try {
-            parallel_for(seeds.size(), threads, [&](size_t i) { states[i] = generate(t, level, seeds[i], catalog, budget); }, 16);
+            parallel_for(
+                seeds.size(), threads, [&](size_t i) { states[i] = generate(t, level, seeds[i], catalog, budget); },
+                16);
           } catch (const std::invalid_argument& e) {
             py::gil_scoped_acquire acquire;
             throw py::value_error(e.what());
@@ -169,7 +193,8 @@ void register_kidgym(py::module_& m) {
         }
         return states;
       },
-      py::arg("task"), py::arg("level"), py::arg("seeds"), py::arg("catalog"), py::arg("budget") = 0, py::arg("threads") = 0,
+      py::arg("task"), py::arg("level"), py::arg("seeds"), py::arg("catalog"), py::arg("budget") = 0,
+      py::arg("threads") = 0,
       "Generate one episode per seed (batched, GIL released). budget 0: the paper's step budget.");
 
   m.def(
@@ -178,7 +203,8 @@ void register_kidgym(py::module_& m) {
          uint64_t policy_seed, int budget, unsigned threads) {
         const Task t = task_of(task);
         if (level < 1 || level > 3) throw py::value_error("level must be 1, 2 or 3, got " + std::to_string(level));
-        if (policy != "oracle" && policy != "random") throw py::value_error("policy must be 'oracle' or 'random', got '" + policy + "'");
+        if (policy != "oracle" && policy != "random")
+          throw py::value_error("policy must be 'oracle' or 'random', got '" + policy + "'");
         const int policy_id = policy == "oracle" ? 0 : 1;
         py::array_t<uint8_t> success(seeds.size()), steps(seeds.size());
         auto* success_data = success.mutable_data();
@@ -186,11 +212,15 @@ void register_kidgym(py::module_& m) {
         {
           py::gil_scoped_release release;
           try {
-            parallel_for(seeds.size(), threads, [&](size_t i) {
-              const Outcome o = play(generate(t, level, seeds[i], catalog, budget), policy_id, derive_seed(policy_seed, seeds[i]));
-              success_data[i] = o.success;
-              steps_data[i] = o.steps;
-            }, 16);
+            parallel_for(
+                seeds.size(), threads,
+                [&](size_t i) {
+                  const Outcome o = play(generate(t, level, seeds[i], catalog, budget), policy_id,
+                                         derive_seed(policy_seed, seeds[i]));
+                  success_data[i] = o.success;
+                  steps_data[i] = o.steps;
+                },
+                16);
           } catch (const std::invalid_argument& e) {
             py::gil_scoped_acquire acquire;
             throw py::value_error(e.what());
@@ -198,7 +228,7 @@ void register_kidgym(py::module_& m) {
         }
         return py::make_tuple(success, steps);
       },
-      py::arg("task"), py::arg("level"), py::arg("seeds"), py::arg("catalog"), py::arg("policy"), py::arg("policy_seed") = 0,
-      py::arg("budget") = 0, py::arg("threads") = 0,
+      py::arg("task"), py::arg("level"), py::arg("seeds"), py::arg("catalog"), py::arg("policy"),
+      py::arg("policy_seed") = 0, py::arg("budget") = 0, py::arg("threads") = 0,
       "Generate and play whole episodes in the core with a scripted policy; returns (success, steps) uint8 arrays.");
 }

@@ -67,14 +67,13 @@ const uint8_t* square_walls(const U8Array& walls, int& n) {
 maze::Walkers walkers(const py::dict& batch, py::ssize_t& count) {
   count = length_of<int32_t>(batch, "row");
   const auto mazes_cells = length_of<uint8_t>(batch, "walls");
-  maze::Walkers w{
-      field<uint8_t>(batch, "walls", mazes_cells),  field<int64_t>(batch, "offset", count),
-      field<int32_t>(batch, "size", count),         field<int32_t>(batch, "goal_row", count),
-      field<int32_t>(batch, "goal_col", count),     field<int32_t>(batch, "row", count),
-      field<int32_t>(batch, "col", count),          field<int32_t>(batch, "heading", count),
-      field<int32_t>(batch, "steps", count),        field<int32_t>(batch, "collisions", count),
-      field<int32_t>(batch, "visited_count", count), field<uint8_t>(batch, "visited", mazes_cells),
-      field<uint8_t>(batch, "done", count)};
+  maze::Walkers w{field<uint8_t>(batch, "walls", mazes_cells),   field<int64_t>(batch, "offset", count),
+                  field<int32_t>(batch, "size", count),          field<int32_t>(batch, "goal_row", count),
+                  field<int32_t>(batch, "goal_col", count),      field<int32_t>(batch, "row", count),
+                  field<int32_t>(batch, "col", count),           field<int32_t>(batch, "heading", count),
+                  field<int32_t>(batch, "steps", count),         field<int32_t>(batch, "collisions", count),
+                  field<int32_t>(batch, "visited_count", count), field<uint8_t>(batch, "visited", mazes_cells),
+                  field<uint8_t>(batch, "done", count)};
   // The stepper trusts poses and offsets, so check them once per call (cheap next to the steps).
   for (py::ssize_t i = 0; i < count; ++i) {
     const int n = w.size[i];
@@ -99,14 +98,16 @@ void register_maze(py::module_& m) {
         std::vector<int32_t> optimal(count), cells(count);
         const int32_t* size = sizes.data();
         const uint64_t* seed = seeds.data();
-        for (size_t i = 0; i < count; ++i) rethrow_as_value_error([&] { return maze::extra_opening_count(size[i], loop_rate); });
+        for (size_t i = 0; i < count; ++i)
+          rethrow_as_value_error([&] { return maze::extra_opening_count(size[i], loop_rate); });
         {
           py::gil_scoped_release release;
           parallel_for(count, threads, [&](size_t i) {
             mazes[i] = maze::generate(size[i], seed[i], loop_rate);
             const int n = size[i];
             const uint8_t* walls = mazes[i].walls.data();
-            optimal[i] = static_cast<int32_t>(maze::shortest_actions(walls, n, 0, 0, maze::kStartHeading, n - 1, n - 1).size());
+            optimal[i] =
+                static_cast<int32_t>(maze::shortest_actions(walls, n, 0, 0, maze::kStartHeading, n - 1, n - 1).size());
             cells[i] = maze::shortest_cells(walls, n, 0, 0, n - 1, n - 1);
           });
         }
@@ -122,14 +123,18 @@ void register_maze(py::module_& m) {
       py::arg("sizes"), py::arg("seeds"), py::arg("loop_rate"), py::arg("threads") = 0,
       "Generates mazes; returns (walls list, extra openings, L* in actions, shortest path in cells).");
   m.def(
-      "maze_extra_openings", [](int n, double loop_rate) { return rethrow_as_value_error([&] { return maze::extra_opening_count(n, loop_rate); }); },
+      "maze_extra_openings",
+      [](int n, double loop_rate) {
+        return rethrow_as_value_error([&] { return maze::extra_opening_count(n, loop_rate); });
+      },
       py::arg("n"), py::arg("loop_rate"));
   m.def(
       "maze_shortest_actions",
       [](const U8Array& walls, int row, int col, int heading, int goal_row, int goal_col) {
         int n = 0;
         const uint8_t* data = square_walls(walls, n);
-        auto actions = rethrow_as_value_error([&] { return maze::shortest_actions(data, n, row, col, heading, goal_row, goal_col); });
+        auto actions = rethrow_as_value_error(
+            [&] { return maze::shortest_actions(data, n, row, col, heading, goal_row, goal_col); });
         return U8Array(static_cast<py::ssize_t>(actions.size()), actions.data());
       },
       py::arg("walls"), py::arg("row"), py::arg("col"), py::arg("heading"), py::arg("goal_row"), py::arg("goal_col"));
@@ -138,7 +143,8 @@ void register_maze(py::module_& m) {
       [](const U8Array& walls, int from_row, int from_col, int to_row, int to_col) {
         int n = 0;
         const uint8_t* data = square_walls(walls, n);
-        return rethrow_as_value_error([&] { return maze::shortest_cells(data, n, from_row, from_col, to_row, to_col); });
+        return rethrow_as_value_error(
+            [&] { return maze::shortest_cells(data, n, from_row, from_col, to_row, to_col); });
       },
       py::arg("walls"), py::arg("from_row"), py::arg("from_col"), py::arg("to_row"), py::arg("to_col"));
   m.def(
@@ -177,15 +183,15 @@ pairs::Games games(const py::dict& batch, py::ssize_t& count) {
   count = length_of<int32_t>(batch, "pending");
   const auto cards_total = length_of<int16_t>(batch, "identities");
   pairs::Games g{field<int16_t>(batch, "identities", cards_total), field<int32_t>(batch, "partner", cards_total),
-                 field<int64_t>(batch, "offset", count),
-                 field<int32_t>(batch, "cards", count),           field<int32_t>(batch, "players", count),
-                 field<uint8_t>(batch, "state", cards_total),     field<uint8_t>(batch, "seen", cards_total),
-                 field<int32_t>(batch, "pending", count),         field<int32_t>(batch, "player", count),
-                 field<int32_t>(batch, "scores", 2 * count),      field<int32_t>(batch, "remaining", count)};
+                 field<int64_t>(batch, "offset", count),           field<int32_t>(batch, "cards", count),
+                 field<int32_t>(batch, "players", count),          field<uint8_t>(batch, "state", cards_total),
+                 field<uint8_t>(batch, "seen", cards_total),       field<int32_t>(batch, "pending", count),
+                 field<int32_t>(batch, "player", count),           field<int32_t>(batch, "scores", 2 * count),
+                 field<int32_t>(batch, "remaining", count)};
   for (py::ssize_t i = 0; i < count; ++i) {
     if (g.cards[i] < 2 || g.cards[i] % 2 || g.offset[i] < 0 || g.offset[i] + g.cards[i] > cards_total ||
-        g.players[i] < 1 || g.players[i] > 2 || g.player[i] < 0 || g.player[i] >= g.players[i] ||
-        g.pending[i] < -1 || g.pending[i] >= g.cards[i]) {
+        g.players[i] < 1 || g.players[i] > 2 || g.player[i] < 0 || g.player[i] >= g.players[i] || g.pending[i] < -1 ||
+        g.pending[i] >= g.cards[i]) {
       throw py::value_error("game " + std::to_string(i) + " has cards, offset, players or pending out of range");
     }
     // The policy trusts partners, so check that they pair cards of one identity within the game.
@@ -194,7 +200,8 @@ pairs::Games games(const py::dict& batch, py::ssize_t& count) {
       const int32_t other = g.partner[card];
       if (other < 0 || other >= g.cards[i] || other == k || g.partner[g.offset[i] + other] != k ||
           g.identities[g.offset[i] + other] != g.identities[card]) {
-        throw py::value_error("game " + std::to_string(i) + " has an inconsistent partner table at card " + std::to_string(k));
+        throw py::value_error("game " + std::to_string(i) + " has an inconsistent partner table at card " +
+                              std::to_string(k));
       }
     }
   }
@@ -248,7 +255,8 @@ void register_pairs(py::module_& m) {
   m.def(
       "pairs_play_optimal",
       [](const py::dict& batch, unsigned threads) { return per_game(batch, threads, pairs::play_optimal); },
-      py::arg("batch"), py::arg("threads") = 0, "Plays every game to the end with the optimal policy; returns responses used.");
+      py::arg("batch"), py::arg("threads") = 0,
+      "Plays every game to the end with the optimal policy; returns responses used.");
 }
 
 }  // namespace

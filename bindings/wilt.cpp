@@ -80,9 +80,12 @@ py::tuple evaluate_many(const std::vector<ProgramPtr>& programs, const Doubles& 
   auto* s = status.mutable_data();
   {
     py::gil_scoped_release release;
-    parallel_for(programs.size(), threads, [&](size_t r) {
-      evaluate(*programs[r], pts.xs.data(), pts.ys.data(), pts.zs.data(), pts.n, t + r * pts.n, s + r * pts.n, 1);
-    }, 16);
+    parallel_for(
+        programs.size(), threads,
+        [&](size_t r) {
+          evaluate(*programs[r], pts.xs.data(), pts.ys.data(), pts.zs.data(), pts.n, t + r * pts.n, s + r * pts.n, 1);
+        },
+        16);
   }
   return py::make_tuple(truth, status);
 }

@@ -27,8 +27,8 @@ LICENCE_SOURCE = Path("/usr/share/doc/fonts-dejavu-core/copyright")
 # Printable ASCII, card suits, arrows, a few symbols the scenes and card themes use.
 CHARACTERS = (
     "".join(chr(c) for c in range(32, 127))
-    + "\u2660\u2665\u2666\u2663\u2190\u2191\u2192\u2193\u25B2\u25B6\u25BC\u25C0\u25CF\u25A0\u2605\u00B7\u00D7\u00F7"
-    + "\u00A7\u00B6\u00A9\u00AE\u00B1\u00BF\u00A1\u00A3\u00A5\u20AC\u03A9\u03A3\u03A6\u03A8\u03BB\u03C0\u2248\u221E\u2260\u221A"
+    + "\u2660\u2665\u2666\u2663\u2190\u2191\u2192\u2193\u25b2\u25b6\u25bc\u25c0\u25cf\u25a0\u2605\u00b7\u00d7\u00f7"
+    + "\u00a7\u00b6\u00a9\u00ae\u00b1\u00bf\u00a1\u00a3\u00a5\u20ac\u03a9\u03a3\u03a6\u03a8\u03bb\u03c0\u2248\u221e\u2260\u221a"
 )
 
 
@@ -53,7 +53,13 @@ def build(font_path: Path) -> None:
         atlas.paste(picture, (px, py))
     ASSETS.mkdir(parents=True, exist_ok=True)
     atlas.save(ASSETS / "glyphs.png", optimize=True)
-    meta = {"source": "DejaVu Sans Bold, see LICENSE-DejaVu.txt", "size": SIZE, "pad": PAD, "ascent": ascent, "glyphs": placed}
+    meta = {
+        "source": "DejaVu Sans Bold, see LICENSE-DejaVu.txt",
+        "size": SIZE,
+        "pad": PAD,
+        "ascent": ascent,
+        "glyphs": placed,
+    }
     (ASSETS / "glyphs.json").write_text(json.dumps(meta, ensure_ascii=False) + "\n")
     if LICENCE_SOURCE.exists():
         shutil.copyfile(LICENCE_SOURCE, ASSETS / "LICENSE-DejaVu.txt")

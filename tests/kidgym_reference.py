@@ -5,8 +5,23 @@ from __future__ import annotations
 from collections import deque
 
 from cogsim.kidgym.tasks import (
-    BASKET, CHEST, CHOOSE, CONTINUE, DECLARE, DIAMOND, DOOR, EMPTY, ITEM, KEY, OBTAIN, PICK, PIECE, PLACE, PUT,
-    TARGET, UNLOCK,
+    BASKET,
+    CHEST,
+    CHOOSE,
+    CONTINUE,
+    DECLARE,
+    DIAMOND,
+    DOOR,
+    EMPTY,
+    ITEM,
+    KEY,
+    OBTAIN,
+    PICK,
+    PIECE,
+    PLACE,
+    PUT,
+    TARGET,
+    UNLOCK,
 )
 
 MEMORY = {"selection", "memory_maze", "memory_decode", "memory_filling"}

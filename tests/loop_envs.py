@@ -93,7 +93,9 @@ class ChoiceEnv(TextEnv):
         frame[:, :] = COLOURS[self.choices[self.answer]]
         frame[0, 0] = (self.round, 0, 0)  # a different frame per round even for equal colours
         labelled = " ".join(f"{chr(65 + i)}) {name}" for i, name in enumerate(self.choices))
-        return observation(f"Round {self.round + 1}. Colour of the square? {labelled}", images=[frame], options=self.choices)
+        return observation(
+            f"Round {self.round + 1}. Colour of the square? {labelled}", images=[frame], options=self.choices
+        )
 
     def _step(self, action):
         text = action.strip().upper()[:1]

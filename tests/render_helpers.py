@@ -20,7 +20,9 @@ def renderer() -> render.Renderer:
     return render.Renderer(backend="egl")
 
 
-def assert_matches_golden(frame: np.ndarray, name: str, channel_tolerance: int = 24, max_bad_fraction: float = 0.005) -> None:
+def assert_matches_golden(
+    frame: np.ndarray, name: str, channel_tolerance: int = 24, max_bad_fraction: float = 0.005
+) -> None:
     """Pixels may differ by ``channel_tolerance`` (rasteriser rounding, Mesa versions) on at most
     ``max_bad_fraction`` of the frame; set COGSIM_UPDATE_GOLDENS=1 to rewrite the golden."""
     path = GOLDEN_DIR / f"{name}.png"

@@ -84,7 +84,11 @@ class ChatServer:
             return 500, message, {}
         if model == "text-only-llama" and any(isinstance(m["content"], list) for m in messages):
             # llama-cpp-python 0.3 with a text-only chat template
-            return 500, b'{"error": {"message": "can only concatenate str (not \\"list\\") to str", "type": "internal_server_error"}}', {}
+            return (
+                500,
+                b'{"error": {"message": "can only concatenate str (not \\"list\\") to str", "type": "internal_server_error"}}',
+                {},
+            )
         if model == "overflow-llama":  # llama-cpp-python's wording
             return 400, b'{"error": {"message": "Requested tokens (5000) exceed context window of 2048"}}', {}
         if model == "rate-limited-once" and attempt == 1:
@@ -99,11 +103,16 @@ class ChatServer:
 
 
 def _completion(text, finish="stop"):
-    return json.dumps({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 11, "completion_tokens": 4, "total_tokens": 15},
-    }).encode()
+    return json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 4, "total_tokens": 15},
+        }
+    ).encode()
 
 
 def _slow_then_fail():
@@ -146,7 +155,9 @@ def test_misbehaving_server_run_never_scores_a_failed_call(server, tmp_path):
             "JOIN episodes e ON e.id = t.episode_id ORDER BY e.seed, t.turn"
         )
     assert {(turn, attempts) for turn, *_, attempts, _, _ in rows} == {(0, 2), (1, 3), (2, 2)}
-    assert all(r[1].startswith("ANSWER") and r[2] == "ok" and r[3] is None and r[5] == 11 and r[6] == "stop" for r in rows)
+    assert all(
+        r[1].startswith("ANSWER") and r[2] == "ok" and r[3] is None and r[5] == 11 and r[6] == "stop" for r in rows
+    )
     server.healed = True
     summary = run(None, tmp_path, resume=True)
     assert summary.ok and summary.statuses == {"done": 4}
@@ -178,7 +189,9 @@ def test_connection_refused_and_timeout_stop_the_run(server, tmp_path):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     dead = {**options(server, max_retries=1), "base_url": f"http://127.0.0.1:{port}/v1"}
-    summary = run(RunConfig([Task("looptest/count", 3)], ["openai:m"], concurrency=1, agent_options=dead), tmp_path / "a")
+    summary = run(
+        RunConfig([Task("looptest/count", 3)], ["openai:m"], concurrency=1, agent_options=dead), tmp_path / "a"
+    )
     assert summary.statuses == {"running": 1} and list(summary.faults) == ["connection"]
     assert "gave up after 2 attempts" in summary.faults["connection"][1]
     # resume against the live server: the base URL may change, and the change is recorded
@@ -186,8 +199,13 @@ def test_connection_refused_and_timeout_stop_the_run(server, tmp_path):
     assert summary.ok and summary.statuses == {"done": 3}
     with open_store(tmp_path / "a") as store:
         assert store.config_changes() == [{"agent_options.base_url": [dead["base_url"], server.url]}]
-    summary = run(RunConfig([Task("looptest/count", 1)], ["openai:hang"], agent_options=options(server, max_retries=0)), tmp_path / "b")
-    assert list(summary.faults) == ["timeout"] and summary.faults["timeout"][1].startswith("turn 0: timeout after 0.3 s")
+    summary = run(
+        RunConfig([Task("looptest/count", 1)], ["openai:hang"], agent_options=options(server, max_retries=0)),
+        tmp_path / "b",
+    )
+    assert list(summary.faults) == ["timeout"] and summary.faults["timeout"][1].startswith(
+        "turn 0: timeout after 0.3 s"
+    )
 
 
 def test_context_overflow_is_not_retried_and_fails_only_its_episode(server, tmp_path):
@@ -195,15 +213,21 @@ def test_context_overflow_is_not_retried_and_fails_only_its_episode(server, tmp_
     (completion,) = backend.complete([[Message("user", "hi")]])
     backend.close()
     assert completion.fault == "context_overflow" and completion.attempts == 1
-    summary = run(RunConfig([Task("looptest/count", 2)], ["openai:bad-request"], agent_options=options(server)), tmp_path)
+    summary = run(
+        RunConfig([Task("looptest/count", 2)], ["openai:bad-request"], agent_options=options(server)), tmp_path
+    )
     assert summary.statuses == {"running": 2} and list(summary.faults) == ["context_overflow"]
     assert len(server.requests) == 1 + 2
 
 
 @pytest.mark.parametrize("model", ["text-only", "text-only-llama"])
 def test_images_to_a_text_only_model_stop_the_run_naming_the_image_suites(server, tmp_path, model):
-    config = RunConfig([Task("looptest/count", 2), Task("looptest/choice", 3)], [f"openai:{model}"], concurrency=8,
-                       agent_options={**options(server), "concurrency": 1})
+    config = RunConfig(
+        [Task("looptest/count", 2), Task("looptest/choice", 3)],
+        [f"openai:{model}"],
+        concurrency=8,
+        agent_options={**options(server), "concurrency": 1},
+    )
     summary = run(config, tmp_path)
     assert list(summary.faults) == ["unsupported_input"]
     count, message = summary.faults["unsupported_input"]
@@ -240,7 +264,9 @@ def test_wire_format_headers_images_and_concurrency_limit(server, monkeypatch, t
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.setenv("OPENAI_BASE_URL", server.url)
     config = RunConfig(
-        [Task("looptest/choice", 4, {"size": 12})], ["openai:slow"], concurrency=4,
+        [Task("looptest/choice", 4, {"size": 12})],
+        ["openai:slow"],
+        concurrency=4,
         agent_options={"concurrency": 2, "max_tokens": 32},
     )
     run(config, tmp_path)
@@ -252,13 +278,17 @@ def test_wire_format_headers_images_and_concurrency_limit(server, monkeypatch, t
     assert text == {"type": "text", "text": message["content"][1]["text"]} and "Colour of the square" in text["text"]
     prefix = "data:image/png;base64,"
     assert image["type"] == "image_url" and image["image_url"]["url"].startswith(prefix)
-    png = Image.open(io.BytesIO(base64.b64decode(image["image_url"]["url"][len(prefix):])))
+    png = Image.open(io.BytesIO(base64.b64decode(image["image_url"]["url"][len(prefix) :])))
     assert png.size == (12, 12) and png.getpixel((5, 5)) in [c for c in loop_envs.COLOURS.values()]
     assert server.max_in_flight == 2  # 4 episodes per step, 2 requests at a time
     with open_store(tmp_path) as store:
         (description,) = store.query("SELECT description FROM backends")
     assert json.loads(description[0]) == {
-        "backend": "openai", "model": "slow", "base_url": server.url, "temperature": 0.0, "max_tokens": 32
+        "backend": "openai",
+        "model": "slow",
+        "base_url": server.url,
+        "temperature": 0.0,
+        "max_tokens": 32,
     }
 
 
@@ -273,7 +303,9 @@ def test_api_keys_are_not_stored(server, tmp_path):
 
 def test_parse_chat_completion_edge_cases():
     assert parse_chat_completion(b"[1, 2]") == "response is not a JSON object: [1, 2]"
-    assert parse_chat_completion(b'{"choices": [{"message": {"content": null}}]}') == "response choice has no text content"
+    assert (
+        parse_chat_completion(b'{"choices": [{"message": {"content": null}}]}') == "response choice has no text content"
+    )
     parts = b'{"choices": [{"message": {"content": [{"type": "text", "text": "A"}, {"type": "text", "text": "B"}]}}]}'
     assert parse_chat_completion(parts).text == "AB"
     assert parse_chat_completion(b"\xff\xfe").startswith("malformed JSON response")
@@ -286,18 +318,25 @@ def test_bad_backend_options_are_named():
         make_agent("openai:m", concurrency=0)
 
 
-@pytest.mark.parametrize("message, status, kind", [
-    # llama-cpp-python 0.3.36, measured against the SmolLM2 server
-    ('HTTP 400: {"error":{"message":"This model\'s maximum context length is 2048 tokens. However, you requested 3039 '
-     'tokens","type":"invalid_request_error","code":"context_length_exceeded"}}', 400, "context_overflow"),
-    ("HTTP 400: Requested tokens (5000) exceed context window of 2048", 400, "context_overflow"),
-    ("vllm rejected the prompt: ValueError: prompt is longer than max_model_len", None, "context_overflow"),
-    ("HTTP 500: image input is not supported - hint: you may need to provide the mmproj", 500, "unsupported_input"),
-    ("HTTP 503: unavailable (gave up after 6 attempts)", 503, "http"),
-    ("timeout after 300 s", None, "timeout"),
-    ("connection error: ConnectError: [Errno 111] Connection refused", None, "connection"),
-    ("malformed JSON response: {", None, "bad_response"),
-])
+@pytest.mark.parametrize(
+    "message, status, kind",
+    [
+        # llama-cpp-python 0.3.36, measured against the SmolLM2 server
+        (
+            'HTTP 400: {"error":{"message":"This model\'s maximum context length is 2048 tokens. However, you requested 3039 '
+            'tokens","type":"invalid_request_error","code":"context_length_exceeded"}}',
+            400,
+            "context_overflow",
+        ),
+        ("HTTP 400: Requested tokens (5000) exceed context window of 2048", 400, "context_overflow"),
+        ("vllm rejected the prompt: ValueError: prompt is longer than max_model_len", None, "context_overflow"),
+        ("HTTP 500: image input is not supported - hint: you may need to provide the mmproj", 500, "unsupported_input"),
+        ("HTTP 503: unavailable (gave up after 6 attempts)", 503, "http"),
+        ("timeout after 300 s", None, "timeout"),
+        ("connection error: ConnectError: [Errno 111] Connection refused", None, "connection"),
+        ("malformed JSON response: {", None, "bad_response"),
+    ],
+)
 def test_fault_kinds_from_server_wording(message, status, kind):
     from cogsim.agents.base import classify_fault
 

@@ -30,15 +30,23 @@ def tiny_model(tmp_path_factory):
     tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel()
     corpus = ["Count from 1 to 6, one number per turn. Start.", "ANSWER: 1 2 3 4 5 6", "Said so far: Next?"] * 50
-    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<unk>", "<s>", "</s>", "<|user|>", "<|system|>", "<|assistant|>"])
+    trainer = trainers.BpeTrainer(
+        vocab_size=300, special_tokens=["<unk>", "<s>", "</s>", "<|user|>", "<|system|>", "<|assistant|>"]
+    )
     tokenizer.train_from_iterator(corpus, trainer)
     fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="<unk>", bos_token="<s>", eos_token="</s>")
     fast.chat_template = CHAT_TEMPLATE
     fast.save_pretrained(path)
     config = LlamaConfig(
-        vocab_size=fast.vocab_size, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=2048,
-        bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id,
+        vocab_size=fast.vocab_size,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=2048,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
     )
     torch.manual_seed(0)
     LlamaForCausalLM(config).to(torch.bfloat16).save_pretrained(path)

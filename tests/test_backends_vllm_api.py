@@ -52,16 +52,24 @@ class LLM:
             text = "".join(
                 part["text"] if isinstance(part, dict) and part.get("type") == "text" else ""
                 for m in conversation
-                for part in (m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}])
+                for part in (
+                    m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+                )
             )
             if "TOO LONG" in text:
                 raise ValueError("prompt is longer than max_model_len")
             if "VALIDATION" in text:  # newer vLLM: not a ValueError
-                raise VLLMValidationError("The decoder prompt (length 9000) is longer than the maximum model length of 4096.")
+                raise VLLMValidationError(
+                    "The decoder prompt (length 9000) is longer than the maximum model length of 4096."
+                )
             if "ENGINE" in text:
                 raise RuntimeError("engine hiccup on this request")
             said = sum(m["role"] == "assistant" for m in conversation)
-            outputs.append(RequestOutput(list(range(len(text.split()))), [CompletionOutput(f"ANSWER: {said + 1}", [1, 2, 3], "stop")]))
+            outputs.append(
+                RequestOutput(
+                    list(range(len(text.split()))), [CompletionOutput(f"ANSWER: {said + 1}", [1, 2, 3], "stop")]
+                )
+            )
         return outputs
 
 
@@ -76,7 +84,10 @@ def fake_vllm(monkeypatch):
 
 def test_one_chat_call_per_step_with_greedy_defaults(fake_vllm, tmp_path):
     options = {"max_tokens": 16, "max_model_len": 4096, "limit_mm_per_prompt": {"image": 2}}
-    run(RunConfig([Task("looptest/count", 3)], ["vllm:tiny"], concurrency=3, history="full", agent_options=options), tmp_path)
+    run(
+        RunConfig([Task("looptest/count", 3)], ["vllm:tiny"], concurrency=3, history="full", agent_options=options),
+        tmp_path,
+    )
     (llm,) = LLM.instances
     assert llm.model == "tiny" and llm.engine_options == {"max_model_len": 4096, "limit_mm_per_prompt": {"image": 2}}
     assert [len(messages) for messages, *_ in llm.calls] == [3, 3, 3, 2, 1]  # targets 3, 4, 5
@@ -93,10 +104,12 @@ def test_one_chat_call_per_step_with_greedy_defaults(fake_vllm, tmp_path):
 def test_images_go_as_data_urls_and_a_rejected_prompt_fails_alone(fake_vllm):
     backend = make_agent("vllm:tiny", temperature=0.7, top_p=0.9)
     frame = np.zeros((4, 4, 3), np.uint8)
-    results = backend.complete([
-        [Message("user", "what colour?", (frame,))],
-        [Message("user", "TOO LONG")],
-    ])
+    results = backend.complete(
+        [
+            [Message("user", "what colour?", (frame,))],
+            [Message("user", "TOO LONG")],
+        ]
+    )
     assert results[0].text == "ANSWER: 1" and results[0].prompt_tokens == 2
     assert results[1].text is None and "max_model_len" in results[1].error
     (llm,) = LLM.instances
@@ -116,9 +129,14 @@ def test_missing_vllm_is_a_clear_error(monkeypatch):
 
 def test_engine_errors_of_one_request_never_take_down_the_batch(fake_vllm):
     backend = make_agent("vllm:tiny", max_tokens=8)
-    results = backend.complete([
-        [Message("user", "fine")], [Message("user", "VALIDATION")], [Message("user", "ENGINE")], [Message("user", "ok")],
-    ])
+    results = backend.complete(
+        [
+            [Message("user", "fine")],
+            [Message("user", "VALIDATION")],
+            [Message("user", "ENGINE")],
+            [Message("user", "ok")],
+        ]
+    )
     assert [r.text for r in results] == ["ANSWER: 1", None, None, "ANSWER: 1"]
     assert results[1].fault == "context_overflow" and "VLLMValidationError" in results[1].error
     assert results[2].fault == "bad_response" and "engine hiccup" in results[2].error
@@ -127,7 +145,9 @@ def test_engine_errors_of_one_request_never_take_down_the_batch(fake_vllm):
 
 def test_env_decoding_defaults_become_per_request_sampling_params(fake_vllm):
     backend = make_agent("vllm:tiny", temperature=0.5)
-    backend.complete([[Message("user", "a")], [Message("user", "b")]], [{"max_tokens": 65536, "temperature": 1.0}, None])
+    backend.complete(
+        [[Message("user", "a")], [Message("user", "b")]], [{"max_tokens": 65536, "temperature": 1.0}, None]
+    )
     (llm,) = LLM.instances
     first, second = llm.calls[0][1]
     assert first.kwargs == {"temperature": 0.5, "max_tokens": 65536}  # the user's temperature wins

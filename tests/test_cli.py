@@ -3,7 +3,6 @@
 import subprocess
 import sys
 
-
 from cogsim.cli import main
 
 

@@ -11,8 +11,28 @@ from cogsim.store import open_store
 
 def test_run_family_prefix_then_report_and_export(tmp_path, capsys):
     out = tmp_path / "run"
-    code = main(["run", "looptest", "--agent", "oracle", "--agent", "random", "--episodes", "4", "--seed", "2",
-                 "--concurrency", "3", "--workers", "1", "--out", str(out), "--no-progress", "--report"])
+    code = main(
+        [
+            "run",
+            "looptest",
+            "--agent",
+            "oracle",
+            "--agent",
+            "random",
+            "--episodes",
+            "4",
+            "--seed",
+            "2",
+            "--concurrency",
+            "3",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--report",
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     # count and choice per agent, the duel once (oracle vs random): 4 * 5 episodes
@@ -103,8 +123,24 @@ def test_backend_faults_exit_3_and_a_bare_resume_may_change_the_server(tmp_path,
         probe.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
     out = tmp_path / "run"
-    code = main(["run", "looptest/count", "--episodes", "3", "--agent", "openai:m", "--agent-option", f"base_url={dead}",
-                 "--agent-option", "max_retries=0", "--out", str(out), "--no-progress", "--report"])
+    code = main(
+        [
+            "run",
+            "looptest/count",
+            "--episodes",
+            "3",
+            "--agent",
+            "openai:m",
+            "--agent-option",
+            f"base_url={dead}",
+            "--agent-option",
+            "max_retries=0",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--report",
+        ]
+    )
     assert code == 3
     captured = capsys.readouterr()
     assert "0/3 episodes finished (3 running)" in captured.out
@@ -119,7 +155,9 @@ def test_backend_faults_exit_3_and_a_bare_resume_may_change_the_server(tmp_path,
         server.close()
     assert "3/3 episodes finished (3 done)" in capsys.readouterr().out
     with open_store(out) as store:
-        assert [e["success"] for e in store.episodes()] == [True] * 3 and all("fault" not in e for e in store.episodes())
+        assert [e["success"] for e in store.episodes()] == [True] * 3 and all(
+            "fault" not in e for e in store.episodes()
+        )
         assert store.config_changes() == [{"agent_options.base_url": [dead, server.url]}]
 
 
@@ -129,13 +167,32 @@ def test_report_of_an_interrupted_run_counts_its_stored_turns(tmp_path, capsys):
     server = ChatServer()
     out = tmp_path / "run"
     try:
-        code = main(["run", "looptest/count", "--episodes", "2", "--agent", "openai:m", "--agent-option",
-                     f"base_url={server.url}", "--history", "full", "--out", str(out), "--no-progress"])
+        code = main(
+            [
+                "run",
+                "looptest/count",
+                "--episodes",
+                "2",
+                "--agent",
+                "openai:m",
+                "--agent-option",
+                f"base_url={server.url}",
+                "--history",
+                "full",
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
+        )
         assert code == 0
         with open_store(out) as store:  # make one episode look stopped by a fault after 2 stored turns
-            store.db.execute("UPDATE episodes SET status = 'running', num_turns = 0, fault = 'timeout', "
-                             "error = 'turn 2: timeout after 300 s' WHERE episode_index = 1")
-            store.db.execute("DELETE FROM turns WHERE turn >= 2 AND episode_id = (SELECT id FROM episodes WHERE episode_index = 1)")
+            store.db.execute(
+                "UPDATE episodes SET status = 'running', num_turns = 0, fault = 'timeout', "
+                "error = 'turn 2: timeout after 300 s' WHERE episode_index = 1"
+            )
+            store.db.execute(
+                "DELETE FROM turns WHERE turn >= 2 AND episode_id = (SELECT id FROM episodes WHERE episode_index = 1)"
+            )
         main(["report", str(out)])
     finally:
         server.close()

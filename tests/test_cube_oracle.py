@@ -10,10 +10,9 @@ import sys
 import numpy as np
 import pytest
 
+import sticker_model
 from cogsim import _core, cube
 from cogsim.cube import Cube
-
-import sticker_model
 from table_files import copy_with_one_corrupt_byte
 
 BFS_DEPTH = 5
@@ -223,8 +222,14 @@ def _solve_in_subprocess(states: list[str], threads: int) -> list[list[str]]:
         "print(json.dumps([cube.solve(s) for s in json.loads(sys.argv[1])]))\n"
     )
     env = dict(os.environ, COGSIM_THREADS=str(threads))
-    done = subprocess.run([sys.executable, "-c", script, json.dumps(states)], env=env, capture_output=True,
-                          text=True, check=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(states)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
     return json.loads(done.stdout)
 
 

@@ -5,10 +5,9 @@ sticker model, the oracle without the table, and the local structure of a true d
 import numpy as np
 import pytest
 
+import sticker_model
 from cogsim import _core, cube
 from cogsim.cube import Cube
-
-import sticker_model
 from table_files import copy_with_one_corrupt_byte
 
 PHASE1_MOVES = ["U", "U2", "U'", "D", "D2", "D'", "R2", "L2", "F2", "B2"]  # keep phase 1 solved (UD axis)

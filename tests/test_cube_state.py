@@ -5,10 +5,9 @@ import random
 import numpy as np
 import pytest
 
+import sticker_model
 from cogsim import cube
 from cogsim.cube import Cube
-
-import sticker_model
 
 EXPECTED_MOVES = "U U2 U' D D2 D' R R2 R' L L2 L' F F2 F' B B2 B'".split()
 

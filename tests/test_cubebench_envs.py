@@ -8,13 +8,20 @@ import pytest
 import cogsim
 from cogsim import cube
 from cogsim.cube import Cube
-from cogsim.cube.suite import items, parsers, views
-from cogsim.metrics import summarize
+from cogsim.cube.suite import items, views
 from cogsim.metrics import cube as cube_metrics
+from cogsim.metrics import summarize
 from cogsim.render import cube_net
 
-TEST_IDS = ["cube/reconstruction", "cube/verification", "cube/optimal-move", "cube/reflection", "cube/closed-loop",
-            "cube/move-effect", "cube/recovery"]
+TEST_IDS = [
+    "cube/reconstruction",
+    "cube/verification",
+    "cube/optimal-move",
+    "cube/reflection",
+    "cube/closed-loop",
+    "cube/move-effect",
+    "cube/recovery",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -44,7 +51,9 @@ def run(env_id, policy, seeds, **options):
             json.dumps(info["parsed"])
             if terminated or truncated:
                 json.dumps(info["episode"])  # the results store keeps episodes as JSON
-                episodes.append({"env_id": env_id, "options": options, "seed": seed, "agent": policy, **info["episode"]})
+                episodes.append(
+                    {"env_id": env_id, "options": options, "seed": seed, "agent": policy, **info["episode"]}
+                )
                 break
     return episodes
 
@@ -54,19 +63,22 @@ def test_the_seven_tests_are_registered():
 
 
 @pytest.mark.parametrize("depth", (1, 2, 3))
-@pytest.mark.parametrize("env_id,options,key", [
-    ("cube/reconstruction", {}, "matrix_correct"),
-    ("cube/verification", {}, "correct"),
-    ("cube/optimal-move", {"modality": "image+text"}, "correct"),
-    ("cube/optimal-move", {"modality": "image"}, "correct"),
-    ("cube/optimal-move", {"modality": "text"}, "correct"),
-    ("cube/reflection", {"regime": "guided-unredacted", "modality": "text"}, "final_correct"),
-    ("cube/closed-loop", {"modality": "text"}, "perfect_solve"),
-    ("cube/closed-loop", {"modality": "text", "abstention": True}, "perfect_solve"),
-    ("cube/move-effect", {"modality": "text"}, "all_labels_correct"),
-    ("cube/recovery", {"modality": "text", "start": "injected"}, "solved"),
-    ("cube/recovery", {"modality": "text", "start": "closed-loop"}, "failure_step"),
-])
+@pytest.mark.parametrize(
+    "env_id,options,key",
+    [
+        ("cube/reconstruction", {}, "matrix_correct"),
+        ("cube/verification", {}, "correct"),
+        ("cube/optimal-move", {"modality": "image+text"}, "correct"),
+        ("cube/optimal-move", {"modality": "image"}, "correct"),
+        ("cube/optimal-move", {"modality": "text"}, "correct"),
+        ("cube/reflection", {"regime": "guided-unredacted", "modality": "text"}, "final_correct"),
+        ("cube/closed-loop", {"modality": "text"}, "perfect_solve"),
+        ("cube/closed-loop", {"modality": "text", "abstention": True}, "perfect_solve"),
+        ("cube/move-effect", {"modality": "text"}, "all_labels_correct"),
+        ("cube/recovery", {"modality": "text", "start": "injected"}, "solved"),
+        ("cube/recovery", {"modality": "text", "start": "closed-loop"}, "failure_step"),
+    ],
+)
 def test_oracle_scores_everything(env_id, options, key, depth):
     episodes = run(env_id, "oracle", range(8), depth=depth, **options)
     if key == "failure_step":  # the oracle never fails, so closed-loop start never needs recovery
@@ -80,7 +92,9 @@ def test_oracle_scores_everything(env_id, options, key, depth):
 
 def test_oracle_at_depth_seven_solves_closed_loop_and_recovery():
     assert all(e["perfect_solve"] for e in run("cube/closed-loop", "oracle", range(4), depth=7, modality="text"))
-    assert all(e["solved"] for e in run("cube/recovery", "oracle", range(4), depth=7, modality="text", start="injected"))
+    assert all(
+        e["solved"] for e in run("cube/recovery", "oracle", range(4), depth=7, modality="text", start="injected")
+    )
 
 
 def _within(rate, chance, n, sigmas=4.0):
@@ -137,8 +151,10 @@ def _net_from_image(frame, sticker):
     centres = np.round(cube_net.NetLayout(sticker).sticker_centres()).astype(int)
     samples = frame[centres[:, 1], centres[:, 0]].astype(float)
     flat = "".join(letters[i] for i in ((samples[:, None, :] - palette[None]) ** 2).sum(-1).argmin(axis=1))
-    return {cube_net.FACE_LABELS[face]: [flat[9 * k + 3 * r : 9 * k + 3 * r + 3] for r in range(3)]
-            for k, face in enumerate(cube_net.FACE_ORDER)}
+    return {
+        cube_net.FACE_LABELS[face]: [flat[9 * k + 3 * r : 9 * k + 3 * r + 3] for r in range(3)]
+        for k, face in enumerate(cube_net.FACE_ORDER)
+    }
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -147,7 +163,11 @@ def test_front_face_of_the_image_equals_the_text_state(seed):
     env = cogsim.make("cube/optimal-move", depth=4, modality="image+text", sticker=16, state_format="cogsim")
     obs, _ = env.reset(seed=seed)
     (frame,) = obs["images"]
-    assert _front_from_image(frame, 16) == _face_from_text(obs["text"]) == env._grid(views.front_rows(env.item["facelets"]))
+    assert (
+        _front_from_image(frame, 16)
+        == _face_from_text(obs["text"])
+        == env._grid(views.front_rows(env.item["facelets"]))
+    )
     for label, rows in _net_from_image(frame, 16).items():  # the rest of the text state matches too
         assert _face_from_text(obs["text"], label) == rows, label
     recon = cogsim.make("cube/reconstruction", depth=4, sticker=16)
@@ -189,8 +209,11 @@ def test_closed_loop_accepts_any_progress_move_and_replans():
     for seed in range(40):
         obs, _ = env.reset(seed=seed)
         effects, teacher = env.current["effects"], env.plan[0]
-        other = [label for label, move in zip("ABCD", env.current["options"])
-                 if effects[move] == "DECREASE" and move != teacher]
+        other = [
+            label
+            for label, move in zip("ABCD", env.current["options"])
+            if effects[move] == "DECREASE" and move != teacher
+        ]
         if other:
             break
     assert obs["text"].startswith("The cube is 3 move(s) away from being solved.")
@@ -269,8 +292,11 @@ def test_recovery_accept_progress_control():
     plan = list(env.plan)
     effects = list(env.current["effects"].values())
     assert effects.count("DECREASE") == 1  # one progress move and three non-progress moves per step
-    off_path = next(label for label, move in zip("ABCD", env.current["options"])
-                    if move != plan[0] and env.current["effects"][move] != "DECREASE")
+    off_path = next(
+        label
+        for label, move in zip("ABCD", env.current["options"])
+        if move != plan[0] and env.current["effects"][move] != "DECREASE"
+    )
     move = env.current["options"]["ABCD".index(off_path)]
     env.step(f"<ANSWER> {off_path} </ANSWER>")
     assert env.plan == [views.inverse_move(move)] + plan  # off the path: the inverse is pushed
@@ -357,20 +383,23 @@ def test_seed_list_option_replays_exported_items(tmp_path):
         make("cube/optimal-move", depth=2, seed_list=str(path)).reset(seed=0)
 
 
-@pytest.mark.parametrize("env_id,options,match", [
-    ("cube/optimal-move", {"modality": "audio"}, "modality"),
-    ("cube/reconstruction", {"modality": "text"}, "modality"),
-    ("cube/optimal-move", {"depth": 0}, "depth"),
-    ("cube/optimal-move", {"sticker": 2}, "sticker"),
-    ("cube/closed-loop", {"abstain_policy": "guess"}, "abstain_policy"),
-    ("cube/closed-loop", {"abstention": "yes"}, "abstention"),
-    ("cube/reflection", {"regime": "free"}, "regime"),
-    ("cube/reflection", {"reveal_choice": "yes"}, "reveal_choice"),
-    ("cube/verification", {"negatives": "both"}, "negatives"),
-    ("cube/recovery", {"start": "middle"}, "start"),
-    ("cube/closed-loop", {"abstension": True}, "unknown option.*abstension"),
-    ("cube/optimal-move", {"regime": "guided-redacted"}, "unknown option.*regime"),
-])
+@pytest.mark.parametrize(
+    "env_id,options,match",
+    [
+        ("cube/optimal-move", {"modality": "audio"}, "modality"),
+        ("cube/reconstruction", {"modality": "text"}, "modality"),
+        ("cube/optimal-move", {"depth": 0}, "depth"),
+        ("cube/optimal-move", {"sticker": 2}, "sticker"),
+        ("cube/closed-loop", {"abstain_policy": "guess"}, "abstain_policy"),
+        ("cube/closed-loop", {"abstention": "yes"}, "abstention"),
+        ("cube/reflection", {"regime": "free"}, "regime"),
+        ("cube/reflection", {"reveal_choice": "yes"}, "reveal_choice"),
+        ("cube/verification", {"negatives": "both"}, "negatives"),
+        ("cube/recovery", {"start": "middle"}, "start"),
+        ("cube/closed-loop", {"abstension": True}, "unknown option.*abstension"),
+        ("cube/optimal-move", {"regime": "guided-redacted"}, "unknown option.*regime"),
+    ],
+)
 def test_bad_options_are_value_errors(env_id, options, match):
     with pytest.raises(ValueError, match=match):
         make(env_id, **options)
@@ -393,10 +422,21 @@ def test_vector_env_and_tables_for_every_test():
             options = {} if env_id in ("cube/reconstruction", "cube/verification") else {"modality": "text"}
             episodes += run(env_id, policy, range(4), depth=1, sticker=8, **options)
     tables = summarize("cube", episodes)
-    assert [t.title.split(".")[0] for t in tables] == ["Table 1", "Table 1b", "Table 2", "Table 2b", "Table 3",
-                                                       "Table 3b", "Table 4", "Table 5"]
+    assert [t.title.split(".")[0] for t in tables] == [
+        "Table 1",
+        "Table 1b",
+        "Table 2",
+        "Table 2b",
+        "Table 3",
+        "Table 3b",
+        "Table 4",
+        "Table 5",
+    ]
     for table in tables:
-        assert {row[0].split(" [")[0] for row in table.rows} == {"oracle", "random"}  # "[protocol]" when not the release's
+        assert {row[0].split(" [")[0] for row in table.rows} == {
+            "oracle",
+            "random",
+        }  # "[protocol]" when not the release's
         assert all(len(row) == len(table.columns) for row in table.rows)
 
 
@@ -451,22 +491,29 @@ def test_closed_loop_reasoning_then_final_answer_line():
     obs, _ = env.reset(seed=0)
     assert "<REASONING>" in env.system_prompt and "<REASONING>" in obs["text"]
     gold = env.current["gold"]
-    _, reward, _, _, info = env.step(f"<REASONING>A undoes the last turn.\nB does not.</REASONING>\n<ANSWER> {gold} </ANSWER>")
+    _, reward, _, _, info = env.step(
+        f"<REASONING>A undoes the last turn.\nB does not.</REASONING>\n<ANSWER> {gold} </ANSWER>"
+    )
     assert info["parse"] == "ok" and reward == 1.0
     _, _, done, _, info = env.step(f"<ANSWER> {env.current['gold']} </ANSWER>\nI hope that helps.")
     assert done and info["parse"] == "parse_failure"
     idk = make("cube/closed-loop", depth=2, modality="text", abstention=True)
     idk.reset(seed=0)
     assert "No explanations" in idk.system_prompt
-    assert idk.step(f"<REASONING>x</REASONING>\n<ANSWER> {idk.current['gold']} </ANSWER>")[4]["parse"] == "parse_failure"
+    assert (
+        idk.step(f"<REASONING>x</REASONING>\n<ANSWER> {idk.current['gold']} </ANSWER>")[4]["parse"] == "parse_failure"
+    )
 
 
 def test_closed_loop_options_off_the_teacher_path_are_regenerated_reproducibly():
     env = make("cube/closed-loop", depth=3, modality="text")
     for seed in range(40):
         env.reset(seed=seed)
-        other = [label for label, move in zip("ABCD", env.current["options"])
-                 if env.current["effects"][move] == "DECREASE" and move != env.plan[0]]
+        other = [
+            label
+            for label, move in zip("ABCD", env.current["options"])
+            if env.current["effects"][move] == "DECREASE" and move != env.plan[0]
+        ]
         if other:
             break
     env.step(other[0])

@@ -57,7 +57,9 @@ def test_balanced_position_visits_every_position_per_block():
         positions = [items.balanced_position(i, k, "key") for i in range(6 * k)]
         for block in range(6):
             assert sorted(positions[block * k : (block + 1) * k]) == list(range(k))
-    assert [items.balanced_position(i, 4, "a") for i in range(8)] != [items.balanced_position(i, 4, "b") for i in range(8)]
+    assert [items.balanced_position(i, 4, "a") for i in range(8)] != [
+        items.balanced_position(i, 4, "b") for i in range(8)
+    ]
 
 
 @pytest.mark.parametrize("depth", (1, 2, 4))
@@ -123,7 +125,9 @@ def test_verification_is_balanced_and_negatives_differ(depth):
             edit = item["text_edit"]
             assert edit["shown_grid"] != truth
             if edit["kind"] == "move":
-                assert edit["shown_grid"] == list(views.front_rows(Cube.from_facelets(item["facelets"]).apply(edit["move"])))
+                assert edit["shown_grid"] == list(
+                    views.front_rows(Cube.from_facelets(item["facelets"]).apply(edit["move"]))
+                )
             kinds[edit["kind"]] += 1
         else:
             assert item["text_edit"] is None and item["image_facelets"] == item["facelets"]
@@ -155,7 +159,9 @@ def test_reconstruction_regenerates_faces_dominated_by_one_colour(depth):
             regenerated += 1
             original = Cube.from_moves(" ".join(cube.scramble(depth, seed)))
             assert max(Counter("".join(views.front_rows(original))).values()) > 6
-            assert item["scramble_seed"] // 10000 == seed and item["scramble"].split() == cube.scramble(depth, item["scramble_seed"])
+            assert item["scramble_seed"] // 10000 == seed and item["scramble"].split() == cube.scramble(
+                depth, item["scramble_seed"]
+            )
     assert (regenerated > 0) == (depth >= 3)
 
 

@@ -82,11 +82,25 @@ def test_recovery_statistics_by_hand():
 
 
 def _loop(agent, adherent, depth=3, **extra):
-    outcomes = (["progress"] + ["teacher"] * (adherent - 1) if adherent else []) + (["wrong"] if adherent < depth else [])
-    return {"test": "closed-loop", "agent": agent, "depth": depth, "modality": "text", "abstention": False,
-            "steps_total": depth, "adherent": adherent, "abstained": 0, "answered": len(outcomes),
-            "decisions": len(outcomes), "parse_failures": 0, "perfect_solve": adherent == depth, "outcomes": outcomes,
-            **extra}
+    outcomes = (["progress"] + ["teacher"] * (adherent - 1) if adherent else []) + (
+        ["wrong"] if adherent < depth else []
+    )
+    return {
+        "test": "closed-loop",
+        "agent": agent,
+        "depth": depth,
+        "modality": "text",
+        "abstention": False,
+        "steps_total": depth,
+        "adherent": adherent,
+        "abstained": 0,
+        "answered": len(outcomes),
+        "decisions": len(outcomes),
+        "parse_failures": 0,
+        "perfect_solve": adherent == depth,
+        "outcomes": outcomes,
+        **extra,
+    }
 
 
 def test_teacher_adherence_uses_unconditional_denominators():
@@ -102,12 +116,35 @@ def test_tables_group_by_agent_variant_and_depth_and_accept_nested_episodes():
     # Two items of four labels each: GOLD/PRED above plus two more labels; the second item unparsed.
     gold = GOLD + ["NO_CHANGE", "DECREASE"]
     episodes = [
-        {"agent": "a", "episode": {"test": "move-effect", "depth": 1, "modality": "text", "gold_labels": gold[:4],
-                                   "answers": PRED[:4], "parse": "ok"}},
-        {"agent": "a", "test": "move-effect", "depth": 1, "modality": "text", "gold_labels": gold[4:],
-         "answers": None, "parse": "parse_failure"},
-        {"agent": "a", "test": "move-effect", "depth": 2, "modality": "text", "gold_labels": ["DECREASE"] * 4,
-         "answers": ["DECREASE"] * 4, "parse": "ok"},
+        {
+            "agent": "a",
+            "episode": {
+                "test": "move-effect",
+                "depth": 1,
+                "modality": "text",
+                "gold_labels": gold[:4],
+                "answers": PRED[:4],
+                "parse": "ok",
+            },
+        },
+        {
+            "agent": "a",
+            "test": "move-effect",
+            "depth": 1,
+            "modality": "text",
+            "gold_labels": gold[4:],
+            "answers": None,
+            "parse": "parse_failure",
+        },
+        {
+            "agent": "a",
+            "test": "move-effect",
+            "depth": 2,
+            "modality": "text",
+            "gold_labels": ["DECREASE"] * 4,
+            "answers": ["DECREASE"] * 4,
+            "parse": "ok",
+        },
     ]
     (table,) = summarize("cube", episodes)
     assert [(r[0], r[1], r[2], r[3]) for r in table.rows] == [("a", "text", 1, 2), ("a", "text", 2, 1)]

@@ -8,15 +8,47 @@ from cogsim.cube.suite import parsers
 from cogsim.cube.suite.parsers import parse_choice, parse_effect, parse_grid, parse_yes_no
 
 
-@pytest.mark.parametrize("text", ["B", "  B\n", "ANSWER: B", "Answer: B", "ANSWER:B", "ANSWER:   B ", "<ANSWER>B</ANSWER>",
-                                  "<ANSWER> B </ANSWER>", "\n<ANSWER>B</ANSWER>\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "B",
+        "  B\n",
+        "ANSWER: B",
+        "Answer: B",
+        "ANSWER:B",
+        "ANSWER:   B ",
+        "<ANSWER>B</ANSWER>",
+        "<ANSWER> B </ANSWER>",
+        "\n<ANSWER>B</ANSWER>\n",
+    ],
+)
 def test_choice_accepts_the_three_formats(text):
     assert parse_choice(text) == parsers.Parsed("ok", "B")
 
 
-@pytest.mark.parametrize("text", ["", "   ", "b", "B.", "(B)", "B)", "answer: B", "ANSWER - B",
-                                  "The answer is B", "ANSWER: B\nbecause", "B\nC", "<ANSWER>B", "<answer>B</answer>",
-                                  "ANSWER: B C", "AB", "ANSWER: R'", "**B**", "ANSWER: <ANSWER>B</ANSWER>"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "b",
+        "B.",
+        "(B)",
+        "B)",
+        "answer: B",
+        "ANSWER - B",
+        "The answer is B",
+        "ANSWER: B\nbecause",
+        "B\nC",
+        "<ANSWER>B",
+        "<answer>B</answer>",
+        "ANSWER: B C",
+        "AB",
+        "ANSWER: R'",
+        "**B**",
+        "ANSWER: <ANSWER>B</ANSWER>",
+    ],
+)
 def test_choice_rejects_everything_else(text):
     assert parse_choice(text).status == "parse_failure"
 
@@ -27,8 +59,20 @@ def test_letters_outside_the_options_are_invalid_not_failures():
     assert parse_choice("ANSWER: E", labels="ABCDE").ok
 
 
-@pytest.mark.parametrize("text", ["IDK", "idk", "ANSWER: IDK", "<ANSWER>IDK</ANSWER>", "I don't know", "I do not know",
-                                  "i dont know", "I don\u2019t know", "ANSWER: E"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "IDK",
+        "idk",
+        "ANSWER: IDK",
+        "<ANSWER>IDK</ANSWER>",
+        "I don't know",
+        "I do not know",
+        "i dont know",
+        "I don\u2019t know",
+        "ANSWER: E",
+    ],
+)
 def test_abstention_variants(text):
     assert parse_choice(text, allow_idk=True, idk_label="E") == parsers.Parsed("ok", parsers.IDK)
 
@@ -45,8 +89,9 @@ def test_last_line_mode_reads_only_the_final_line():
     assert parse_choice(reflection).status == "parse_failure"
 
 
-@pytest.mark.parametrize("text,value", [("Yes", "Yes"), ("no", "No"), ("YES", "Yes"), ("ANSWER: No", "No"),
-                                        ("<ANSWER>yes</ANSWER>", "Yes")])
+@pytest.mark.parametrize(
+    "text,value", [("Yes", "Yes"), ("no", "No"), ("YES", "Yes"), ("ANSWER: No", "No"), ("<ANSWER>yes</ANSWER>", "Yes")]
+)
 def test_yes_no(text, value):
     assert parse_yes_no(text) == parsers.Parsed("ok", value)
 
@@ -75,9 +120,21 @@ def test_grid_formats():
     assert parse_grid("<ANSWER>W G B\nR R O\nY G W</ANSWER>") == expected
 
 
-@pytest.mark.parametrize("text", ["WGB\nRRO\nYGW", "W G B\nR R O", "W G B\nR R O\nY G W\nY G W", "w g b\nr r o\ny g w",
-                                  "W,G,B\nR,R,O\nY,G,W", "W G X\nR R O\nY G W", "W  G B\nR R O\nY G W",
-                                  "W G B\n\nR R O\nY G W", "Front:\nW G B\nR R O\nY G W", "[[W,G,B],[R,R,O],[Y,G,W]]"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "WGB\nRRO\nYGW",
+        "W G B\nR R O",
+        "W G B\nR R O\nY G W\nY G W",
+        "w g b\nr r o\ny g w",
+        "W,G,B\nR,R,O\nY,G,W",
+        "W G X\nR R O\nY G W",
+        "W  G B\nR R O\nY G W",
+        "W G B\n\nR R O\nY G W",
+        "Front:\nW G B\nR R O\nY G W",
+        "[[W,G,B],[R,R,O],[Y,G,W]]",
+    ],
+)
 def test_grid_rejects(text):
     assert parse_grid(text).status == "parse_failure"
 
@@ -96,7 +153,9 @@ def test_fuzz_choice_never_crashes_and_only_accepts_exact_forms(text):
         assert parsed.value in ("A", "B", "C", "D", parsers.IDK)
         core = text.strip()
         assert len(core.splitlines()) == 1
-        assert core.startswith(("ANSWER:", "<ANSWER>")) or core in ("A", "B", "C", "D", "E") or parsed.value == parsers.IDK
+        assert (
+            core.startswith(("ANSWER:", "<ANSWER>")) or core in ("A", "B", "C", "D", "E") or parsed.value == parsers.IDK
+        )
 
 
 @settings(max_examples=300, deadline=None)
@@ -108,8 +167,12 @@ def test_fuzz_grid_values_are_always_three_rows_of_three_colours(text):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(["A", "B", "C", "D"]), st.sampled_from(["{}", "ANSWER: {}", "<ANSWER>{}</ANSWER>"]),
-       st.text(alphabet=" \t\n", max_size=3), st.text(alphabet=" \t\n", max_size=3))
+@given(
+    st.sampled_from(["A", "B", "C", "D"]),
+    st.sampled_from(["{}", "ANSWER: {}", "<ANSWER>{}</ANSWER>"]),
+    st.text(alphabet=" \t\n", max_size=3),
+    st.text(alphabet=" \t\n", max_size=3),
+)
 def test_fuzz_wrapped_answers_round_trip(letter, wrapper, before, after):
     assert parse_choice(before + wrapper.format(letter) + after) == parsers.Parsed("ok", letter)
 
@@ -120,15 +183,19 @@ def test_effects_four_lines_in_option_order():
     assert parsers.parse_effects("A: INCREASE\nB: INCREASE\nC:NO_CHANGE\n<D> DECREASE </D>").ok
 
 
-@pytest.mark.parametrize("text", [
-    "<A> DECREASE </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>",  # a line missing
-    "<B> NO_CHANGE </B>\n<A> DECREASE </A>\n<C> INCREASE </C>\n<D> DECREASE </D>",  # reordered
-    "<A> DECREASE </B>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>",  # mismatched tags
-    "<A> decrease </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>",  # case
-    "<A> NO CHANGE </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>",
-    "<A> DECREASE </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>\nDone.",
-    "", "DECREASE",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<A> DECREASE </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>",  # a line missing
+        "<B> NO_CHANGE </B>\n<A> DECREASE </A>\n<C> INCREASE </C>\n<D> DECREASE </D>",  # reordered
+        "<A> DECREASE </B>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>",  # mismatched tags
+        "<A> decrease </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>",  # case
+        "<A> NO CHANGE </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>",
+        "<A> DECREASE </A>\n<B> NO_CHANGE </B>\n<C> INCREASE </C>\n<D> DECREASE </D>\nDone.",
+        "",
+        "DECREASE",
+    ],
+)
 def test_effects_reject_everything_else(text):
     assert parsers.parse_effects(text).status == "parse_failure"
 
@@ -138,6 +205,11 @@ def test_grid_in_the_papers_row_block():
     assert parse_grid(block) == parsers.Parsed("ok", ("GWR", "GGG", "BOY"))
     assert parse_grid(block + "Answer verified for correctness.").ok
     assert parse_grid("ANSWER: Row 1: [G, W, R]\nRow 2: [G, G, G]\nRow 3: [B, O, Y]").ok
-    for bad in (block.replace("Row 2", "Row 3"), block.replace("Orange", "Purple"), block + "Thanks!",
-                block.replace("[g, G, g]", "[G, G]"), "Row 1: [G, W, R]\nRow 2: [G, G, G]\nRow 3: [B, O, Y]"):
+    for bad in (
+        block.replace("Row 2", "Row 3"),
+        block.replace("Orange", "Purple"),
+        block + "Thanks!",
+        block.replace("[g, G, g]", "[G, G]"),
+        "Row 1: [G, W, R]\nRow 2: [G, G, G]\nRow 3: [B, O, Y]",
+    ):
         assert parse_grid(bad).status == "parse_failure", bad

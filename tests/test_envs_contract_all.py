@@ -12,9 +12,13 @@ ENV_IDS = families.declared_env_ids()
 
 
 def _same(a: dict, b: dict) -> bool:
-    return (a["text"] == b["text"] and a["options"] == b["options"] and a["player"] == b["player"]
-            and len(a["images"]) == len(b["images"])
-            and all(np.array_equal(x, y) for x, y in zip(a["images"], b["images"])))
+    return (
+        a["text"] == b["text"]
+        and a["options"] == b["options"]
+        and a["player"] == b["player"]
+        and len(a["images"]) == len(b["images"])
+        and all(np.array_equal(x, y) for x, y in zip(a["images"], b["images"]))
+    )
 
 
 def _play(env, seed: int, steps: int = 3):
@@ -47,6 +51,8 @@ def test_env_contract(env_id):
         env.step(None)
     first = _play(env, seed=11)
     again = _play(cogsim.make(env_id), seed=11)
-    assert len(first) == len(again) and all(_same(a, b) for a, b in zip(first, again)), "a seed must reproduce the episode"
+    assert len(first) == len(again) and all(_same(a, b) for a, b in zip(first, again)), (
+        "a seed must reproduce the episode"
+    )
     assert {"oracle", "random"} <= set(env.scripted_policies)
     env.close()

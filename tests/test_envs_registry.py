@@ -97,7 +97,9 @@ def test_a_plugin_family_from_an_entry_point_is_listed_and_made(monkeypatch, tmp
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(envs, "_REGISTRY", dict(envs._REGISTRY))  # the toy ids leave with the test
     entry = metadata.EntryPoint("toy", "toyfamily:FAMILY", families.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(families.metadata, "entry_points", lambda group: [entry] if group == families.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(
+        families.metadata, "entry_points", lambda group: [entry] if group == families.ENTRY_POINT_GROUP else []
+    )
     monkeypatch.setattr(families, "_families", None)
     assert "toy/hello" in cogsim.list_envs()
     env = cogsim.make("toy/hello")

@@ -21,15 +21,23 @@ def texts(messages):
 
 def test_full_keeps_every_turn_after_the_system_prompt():
     messages = HistoryPolicy.parse("full").messages("rules", PAST, NOW)
-    assert texts(messages) == [("s", "rules")] + [x for i in range(4) for x in (("u", f"q{i}"), ("a", f"a{i}"))] + [("u", "q4")]
+    assert texts(messages) == [("s", "rules")] + [x for i in range(4) for x in (("u", f"q{i}"), ("a", f"a{i}"))] + [
+        ("u", "q4")
+    ]
 
 
 def test_last_k_and_current():
     assert texts(HistoryPolicy.parse("last:2").messages(None, PAST, NOW)) == [
-        ("u", "q2"), ("a", "a2"), ("u", "q3"), ("a", "a3"), ("u", "q4")
+        ("u", "q2"),
+        ("a", "a2"),
+        ("u", "q3"),
+        ("a", "a3"),
+        ("u", "q4"),
     ]
     assert texts(HistoryPolicy.parse("last:0").messages(None, PAST, NOW)) == [("u", "q4")]
-    assert texts(HistoryPolicy.parse("last:9").messages(None, PAST, NOW)) == texts(HistoryPolicy.parse("full").messages(None, PAST, NOW))
+    assert texts(HistoryPolicy.parse("last:9").messages(None, PAST, NOW)) == texts(
+        HistoryPolicy.parse("full").messages(None, PAST, NOW)
+    )
     assert texts(HistoryPolicy.parse("current").messages("rules", PAST, NOW)) == [("s", "rules"), ("u", "q4")]
     assert str(HistoryPolicy.parse("last:3")) == "last:3"
 

@@ -65,7 +65,10 @@ def turns_of(run_dir):
 
 
 def outcomes_of(run_dir):
-    return rows(run_dir, "SELECT task, agent, episode_index, seed, status, num_turns, total_reward, outcome FROM episodes ORDER BY 1, 2, 3")
+    return rows(
+        run_dir,
+        "SELECT task, agent, episode_index, seed, status, num_turns, total_reward, outcome FROM episodes ORDER BY 1, 2, 3",
+    )
 
 
 def test_oracle_run_matches_hand_computation(tmp_path):
@@ -127,8 +130,9 @@ def test_images_reach_the_model_and_the_store(tmp_path):
     assert last_prompt[-1].images[0].shape == (16, 16, 3)
     refs = [r[7] for r in turns_of(tmp_path)]
     assert all(ref and ref.startswith('["images/') for ref in refs)
-    from PIL import Image
     import json
+
+    from PIL import Image
 
     path = tmp_path / json.loads(refs[0])[0]
     assert Image.open(path).size == (16, 16)
@@ -195,10 +199,15 @@ def test_context_overflow_fails_only_its_episode_or_drops_the_oldest_history(tmp
     assert summary.statuses == {"done": 1, "running": 1}
     assert summary.faults["context_overflow"][0] == 1
     assert rows(tmp_path / "fail", "SELECT loop FROM episodes") == [('{"on_overflow":"fail-episode"}',)] * 2
-    config = RunConfig([Task("looptest/count", 2)], ["counting:small-context"], history="full", on_overflow="drop-oldest")
+    config = RunConfig(
+        [Task("looptest/count", 2)], ["counting:small-context"], history="full", on_overflow="drop-oldest"
+    )
     summary = run(config, tmp_path / "drop")
     assert summary.ok and summary.statuses == {"done": 2}
-    dropped = rows(tmp_path / "drop", "SELECT e.episode_index, t.turn, t.history_dropped FROM turns t JOIN episodes e ON e.id = t.episode_id ORDER BY 1, 2")
+    dropped = rows(
+        tmp_path / "drop",
+        "SELECT e.episode_index, t.turn, t.history_dropped FROM turns t JOIN episodes e ON e.id = t.episode_id ORDER BY 1, 2",
+    )
     assert [d for i, _, d in dropped if i == 1][:4] == [0, 0, 0, 1]
     assert CountingModel.calls[-1] and all(sum(m.role == "assistant" for m in c) <= 2 for c in CountingModel.calls[-1])
     with pytest.raises(ValueError, match="on_overflow must be one of fail-episode, drop-oldest"):
@@ -223,7 +232,9 @@ def test_env_decoding_defaults_reach_the_backend_and_the_store(tmp_path):
 
 
 def test_resume_may_change_only_settings_that_do_not_change_results(tmp_path):
-    config = RunConfig([Task("looptest/count", 3)], ["counting:flaky"], history="full", agent_options={"base_url": "http://a"})
+    config = RunConfig(
+        [Task("looptest/count", 3)], ["counting:flaky"], history="full", agent_options={"base_url": "http://a"}
+    )
     run(config, tmp_path)
     CountingModel.healthy = True
     with pytest.raises(ValueError, match=r"agent_options.temperature differ"):
@@ -272,9 +283,10 @@ def test_an_env_error_ends_only_its_episode(tmp_path):
 
 def test_max_turns_truncates(tmp_path):
     run(RunConfig([Task("looptest/count", 2)], ["stubborn"], max_turns=2), tmp_path)
-    assert rows(tmp_path, "SELECT status, num_turns, outcome FROM episodes") == [
-        ("truncated", 2, '{"runner_truncated":true}')
-    ] * 2
+    assert (
+        rows(tmp_path, "SELECT status, num_turns, outcome FROM episodes")
+        == [("truncated", 2, '{"runner_truncated":true}')] * 2
+    )
 
 
 def test_resume_after_a_crash_continues_exactly(tmp_path):
@@ -301,15 +313,27 @@ def test_seatings():
     assert seat_groups(["a", "b"], 1, "x") == [("a",), ("b",)]
     assert seat_groups(["a"], 2, "x") == [("a", "a")]
     assert seat_groups(["b", "a"], 2, "x") == [("b", "a")]
-    assert seat_groups(["a", "b", "c"], 2, "x") == [("a", "b"), ("a", "c"), ("b", "a"), ("b", "c"), ("c", "a"), ("c", "b")]
+    assert seat_groups(["a", "b", "c"], 2, "x") == [
+        ("a", "b"),
+        ("a", "c"),
+        ("b", "a"),
+        ("b", "c"),
+        ("c", "a"),
+        ("c", "b"),
+    ]
 
 
 def test_plan_gives_every_agent_the_same_seeds():
     slots = plan(RunConfig([Task("looptest/count", 3), Task("looptest/duel", 2)], ["oracle", "random"], seed=10))
     assert [(s.env_id, s.agent, s.seed) for s in slots] == [
-        ("looptest/count", "oracle", 10), ("looptest/count", "oracle", 11), ("looptest/count", "oracle", 12),
-        ("looptest/count", "random", 10), ("looptest/count", "random", 11), ("looptest/count", "random", 12),
-        ("looptest/duel", "oracle vs random", 10), ("looptest/duel", "oracle vs random", 11),
+        ("looptest/count", "oracle", 10),
+        ("looptest/count", "oracle", 11),
+        ("looptest/count", "oracle", 12),
+        ("looptest/count", "random", 10),
+        ("looptest/count", "random", 11),
+        ("looptest/count", "random", 12),
+        ("looptest/duel", "oracle vs random", 10),
+        ("looptest/duel", "oracle vs random", 11),
     ]
 
 

@@ -57,7 +57,9 @@ def test_sft_history_windows_and_images(tmp_path):
     assert len(records) == steps
     assert [len(r["messages"]) for r in records[:4]] == [3, 5, 7, 7]
     assert all(m["content"].startswith("Action: ") for r in records for m in r["messages"] if m["role"] == "assistant")
-    image_records = list(sft.sft_records("pairs/single", [(2, 2)], [5], split="eval", options={"modality": "image", "card_width": 16}))
+    image_records = list(
+        sft.sft_records("pairs/single", [(2, 2)], [5], split="eval", options={"modality": "image", "card_width": 16})
+    )
     first_user = image_records[0]["messages"][1]["content"]
     assert first_user[0]["type"] == "image" and first_user[0]["image"].startswith("data:image/png;base64,")
     assert sft.write_jsonl(image_records, tmp_path / "sft.jsonl") == 1

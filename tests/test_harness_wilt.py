@@ -77,7 +77,10 @@ def test_report_shows_the_hand_computed_metrics(wilt_run):
     report = write_report(wilt_run)[0].read_text()
     # oracle: 3 of 3, Wilson [43.9, 100]; scripted model: 1 of 3, Wilson [6.1, 79.2]; 2 tests, 1 repeat each
     assert "| wilt/lite | oracle | 3 | 100.0 [43.9, 100.0] |" in report
-    assert "| wilt/lite | wiltscript:m | 3 | 33.3 [6.1, 79.2] | 0.0 [0.0, 56.1] | 2.0 [2.0, 2.0] | 1.00 [1.00, 1.00] |" in report
+    assert (
+        "| wilt/lite | wiltscript:m | 3 | 33.3 [6.1, 79.2] | 0.0 [0.0, 56.1] | 2.0 [2.0, 2.0] | 1.00 [1.00, 1.00] |"
+        in report
+    )
     assert "## Suite: wilt" in report and "| `wilt/lite` | wiltscript:m | 3 | 3 | 0 | 0 | 0 | 0 | 12 |" in report
     plots = list((wilt_run / "plots").glob("*.png"))
     assert plots and all(p.stat().st_size > 1000 for p in plots)
@@ -87,8 +90,25 @@ def test_cli_runs_every_wilt_env_by_family_prefix(tmp_path, capsys):
     from cogsim.cli import main
 
     out = tmp_path / "cli"
-    assert main(["run", "wilt", "--agent", "oracle", "--episodes", "2", "--workers", "1", "--out", str(out),
-                 "--no-progress", "--report"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "wilt",
+                "--agent",
+                "oracle",
+                "--episodes",
+                "2",
+                "--workers",
+                "1",
+                "--out",
+                str(out),
+                "--no-progress",
+                "--report",
+            ]
+        )
+        == 0
+    )
     assert "8/8 episodes finished (8 done)" in capsys.readouterr().out
     report = (out / "report.md").read_text()
     for env_id in ("wilt/full", "wilt/lite", "wilt/prototype", "wilt/procedural"):

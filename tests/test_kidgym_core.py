@@ -7,10 +7,10 @@ import itertools
 
 import numpy as np
 import pytest
-from kidgym_reference import executable_actions
 
 from cogsim import _core, kidgym
 from cogsim.kidgym.tasks import CONTINUE, ITEM, PLACE, TASKS
+from kidgym_reference import executable_actions
 
 CASES = [(name, level) for name in TASKS for level in kidgym.LEVELS]
 
@@ -156,8 +156,16 @@ def test_bad_catalog_raises_value_error():
         kidgym.catalog.core_catalog(kidgym.catalog.CatalogOptions(memory_chests=9))
 
 
-_COMPASS = {"north": (-1, 0), "northeast": (-1, 1), "east": (0, 1), "southeast": (1, 1),
-            "south": (1, 0), "southwest": (1, -1), "west": (0, -1), "northwest": (-1, -1)}
+_COMPASS = {
+    "north": (-1, 0),
+    "northeast": (-1, 1),
+    "east": (0, 1),
+    "southeast": (1, 1),
+    "south": (1, 0),
+    "southwest": (1, -1),
+    "west": (0, -1),
+    "northwest": (-1, -1),
+}
 
 
 def _placement_cell(stated: str, rotation) -> tuple[int, int]:
@@ -227,8 +235,10 @@ def test_memory_decode_asks_one_pair_among_the_releases_candidates(level):
         assert 0 <= asked < level
         state.apply((CONTINUE, 0, 0))
         cells = state.cells
-        shown = {(int(cells[r, c, 2]), int(cells[r, c, 1])) for r in range(5) for c in range(5) if cells[r, c, 0] == ITEM}
-        pairs = [tuple(int(v) for v in state.goal[4 * k:4 * k + 4]) for k in range(level)]
+        shown = {
+            (int(cells[r, c, 2]), int(cells[r, c, 1])) for r in range(5) for c in range(5) if cells[r, c, 0] == ITEM
+        }
+        pairs = [tuple(int(v) for v in state.goal[4 * k : 4 * k + 4]) for k in range(level)]
         assert len(shown) == 2 * level + 2  # the partner and 2L+1 distractors
         assert (pairs[asked][2], pairs[asked][3]) in shown
         in_pairs = {(p[0], p[1]) for p in pairs} | {(p[2], p[3]) for p in pairs}

@@ -27,7 +27,10 @@ ACTIONS = [
         ("<ANSWER>A</ANSWER>", 0),
         ("<THINK>The basket with label 3 is green, so I put it there: C.</THINK>\n<ANSWER>C</ANSWER>", 2),
         ("<Answer>\nB\n</Answer>", 1),
-        ("I choose 'put the item from backpack A into the basket with label 3'", 2),  # quoted text wins over the letter I
+        (
+            "I choose 'put the item from backpack A into the basket with label 3'",
+            2,
+        ),  # quoted text wins over the letter I
         ("The answer is (A).", 0),
         ("Option B.", 1),  # "O" is not a label here; "B" stands alone
         ("ABC", 0),  # no standalone letter: the paper falls back to the first label letter anywhere

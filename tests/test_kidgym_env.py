@@ -31,7 +31,11 @@ def test_oracle_succeeds_through_the_text_interface(env_id, level):
         observations, infos, reward = play(env, "oracle", seed)
         episode = infos[-1]["episode"]
         assert reward == 1.0 and episode["success"]
-        slack = env_id in ("kidgym/counting", "kidgym/memory_decode", "kidgym/decode_maze")  # the release gives these spare steps
+        slack = env_id in (
+            "kidgym/counting",
+            "kidgym/memory_decode",
+            "kidgym/decode_maze",
+        )  # the release gives these spare steps
         assert episode["steps"] == episode["budget"] or (slack and episode["steps"] < episode["budget"])
         assert all(info["parse"] == "ok" and info["step_success"] for info in infos)
         json.dumps(episode)
@@ -199,7 +203,9 @@ def test_demo_suites_run():
                 assert "episode" in infos[-1]
 
 
-@pytest.mark.parametrize("env_id", ["kidgym/selection", "kidgym/memory_maze", "kidgym/memory_decode", "kidgym/memory_filling"])
+@pytest.mark.parametrize(
+    "env_id", ["kidgym/selection", "kidgym/memory_maze", "kidgym/memory_decode", "kidgym/memory_filling"]
+)
 def test_any_answer_counts_as_continue_when_it_is_the_only_option(env_id):
     env = cogsim.make(env_id, level=1, images=False)
     obs, _ = env.reset(seed=3)

@@ -31,7 +31,10 @@ def test_task_missing_a_level_does_not_count():
 
 def test_summary_tables_with_wilson_intervals():
     episodes = _episodes("CL", 1, 3, 4) + _episodes("CL", 2, 1, 4) + _episodes("CL", 3, 0, 4)
-    episodes += [{"env_id": "kidgym/maze", "options": {"level": level}, "success": True, "agent": "oracle"} for level in (1, 2, 3)]
+    episodes += [
+        {"env_id": "kidgym/maze", "options": {"level": level}, "success": True, "agent": "oracle"}
+        for level in (1, 2, 3)
+    ]
     tables = metrics.summarize("kidgym", episodes)
     rates, capabilities = tables[0], tables[-1]
     cl = next(row for row in rates.rows if row[0] == "CL")
@@ -42,7 +45,9 @@ def test_summary_tables_with_wilson_intervals():
 
 
 def test_groups_by_agent_and_prompt():
-    episodes = _episodes("SE", 1, 1, 1, agent="m") + [{"code": "SE", "level": 1, "success": False, "agent": "m", "prompt": "cot"}]
+    episodes = _episodes("SE", 1, 1, 1, agent="m") + [
+        {"code": "SE", "level": 1, "success": False, "agent": "m", "prompt": "cot"}
+    ]
     titles = [t.title for t in metrics.summarize("kidgym", episodes)]
     assert "KidGym success rate: m" in titles and "KidGym success rate: m (cot)" in titles
 
@@ -68,6 +73,13 @@ def test_env_episodes_feed_the_summary():
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     *_, info = env.step(env.scripted_response("oracle", rng))
-    record = {**info["episode"], "env_id": "kidgym/placement", "options": {"level": 1}, "seed": 0, "agent": "oracle", "turns": 1}
+    record = {
+        **info["episode"],
+        "env_id": "kidgym/placement",
+        "options": {"level": 1},
+        "seed": 0,
+        "agent": "oracle",
+        "turns": 1,
+    }
     table = metrics.summarize("kidgym", [record])[0]
     assert table.rows[0][0] == "PL" and table.rows[0][1].value == 1.0

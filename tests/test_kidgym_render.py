@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from render_helpers import renderer
 
 from cogsim import kidgym
 from cogsim.kidgym import catalog, scene
 from cogsim.kidgym.tasks import BASKET, CONTINUE, DOOR, ITEM, KEY, PIECE, TARGET, TASKS
 from cogsim.render import grid
 from cogsim.render.grid import GridScene, Item
+from render_helpers import renderer
 
 DISTRACTORS = ("cat", "apple", "pizza", "kite", "diamond", "chest", "tree", "key", "door", "basket")
 
@@ -24,7 +24,10 @@ def _sprite_region(cell_size: int, rect):
 
 
 def _identify(frame, shown: GridScene, item: Item, candidates) -> str:
-    probes = [GridScene(items=(Item(name, item.row, item.col, cell_colour=item.cell_colour),), cell_size=shown.cell_size) for name in candidates]
+    probes = [
+        GridScene(items=(Item(name, item.row, item.col, cell_colour=item.cell_colour),), cell_size=shown.cell_size)
+        for name in candidates
+    ]
     references = renderer().grid(probes)
     ys, xs = _sprite_region(shown.cell_size, grid.play_cell_rect(shown, item.row, item.col))
     errors = [np.abs(ref[ys, xs].astype(int) - frame[ys, xs]).mean() for ref in references]
@@ -51,7 +54,9 @@ def test_every_cell_shows_the_sprite_the_state_says(name):
             if kind == ITEM:
                 assert item.sprite == catalog.item_sprite(aux, kind_type) and item.label == label
             elif kind == TARGET:
-                assert item.sprite == catalog.item_sprite(int(cells[item.row, item.col, 5]), int(cells[item.row, item.col, 4]) - 1)
+                assert item.sprite == catalog.item_sprite(
+                    int(cells[item.row, item.col, 5]), int(cells[item.row, item.col, 4]) - 1
+                )
 
 
 @pytest.mark.parametrize("name", ["classification", "maze", "decode_maze"])
@@ -101,11 +106,16 @@ def test_memory_tasks_hide_what_must_be_remembered(name):
     state.apply((CONTINUE, 0, 0))
     after = scene.grid_scene(TASKS[name], state)
     if name == "memory_filling":
-        assert before.hint_sprites == (catalog.item_sprite(int(state.goal[0]), int(state.goal[1])),) and after.hint_sprites == ()
+        assert (
+            before.hint_sprites == (catalog.item_sprite(int(state.goal[0]), int(state.goal[1])),)
+            and after.hint_sprites == ()
+        )
     elif name == "memory_maze":
         assert "diamond" in {i.sprite for i in before.items} and "diamond" not in {i.sprite for i in after.items}
         chests = [i for i in after.items if i.sprite == "chest"]
-        assert len(chests) == 3 and (int(state.goal[0]) // 5, int(state.goal[0]) % 5) in {(i.row, i.col) for i in chests}
+        assert len(chests) == 3 and (int(state.goal[0]) // 5, int(state.goal[0]) % 5) in {
+            (i.row, i.col) for i in chests
+        }
     else:
         assert not any(i.label is not None for i in before.items) and before.hint_sprites
         assert all(i.label is not None for i in after.items) and len(after.items) > 0
@@ -176,7 +186,9 @@ def test_pieces_show_the_quarter_the_state_says(name):
                 truth = (placed_category, placed - 1, extra)
             else:
                 continue
-            references = _overlay_frames(empty, [Overlay(pieces=((row, col, scene.piece(*c), None),)) for c in candidates])
+            references = _overlay_frames(
+                empty, [Overlay(pieces=((row, col, scene.piece(*c), None),)) for c in candidates]
+            )
             x0, y0, x1, y1 = grid.play_cell_rect(shown, row, col)
             ys, xs = slice(y0 + 4, y0 + 34), slice(x0 + 4, x1 - 4)  # clear of the numeral badge
             assert candidates[_closest(frame, references, ys, xs)] == truth
@@ -186,4 +198,8 @@ def test_pieces_show_the_quarter_the_state_says(name):
         x0, y0, x1, y1 = grid.backpack_slot_rect(shown, slot)
         pool = candidates + [(category, picture_id, quarter)]
         references = _overlay_frames(empty, [Overlay(slot_pieces=((slot, scene.piece(*c)),)) for c in pool])
-        assert pool[_closest(frame, references, slice(y0 + 20, y1 - 8), slice(x0 + 20, x1 - 8))] == (category, picture_id, quarter)
+        assert pool[_closest(frame, references, slice(y0 + 20, y1 - 8), slice(x0 + 20, x1 - 8))] == (
+            category,
+            picture_id,
+            quarter,
+        )

@@ -35,7 +35,6 @@ def reference_reachable(walls: np.ndarray) -> int:
 
 def reference_fewest_actions(walls: np.ndarray, pose, goal) -> int:
     """BFS over (row, col, heading) in plain Python, independent of the core."""
-    n = walls.shape[0]
     dist = {pose: 0}
     queue = deque([pose])
     while queue:
@@ -88,7 +87,9 @@ def test_generation_is_reproducible_and_independent_of_threads():
 
 def test_same_seed_same_maze_on_every_machine():
     # SplitMix64 and the generator are specified in the core, so these digests are fixed.
-    digest = hashlib.sha256(b"".join(maze.generate(n, 12345, generator="cogsim", step="cell").walls.tobytes() for n in (5, 11, 15))).hexdigest()
+    digest = hashlib.sha256(
+        b"".join(maze.generate(n, 12345, generator="cogsim", step="cell").walls.tobytes() for n in (5, 11, 15))
+    ).hexdigest()
     assert digest[:16] == GOLDEN_DIGEST
 
 
@@ -106,8 +107,12 @@ def test_optimal_actions_match_a_python_bfs_and_the_oracle_walks_them(size):
         assert plan.count(0) >= m.shortest_cells  # fewest actions may trade moves for turns
     for t in range(max(m.optimal_actions for m in mazes)):
         actions = np.array(
-            [maze.shortest_actions(m.walls, int(batch.row[i]), int(batch.col[i]), int(batch.heading[i]), m.goal)[0] if not batch.done[i] else 0
-             for i, m in enumerate(mazes)]
+            [
+                maze.shortest_actions(m.walls, int(batch.row[i]), int(batch.col[i]), int(batch.heading[i]), m.goal)[0]
+                if not batch.done[i]
+                else 0
+                for i, m in enumerate(mazes)
+            ]
         )
         batch.step(actions)
     assert batch.done.all()

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import cogsim
-from cogsim.envs import play_scripted
 from cogsim import maze
+from cogsim.envs import play_scripted
 from cogsim.maze import text
 
 
@@ -58,7 +58,12 @@ def test_strict_action_parser():
     assert text.parse_action("<think>Action: turn_left</think>Action: `turn_right`") == 2
     assert text.parse_action("Action: move_forward", cot=False) == 0
     assert text.parse_action("Map:\n3?\n??\nAction: turn_left", cot=False, ask_output=True) == 1
-    for bad, cot in [("Go. Action: move_forward", False), ("move_forward", True), ("Action: forward", True), ("Action:", True)]:
+    for bad, cot in [
+        ("Go. Action: move_forward", False),
+        ("move_forward", True),
+        ("Action: forward", True),
+        ("Action:", True),
+    ]:
         with pytest.raises(text.ParseError):
             text.parse_action(bad, cot=cot)
 
@@ -68,7 +73,9 @@ def test_traj_match_by_hand():
     visited = np.array([[True, True], [False, False]])
     assert text.traj_match(text.parse_map("Map:\n93\n??", 2), walls, visited) == 1.0
     assert text.traj_match(text.parse_map("Map:\n9?\nff", 2), walls, visited) == 0.5
-    assert text.traj_match(text.parse_map("Map:\n1b\n??", 2), walls, visited) == 6 / 8  # each cell gets its west side wrong
+    assert (
+        text.traj_match(text.parse_map("Map:\n1b\n??", 2), walls, visited) == 6 / 8
+    )  # each cell gets its west side wrong
     assert text.traj_match(None, walls, visited) == 0.0
     assert text.parse_map("Map:\n9\n??", 2) is None
 
@@ -116,9 +123,18 @@ def test_image_modalities_render_frames_and_the_minimap():
 def test_options_are_validated_and_history_is_kept():
     assert cogsim.make("maze3d/nav", history="last:3").default_history == "window:3"  # the release's trim
     assert cogsim.make("maze3d/nav", history="last:3", window="exchanges").default_history == "last:3"
-    for options, name in [({"size": 1}, "size"), ({"size": 6}, "size"), ({"generator": "prim"}, "generator"), ({"step": "run"}, "step"),
-                          ({"parser": "loose"}, "parser"), ({"parse_failure": "skip"}, "parse_failure"), ({"modality": "vr"}, "modality"), ({"loop_rate": 2}, "loop_rate"),
-                          ({"history": "some"}, "history"), ({"minimap": 1}, "minimap")]:
+    for options, name in [
+        ({"size": 1}, "size"),
+        ({"size": 6}, "size"),
+        ({"generator": "prim"}, "generator"),
+        ({"step": "run"}, "step"),
+        ({"parser": "loose"}, "parser"),
+        ({"parse_failure": "skip"}, "parse_failure"),
+        ({"modality": "vr"}, "modality"),
+        ({"loop_rate": 2}, "loop_rate"),
+        ({"history": "some"}, "history"),
+        ({"minimap": 1}, "minimap"),
+    ]:
         with pytest.raises(ValueError, match=name):
             cogsim.make("maze3d/nav", **options)
 

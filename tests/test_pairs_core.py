@@ -23,7 +23,9 @@ def test_every_deal_holds_exactly_two_of_each_identity(shape):
 def test_deals_are_reproducible_and_fixed_across_machines():
     assert np.array_equal(pairs.deal(6, 6, 9), pairs.deal(6, 6, 9))
     assert len({pairs.deal(4, 4, s).tobytes() for s in range(50)}) == 50
-    digest = hashlib.sha256(b"".join(pairs.deal(r, c, 2024, method="cogsim").tobytes() for r, c in ((4, 4), (8, 10), (12, 14)))).hexdigest()
+    digest = hashlib.sha256(
+        b"".join(pairs.deal(r, c, 2024, method="cogsim").tobytes() for r, c in ((4, 4), (8, 10), (12, 14)))
+    ).hexdigest()
     assert digest[:16] == GOLDEN_DIGEST
 
 
@@ -72,8 +74,13 @@ def reference_optimal(board: np.ndarray) -> list[int]:
     pending = None
     while len(removed) < len(ids):
         if pending is None:
-            known = [k for k in range(len(ids)) if k in seen and k not in removed
-                     and any(j != k and ids[j] == ids[k] and j in seen for j in range(len(ids)))]
+            known = [
+                k
+                for k in range(len(ids))
+                if k in seen
+                and k not in removed
+                and any(j != k and ids[j] == ids[k] and j in seen for j in range(len(ids)))
+            ]
             card = known[0] if known else next(k for k in range(len(ids)) if k not in seen)
         else:
             partner = next(j for j in range(len(ids)) if j != pending and ids[j] == ids[pending])

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cogsim
-from cogsim.envs import play_scripted
 from cogsim import pairs
+from cogsim.envs import play_scripted
 from cogsim.maze import text as maze_text
 from cogsim.pairs.text import ParseError, parse_flip
 
@@ -29,7 +29,11 @@ def test_oracle_clears_the_board_in_the_optimal_number_of_responses(shape):
         episode = infos[-1]["episode"]
         json.dumps(episode)
         assert terminated and episode["score"] == 1.0 and episode["matched"] == episode["pairs"]
-        assert episode["responses"] == episode["optimal_responses"] == pairs.optimal_responses(pairs.deal(*shape, seed, method="cogsim"))
+        assert (
+            episode["responses"]
+            == episode["optimal_responses"]
+            == pairs.optimal_responses(pairs.deal(*shape, seed, method="cogsim"))
+        )
         assert all(i["parse"] == "ok" for i in infos) and episode["parse_failures"] == episode["invalid"] == 0
 
 
@@ -67,7 +71,13 @@ def test_strict_parser():
     assert parse_flip("thinking... Action: (1, 2)\nAction: **(3, 4)**".replace("**(3, 4)**", "(3, 4)")) == (2, 3)
     assert parse_flip("<think>Action: (9, 9)</think>**Action:** (2, 1)") == (1, 0)
     assert parse_flip("Action: (2, 1)", cot=False) == (1, 0)
-    for bad, cot in [("Let me see. Action: (2, 1)", False), ("Action: 2, 1", True), ("(2, 1)", True), ("Action: (a, 1)", True), ("", True)]:
+    for bad, cot in [
+        ("Let me see. Action: (2, 1)", False),
+        ("Action: 2, 1", True),
+        ("(2, 1)", True),
+        ("Action: (a, 1)", True),
+        ("", True),
+    ]:
         with pytest.raises(ParseError):
             parse_flip(bad, cot=cot)
     env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", cot=False)
@@ -121,7 +131,16 @@ def test_duel_between_oracle_and_random_records_players_and_a_winner():
 
 
 def test_image_modality_renders_one_board_per_event():
-    env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=2, cols=4, modality="image", theme="abstract", card_width=24)
+    env = cogsim.make(
+        "pairs/single",
+        coords="numbers",
+        deal="cogsim",
+        rows=2,
+        cols=4,
+        modality="image",
+        theme="abstract",
+        card_width=24,
+    )
     obs, _ = env.reset(seed=1)
     assert len(obs["images"]) == 1 and obs["images"][0].dtype == np.uint8
     first = obs["images"][0]
@@ -137,8 +156,14 @@ def test_image_modality_renders_one_board_per_event():
 
 
 def test_bad_options_raise_value_errors_naming_them():
-    for options, name in [({"rows": 3, "cols": 3}, "even"), ({"theme": "comic"}, "theme"), ({"modality": "audio"}, "modality"),
-                          ({"cot": "yes"}, "cot"), ({"max_resp_per_pair": 0}, "max_resp_per_pair"), ({"history": "last:4"}, "history")]:
+    for options, name in [
+        ({"rows": 3, "cols": 3}, "even"),
+        ({"theme": "comic"}, "theme"),
+        ({"modality": "audio"}, "modality"),
+        ({"cot": "yes"}, "cot"),
+        ({"max_resp_per_pair": 0}, "max_resp_per_pair"),
+        ({"history": "last:4"}, "history"),
+    ]:
         with pytest.raises(ValueError, match=name):
             cogsim.make("pairs/single", coords="numbers", deal="cogsim", **options)
     with pytest.raises(ValueError, match="policy"):
@@ -155,7 +180,9 @@ def test_history_option_sets_the_conversation_policy():
 
 def test_forgetful_agent_shows_a_memory_gap_that_the_memory_map_closes():
     def mean_score(memory_map):
-        env = cogsim.make("pairs/single", coords="numbers", deal="cogsim", rows=6, cols=6, max_resp_per_pair=3, memory_map=memory_map)
+        env = cogsim.make(
+            "pairs/single", coords="numbers", deal="cogsim", rows=6, cols=6, max_resp_per_pair=3, memory_map=memory_map
+        )
         return np.mean([play(env, ["forgetful"], seed, rng_seed=seed)[0][-1]["episode"]["score"] for seed in range(8)])
 
     forgetful, with_map = mean_score(False), mean_score(True)
@@ -177,7 +204,6 @@ def test_stepping_after_the_end_asks_for_a_reset():
         pass
     with pytest.raises(RuntimeError, match="reset"):
         maze_env.step("Action: move_forward")
-
 
 
 @settings(max_examples=200, deadline=None)

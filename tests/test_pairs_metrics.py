@@ -10,9 +10,22 @@ from cogsim.metrics._rng import memory_gap
 
 
 def single(agent, matched, responses, pf=0, ia=0, memory=False, pairs=8, optimal=24):
-    return {"env_id": "pairs/single", "agent": agent, "rows": 4, "cols": 4, "pairs": pairs, "matched": matched,
-            "responses": responses, "parse_failures": pf, "invalid": ia, "optimal_responses": optimal,
-            "modality": "text", "memory_map": memory, "cot": True, "feedback": True}
+    return {
+        "env_id": "pairs/single",
+        "agent": agent,
+        "rows": 4,
+        "cols": 4,
+        "pairs": pairs,
+        "matched": matched,
+        "responses": responses,
+        "parse_failures": pf,
+        "invalid": ia,
+        "optimal_responses": optimal,
+        "modality": "text",
+        "memory_map": memory,
+        "cot": True,
+        "feedback": True,
+    }
 
 
 def cells(table, agent, column, **where):
@@ -46,8 +59,15 @@ def test_memory_gap_by_hand_and_only_when_the_oracle_is_clearly_better():
 
 
 def duel(a, b, score_a, score_b):
-    return {"env_id": "pairs/duel", "agent": f"{a} vs {b}", "pairs": score_a + score_b, "scores": [score_a, score_b],
-            "rows": 4, "cols": 4, "players": [a, b]}
+    return {
+        "env_id": "pairs/duel",
+        "agent": f"{a} vs {b}",
+        "pairs": score_a + score_b,
+        "scores": [score_a, score_b],
+        "rows": 4,
+        "cols": 4,
+        "players": [a, b],
+    }
 
 
 def test_elo_by_hand():

@@ -6,10 +6,10 @@ import itertools
 
 import numpy as np
 import pytest
-from render_helpers import renderer
 
 from cogsim.render import cards
 from cogsim.render.cards import FACE_DOWN, FACE_UP, REMOVED, CardBoard
+from render_helpers import renderer
 
 
 def _crop(frame, board: CardBoard, row: int, col: int) -> np.ndarray:

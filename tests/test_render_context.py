@@ -37,7 +37,14 @@ def test_cli_reports_a_missing_context_and_exits_2(monkeypatch, capsys, tmp_path
 
 @pytest.mark.parametrize(
     "kind, size",
-    [("grid", (576, 576)), ("cube", None), ("cards", None), ("maze3d", (96, 96)), ("minimap", (96, 96)), ("patch", (96, 96))],
+    [
+        ("grid", (576, 576)),
+        ("cube", None),
+        ("cards", None),
+        ("maze3d", (96, 96)),
+        ("minimap", (96, 96)),
+        ("patch", (96, 96)),
+    ],
 )
 def test_cli_writes_a_png_of_every_kind(kind, size, tmp_path, capsys):
     out = tmp_path / f"{kind}.png"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from render_helpers import renderer
 
 from cogsim import cube
 from cogsim.render import cube_net
+from render_helpers import renderer
 
 
 def _read_stickers(frame: np.ndarray, sticker: int) -> str:
@@ -30,7 +30,10 @@ def test_sticker_colours_read_back_equal_the_facelets(moves):
 
 
 def test_standard_colour_scheme():
-    assert cube_net.colours_of(cube.Cube.solved().to_facelets()) == "W" * 9 + "R" * 9 + "G" * 9 + "Y" * 9 + "O" * 9 + "B" * 9
+    assert (
+        cube_net.colours_of(cube.Cube.solved().to_facelets())
+        == "W" * 9 + "R" * 9 + "G" * 9 + "Y" * 9 + "O" * 9 + "B" * 9
+    )
 
 
 def test_batch_matches_single_frames_and_accepts_strings():

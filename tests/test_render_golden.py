@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from render_helpers import assert_matches_golden, renderer
 
 from cogsim import cube
 from cogsim.render import ViewOptions, examples
+from render_helpers import assert_matches_golden, renderer
 
 
 def test_grid_golden():

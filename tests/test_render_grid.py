@@ -4,13 +4,26 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from render_helpers import renderer
 
 from cogsim import render
 from cogsim.render import grid
 from cogsim.render.grid import GridScene, Item, Target
+from render_helpers import renderer
 
-CANDIDATES = ("apple", "banana", "strawberry", "cat", "dog", "elephant", "teddy_bear", "kite", "pizza", "key", "door", "diamond")
+CANDIDATES = (
+    "apple",
+    "banana",
+    "strawberry",
+    "cat",
+    "dog",
+    "elephant",
+    "teddy_bear",
+    "kite",
+    "pizza",
+    "key",
+    "door",
+    "diamond",
+)
 
 
 def _sprite_region(scene: GridScene, rect) -> tuple[slice, slice]:
@@ -22,7 +35,9 @@ def _sprite_region(scene: GridScene, rect) -> tuple[slice, slice]:
 
 def _identify(frame: np.ndarray, scene: GridScene, item: Item) -> str:
     """The candidate sprite whose unlabelled rendering at the item's cell matches the frame best."""
-    references = renderer().grid([GridScene(items=(Item(name, item.row, item.col),), cell_size=scene.cell_size) for name in CANDIDATES])
+    references = renderer().grid(
+        [GridScene(items=(Item(name, item.row, item.col),), cell_size=scene.cell_size) for name in CANDIDATES]
+    )
     ys, xs = _sprite_region(scene, grid.play_cell_rect(scene, item.row, item.col))
     errors = [np.abs(ref[ys, xs].astype(int) - frame[ys, xs]).mean() for ref in references]
     return CANDIDATES[int(np.argmin(errors))]
@@ -33,7 +48,9 @@ def test_labelled_cells_show_the_sprite_the_state_says(seed):
     rng = np.random.Generator(np.random.PCG64(seed))
     cells = rng.permutation(25)[:6]
     names = rng.choice(CANDIDATES, size=6, replace=False)
-    items = tuple(Item(str(name), int(i) // 5, int(i) % 5, label=k + 1) for k, (name, i) in enumerate(zip(names, cells)))
+    items = tuple(
+        Item(str(name), int(i) // 5, int(i) % 5, label=k + 1) for k, (name, i) in enumerate(zip(names, cells))
+    )
     scene = GridScene(items=items, cell_size=32)
     frame = renderer().grid(scene)[0]
     assert [_identify(frame, scene, item) for item in items] == [item.sprite for item in items]
@@ -90,7 +107,16 @@ def test_sprite_categories_cover_every_sprite_once():
 
 
 def test_every_sprite_is_named_and_drawable():
-    assert len(render.SPRITES) >= 100 and {"strawberry", "elephant", "agent", "key", "door", "chest", "diamond", "basket"} <= set(render.SPRITES)
+    assert len(render.SPRITES) >= 100 and {
+        "strawberry",
+        "elephant",
+        "agent",
+        "key",
+        "door",
+        "chest",
+        "diamond",
+        "basket",
+    } <= set(render.SPRITES)
     scenes = [GridScene(items=(Item(name, 0, 0),), cell_size=32) for name in render.SPRITES[:25]]
     frames = renderer().grid(scenes)
     assert len({frame[64:96, 64:96].tobytes() for frame in frames}) == len(scenes)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from render_helpers import renderer
 
-from cogsim.render import maze as maze_module
 from cogsim.render import examples
+from cogsim.render import maze as maze_module
 from cogsim.render.maze import EAST, NORTH, SOUTH, WEST, MapView, Maze, ViewOptions
+from render_helpers import renderer
 
 RED, BLUE = 1, 3  # TAG_COLOURS indices (1-based)
 
@@ -72,14 +72,21 @@ def test_heading_turns_the_camera_to_that_wall(heading, side):
 def test_goal_marker_is_visible_ahead():
     walls = _corridor(6)
     with_goal, without = renderer().mazes([Maze(walls, goal=(0, 3)), Maze(walls)]).views([0, 1], 0, 0, 1)
-    gem = _tag_fraction(with_goal, maze_module.GOAL_GEM_COLOUR, 0.08) & ~_tag_fraction(without, maze_module.GOAL_GEM_COLOUR, 0.08)
+    gem = _tag_fraction(with_goal, maze_module.GOAL_GEM_COLOUR, 0.08) & ~_tag_fraction(
+        without, maze_module.GOAL_GEM_COLOUR, 0.08
+    )
     assert gem.sum() > 20
 
 
 def test_batch_of_mazes_matches_single_view_calls():
     mazes = renderer().mazes([examples.example_maze(seed, 6) for seed in range(3)])
     rng = np.random.Generator(np.random.PCG64(5))
-    index, rows, cols, headings = rng.integers(0, 3, 12), rng.integers(0, 6, 12), rng.integers(0, 6, 12), rng.integers(0, 4, 12)
+    index, rows, cols, headings = (
+        rng.integers(0, 3, 12),
+        rng.integers(0, 6, 12),
+        rng.integers(0, 6, 12),
+        rng.integers(0, 4, 12),
+    )
     options = ViewOptions(64, 48)
     batch = mazes.views(index, rows, cols, headings, options)
     assert batch.shape == (12, 48, 64, 3)

@@ -9,11 +9,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from PIL import Image
-from render_helpers import renderer
 
-from cogsim.render import CellMark, GridScene, Item, Pile, ShapeTile, SlotMark, SpriteQuarter
-from cogsim.render import grid
+from cogsim.render import CellMark, GridScene, Item, Pile, ShapeTile, SlotMark, SpriteQuarter, grid
 from cogsim.render._canvas import Canvas
+from render_helpers import renderer
 
 QUARTER_BACKING = (252, 250, 244)  # the light card a quarter is drawn on
 
@@ -23,7 +22,7 @@ def _sprite_rgba(name: str) -> np.ndarray:
     atlases = renderer().atlases
     height, width = atlases.sprite_pixels.shape[:2]
     u0, v0, u1, v1 = atlases.sprite_uv[name]
-    return atlases.sprite_pixels[round(v0 * height):round(v1 * height), round(u0 * width):round(u1 * width)]
+    return atlases.sprite_pixels[round(v0 * height) : round(v1 * height), round(u0 * width) : round(u1 * width)]
 
 
 def _on_backing(premultiplied: np.ndarray, size: int) -> np.ndarray:
@@ -36,13 +35,13 @@ def _on_backing(premultiplied: np.ndarray, size: int) -> np.ndarray:
 def _quarter(pixels: np.ndarray, quarter: int) -> np.ndarray:
     h, w = pixels.shape[0] // 2, pixels.shape[1] // 2
     row, col = divmod(quarter, 2)
-    return pixels[row * h:(row + 1) * h, col * w:(col + 1) * w]
+    return pixels[row * h : (row + 1) * h, col * w : (col + 1) * w]
 
 
 def _cell(frame: np.ndarray, scene: GridScene, row: int, col: int, cells: int = 1) -> np.ndarray:
     x0, y0, _, _ = grid.play_cell_rect(scene, row, col)
     span = cells * scene.cell_size
-    return frame[y0:y0 + span, x0:x0 + span].astype(np.float32)
+    return frame[y0 : y0 + span, x0 : x0 + span].astype(np.float32)
 
 
 def _error(a: np.ndarray, b: np.ndarray) -> float:
@@ -83,27 +82,34 @@ def test_piles_differ_by_count_and_stay_in_their_cell():
     assert all(mask.sum() > 0.2 * 64 * 64 for mask in changed)
     # two copies side by side, three as a heap (two below, one on top): the top-left and top-right
     # corners of the pile's rect stay clear of a heap of three
-    top = changed[2][y0:y0 + int(0.25 * 64)]
-    assert not top[:, x0:x0 + int(0.2 * 64)].any() and not top[:, x1 - int(0.2 * 64):x1].any()
+    top = changed[2][y0 : y0 + int(0.25 * 64)]
+    assert not top[:, x0 : x0 + int(0.2 * 64)].any() and not top[:, x1 - int(0.2 * 64) : x1].any()
     assert np.abs(frames[1] - frames[2]).max() > 24 and np.abs(frames[2] - frames[3]).max() > 24
 
 
 def test_cell_marks_carry_labels_and_numerals_over_the_mark():
-    bare = GridScene(cell_size=64, marks=(CellMark(Pile("apple", 3), 0, 0), CellMark(ShapeTile("square", (40, 40, 200)), 0, 1)))
+    bare = GridScene(
+        cell_size=64, marks=(CellMark(Pile("apple", 3), 0, 0), CellMark(ShapeTile("square", (40, 40, 200)), 0, 1))
+    )
     badged = replace(bare, marks=(replace(bare.marks[0], label=7), replace(bare.marks[1], numeral=2)))
     plain, marked = renderer().grid([bare, badged]).astype(np.int16)
     c = 64
     label_corner = (slice(int(0.1 * c), int(0.3 * c)), slice(int(0.7 * c), int(0.9 * c)))  # top right of (0, 0)
     x0, y0, _, _ = grid.play_cell_rect(bare, 0, 0)
     ys, xs = label_corner
-    assert np.abs(marked - plain)[y0 + ys.start:y0 + ys.stop, x0 + xs.start:x0 + xs.stop].max() > 100
+    assert np.abs(marked - plain)[y0 + ys.start : y0 + ys.stop, x0 + xs.start : x0 + xs.stop].max() > 100
     x0, y0, _, _ = grid.play_cell_rect(bare, 0, 1)  # numeral badge bottom left
-    assert np.abs(marked - plain)[y0 + int(0.72 * c):y0 + int(0.9 * c), x0 + int(0.1 * c):x0 + int(0.4 * c)].max() > 100
+    assert (
+        np.abs(marked - plain)[y0 + int(0.72 * c) : y0 + int(0.9 * c), x0 + int(0.1 * c) : x0 + int(0.4 * c)].max()
+        > 100
+    )
 
 
 def test_shape_tile_shows_its_colour():
     colours = ((220, 40, 40), (40, 160, 60), (50, 80, 220))
-    scene = GridScene(cell_size=64, marks=tuple(CellMark(ShapeTile("square", colour), 3, i) for i, colour in enumerate(colours)))
+    scene = GridScene(
+        cell_size=64, marks=tuple(CellMark(ShapeTile("square", colour), 3, i) for i, colour in enumerate(colours))
+    )
     frame = renderer().grid(scene)[0]
     for i, colour in enumerate(colours):
         centre = _cell(frame, scene, 3, i)[24:40, 24:40].reshape(-1, 3).mean(axis=0)
@@ -119,7 +125,7 @@ def test_slot_marks_stay_in_their_slot_and_keep_its_letter_visible():
     for slot in (1, 4):
         x0, y0, x1, y1 = grid.backpack_slot_rect(empty, slot)
         allowed[y0:y1, x0:x1] = True
-        letter = changed[y0:y0 + int(0.25 * 64), x0:x0 + int(0.25 * 64)]
+        letter = changed[y0 : y0 + int(0.25 * 64), x0 : x0 + int(0.25 * 64)]
         assert not letter.any()  # the slot letter sits in the top-left corner, left clear
         assert changed[y0:y1, x0:x1].sum() > 0.05 * 64 * 64
     assert not (changed & ~allowed).any()
@@ -131,7 +137,7 @@ def test_hint_figure_draws_four_pieces_in_the_hint_panel():
     empty = GridScene(cell_size=64, hint_text="Target")
     before, after = renderer().grid([empty, replace(empty, hint_figure=figure)]).astype(np.int16)
     changed = np.abs(after - before).max(axis=-1) > 24
-    assert changed.any() and not changed[:, 2 * 64:].any()  # only the hint panel (x cells 0-1)
+    assert changed.any() and not changed[:, 2 * 64 :].any()  # only the hint panel (x cells 0-1)
     ys, xs = np.nonzero(changed)
     top, left = ys.min(), xs.min()
     size = (xs.max() - left + 1) / 2
@@ -144,7 +150,10 @@ def test_hint_figure_draws_four_pieces_in_the_hint_panel():
 def test_a_batch_with_marks_matches_frames_drawn_alone():
     scenes = [
         GridScene(cell_size=32, items=(Item("dog", 0, 0, label=1),), marks=(CellMark(Pile("egg", 2), 4, 4, label=3),)),
-        GridScene(cell_size=32, marks=(CellMark(SpriteQuarter("lion", 0), 2, 2, numeral=1), SlotMark(ShapeTile("star", (200, 0, 0)), 0))),
+        GridScene(
+            cell_size=32,
+            marks=(CellMark(SpriteQuarter("lion", 0), 2, 2, numeral=1), SlotMark(ShapeTile("star", (200, 0, 0)), 0)),
+        ),
         GridScene(cell_size=32, hint_figure=tuple(ShapeTile("circle", (0, 0, 200)) for _ in range(4))),
     ]
     batch = renderer().grid(scenes).astype(np.int16)

@@ -64,7 +64,9 @@ def _run_forked_child() -> tuple[str, object]:
     return queue.get(timeout=5)
 
 
-needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="fork start method is POSIX-only")
+needs_fork = pytest.mark.skipif(
+    "fork" not in multiprocessing.get_all_start_methods(), reason="fork start method is POSIX-only"
+)
 
 
 @needs_fork

@@ -20,7 +20,11 @@ def test_report_has_metric_tables_plots_and_run_tables(tmp_path):
     assert "![Turns per episode](<plots/looptest_turns.png>)" in report
     assert (tmp_path / "plots" / "looptest_turns.png").stat().st_size > 1000
     html = page.read_text()
-    assert "<table>" in html and "<span class='ci'>[0.61, 1.00]</span>" in html and 'src="plots/looptest_turns.png"' in html
+    assert (
+        "<table>" in html
+        and "<span class='ci'>[0.61, 1.00]</span>" in html
+        and 'src="plots/looptest_turns.png"' in html
+    )
     with Store(tmp_path) as store:
         (saved,) = store.query("SELECT tables FROM metrics WHERE suite = 'looptest'")
     assert "looptest outcomes" in saved[0]
@@ -40,7 +44,10 @@ metrics.register("loopbroken", lambda episodes: [Table("x", ["a"], [[episodes[0]
 
 
 def test_broken_or_missing_metrics_do_not_hide_the_rest(tmp_path):
-    run(RunConfig([Task("loopbroken/count", 2), Task("loopnometrics/count", 2), Task("looptest/count", 2)], ["oracle"]), tmp_path)
+    run(
+        RunConfig([Task("loopbroken/count", 2), Task("loopnometrics/count", 2), Task("looptest/count", 2)], ["oracle"]),
+        tmp_path,
+    )
     report = write_report(tmp_path)[0].read_text()
     assert "The metrics of suite `loopbroken` failed" in report and "KeyError: 'no such field'" in report
     assert "No metrics registered for suite `loopnometrics`" in report

@@ -33,10 +33,52 @@ PATHOLOGICAL = {
 ENV_IDS = cogsim.list_envs()
 LINEAR_ENV_IDS = ENV_IDS
 TOKENS = [
-    "<think>", "</think>", "<answer>", "</answer>", "<ANSWER>", "</ANSWER>", "Action:", "action", "**", "*", "`",
-    "```", "Test Case:", "Final Guess:", "lambda x, y, z:", "(", ")", ",", "1", "-2.5", "1e309", "nan", "A", "B",
-    "Answer: Yes", "ANSWER: C", "Row 1: [W, Y, R]", "move_forward", "turn_left", "cD", "(3, 4)", "\n", " ", "\t",
-    "\ud800", "\x00", "\u0661", "\u00a0", "é", "\U0001F600", "IDK", "<A>", "Map:", "0", "f", "?",
+    "<think>",
+    "</think>",
+    "<answer>",
+    "</answer>",
+    "<ANSWER>",
+    "</ANSWER>",
+    "Action:",
+    "action",
+    "**",
+    "*",
+    "`",
+    "```",
+    "Test Case:",
+    "Final Guess:",
+    "lambda x, y, z:",
+    "(",
+    ")",
+    ",",
+    "1",
+    "-2.5",
+    "1e309",
+    "nan",
+    "A",
+    "B",
+    "Answer: Yes",
+    "ANSWER: C",
+    "Row 1: [W, Y, R]",
+    "move_forward",
+    "turn_left",
+    "cD",
+    "(3, 4)",
+    "\n",
+    " ",
+    "\t",
+    "\ud800",
+    "\x00",
+    "\u0661",
+    "\u00a0",
+    "é",
+    "\U0001f600",
+    "IDK",
+    "<A>",
+    "Map:",
+    "0",
+    "f",
+    "?",
 ]
 REPLIES = st.one_of(
     st.lists(st.sampled_from(TOKENS), max_size=40).map("".join),
@@ -83,13 +125,23 @@ def test_wilt_parsers_return_their_documented_values(reply):
 @settings(max_examples=300, deadline=None)
 @given(reply=REPLIES)
 def test_cube_parsers_return_parsed_values(reply):
-    for parse in (cube_parsers.parse_yes_no, cube_parsers.parse_effect, cube_parsers.parse_grid,
-                  cube_parsers.parse_effects, cube_parsers.release_choice, cube_parsers.release_yes_no,
-                  cube_parsers.release_effects, cube_parsers.release_grid):
+    for parse in (
+        cube_parsers.parse_yes_no,
+        cube_parsers.parse_effect,
+        cube_parsers.parse_grid,
+        cube_parsers.parse_effects,
+        cube_parsers.release_choice,
+        cube_parsers.release_yes_no,
+        cube_parsers.release_effects,
+        cube_parsers.release_grid,
+    ):
         parsed = parse(reply)
         assert parsed.status in (cube_parsers.OK, cube_parsers.INVALID, cube_parsers.PARSE_FAILURE)
-    assert cube_parsers.parse_choice(reply, "ABCD").status in (cube_parsers.OK, cube_parsers.INVALID,
-                                                               cube_parsers.PARSE_FAILURE)
+    assert cube_parsers.parse_choice(reply, "ABCD").status in (
+        cube_parsers.OK,
+        cube_parsers.INVALID,
+        cube_parsers.PARSE_FAILURE,
+    )
 
 
 @settings(max_examples=300, deadline=None)

@@ -12,9 +12,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = [
-    "looptest/count", "looptest/choice", "looptest/duel", "--import", "tests/loop_envs.py",
-    "--agent", "random", "--agent", "noisy-oracle:0.3", "--episodes", "30", "--seed", "1",
-    "--concurrency", "4", "--env-option", "delay=0.01", "--no-progress",
+    "looptest/count",
+    "looptest/choice",
+    "looptest/duel",
+    "--import",
+    "tests/loop_envs.py",
+    "--agent",
+    "random",
+    "--agent",
+    "noisy-oracle:0.3",
+    "--episodes",
+    "30",
+    "--seed",
+    "1",
+    "--concurrency",
+    "4",
+    "--env-option",
+    "delay=0.01",
+    "--no-progress",
 ]
 PLUGIN = ["--import", "tests/loop_envs.py"]  # a resume imports only what its command line names
 PLANNED = 30 * 2 + 30 * 2 + 30  # count and choice per agent, one duel seating
@@ -23,8 +38,11 @@ PLANNED = 30 * 2 + 30 * 2 + 30  # count and choice per agent, one duel seating
 def cogsim(*args: str) -> subprocess.Popen:
     # The installed package (with its compiled core), not the source tree: CI installs a wheel.
     return subprocess.Popen(
-        [sys.executable, "-m", "cogsim.cli", *args], cwd=ROOT,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [sys.executable, "-m", "cogsim.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
 
 
@@ -74,7 +92,11 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
     seen: dict = {}
     kills, partial_stores = 0, 0
     for attempt in range(5):
-        args = ["run", "--resume", str(killed), "--no-progress", *PLUGIN] if has_run(killed) else ["run", *RUN, "--out", str(killed)]
+        args = (
+            ["run", "--resume", str(killed), "--no-progress", *PLUGIN]
+            if has_run(killed)
+            else ["run", *RUN, "--out", str(killed)]
+        )
         process = cogsim(*args)
         if attempt == 0:
             time.sleep(rng.uniform(0.1, 1.0))  # most likely while starting up

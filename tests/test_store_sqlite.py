@@ -17,7 +17,9 @@ def episode(index=0):
 
 
 def turn(ep, number, response="ANSWER: 1", parsed=1):
-    return TurnRow(ep, number, 0, "oracle", f"prompt {number}", [], [], response, parsed, "ok", 1.0, False, False, 0.001)
+    return TurnRow(
+        ep, number, 0, "oracle", f"prompt {number}", [], [], response, parsed, "ok", 1.0, False, False, 0.001
+    )
 
 
 def test_one_run_per_directory(tmp_path):
@@ -73,7 +75,9 @@ def test_exports(tmp_path):
     assert first["env_id"] == "looptest/choice" and len(first["trajectory"]) == 3
     assert first["trajectory"][0]["images"][0].startswith("images/")
 
-    assert export_sft(tmp_path / "run", tmp_path / "sft.jsonl") == 2  # oracle choice episodes; the duel is oracle vs random
+    assert (
+        export_sft(tmp_path / "run", tmp_path / "sft.jsonl") == 2
+    )  # oracle choice episodes; the duel is oracle vs random
     example = json.loads((tmp_path / "sft.jsonl").read_text().splitlines()[0])
     roles = [m["role"] for m in example["messages"]]
     assert roles == ["user", "assistant"] * 3

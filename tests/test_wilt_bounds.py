@@ -32,20 +32,23 @@ def cpython(src: str, points):
     return np.array(out)
 
 
-@pytest.mark.parametrize("src", [
-    "lambda x, y, z: x < 10**10000",
-    "lambda x, y, z: x > -10**10000 and y <= 10**10000",
-    "lambda x, y, z: x * 10**400 > y",
-    "lambda x, y, z: x < 2**1024 + 1",
-    "lambda x, y, z: x == 2**1023 * 2 - 2**970",
-    "lambda x, y, z: int(x) < 10**400",
-    "lambda x, y, z: int(x) * int(y) * int(z) > 10**900",
-    "lambda x, y, z: (int(x) << 1000) >> 999 == 2 * int(x)",
-    "lambda x, y, z: int(x) ** 3 % 7 == 1",
-    "lambda x, y, z: 10**5000 // 10**4990 == 10**10",
-    "lambda x, y, z: (10**10000 + int(x)) % 10**10000 == int(x) % 10**10000",
-    "lambda x, y, z: round(int(x), -300) == 0",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "lambda x, y, z: x < 10**10000",
+        "lambda x, y, z: x > -10**10000 and y <= 10**10000",
+        "lambda x, y, z: x * 10**400 > y",
+        "lambda x, y, z: x < 2**1024 + 1",
+        "lambda x, y, z: x == 2**1023 * 2 - 2**970",
+        "lambda x, y, z: int(x) < 10**400",
+        "lambda x, y, z: int(x) * int(y) * int(z) > 10**900",
+        "lambda x, y, z: (int(x) << 1000) >> 999 == 2 * int(x)",
+        "lambda x, y, z: int(x) ** 3 % 7 == 1",
+        "lambda x, y, z: 10**5000 // 10**4990 == 10**10",
+        "lambda x, y, z: (10**10000 + int(x)) % 10**10000 == int(x) % 10**10000",
+        "lambda x, y, z: round(int(x), -300) == 0",
+    ],
+)
 def test_big_numbers_are_exact_where_cheap(src):
     points = grid()
     got = compile_rule(src).evaluate(*points)
@@ -59,27 +62,33 @@ def test_comparing_floats_with_a_huge_integer_stays_exact_on_the_standard_cases(
     assert np.array_equal(got, want)
 
 
-@pytest.mark.parametrize("src", [
-    "lambda x, y, z: 2**2**2**2**2 > x",
-    "lambda x, y, z: x < 10**10**10",
-    "lambda x, y, z: 1 << 40000 << 40000 > x",
-    "lambda x, y, z: (10**10000) ** 3 > x",
-    "lambda x, y, z: 9**9**9 == x",
-    "lambda x, y, z: x < " + " * ".join(["10**9000"] * 9),
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "lambda x, y, z: 2**2**2**2**2 > x",
+        "lambda x, y, z: x < 10**10**10",
+        "lambda x, y, z: 1 << 40000 << 40000 > x",
+        "lambda x, y, z: (10**10000) ** 3 > x",
+        "lambda x, y, z: 9**9**9 == x",
+        "lambda x, y, z: x < " + " * ".join(["10**9000"] * 9),
+    ],
+)
 def test_constant_expressions_past_the_limit_are_refused_at_compile_time(src):
     with pytest.raises(RuleError, match=f"limited to {MAX_INT_BITS} bits"):
         compile_rule(src)
 
 
-@pytest.mark.parametrize("src", [
-    "lambda x, y, z: int(x) ** int(y) ** int(z) > 0",
-    "lambda x, y, z: int(x) ** 100 > y",
-    "lambda x, y, z: int(x) ** int(y) > z",
-    "lambda x, y, z: (int(x) << min(int(y), 65000)) > z",
-    "lambda x, y, z: int(x) << 21700 << 21700 << 21700 > 0",
-    "lambda x, y, z: pow(int(x), 1000) == y",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "lambda x, y, z: int(x) ** int(y) ** int(z) > 0",
+        "lambda x, y, z: int(x) ** 100 > y",
+        "lambda x, y, z: int(x) ** int(y) > z",
+        "lambda x, y, z: (int(x) << min(int(y), 65000)) > z",
+        "lambda x, y, z: int(x) << 21700 << 21700 << 21700 > 0",
+        "lambda x, y, z: pow(int(x), 1000) == y",
+    ],
+)
 def test_data_dependent_blowups_raise_a_rule_error_naming_the_limit(src):
     rule = compile_rule(src)  # the size depends on the points: refused at evaluation
     with pytest.raises(RuleError, match=f"limited to {MAX_INT_BITS} bits"):
@@ -99,8 +108,10 @@ def test_total_wide_integer_work_is_bounded():
 
 
 def test_a_long_big_number_guess_finishes_on_the_standard_cases():
-    src = ("lambda x, y, z: x * 10**300 < y * 10**300 + 10**10000 and int(z) * 10**1000 != 10**2000 "
-           "and (int(x) + 10**5000) % 7 < 10**4000 and x < 10**10000 > y > -10**10000")
+    src = (
+        "lambda x, y, z: x * 10**300 < y * 10**300 + 10**10000 and int(z) * 10**1000 != 10**2000 "
+        "and (int(x) + 10**5000) % 7 < 10**4000 and x < 10**10000 > y > -10**10000"
+    )
     cases = standard_cases()
     rule = compile_rule(src)
     got = rule.evaluate(cases.xs, cases.ys, cases.zs)
@@ -121,16 +132,25 @@ def _nested_choices(levels: int) -> str:
     return expr
 
 
-@pytest.mark.parametrize("src", [
-    "lambda x, y, z: x in [" + _nested_choices(11) + "]",
-    "lambda x, y, z: x in [" + _nested_choices(3) + "]",
-    "lambda x, y, z: x in sorted([sorted([sorted([sorted([x, y, z, 1, 2])[0], y, z, 1, 2])[0], y, z, 1, 2])[0], y, z])",
-    "lambda x, y, z: x in [" + "min(" * 50 + "x" + ", y)" * 50 + "]",
-    "lambda x, y, z: x in [" + "(x if y else " * 50 + "z" + ")" * 50 + "]",
-    "lambda x, y, z: len({" + ", ".join(["x", "y", "z", "x * 0", "y * 0", "float(z)", "+x", "min(x, y)"] * 4) + "}) > 3",
-    "lambda x, y, z: {" + ", ".join(["x", "y", "z", "min(x,y)"] * 8) + "} == {" + ", ".join(["z", "y", "x", "max(y, z)"] * 8) + "}",
-    "lambda x, y, z: any(sorted(p) == sorted([x, y, z]) for p in itertools.permutations([x, y, z]))",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "lambda x, y, z: x in [" + _nested_choices(11) + "]",
+        "lambda x, y, z: x in [" + _nested_choices(3) + "]",
+        "lambda x, y, z: x in sorted([sorted([sorted([sorted([x, y, z, 1, 2])[0], y, z, 1, 2])[0], y, z, 1, 2])[0], y, z])",
+        "lambda x, y, z: x in [" + "min(" * 50 + "x" + ", y)" * 50 + "]",
+        "lambda x, y, z: x in [" + "(x if y else " * 50 + "z" + ")" * 50 + "]",
+        "lambda x, y, z: len({"
+        + ", ".join(["x", "y", "z", "x * 0", "y * 0", "float(z)", "+x", "min(x, y)"] * 4)
+        + "}) > 3",
+        "lambda x, y, z: {"
+        + ", ".join(["x", "y", "z", "min(x,y)"] * 8)
+        + "} == {"
+        + ", ".join(["z", "y", "x", "max(y, z)"] * 8)
+        + "}",
+        "lambda x, y, z: any(sorted(p) == sorted([x, y, z]) for p in itertools.permutations([x, y, z]))",
+    ],
+)
 def test_container_identity_and_unrolling_stay_bounded_at_compile_time(src):
     # choices of choices can nest exponentially: compiled within the limits (and exact) or refused
     points = tuple(np.array(v) for v in ([1.0, math.nan, 2.0], [2.0, 1.0, math.nan], [3.0, 0.0, 2.0]))
@@ -140,6 +160,7 @@ def test_container_identity_and_unrolling_stay_bounded_at_compile_time(src):
         assert "too complex" in str(error) or "too large" in str(error)
         return
     import itertools
+
     fn = eval(src, {"math": math, "itertools": itertools})  # noqa: S307 - test-written source
     want = []
     for x, y, z in zip(*(p.tolist() for p in points)):

@@ -17,25 +17,34 @@ def run_episode(env, agent: str, seed: int):
     return played.observations[-1], played.rewards[-1], played.infos[-1], played.turns
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("Let me think.\nTest Case: ```(1, 2, 3)```", (1.0, 2.0, 3.0)),
-    ("**Test Case:** `(-11.3, 0.5, .25)`", (-11.3, 0.5, 0.25)),
-    ("Test Case: ```(1,2,3)```\nActually no.\nTest Case: ```(4, 5, 6)```", (4.0, 5.0, 6.0)),
-    ("Test case: (7, 8, 9)", (7.0, 8.0, 9.0)),
-    ("TEST CASE:\n```\n(1e2, -0, +3)\n```", (100.0, 0.0, 3.0)),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Let me think.\nTest Case: ```(1, 2, 3)```", (1.0, 2.0, 3.0)),
+        ("**Test Case:** `(-11.3, 0.5, .25)`", (-11.3, 0.5, 0.25)),
+        ("Test Case: ```(1,2,3)```\nActually no.\nTest Case: ```(4, 5, 6)```", (4.0, 5.0, 6.0)),
+        ("Test case: (7, 8, 9)", (7.0, 8.0, 9.0)),
+        ("TEST CASE:\n```\n(1e2, -0, +3)\n```", (100.0, 0.0, 3.0)),
+    ],
+)
 def test_parser_reads_the_last_test_case(text, expected):
     parsed = proto.parse_response(text)
     assert isinstance(parsed, proto.TestCase) and parsed.point == expected
 
 
-@pytest.mark.parametrize("text,source", [
-    ("Final Guess: ```lambda x,y,z: x < y < z```", "lambda x,y,z: x < y < z"),
-    ("Test Case: ```(1,2,3)```\n**Final Guess:** ```python\nlambda x, y, z: x + y == z\n```", "lambda x, y, z: x + y == z"),
-    ("Final Guess: lambda a, b, c: a > b\nthanks", "lambda a, b, c: a > b"),
-    ("**Final Guess:** ```lambda x, y, z: x**2 + y**2 == z**2```", "lambda x, y, z: x**2 + y**2 == z**2"),
-    ("**Final Guess**: lambda x, y, z: x**2 == y", "lambda x, y, z: x**2 == y"),
-])
+@pytest.mark.parametrize(
+    "text,source",
+    [
+        ("Final Guess: ```lambda x,y,z: x < y < z```", "lambda x,y,z: x < y < z"),
+        (
+            "Test Case: ```(1,2,3)```\n**Final Guess:** ```python\nlambda x, y, z: x + y == z\n```",
+            "lambda x, y, z: x + y == z",
+        ),
+        ("Final Guess: lambda a, b, c: a > b\nthanks", "lambda a, b, c: a > b"),
+        ("**Final Guess:** ```lambda x, y, z: x**2 + y**2 == z**2```", "lambda x, y, z: x**2 + y**2 == z**2"),
+        ("**Final Guess**: lambda x, y, z: x**2 == y", "lambda x, y, z: x**2 == y"),
+    ],
+)
 def test_parser_reads_the_final_guess(text, source):
     parsed = proto.parse_response(text)
     assert isinstance(parsed, proto.FinalGuess) and parsed.source == source
@@ -152,13 +161,16 @@ def test_generator_is_seeded_and_diverse():
     assert procedural_rule(3) == procedural_rule(3)
 
 
-@pytest.mark.parametrize("text", [
-    "Test Case: (" + "1" * 300_000,
-    "Test Case: ```(" + "9" * 100 + ", " + "1." * 50_000,
-    "Final Guess: " + "`" * 100_000,
-    ("Test Case: " * 50_000) + "(1, 2, 3)",
-    "Final Guess: ```" + "(" * 5000 + "x" + ")" * 5000 + "```",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Test Case: (" + "1" * 300_000,
+        "Test Case: ```(" + "9" * 100 + ", " + "1." * 50_000,
+        "Final Guess: " + "`" * 100_000,
+        ("Test Case: " * 50_000) + "(1, 2, 3)",
+        "Final Guess: ```" + "(" * 5000 + "x" + ")" * 5000 + "```",
+    ],
+)
 def test_hostile_responses_are_handled_quickly(text):
     import time
 

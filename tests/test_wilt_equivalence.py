@@ -87,8 +87,9 @@ def test_standard_case_set_shape_and_determinism():
 def test_every_full_rule_equals_itself_and_its_rewrite():
     assert len(REWRITES) == 50
     # REWRITES follow cogsim's earlier rule list, kept as the "prototype" split.
-    results = equivalent_pairs(list(wilt.PROTOTYPE_SPLIT) + REWRITES, list(wilt.PROTOTYPE_SPLIT) * 2,
-                               equivalence="strict", raises="false")
+    results = equivalent_pairs(
+        list(wilt.PROTOTYPE_SPLIT) + REWRITES, list(wilt.PROTOTYPE_SPLIT) * 2, equivalence="strict", raises="false"
+    )
     for k, result in enumerate(results):
         assert result.equivalent, (k % 50 + 1, result.counterexample)
         assert result.inclusion_ratio == 1.0
@@ -111,7 +112,9 @@ def test_every_prototype_rule_differs_from_every_other():
     for i in range(n):
         assert matrix[i].any(), f"rule {i + 1} is never True on the case set"
         for j in range(i + 1, n):
-            assert not np.array_equal(special[i], special[j]), f"special cases do not separate rules {i + 1} and {j + 1}"
+            assert not np.array_equal(special[i], special[j]), (
+                f"special cases do not separate rules {i + 1} and {j + 1}"
+            )
 
 
 def test_lite_rules_match_their_full_counterparts():
@@ -141,14 +144,22 @@ def test_equivalence_fields_on_a_hand_made_case_set():
 
 
 def test_counterexamples_are_real_and_pairs_match_single_checks():
-    guesses = ["lambda x, y, z: x < y", "lambda x, y, z: y > x and z > y", "lambda x, y, z: x + y == z + 0",
-               "lambda x, y, z: int(x) * 2 ** 56 > 2 ** 60"]
+    guesses = [
+        "lambda x, y, z: x < y",
+        "lambda x, y, z: y > x and z > y",
+        "lambda x, y, z: x + y == z + 0",
+        "lambda x, y, z: int(x) * 2 ** 56 > 2 ** 60",
+    ]
     hidden = [wilt.FULL_SPLIT[1], wilt.FULL_SPLIT[1], wilt.FULL_SPLIT[14], "lambda x, y, z: x >= 17"]
     batched = equivalent_pairs(guesses, hidden)
     for guess, rule, pair in zip(guesses, hidden, batched):
         single = equivalent(guess, rule)
         assert (single.equivalent, single.mismatches, single.guess_true, single.hidden_true) == (
-            pair.equivalent, pair.mismatches, pair.guess_true, pair.hidden_true)
+            pair.equivalent,
+            pair.mismatches,
+            pair.guess_true,
+            pair.hidden_true,
+        )
         for point in single.counterexamples:
             assert wilt.compile_rule(guess)(*point) != wilt.compile_rule(rule)(*point)
     assert batched[1].equivalent and batched[2].equivalent and not batched[0].equivalent

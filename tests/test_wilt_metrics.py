@@ -11,9 +11,24 @@ from cogsim.metrics import wilt as wilt_metrics
 
 
 def episode(agent, correct, approx, tests, repeats, reduction, tier="easy", ops=2, length=25, ratio=None, swap=False):
-    return {"env_id": "wilt/full", "agent": agent, "seed": 0, "options": {}, "turns": tests + 1, "correct": correct,
-            "approx_correct": approx, "num_tests": tests, "repeats": repeats, "reduction": reduction, "tier": tier,
-            "guessed": True, "guess_operators": ops, "guess_length": length, "inclusion_ratio": ratio, "swap": swap}
+    return {
+        "env_id": "wilt/full",
+        "agent": agent,
+        "seed": 0,
+        "options": {},
+        "turns": tests + 1,
+        "correct": correct,
+        "approx_correct": approx,
+        "num_tests": tests,
+        "repeats": repeats,
+        "reduction": reduction,
+        "tier": tier,
+        "guessed": True,
+        "guess_operators": ops,
+        "guess_length": length,
+        "inclusion_ratio": ratio,
+        "swap": swap,
+    }
 
 
 EPISODES = [
@@ -27,7 +42,9 @@ def test_summary_row_matches_hand_computation():
     row = wilt_metrics.summary_row(EPISODES[:2])
     # Wilson interval for 1 success in 2: centre 0.5, half-width 0.40545 (z = 1.96)
     assert row["accuracy"].value == 0.5
-    assert row["accuracy"].low == pytest.approx(0.0945, abs=1e-4) and row["accuracy"].high == pytest.approx(0.9055, abs=1e-4)
+    assert row["accuracy"].low == pytest.approx(0.0945, abs=1e-4) and row["accuracy"].high == pytest.approx(
+        0.9055, abs=1e-4
+    )
     assert row["approx_correct"].value == 0.5
     assert row["tests_used"].value == 4.0 and row["repeats"].value == 0.5
     assert row["guess_operators"] == 3.0 and row["guess_length"] == 30.0 and row["inclusion_ratio"] == 2.0
@@ -43,7 +60,11 @@ def test_reduction_curve_carries_the_last_value_forward():
 def test_summarize_tables():
     tables = metrics.summarize("wilt", EPISODES)
     titles = [t.title for t in tables]
-    assert titles == ["WILT: results by agent", "WILT: accuracy by tier", "WILT: hypothesis space eliminated after turn t (%)"]
+    assert titles == [
+        "WILT: results by agent",
+        "WILT: accuracy by tier",
+        "WILT: hypothesis space eliminated after turn t (%)",
+    ]
     results = tables[0]
     row_a = results.rows[0]
     assert row_a[1] == "a" and row_a[2] == 2 and row_a[3] == "50.0 [9.5, 90.5]"

@@ -12,8 +12,32 @@ from hypothesis import strategies as st
 
 from cogsim.wilt import RuleError, compile_rule
 
-SPECIAL_VALUES = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 2.5, -2.5, 3.0, 7.0, -7.5, 1e-9, 0.1, 0.3, 199.99,
-                  -200.0, 1e300, -1e300, 2.0**53 + 2, 5e-324, math.inf, -math.inf, math.nan]
+SPECIAL_VALUES = [
+    0.0,
+    -0.0,
+    0.5,
+    -0.5,
+    1.0,
+    -1.0,
+    2.0,
+    2.5,
+    -2.5,
+    3.0,
+    7.0,
+    -7.5,
+    1e-9,
+    0.1,
+    0.3,
+    199.99,
+    -200.0,
+    1e300,
+    -1e300,
+    2.0**53 + 2,
+    5e-324,
+    math.inf,
+    -math.inf,
+    math.nan,
+]
 
 
 def cpython_rule(src: str):
@@ -157,38 +181,72 @@ def test_broadcasting_and_threads_agree():
 
 # -- random whitelisted expressions, VM vs CPython ---------------------------------------------
 
-LEAVES = st.sampled_from(["x", "y", "z", "x", "y", "z", "0", "1", "2", "3", "-1", "10", "0.5", "2.5", "-0.0",
-                          "1e-09", "True", "False", "int(x)", "int(y)", "round(z)"])
+LEAVES = st.sampled_from(
+    [
+        "x",
+        "y",
+        "z",
+        "x",
+        "y",
+        "z",
+        "0",
+        "1",
+        "2",
+        "3",
+        "-1",
+        "10",
+        "0.5",
+        "2.5",
+        "-0.0",
+        "1e-09",
+        "True",
+        "False",
+        "int(x)",
+        "int(y)",
+        "round(z)",
+    ]
+)
 SMALL_EXPONENTS = st.sampled_from(["0", "1", "2", "3", "-1", "-2", "0.5", "-0.5", "2.0", "y", "x", "(int(z) % 9)"])
 
 
 def _extend(children):
-    binary = st.tuples(children, st.sampled_from(["+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>"]),
-                       children).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
+    binary = st.tuples(
+        children, st.sampled_from(["+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>"]), children
+    ).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
     power = st.tuples(children, SMALL_EXPONENTS).map(lambda t: f"({t[0]} ** {t[1]})")
-    compare = st.tuples(children, st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), children,
-                        st.sampled_from(["", " < 5", " == z", " != 0"])).map(lambda t: f"({t[0]} {t[1]} {t[2]}{t[3]})")
+    compare = st.tuples(
+        children,
+        st.sampled_from(["<", "<=", ">", ">=", "==", "!="]),
+        children,
+        st.sampled_from(["", " < 5", " == z", " != 0"]),
+    ).map(lambda t: f"({t[0]} {t[1]} {t[2]}{t[3]})")
     boolean = st.tuples(children, st.sampled_from(["and", "or"]), children).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
     unary = st.tuples(st.sampled_from(["-", "+", "not ", "~"]), children).map(lambda t: f"({t[0]}{t[1]})")
     ifexp = st.tuples(children, children, children).map(lambda t: f"({t[0]} if {t[1]} else {t[2]})")
-    call1 = st.tuples(st.sampled_from(["abs", "int", "float", "round", "math.floor", "math.ceil", "math.sqrt",
-                                       "math.fabs"]), children).map(lambda t: f"{t[0]}({t[1]})")
-    call2 = st.tuples(st.sampled_from(["min", "max", "math.gcd", "math.isclose"]), children,
-                      children).map(lambda t: f"{t[0]}({t[1]}, {t[2]})")
+    call1 = st.tuples(
+        st.sampled_from(["abs", "int", "float", "round", "math.floor", "math.ceil", "math.sqrt", "math.fabs"]), children
+    ).map(lambda t: f"{t[0]}({t[1]})")
+    call2 = st.tuples(st.sampled_from(["min", "max", "math.gcd", "math.isclose"]), children, children).map(
+        lambda t: f"{t[0]}({t[1]}, {t[2]})"
+    )
     # Bounded second operands: CPython itself would run for minutes on round(n, -10**7) or n ** 10**6.
     rounding = st.tuples(children, st.sampled_from(["-2", "-1", "0", "1", "2", "3", "int(y) % 4", "2.0"])).map(
-        lambda t: f"round({t[0]}, {t[1]})")
+        lambda t: f"round({t[0]}, {t[1]})"
+    )
     powers = children.map(lambda c: f"pow({c}, 2)")
     methods = children.map(lambda c: f"({c}).is_integer()") | children.map(lambda c: f"isinstance({c}, int)")
     reducers = st.tuples(st.sampled_from(["all", "any", "sum", "min", "max"]), children, st.booleans()).map(
-        lambda t: f"{t[0]}(({t[1]}) + v for v in (x, y, z))" if t[2] else f"{t[0]}([x, {t[1]}, z])")
+        lambda t: f"{t[0]}(({t[1]}) + v for v in (x, y, z))" if t[2] else f"{t[0]}([x, {t[1]}, z])"
+    )
     return binary | power | compare | boolean | unary | ifexp | call1 | call2 | rounding | powers | methods | reducers
 
 
 EXPRESSIONS = st.recursive(LEAVES, _extend, max_leaves=8)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(EXPRESSIONS)
 def test_vm_matches_cpython_on_random_expressions(body):
     assert_matches_cpython(f"lambda x, y, z: {body}", reference_points(n=40))
@@ -238,14 +296,17 @@ def test_hostile_rules_are_refused_with_a_clear_error(src, fragment):
     assert isinstance(info.value, ValueError)
 
 
-@pytest.mark.parametrize("src", [
-    "lambda x, y, z: " + "(" * 500 + "x" + ")" * 500,
-    "lambda x, y, z: " + "-" * 3000 + "x",
-    "lambda x, y, z: " + " + ".join(["x"] * 700),
-    "lambda x, y, z: " + "x" * (1 << 20),
-    "lambda x, y, z: not " * 900 + "x",
-    "lambda x, y, z: " + "[" * 300 + "]" * 300,
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "lambda x, y, z: " + "(" * 500 + "x" + ")" * 500,
+        "lambda x, y, z: " + "-" * 3000 + "x",
+        "lambda x, y, z: " + " + ".join(["x"] * 700),
+        "lambda x, y, z: " + "x" * (1 << 20),
+        "lambda x, y, z: not " * 900 + "x",
+        "lambda x, y, z: " + "[" * 300 + "]" * 300,
+    ],
+)
 def test_oversized_and_deeply_nested_rules_fail_fast(src):
     start = time.perf_counter()
     with pytest.raises(RuleError):
@@ -258,11 +319,14 @@ def test_rounding_to_huge_negative_digits_is_exact_and_fast():
     assert rule.evaluate([199.0, 7.0, -3.0], [150.0, 3.0, 2.0], [120.0, 2.0, 1.0]).tolist() == [True] * 3
 
 
-@pytest.mark.parametrize("src", [
-    "lambda x, y, z: int(x) ** int(y) ** int(z) > 0",
-    "lambda x, y, z: (1 << int(y * 1e9)) > 0",  # 150 GBit: CPython would try; past 2**48 bits it raises MemoryError at once
-    "lambda x, y, z: (int(x) ** 100) ** 100 ** 3 > 1",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "lambda x, y, z: int(x) ** int(y) ** int(z) > 0",
+        "lambda x, y, z: (1 << int(y * 1e9)) > 0",  # 150 GBit: CPython would try; past 2**48 bits it raises MemoryError at once
+        "lambda x, y, z: (int(x) ** 100) ** 100 ** 3 > 1",
+    ],
+)
 def test_explosive_arithmetic_is_bounded(src):
     # Protocol change (bounded evaluation, docs/security.md): past the integer limit the whole
     # evaluation is refused with a RuleError naming the limit, instead of counting the point as raised.
@@ -297,9 +361,14 @@ def test_vm_matches_cpython_on_the_whole_standard_case_set(src):
 
 def test_squares_match_cpython_pow_bit_for_bit():
     rng = np.random.default_rng(0)
-    values = np.concatenate([rng.integers(-10**7, 10**7, 40_000) / rng.choice([1, 2, 8, 10, 1024], 40_000),
-                             rng.uniform(-1e6, 1e6, 20_000), [1e150, 1e-150, 3e-160, -0.0, 2.0**-1074]])
-    squares = np.array([v ** 2 for v in values.tolist()])  # CPython's float pow
+    values = np.concatenate(
+        [
+            rng.integers(-(10**7), 10**7, 40_000) / rng.choice([1, 2, 8, 10, 1024], 40_000),
+            rng.uniform(-1e6, 1e6, 20_000),
+            [1e150, 1e-150, 3e-160, -0.0, 2.0**-1074],
+        ]
+    )
+    squares = np.array([v**2 for v in values.tolist()])  # CPython's float pow
     assert compile_rule("lambda x, y, z: x ** 2 == y").evaluate(values, squares, 0.0).all()
     assert compile_rule("lambda x, y, z: pow(x, 2.0) == y").evaluate(values, squares, 0.0).all()
 
@@ -335,13 +404,42 @@ def test_fast_path_and_its_fallback_match_cpython(src):
 @pytest.mark.parametrize("divisor", [1, 2, -2, 3, 7.0, -1, 10**15])
 def test_modulo_by_integer_constants_matches_cpython_values(divisor):
     rng = np.random.default_rng(int(divisor) % 97)
-    values = np.concatenate([rng.integers(-10**6, 10**6, 3000).astype(float), rng.uniform(-300, 300, 3000),
-                             rng.uniform(-1, 1, 1000) * 1e-300, [-0.0, 0.0, 2.0**53, -2.0**53, 2.0**53 - 1, 1e300,
-                                                                  -1e300, -1e-20, 1e-20, 5e-324, -5e-324, 0.5, -0.5, 2.0**52,
-                                                                  -2.0**52 + 0.5, 2.0**52 - 0.5, 2.0**-1000, -2.0**-1001,
-                                                                  float("inf"), float("nan")]])
+    values = np.concatenate(
+        [
+            rng.integers(-(10**6), 10**6, 3000).astype(float),
+            rng.uniform(-300, 300, 3000),
+            rng.uniform(-1, 1, 1000) * 1e-300,
+            [
+                -0.0,
+                0.0,
+                2.0**53,
+                -(2.0**53),
+                2.0**53 - 1,
+                1e300,
+                -1e300,
+                -1e-20,
+                1e-20,
+                5e-324,
+                -5e-324,
+                0.5,
+                -0.5,
+                2.0**52,
+                -(2.0**52) + 0.5,
+                2.0**52 - 0.5,
+                2.0**-1000,
+                -(2.0**-1001),
+                float("inf"),
+                float("nan"),
+            ],
+        ]
+    )
     want = np.array([v % divisor for v in values.tolist()])  # CPython's float %
     # NaN (from inf and nan) compares unequal to itself, so NaN results must match NaN.
     rule = compile_rule(f"lambda x, y, z: x % {divisor} == y or (x % {divisor} != x % {divisor} and y != y)")
     assert rule.evaluate(values, want, 0.0).all()
-    assert compile_rule(f"lambda x, y, z: (x % {divisor}) * 0 == 0 and x % {divisor} != y").evaluate(values, want, 0.0).sum() == 0
+    assert (
+        compile_rule(f"lambda x, y, z: (x % {divisor}) * 0 == 0 and x % {divisor} != y")
+        .evaluate(values, want, 0.0)
+        .sum()
+        == 0
+    )

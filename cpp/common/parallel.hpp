@@ -2,10 +2,10 @@
 //
 // Work is handed out from an atomic counter in claims that shrink as the batch drains (each a
 // share of what is left, at least `chunk` items), so uneven items (a deep cube query next to a
-// shallow one) balance across threads and cheap ones are not claimed one at a time. The pool's threads live for the whole process (a batch
-// call costs a wake-up, not a thread start); one batch runs at a time, and a nested or concurrent
-// call that finds the pool busy runs on its own thread. Exceptions from workers are rethrown on
-// the calling thread, so a bad item becomes a Python error rather than a terminate().
+// shallow one) balance across threads and cheap ones are not claimed one at a time. The pool's threads live for the
+// whole process (a batch call costs a wake-up, not a thread start); one batch runs at a time, and a nested or
+// concurrent call that finds the pool busy runs on its own thread. Exceptions from workers are rethrown on the calling
+// thread, so a bad item becomes a Python error rather than a terminate().
 #pragma once
 
 #include <cstddef>

@@ -85,7 +85,7 @@ bool MappedTable::open(const std::string& path, const std::string& name, uint32_
     *why = "missing";
     return false;
   }
-  struct stat st {};
+  struct stat st{};
   if (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) < kHeaderSize) {
     ::close(fd);
     *why = "truncated header";

@@ -131,9 +131,7 @@ std::vector<uint32_t> EdgeSubset::move_table() const {
   return table;
 }
 
-uint32_t EdgeSubset::rank_positions(const uint8_t* positions) const {
-  return rank_partial(positions, size_, kEdges);
-}
+uint32_t EdgeSubset::rank_positions(const uint8_t* positions) const { return rank_partial(positions, size_, kEdges); }
 
 void EdgeSubset::unrank_positions(uint32_t rank, uint8_t* positions) const {
   unrank_partial(rank, size_, kEdges, positions);

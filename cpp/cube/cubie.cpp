@@ -12,23 +12,35 @@ enum Edge : uint8_t { UR, UF, UL, UB, DR, DF, DL, DB, FR, FL, BL, BR };
 CubieCube basic_turn(Face face) {
   switch (face) {
     case U:
-      return {{UBR, URF, UFL, ULB, DFR, DLF, DBL, DRB}, {0, 0, 0, 0, 0, 0, 0, 0},
-              {UB, UR, UF, UL, DR, DF, DL, DB, FR, FL, BL, BR}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+      return {{UBR, URF, UFL, ULB, DFR, DLF, DBL, DRB},
+              {0, 0, 0, 0, 0, 0, 0, 0},
+              {UB, UR, UF, UL, DR, DF, DL, DB, FR, FL, BL, BR},
+              {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     case R:
-      return {{DFR, UFL, ULB, URF, DRB, DLF, DBL, UBR}, {2, 0, 0, 1, 1, 0, 0, 2},
-              {FR, UF, UL, UB, BR, DF, DL, DB, DR, FL, BL, UR}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+      return {{DFR, UFL, ULB, URF, DRB, DLF, DBL, UBR},
+              {2, 0, 0, 1, 1, 0, 0, 2},
+              {FR, UF, UL, UB, BR, DF, DL, DB, DR, FL, BL, UR},
+              {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     case F:
-      return {{UFL, DLF, ULB, UBR, URF, DFR, DBL, DRB}, {1, 2, 0, 0, 2, 1, 0, 0},
-              {UR, FL, UL, UB, DR, FR, DL, DB, UF, DF, BL, BR}, {0, 1, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0}};
+      return {{UFL, DLF, ULB, UBR, URF, DFR, DBL, DRB},
+              {1, 2, 0, 0, 2, 1, 0, 0},
+              {UR, FL, UL, UB, DR, FR, DL, DB, UF, DF, BL, BR},
+              {0, 1, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0}};
     case D:
-      return {{URF, UFL, ULB, UBR, DLF, DBL, DRB, DFR}, {0, 0, 0, 0, 0, 0, 0, 0},
-              {UR, UF, UL, UB, DF, DL, DB, DR, FR, FL, BL, BR}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+      return {{URF, UFL, ULB, UBR, DLF, DBL, DRB, DFR},
+              {0, 0, 0, 0, 0, 0, 0, 0},
+              {UR, UF, UL, UB, DF, DL, DB, DR, FR, FL, BL, BR},
+              {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     case L:
-      return {{URF, ULB, DBL, UBR, DFR, UFL, DLF, DRB}, {0, 1, 2, 0, 0, 2, 1, 0},
-              {UR, UF, BL, UB, DR, DF, FL, DB, FR, UL, DL, BR}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+      return {{URF, ULB, DBL, UBR, DFR, UFL, DLF, DRB},
+              {0, 1, 2, 0, 0, 2, 1, 0},
+              {UR, UF, BL, UB, DR, DF, FL, DB, FR, UL, DL, BR},
+              {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
     case B:
-      return {{URF, UFL, UBR, DRB, DFR, DLF, ULB, DBL}, {0, 0, 1, 2, 0, 0, 2, 1},
-              {UR, UF, UL, BR, DR, DF, DL, BL, FR, FL, UB, DB}, {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 1}};
+      return {{URF, UFL, UBR, DRB, DFR, DLF, ULB, DBL},
+              {0, 0, 1, 2, 0, 0, 2, 1},
+              {UR, UF, UL, BR, DR, DF, DL, BL, FR, FL, UB, DB},
+              {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 1}};
   }
   throw std::logic_error("unknown face");
 }
@@ -58,7 +70,7 @@ const MoveTable& moves() {
 
 // Facelet indices (0..53) of each corner and edge position, first the U/D facelet, then
 // clockwise; and the face colours of each cubie in the same order (Kociemba, defs.py).
-constexpr uint8_t kCornerFacelet[kCorners][3] = {{8, 9, 20},  {6, 18, 38},  {0, 36, 47},  {2, 45, 11},
+constexpr uint8_t kCornerFacelet[kCorners][3] = {{8, 9, 20},   {6, 18, 38},  {0, 36, 47},  {2, 45, 11},
                                                  {29, 26, 15}, {27, 44, 24}, {33, 53, 42}, {35, 17, 51}};
 constexpr uint8_t kEdgeFacelet[kEdges][2] = {{5, 10},  {7, 19},  {3, 37},  {1, 46},  {32, 16}, {28, 25},
                                              {30, 43}, {34, 52}, {23, 12}, {21, 41}, {50, 39}, {48, 14}};
@@ -69,8 +81,7 @@ constexpr char kEdgeColor[kEdges][2] = {{'U', 'R'}, {'U', 'F'}, {'U', 'L'}, {'U'
                                         {'D', 'L'}, {'D', 'B'}, {'F', 'R'}, {'F', 'L'}, {'B', 'L'}, {'B', 'R'}};
 constexpr const char* kFaceOrder = "URFDLB";  // facelet string face order, not the move order
 constexpr const char* kCornerNames[kCorners] = {"URF", "UFL", "ULB", "UBR", "DFR", "DLF", "DBL", "DRB"};
-constexpr const char* kEdgeNames[kEdges] = {"UR", "UF", "UL", "UB", "DR", "DF",
-                                            "DL", "DB", "FR", "FL", "BL", "BR"};
+constexpr const char* kEdgeNames[kEdges] = {"UR", "UF", "UL", "UB", "DR", "DF", "DL", "DB", "FR", "FL", "BL", "BR"};
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -148,9 +159,9 @@ std::vector<int> parse_moves(std::string_view text) {
     if (found < 0) {
       std::string shown(token.substr(0, 20));
       if (token.size() > 20) shown += "...";
-      throw std::invalid_argument("invalid move '" + shown + "' (token " + std::to_string(index) +
-                                  " of the move string); moves are whitespace-separated face turns: " +
-                                  allowed_moves_list());
+      throw std::invalid_argument(
+          "invalid move '" + shown + "' (token " + std::to_string(index) +
+          " of the move string); moves are whitespace-separated face turns: " + allowed_moves_list());
     }
     out.push_back(found);
     i = j;
@@ -193,8 +204,8 @@ CubieCube from_facelets(std::string_view f) {
   for (char ch : f) {
     if (ch != 'U' && ch != 'R' && ch != 'F' && ch != 'D' && ch != 'L' && ch != 'B') {
       const auto byte = static_cast<unsigned char>(ch);
-      const std::string shown = (byte >= 32 && byte < 127) ? "'" + std::string(1, ch) + "'"
-                                                           : "byte " + std::to_string(byte);
+      const std::string shown =
+          (byte >= 32 && byte < 127) ? "'" + std::string(1, ch) + "'" : "byte " + std::to_string(byte);
       throw std::invalid_argument("facelet string may contain only the letters U R F D L B, found " + shown);
     }
     ++counts[static_cast<unsigned char>(ch)];
@@ -203,13 +214,12 @@ CubieCube from_facelets(std::string_view f) {
     const char colour = kFaceOrder[face];
     if (counts[static_cast<unsigned char>(colour)] != 9) {
       throw std::invalid_argument(std::string("facelet string must contain each colour 9 times; '") + colour +
-                                  "' appears " + std::to_string(counts[static_cast<unsigned char>(colour)]) +
-                                  " times");
+                                  "' appears " + std::to_string(counts[static_cast<unsigned char>(colour)]) + " times");
     }
     if (f[9 * face + 4] != colour) {
       throw std::invalid_argument(std::string("the centre of face ") + colour + " (index " +
-                                  std::to_string(9 * face + 4) + ") must be '" + colour + "', got '" +
-                                  f[9 * face + 4] + "'");
+                                  std::to_string(9 * face + 4) + ") must be '" + colour + "', got '" + f[9 * face + 4] +
+                                  "'");
     }
   }
   CubieCube c{};

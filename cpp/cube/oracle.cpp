@@ -33,9 +33,7 @@ bool pruned(int face, int last_face) {
   return face == last_face || ((last_face & 1) && face == (last_face ^ 1));
 }
 
-bool entry_less(const Perimeter::Entry& x, const Perimeter::Entry& y) {
-  return x.a != y.a ? x.a < y.a : x.b < y.b;
-}
+bool entry_less(const Perimeter::Entry& x, const Perimeter::Entry& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; }
 
 bool entry_same(const Perimeter::Entry& x, const Perimeter::Entry& y) { return x.a == y.a && x.b == y.b; }
 
@@ -492,8 +490,7 @@ int Oracle::depth_first(Search& search, const SearchNode& s, int g, int last_fac
       exact = d >= 0;
       h = exact ? d : beyond;
     }
-    if (!exact && h == beyond && h <= budget && shell_.enabled() &&
-        !shell_.maybe_contains(child.key.a, child.key.b)) {
+    if (!exact && h == beyond && h <= budget && shell_.enabled() && !shell_.maybe_contains(child.key.a, child.key.b)) {
       h = beyond + 1;
     }
     if (h > budget) {
@@ -565,7 +562,7 @@ void Oracle::iterate(Search& search, const SearchNode& root, int first_bound) co
   for (search.bound = first_bound; search.bound <= kMaxDepth;) {
     const uint64_t before = search.nodes;
     const int r = last_iteration_nodes >= kParallelAfterNodes ? parallel_iteration(search, root)
-                                                               : depth_first(search, root, 0, -1);
+                                                              : depth_first(search, root, 0, -1);
     last_iteration_nodes = search.nodes - before;
     if (r == kFoundMarker) return;
     search.bound = r;

@@ -20,11 +20,11 @@
 namespace cogsim::cube {
 
 struct OracleConfig {
-  std::string cache_dir;    // empty: build every table in memory, write nothing
-  int edge_size = 6;        // edges per edge database (two databases: cubies 0.. and ..11)
-  int perimeter_depth = 6;  // exact table radius
-  bool shell_filter = true; // a Bloom filter of the states one move beyond the perimeter
-  unsigned threads = 0;     // for table builds; 0 = default
+  std::string cache_dir;     // empty: build every table in memory, write nothing
+  int edge_size = 6;         // edges per edge database (two databases: cubies 0.. and ..11)
+  int perimeter_depth = 6;   // exact table radius
+  bool shell_filter = true;  // a Bloom filter of the states one move beyond the perimeter
+  unsigned threads = 0;      // for table builds; 0 = default
   // Add the phase-1 bound along three axes (phase1.hpp): kPlain 70 MB, kSorted 1.67 GB.
   Phase1Kind phase1 = Phase1Kind::kOff;
 };

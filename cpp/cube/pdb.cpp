@@ -77,8 +77,8 @@ std::vector<uint8_t> pack_nibbles(const std::vector<uint8_t>& dist) {
 
 }  // namespace
 
-PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t entries,
-                                               const std::string& cache_dir, const Progress& progress,
+PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t entries, const std::string& cache_dir,
+                                               const Progress& progress,
                                                const std::function<std::vector<uint8_t>()>& build) {
   PatternDatabase db;
   db.name_ = name;

@@ -188,7 +188,8 @@ void Phase1::build_views() {
     rotation_[axis] = power(kRotateUrf3, axis);
     rotation_inverse_[axis] = rotation_[axis].inverse();
     for (int m = 0; m < kMoves; ++m) {
-      view_move_[axis][m] = static_cast<uint8_t>(face_turn_of(rotation_inverse_[axis] * move_cube(m) * rotation_[axis]));
+      view_move_[axis][m] =
+          static_cast<uint8_t>(face_turn_of(rotation_inverse_[axis] * move_cube(m) * rotation_[axis]));
     }
   }
 }
@@ -215,7 +216,8 @@ void Phase1::check_symmetries() const {
   for (int m = 0; m < kMoves; ++m) {
     for (int s = 0; s < kAxisSymmetries; ++s) face_turn_of(conjugate_by(move_cube(m), s));
     probe = probe * move_cube((m * 7 + 3) % kMoves);
-    if (!(mirrored(probe) == mirrored_facelets(probe)) || !(mirrored(move_cube(m)) == mirrored_facelets(move_cube(m)))) {
+    if (!(mirrored(probe) == mirrored_facelets(probe)) ||
+        !(mirrored(move_cube(m)) == mirrored_facelets(move_cube(m)))) {
       throw std::logic_error("the cubie mirror disagrees with the facelet mirror");
     }
   }
@@ -310,8 +312,8 @@ uint64_t Phase1::solved_index() const { return index(plain_coord(CubieCube::solv
 
 Phase1::ClassStep Phase1::step(uint32_t cls, int move) const {
   const uint32_t fs = representative_[cls];
-  const uint32_t next = uint32_t{slice_[fs / kPhase1Flips * kMoves + move]} * kPhase1Flips +
-                        flip_[fs % kPhase1Flips * kMoves + move];
+  const uint32_t next =
+      uint32_t{slice_[fs / kPhase1Flips * kMoves + move]} * kPhase1Flips + flip_[fs % kPhase1Flips * kMoves + move];
   const uint32_t class_and_symmetry = class_of_[next];
   return {(class_and_symmetry & ~kSymmetricClass) >> kSymmetryBits,
           static_cast<uint8_t>(class_and_symmetry & (kAxisSymmetries - 1)),

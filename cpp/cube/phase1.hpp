@@ -31,8 +31,8 @@ namespace cogsim::cube {
 
 constexpr uint32_t kPhase1Twists = 2187;
 constexpr uint32_t kPhase1Flips = 2048;
-constexpr uint32_t kPhase1Slices = 495;        // where the four slice edges are
-constexpr uint32_t kSliceOrders = 24;           // in which order they sit there (sorted variant)
+constexpr uint32_t kPhase1Slices = 495;  // where the four slice edges are
+constexpr uint32_t kSliceOrders = 24;    // in which order they sit there (sorted variant)
 constexpr int kAxes = 3;
 constexpr int kAxisSymmetries = 16;
 constexpr int kSymmetryBits = 4;
@@ -70,9 +70,7 @@ class Phase1 {
     if (class_and_symmetry & kSymmetricClass) twist = canonical_twist(cls, twist);
     return uint64_t{cls} * kPhase1Twists + twist;
   }
-  void prefetch_class(const Phase1Coord& c) const {
-    __builtin_prefetch(&class_of_[flip_slice(c)]);
-  }
+  void prefetch_class(const Phase1Coord& c) const { __builtin_prefetch(&class_of_[flip_slice(c)]); }
   uint32_t classes() const { return static_cast<uint32_t>(representative_.size()); }
   uint64_t entries() const { return uint64_t{classes()} * kPhase1Twists; }
   uint64_t solved_index() const;
@@ -113,18 +111,19 @@ class Phase1 {
 
   Phase1Kind kind_;
   uint32_t slices_;
-  std::vector<uint16_t> twist_, flip_, slice_;          // [coordinate * 18 + move]
-  std::vector<uint32_t> class_of_;                       // [flip_slice]: symmetric flag | class << 4 | symmetry
-  std::vector<uint16_t> stabilizer_;                     // [class]: mask of symmetries fixing the representative
-  std::vector<uint32_t> representative_;                 // [class]: flip_slice
-  std::vector<uint16_t> twist_conjugate_;                // [twist * 8 + symmetry]
-  // Symmetry s is G = M^(s/8) * R with R = F2^(s%8/4) * U4^(s%4) (rotation s % kAxisRotations) and M the left-right mirror.
+  std::vector<uint16_t> twist_, flip_, slice_;  // [coordinate * 18 + move]
+  std::vector<uint32_t> class_of_;              // [flip_slice]: symmetric flag | class << 4 | symmetry
+  std::vector<uint16_t> stabilizer_;            // [class]: mask of symmetries fixing the representative
+  std::vector<uint32_t> representative_;        // [class]: flip_slice
+  std::vector<uint16_t> twist_conjugate_;       // [twist * 8 + symmetry]
+  // Symmetry s is G = M^(s/8) * R with R = F2^(s%8/4) * U4^(s%4) (rotation s % kAxisRotations) and M the left-right
+  // mirror.
   std::array<CubieCube, kAxisRotations> rotation_of_symmetry_, rotation_of_symmetry_inverse_;
   CubieCube conjugate_by(const CubieCube& c, int s) const;    // G^-1 * c * G
   CubieCube conjugate_into(const CubieCube& c, int s) const;  // G * c * G^-1
   std::array<std::array<uint8_t, kMoves>, kAxes> view_move_;
   std::array<CubieCube, kAxes> rotation_, rotation_inverse_;
-  std::array<uint16_t, 1 << kEdges> slice_rank_;         // [mask of the four slice positions]
+  std::array<uint16_t, 1 << kEdges> slice_rank_;  // [mask of the four slice positions]
   std::array<uint16_t, kPhase1Slices> slice_mask_;
 };
 

@@ -118,8 +118,8 @@ void for_reachable(const State& s, const std::array<int, kCells>& dist, Kind kin
   }
 }
 
-void enumerate_bag_onto(const State& s, const std::array<int, kCells>& dist, Kind bag_kind, Kind target_kind,
-                        Verb verb, std::vector<Action>& out) {
+void enumerate_bag_onto(const State& s, const std::array<int, kCells>& dist, Kind bag_kind, Kind target_kind, Verb verb,
+                        std::vector<Action>& out) {
   for (int slot = 0; slot < kMaxBag; ++slot) {
     if (s.bag[slot].kind != bag_kind) continue;
     for_reachable(s, dist, target_kind, [&](int i) {
@@ -138,18 +138,30 @@ int default_budget(Task task, int level) {
 
 int fewest_steps(Task task, int level) {
   switch (task) {
-    case Task::Classification: return 4 * level;
-    case Task::Maze: return 2 * level + 1;
-    case Task::Selection: return level + 1;
-    case Task::Placement: return 1;
-    case Task::Sorting: return level + 1;
-    case Task::DecodeMaze: return 2 * level + 1;
-    case Task::MemoryMaze: return 2 * level + 2;
-    case Task::MemoryDecode: return level + 1;
-    case Task::Counting: return 5;
-    case Task::Filling: return level;
-    case Task::Puzzle: return level;
-    case Task::MemoryFilling: return level + 1;
+    case Task::Classification:
+      return 4 * level;
+    case Task::Maze:
+      return 2 * level + 1;
+    case Task::Selection:
+      return level + 1;
+    case Task::Placement:
+      return 1;
+    case Task::Sorting:
+      return level + 1;
+    case Task::DecodeMaze:
+      return 2 * level + 1;
+    case Task::MemoryMaze:
+      return 2 * level + 2;
+    case Task::MemoryDecode:
+      return level + 1;
+    case Task::Counting:
+      return 5;
+    case Task::Filling:
+      return level;
+    case Task::Puzzle:
+      return level;
+    case Task::MemoryFilling:
+      return level + 1;
   }
   return 0;
 }
@@ -157,8 +169,9 @@ int fewest_steps(Task task, int level) {
 bool exact_budget(Task task) { return task != Task::Counting && task != Task::MemoryDecode; }
 
 const char* task_name(Task task) {
-  static const char* names[] = {"classification", "maze",     "selection", "placement", "sorting", "decode_maze",
-                                "memory_maze",    "memory_decode", "counting", "filling", "puzzle",  "memory_filling"};
+  static const char* names[] = {"classification", "maze",        "selection",   "placement",
+                                "sorting",        "decode_maze", "memory_maze", "memory_decode",
+                                "counting",       "filling",     "puzzle",      "memory_filling"};
   return names[static_cast<int>(task)];
 }
 
@@ -382,12 +395,24 @@ bool apply(State& s, const Action& a) {
     return false;
   }
   switch (a.verb) {
-    case Verb::Continue: s.phase = 1; break;
-    case Verb::Pick: apply_pick(s, a); break;
-    case Verb::Put: apply_put(s, a); break;
-    case Verb::Obtain: apply_obtain(s, a); break;
-    case Verb::Unlock: apply_unlock(s, a); break;
-    case Verb::Choose: apply_choose(s, a); break;
+    case Verb::Continue:
+      s.phase = 1;
+      break;
+    case Verb::Pick:
+      apply_pick(s, a);
+      break;
+    case Verb::Put:
+      apply_put(s, a);
+      break;
+    case Verb::Obtain:
+      apply_obtain(s, a);
+      break;
+    case Verb::Unlock:
+      apply_unlock(s, a);
+      break;
+    case Verb::Choose:
+      apply_choose(s, a);
+      break;
     case Verb::Place:
       if (s.bag[a.a].kind == Kind::Piece) {
         apply_place_piece(s, a);
@@ -395,7 +420,9 @@ bool apply(State& s, const Action& a) {
         apply_place(s, a);
       }
       break;
-    case Verb::Declare: apply_declare(s, a); break;
+    case Verb::Declare:
+      apply_declare(s, a);
+      break;
   }
   if (++s.steps >= s.budget && !s.done) s.done = 2;
   return true;
@@ -414,15 +441,22 @@ int lower_bound(const State& s) {
   const int bag = bag_count(s);
   const int unstarted = is_memory(static_cast<Task>(s.task)) && s.phase == 0 ? 1 : 0;
   switch (static_cast<Task>(s.task)) {
-    case Task::Classification: return 2 * grid_items + bag;  // every item is picked and put
-    case Task::Selection: return unstarted + (s.level - s.progress);  // one correct choice each
-    case Task::MemoryDecode: return unstarted + (1 - s.progress);
-    case Task::Sorting: return (s.level + 1 - s.progress > bag) ? kImpossible : bag;  // every animal is placed
-    case Task::MemoryMaze: return unstarted + 1;
+    case Task::Classification:
+      return 2 * grid_items + bag;  // every item is picked and put
+    case Task::Selection:
+      return unstarted + (s.level - s.progress);  // one correct choice each
+    case Task::MemoryDecode:
+      return unstarted + (1 - s.progress);
+    case Task::Sorting:
+      return (s.level + 1 - s.progress > bag) ? kImpossible : bag;  // every animal is placed
+    case Task::MemoryMaze:
+      return unstarted + 1;
     case Task::Filling:
     case Task::Puzzle:
-    case Task::MemoryFilling: return unstarted + (s.level - s.progress);  // one correct piece each
-    default: return 1;
+    case Task::MemoryFilling:
+      return unstarted + (s.level - s.progress);  // one correct piece each
+    default:
+      return 1;
   }
 }
 

@@ -37,7 +37,9 @@ struct Builder {
 
   // Distinct values in [0, bound), in random order.
   std::vector<uint8_t> distinct(int count, int bound) {
-    if (count > bound) throw std::invalid_argument("kidgym catalog: need " + std::to_string(count) + " distinct entries, have " + std::to_string(bound));
+    if (count > bound)
+      throw std::invalid_argument("kidgym catalog: need " + std::to_string(count) + " distinct entries, have " +
+                                  std::to_string(bound));
     std::vector<uint8_t> all(bound);
     std::iota(all.begin(), all.end(), 0);
     rng.shuffle(all.begin(), all.end());
@@ -174,7 +176,8 @@ std::vector<int> gen_maze_layout(Builder& b, const Catalog& catalog, const std::
 // Key colours for the doors, then `decoys` further colours no door has.
 std::vector<uint8_t> decoy_colours(Builder& b, const std::vector<uint8_t>& used, int decoys, int colours) {
   std::vector<uint8_t> free;
-  for (int c = 0; c < colours; ++c) if (std::find(used.begin(), used.end(), c) == used.end()) free.push_back(static_cast<uint8_t>(c));
+  for (int c = 0; c < colours; ++c)
+    if (std::find(used.begin(), used.end(), c) == used.end()) free.push_back(static_cast<uint8_t>(c));
   b.rng.shuffle(free.begin(), free.end());
   free.resize(std::min<size_t>(free.size(), decoys));
   return free;
@@ -182,7 +185,8 @@ std::vector<uint8_t> decoy_colours(Builder& b, const std::vector<uint8_t>& used,
 
 void gen_maze(Builder& b, const Catalog& catalog) {
   const auto colours = b.distinct(b.s.level, catalog.key_colours);
-  gen_maze_layout(b, catalog, colours, colours, decoy_colours(b, colours, catalog.maze_decoy_keys, catalog.key_colours));
+  gen_maze_layout(b, catalog, colours, colours,
+                  decoy_colours(b, colours, catalog.maze_decoy_keys, catalog.key_colours));
   b.label({Kind::Key, Kind::Door, Kind::Diamond});
 }
 
@@ -194,7 +198,8 @@ void gen_decode_maze(Builder& b, const Catalog& catalog) {
   do {
     doors = b.distinct(b.s.level, catalog.key_colours);
   } while ([&] {
-    for (size_t i = 0; i < keys.size(); ++i) if (keys[i] == doors[i]) return true;
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == doors[i]) return true;
     return false;
   }());
   for (size_t i = 0; i < keys.size(); ++i) b.s.goal[keys[i]] = doors[i];
@@ -208,7 +213,8 @@ void gen_decode_maze(Builder& b, const Catalog& catalog) {
 
 void gen_memory_maze(Builder& b, const Catalog& catalog) {
   const auto colours = b.distinct(b.s.level, catalog.key_colours);
-  const auto path = gen_maze_layout(b, catalog, colours, colours, decoy_colours(b, colours, catalog.maze_decoy_keys, catalog.key_colours));
+  const auto path = gen_maze_layout(b, catalog, colours, colours,
+                                    decoy_colours(b, colours, catalog.maze_decoy_keys, catalog.key_colours));
   std::array<bool, kCells> on_path{};
   for (int cell : path) on_path[cell] = true;
   const int diamond = path.back();
@@ -255,9 +261,11 @@ void gen_memory_decode(Builder& b, const Catalog& catalog) {
   b.s.scene = catalog.mixed_scene;
   // all items distinct across categories: draw (category, id) pairs without repeats
   std::vector<std::pair<uint8_t, uint8_t>> pool;
-  for (uint8_t c = 0; c < 4; ++c) for (uint8_t i = 0; i < catalog.category_sizes[c]; ++i) pool.push_back({c, i});
+  for (uint8_t c = 0; c < 4; ++c)
+    for (uint8_t i = 0; i < catalog.category_sizes[c]; ++i) pool.push_back({c, i});
   const int needed = 4 * level + catalog.decode_extra;
-  if (static_cast<int>(pool.size()) < needed) throw std::invalid_argument("kidgym catalog: too few items for memory_decode");
+  if (static_cast<int>(pool.size()) < needed)
+    throw std::invalid_argument("kidgym catalog: too few items for memory_decode");
   b.rng.shuffle(pool.begin(), pool.end());
   for (int k = 0; k < level; ++k) {
     b.s.goal[4 * k] = pool[2 * k].first;
@@ -277,16 +285,20 @@ void gen_sorting(Builder& b, const Catalog& catalog) {
   const int count = b.s.level + 1;
   if (catalog.rule_ascending.empty()) throw std::invalid_argument("kidgym catalog: rule_ascending is empty");
   std::vector<uint8_t> usable;
-  for (size_t i = 0; i < catalog.animal_values.size(); ++i) if (catalog.animal_values[i] > 0) usable.push_back(static_cast<uint8_t>(i));
-  if (static_cast<int>(usable.size()) < count) throw std::invalid_argument("kidgym catalog: too few animals with values");
+  for (size_t i = 0; i < catalog.animal_values.size(); ++i)
+    if (catalog.animal_values[i] > 0) usable.push_back(static_cast<uint8_t>(i));
+  if (static_cast<int>(usable.size()) < count)
+    throw std::invalid_argument("kidgym catalog: too few animals with values");
   const uint8_t rule = static_cast<uint8_t>(b.rng.below(catalog.rule_ascending.size()));
   std::vector<uint8_t> animals;
   for (;;) {  // values at least 1.5x apart, so the ranking is unambiguous
     b.rng.shuffle(usable.begin(), usable.end());
     animals.assign(usable.begin(), usable.begin() + count);
-    std::sort(animals.begin(), animals.end(), [&](uint8_t x, uint8_t y) { return catalog.animal_values[x] < catalog.animal_values[y]; });
+    std::sort(animals.begin(), animals.end(),
+              [&](uint8_t x, uint8_t y) { return catalog.animal_values[x] < catalog.animal_values[y]; });
     bool separated = true;
-    for (int i = 0; i + 1 < count; ++i) separated = separated && catalog.animal_values[animals[i + 1]] >= 1.5f * catalog.animal_values[animals[i]];
+    for (int i = 0; i + 1 < count; ++i)
+      separated = separated && catalog.animal_values[animals[i + 1]] >= 1.5f * catalog.animal_values[animals[i]];
     if (separated) break;
   }
   if (!catalog.rule_ascending[rule]) std::reverse(animals.begin(), animals.end());
@@ -314,7 +326,8 @@ void gen_placement(Builder& b, const Catalog& catalog) {
   const int centre = 2 * kSide + 2;
   const uint8_t centre_category = static_cast<uint8_t>(b.rng.below(4));
   b.themed_scene(catalog, centre_category);
-  b.put(centre, Kind::Center, static_cast<uint8_t>(b.rng.below(catalog.category_sizes[centre_category])), centre_category);
+  b.put(centre, Kind::Center, static_cast<uint8_t>(b.rng.below(catalog.category_sizes[centre_category])),
+        centre_category);
   uint8_t item_category, item;
   do {
     item_category = static_cast<uint8_t>(b.rng.below(4));
@@ -402,7 +415,8 @@ void gen_filling(Builder& b, const Catalog& catalog, bool figures) {
       decoy.type = static_cast<uint8_t>(b.rng.below(pictures));
       decoy.extra = missing[b.rng.below(missing.size())];
     }
-    const bool repeat = std::any_of(pieces.begin(), pieces.end(), [&](const Slot& p) { return p.type == decoy.type && p.extra == decoy.extra; });
+    const bool repeat = std::any_of(pieces.begin(), pieces.end(),
+                                    [&](const Slot& p) { return p.type == decoy.type && p.extra == decoy.extra; });
     if (!repeat) pieces.push_back(decoy);
   }
   b.rng.shuffle(pieces.begin(), pieces.end());
@@ -434,45 +448,78 @@ bool every_object_reachable(const State& s) {
 
 void validate_catalog(const Catalog& catalog) {
   for (int c = 0; c < 4; ++c) {
-    if (catalog.category_sizes[c] < 10) throw std::invalid_argument("kidgym catalog: category_sizes[" + std::to_string(c) + "] must be >= 10");
-    if (catalog.category_scenes[c].empty()) throw std::invalid_argument("kidgym catalog: category_scenes[" + std::to_string(c) + "] is empty");
+    if (catalog.category_sizes[c] < 10)
+      throw std::invalid_argument("kidgym catalog: category_sizes[" + std::to_string(c) + "] must be >= 10");
+    if (catalog.category_scenes[c].empty())
+      throw std::invalid_argument("kidgym catalog: category_scenes[" + std::to_string(c) + "] is empty");
   }
   if (catalog.basket_colours < 2) throw std::invalid_argument("kidgym catalog: basket_colours must be >= 2");
   if (catalog.key_colours < 4) throw std::invalid_argument("kidgym catalog: key_colours must be >= 4");
-  if (catalog.animal_values.size() > catalog.category_sizes[0]) throw std::invalid_argument("kidgym catalog: more animal_values than animals");
-  if (catalog.selection_extra > 4 || catalog.decode_extra > 6) throw std::invalid_argument("kidgym catalog: selection_extra <= 4 and decode_extra <= 6");
+  if (catalog.animal_values.size() > catalog.category_sizes[0])
+    throw std::invalid_argument("kidgym catalog: more animal_values than animals");
+  if (catalog.selection_extra > 4 || catalog.decode_extra > 6)
+    throw std::invalid_argument("kidgym catalog: selection_extra <= 4 and decode_extra <= 6");
   if (catalog.puzzle_figures < 8) throw std::invalid_argument("kidgym catalog: puzzle_figures must be >= 8");
   if (catalog.counting_categories.empty()) throw std::invalid_argument("kidgym catalog: counting_categories is empty");
-  for (uint8_t c : catalog.counting_categories) if (c > 3) throw std::invalid_argument("kidgym catalog: counting_categories must be category ids 0..3");
+  for (uint8_t c : catalog.counting_categories)
+    if (c > 3) throw std::invalid_argument("kidgym catalog: counting_categories must be category ids 0..3");
   if (catalog.maze_decoy_keys > 1) throw std::invalid_argument("kidgym catalog: maze_decoy_keys must be 0 or 1");
-  if (catalog.memory_chests < 2 || catalog.memory_chests > 5) throw std::invalid_argument("kidgym catalog: memory_chests must be in 2..5");
+  if (catalog.memory_chests < 2 || catalog.memory_chests > 5)
+    throw std::invalid_argument("kidgym catalog: memory_chests must be in 2..5");
 }
 
 State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int budget) {
   if (static_cast<int>(task) >= kNumTasks) throw std::invalid_argument("kidgym: unknown task id");
-  if (level < 1 || level > 3) throw std::invalid_argument("kidgym: level must be 1, 2 or 3, got " + std::to_string(level));
+  if (level < 1 || level > 3)
+    throw std::invalid_argument("kidgym: level must be 1, 2 or 3, got " + std::to_string(level));
   const int fewest = fewest_steps(task, level);
   if (budget == 0) budget = default_budget(task, level);
-  if (budget < fewest || budget > 60) throw std::invalid_argument("kidgym: max_steps must be in " + std::to_string(fewest) + "..60 for this task and level, got " + std::to_string(budget));
+  if (budget < fewest || budget > 60)
+    throw std::invalid_argument("kidgym: max_steps must be in " + std::to_string(fewest) +
+                                "..60 for this task and level, got " + std::to_string(budget));
   SplitMix64 rng(derive_seed(seed, 16 * static_cast<uint64_t>(task) + level));
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     State s = blank(task, level, fewest, rng.next());
     Builder b{rng, s};
     try {
-    switch (task) {
-      case Task::Classification: gen_classification(b, catalog); break;
-      case Task::Maze: gen_maze(b, catalog); break;
-      case Task::Selection: gen_selection(b, catalog); break;
-      case Task::Placement: gen_placement(b, catalog); break;
-      case Task::Sorting: gen_sorting(b, catalog); break;
-      case Task::DecodeMaze: gen_decode_maze(b, catalog); break;
-      case Task::MemoryMaze: gen_memory_maze(b, catalog); break;
-      case Task::MemoryDecode: gen_memory_decode(b, catalog); break;
-      case Task::Counting: gen_counting(b, catalog); break;
-      case Task::Filling: gen_filling(b, catalog, false); break;
-      case Task::Puzzle: gen_filling(b, catalog, true); break;
-      case Task::MemoryFilling: gen_filling(b, catalog, false); break;
-    }
+      switch (task) {
+        case Task::Classification:
+          gen_classification(b, catalog);
+          break;
+        case Task::Maze:
+          gen_maze(b, catalog);
+          break;
+        case Task::Selection:
+          gen_selection(b, catalog);
+          break;
+        case Task::Placement:
+          gen_placement(b, catalog);
+          break;
+        case Task::Sorting:
+          gen_sorting(b, catalog);
+          break;
+        case Task::DecodeMaze:
+          gen_decode_maze(b, catalog);
+          break;
+        case Task::MemoryMaze:
+          gen_memory_maze(b, catalog);
+          break;
+        case Task::MemoryDecode:
+          gen_memory_decode(b, catalog);
+          break;
+        case Task::Counting:
+          gen_counting(b, catalog);
+          break;
+        case Task::Filling:
+          gen_filling(b, catalog, false);
+          break;
+        case Task::Puzzle:
+          gen_filling(b, catalog, true);
+          break;
+        case Task::MemoryFilling:
+          gen_filling(b, catalog, false);
+          break;
+      }
     } catch (const Retry&) {
       continue;
     }

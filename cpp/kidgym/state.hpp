@@ -37,16 +37,16 @@ inline constexpr int kNumTasks = 12;
 
 enum class Kind : uint8_t {
   Empty = 0,
-  Item = 1,     // type: item id within category aux
-  Basket = 2,   // type: colour id; aux: item id it accepts
-  Key = 3,      // type: colour id
-  Door = 4,     // type: colour id
+  Item = 1,    // type: item id within category aux
+  Basket = 2,  // type: colour id; aux: item id it accepts
+  Key = 3,     // type: colour id
+  Door = 4,    // type: colour id
   Diamond = 5,
-  Chest = 6,    // aux: 1 if the diamond is inside
+  Chest = 6,  // aux: 1 if the diamond is inside
   Wall = 7,
-  Target = 8,   // label: roman numeral; placed: 0 or 1 + item id, placed_category
-  Center = 9,   // the reference item of Placement (aux: category, type: item id)
-  Piece = 10,   // a quarter of a picture in place (aux: category, type: picture id, extra: quarter 0-3)
+  Target = 8,  // label: roman numeral; placed: 0 or 1 + item id, placed_category
+  Center = 9,  // the reference item of Placement (aux: category, type: item id)
+  Piece = 10,  // a quarter of a picture in place (aux: category, type: picture id, extra: quarter 0-3)
 };
 
 // One play-area cell. Every object blocks the agent; only Empty cells are walked on.
@@ -58,7 +58,7 @@ struct Cell {
   uint8_t label;   // number label (kNone when unlabelled) or roman numeral of a target
   uint8_t placed;  // targets: 1 + item id placed there, 0 when free
   uint8_t placed_category;
-  uint8_t extra;   // Counting items: pile size; pieces: quarter; targets: quarter placed (Filling)
+  uint8_t extra;  // Counting items: pile size; pieces: quarter; targets: quarter placed (Filling)
   uint8_t pad;
 };
 
@@ -76,8 +76,9 @@ enum class Verb : uint8_t {
   Unlock = 3,    // a = slot, b = door label        "use the key in backpack A to unlock door with label b"
   Continue = 4,  //                                 "continue"
   Choose = 5,    // a = label                       "choose <category> with label a"
-  Place = 6,     // a = slot, b = roman numeral     "place ... from backpack A at grid <numeral>" / "... into the grid at position <numeral>"
-  Declare = 7,   // a = number                      "I have already collected <a> <item>(s)"
+  Place = 6,    // a = slot, b = roman numeral     "place ... from backpack A at grid <numeral>" / "... into the grid at
+                // position <numeral>"
+  Declare = 7,  // a = number                      "I have already collected <a> <item>(s)"
 };
 
 struct Action {
@@ -115,7 +116,7 @@ inline constexpr uint8_t kPictureFigures = 4;  // picture category id of the abs
 
 // Catalog sizes and tables the generators draw from (the names stay in Python).
 struct Catalog {
-  std::array<uint8_t, 4> category_sizes{};  // animals, fruits, foods, toys
+  std::array<uint8_t, 4> category_sizes{};                                   // animals, fruits, foods, toys
   std::vector<std::vector<uint8_t>> category_scenes = {{0}, {0}, {0}, {0}};  // scene ids per category
   uint8_t maze_scene = 0;
   uint8_t mixed_scene = 0;

@@ -1,7 +1,7 @@
 #include "maze/maze.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -14,8 +14,8 @@ namespace {
 
 void check_size(int n) {
   if (n < kMinSize || n > kMaxSize) {
-    throw std::invalid_argument("maze size must be in [" + std::to_string(kMinSize) + ", " +
-                                std::to_string(kMaxSize) + "], got " + std::to_string(n));
+    throw std::invalid_argument("maze size must be in [" + std::to_string(kMinSize) + ", " + std::to_string(kMaxSize) +
+                                "], got " + std::to_string(n));
   }
 }
 

@@ -40,8 +40,8 @@ bool is_binary(Op op) {
 }
 bool is_comparison(Op op) { return op >= Op::Eq && op <= Op::Ge; }
 bool is_unary(Op op) {
-  return (op >= Op::Neg && op <= Op::Truth) || (op >= Op::Abs && op <= Op::Round) || (op >= Op::Floor && op <= Op::Fabs) ||
-         op == Op::IsInteger || op == Op::IsInstance;
+  return (op >= Op::Neg && op <= Op::Truth) || (op >= Op::Abs && op <= Op::Round) ||
+         (op >= Op::Floor && op <= Op::Fabs) || op == Op::IsInteger || op == Op::IsInstance;
 }
 
 // -1, 0, 1, or 2 when unordered.
@@ -59,36 +59,59 @@ int compare(const Val& a, const Val& b) {
 
 bool comparison_holds(Op op, int c) {
   switch (op) {
-    case Op::Eq: return c == 0;
-    case Op::Ne: return c != 0;
-    case Op::Lt: return c == -1;
-    case Op::Le: return c == -1 || c == 0;
-    case Op::Gt: return c == 1;
-    default: return c == 1 || c == 0;  // Ge
+    case Op::Eq:
+      return c == 0;
+    case Op::Ne:
+      return c != 0;
+    case Op::Lt:
+      return c == -1;
+    case Op::Le:
+      return c == -1 || c == 0;
+    case Op::Gt:
+      return c == 1;
+    default:
+      return c == 1 || c == 0;  // Ge
   }
 }
 
 uint8_t float_arith(Op op, double a, double b, double& r) {
   switch (op) {
-    case Op::Add: r = a + b; return 0;
-    case Op::Sub: r = a - b; return 0;
-    case Op::Mul: r = a * b; return 0;
-    case Op::TrueDiv: return py::truediv(a, b, r);
-    case Op::FloorDiv: return py::floordiv(a, b, r);
-    case Op::Mod: return py::mod(a, b, r);
-    default: return py::pow(a, b, r);  // Pow
+    case Op::Add:
+      r = a + b;
+      return 0;
+    case Op::Sub:
+      r = a - b;
+      return 0;
+    case Op::Mul:
+      r = a * b;
+      return 0;
+    case Op::TrueDiv:
+      return py::truediv(a, b, r);
+    case Op::FloorDiv:
+      return py::floordiv(a, b, r);
+    case Op::Mod:
+      return py::mod(a, b, r);
+    default:
+      return py::pow(a, b, r);  // Pow
   }
 }
 
 uint8_t int_arith(Op op, int64_t a, int64_t b, Val& r) {
   r.tag = kInt;
   switch (op) {
-    case Op::Add: return __builtin_add_overflow(a, b, &r.i) ? kFallback : 0;
-    case Op::Sub: return __builtin_sub_overflow(a, b, &r.i) ? kFallback : 0;
-    case Op::Mul: return __builtin_mul_overflow(a, b, &r.i) ? kFallback : 0;
-    case Op::TrueDiv: r.tag = kFloat; return py::int_truediv(a, b, r.f);
-    case Op::FloorDiv: return py::int_floordiv(a, b, r.i);
-    case Op::Mod: return py::int_mod(a, b, r.i);
+    case Op::Add:
+      return __builtin_add_overflow(a, b, &r.i) ? kFallback : 0;
+    case Op::Sub:
+      return __builtin_sub_overflow(a, b, &r.i) ? kFallback : 0;
+    case Op::Mul:
+      return __builtin_mul_overflow(a, b, &r.i) ? kFallback : 0;
+    case Op::TrueDiv:
+      r.tag = kFloat;
+      return py::int_truediv(a, b, r.f);
+    case Op::FloorDiv:
+      return py::int_floordiv(a, b, r.i);
+    case Op::Mod:
+      return py::int_mod(a, b, r.i);
     default:  // Pow: a negative exponent means float power
       if (b < 0) {
         r.tag = kFloat;
@@ -103,9 +126,15 @@ uint8_t bitwise(Op op, const Val& a, const Val& b, Val& r) {
   const bool both_bool = a.tag == kBool && b.tag == kBool;
   r.tag = kInt;
   switch (op) {
-    case Op::BitAnd: r.i = a.i & b.i; break;
-    case Op::BitOr: r.i = a.i | b.i; break;
-    case Op::BitXor: r.i = a.i ^ b.i; break;
+    case Op::BitAnd:
+      r.i = a.i & b.i;
+      break;
+    case Op::BitOr:
+      r.i = a.i | b.i;
+      break;
+    case Op::BitXor:
+      r.i = a.i ^ b.i;
+      break;
     case Op::LShift:
       if (b.i < 0) return kError;  // ValueError: negative shift count
       if (a.i == 0) return r.i = 0, 0;
@@ -124,8 +153,19 @@ uint8_t bitwise(Op op, const Val& a, const Val& b, Val& r) {
 // An operation with a complex operand: TypeError where CPython has one, else the fallback.
 uint8_t complex_operand(Op op) {
   switch (op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::TrueDiv: case Op::Pow: case Op::Eq: case Op::Ne:
-    case Op::Neg: case Op::Pos: case Op::Not: case Op::Truth: case Op::Abs: case Op::Sum:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::TrueDiv:
+    case Op::Pow:
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Neg:
+    case Op::Pos:
+    case Op::Not:
+    case Op::Truth:
+    case Op::Abs:
+    case Op::Sum:
       return kFallback;
     default:
       return kError;
@@ -169,12 +209,15 @@ uint8_t unary(Op op, const Val& a, int32_t imm, bool python312, Val& r) {
       if (is_float) return r = real(-a.f), 0;
       if (a.i == INT64_MIN) return kFallback;
       return r = integer(-a.i), 0;
-    case Op::Pos: return r = is_float ? a : integer(a.i), 0;
+    case Op::Pos:
+      return r = is_float ? a : integer(a.i), 0;
     case Op::Invert:
       if (is_float) return kError;
       return r = integer(~a.i), 0;
-    case Op::Not: return r = boolean(!truthy(a)), 0;
-    case Op::Truth: return r = boolean(truthy(a)), 0;
+    case Op::Not:
+      return r = boolean(!truthy(a)), 0;
+    case Op::Truth:
+      return r = boolean(truthy(a)), 0;
     case Op::Abs:
       if (is_float) return r = real(std::fabs(a.f)), 0;
       if (a.i == INT64_MIN) return kFallback;
@@ -182,7 +225,8 @@ uint8_t unary(Op op, const Val& a, int32_t imm, bool python312, Val& r) {
     case Op::ToInt:
       r.tag = kInt;
       return is_float ? py::trunc_to_int(a.f, r.i) : (r.i = a.i, 0);
-    case Op::ToFloat: return r = real(as_double(a)), 0;
+    case Op::ToFloat:
+      return r = real(as_double(a)), 0;
     case Op::Round:
       r.tag = kInt;
       return is_float ? py::round_to_int(a.f, r.i) : (r.i = a.i, 0);
@@ -197,7 +241,8 @@ uint8_t unary(Op op, const Val& a, int32_t imm, bool python312, Val& r) {
       if (v < 0.0) return kError;  // math domain error
       return r = real(std::sqrt(v)), 0;
     }
-    case Op::Fabs: return r = real(std::fabs(as_double(a))), 0;
+    case Op::Fabs:
+      return r = real(std::fabs(as_double(a))), 0;
     case Op::IsInteger:
       if (!is_float) return python312 ? (r = boolean(true), 0) : kError;  // int.is_integer is new in 3.12
       return r = boolean(std::isfinite(a.f) && std::floor(a.f) == a.f), 0;
@@ -207,7 +252,8 @@ uint8_t unary(Op op, const Val& a, int32_t imm, bool python312, Val& r) {
 }
 
 uint8_t round_digits(const Val& a, const Val& digits, Val& r) {
-  if (digits.tag == kFloat || a.tag == kComplex || digits.tag == kComplex) return kError;  // TypeError: float cannot be interpreted as an integer
+  if (digits.tag == kFloat || a.tag == kComplex || digits.tag == kComplex)
+    return kError;  // TypeError: float cannot be interpreted as an integer
   if (a.tag != kFloat) {
     if (digits.i < 0) return kFallback;
     return r = integer(a.i), 0;
@@ -236,9 +282,15 @@ uint8_t result_tags(const Program& p, const Instr& in) {
   auto has_float = [&](int32_t v) { return (st[v] & kFloatBit) != 0; };
   auto only_float = [&](int32_t v) { return st[v] == kFloatBit; };
   switch (in.op) {
-    case Op::Arg: return kFloatBit;
-    case Op::Const: return static_cast<uint8_t>(1 << p.constants[in.a].tag);
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::FloorDiv: case Op::Mod: {
+    case Op::Arg:
+      return kFloatBit;
+    case Op::Const:
+      return static_cast<uint8_t>(1 << p.constants[in.a].tag);
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::FloorDiv:
+    case Op::Mod: {
       uint8_t t = 0;
       if (has_float(in.a) || has_float(in.b)) t |= kFloatBit;
       if (!only_float(in.a) && !only_float(in.b)) t |= kIntBit;
@@ -248,26 +300,49 @@ uint8_t result_tags(const Program& p, const Instr& in) {
       // A negative float to a fractional power is complex; an integral constant exponent rules that out.
       const Instr& exponent = p.code[in.b];
       const bool integral_exponent =
-          exponent.op == Op::Const && (p.constants[exponent.a].tag != kFloat ||
-                                       p.constants[exponent.a].f == std::trunc(p.constants[exponent.a].f));
+          exponent.op == Op::Const &&
+          (p.constants[exponent.a].tag != kFloat || p.constants[exponent.a].f == std::trunc(p.constants[exponent.a].f));
       uint8_t t = integral_exponent ? kFloatBit : (kFloatBit | kComplexBit);
       if (!only_float(in.a) && !only_float(in.b)) t |= kIntBit;
       return t;
     }
-    case Op::TrueDiv: case Op::ToFloat: case Op::Sqrt: case Op::Fabs: return kFloatBit;
-    case Op::Neg: case Op::Pos: case Op::Abs:
+    case Op::TrueDiv:
+    case Op::ToFloat:
+    case Op::Sqrt:
+    case Op::Fabs:
+      return kFloatBit;
+    case Op::Neg:
+    case Op::Pos:
+    case Op::Abs:
       return static_cast<uint8_t>((has_float(in.a) ? kFloatBit : 0) | ((st[in.a] & kIntegral) ? kIntBit : 0));
     case Op::RoundDigits:
       return static_cast<uint8_t>((has_float(in.a) ? kFloatBit : 0) | ((st[in.a] & kIntegral) ? kIntBit : 0));
-    case Op::BitAnd: case Op::BitOr: case Op::BitXor: return kBoolBit | kIntBit;
-    case Op::Invert: case Op::LShift: case Op::RShift: case Op::ToInt: case Op::Round: case Op::Floor: case Op::Ceil:
+    case Op::BitAnd:
+    case Op::BitOr:
+    case Op::BitXor:
+      return kBoolBit | kIntBit;
+    case Op::Invert:
+    case Op::LShift:
+    case Op::RShift:
+    case Op::ToInt:
+    case Op::Round:
+    case Op::Floor:
+    case Op::Ceil:
     case Op::Gcd:
       return kIntBit;
-    case Op::And: case Op::Or: case Op::Min: case Op::Max: return st[in.a] | st[in.b];
-    case Op::Select: return st[in.b] | st[in.c];
-    case Op::Seq: return st[in.b];
-    case Op::Sum: return kIntBit | kFloatBit;
-    default: return kBoolBit;  // Not, Truth, comparisons, IsClose, IsInteger, IsInstance
+    case Op::And:
+    case Op::Or:
+    case Op::Min:
+    case Op::Max:
+      return st[in.a] | st[in.b];
+    case Op::Select:
+      return st[in.b] | st[in.c];
+    case Op::Seq:
+      return st[in.b];
+    case Op::Sum:
+      return kIntBit | kFloatBit;
+    default:
+      return kBoolBit;  // Not, Truth, comparisons, IsClose, IsInteger, IsInstance
   }
 }
 
@@ -362,17 +437,39 @@ bool float_kernel(Op op, const Lanes& A, const Lanes& B, uint8_t ta, uint8_t tb,
   if (!a || !b) return false;
   or_flags(n, A.fl, B.fl, out.fl);
   switch (op) {
-    case Op::Add: map_values(n, a, b, out.f, [](double x, double y) { return x + y; }); break;
-    case Op::Sub: map_values(n, a, b, out.f, [](double x, double y) { return x - y; }); break;
-    case Op::Mul: map_values(n, a, b, out.f, [](double x, double y) { return x * y; }); break;
-    case Op::Min: map_values(n, a, b, out.f, [](double x, double y) { return y < x ? y : x; }); break;
-    case Op::Max: map_values(n, a, b, out.f, [](double x, double y) { return y > x ? y : x; }); break;
-    case Op::Eq: map_compare(n, a, b, out.i, [](double x, double y) { return x == y; }); break;
-    case Op::Ne: map_compare(n, a, b, out.i, [](double x, double y) { return x != y; }); break;
-    case Op::Lt: map_compare(n, a, b, out.i, [](double x, double y) { return x < y; }); break;
-    case Op::Le: map_compare(n, a, b, out.i, [](double x, double y) { return x <= y; }); break;
-    case Op::Gt: map_compare(n, a, b, out.i, [](double x, double y) { return x > y; }); break;
-    case Op::Ge: map_compare(n, a, b, out.i, [](double x, double y) { return x >= y; }); break;
+    case Op::Add:
+      map_values(n, a, b, out.f, [](double x, double y) { return x + y; });
+      break;
+    case Op::Sub:
+      map_values(n, a, b, out.f, [](double x, double y) { return x - y; });
+      break;
+    case Op::Mul:
+      map_values(n, a, b, out.f, [](double x, double y) { return x * y; });
+      break;
+    case Op::Min:
+      map_values(n, a, b, out.f, [](double x, double y) { return y < x ? y : x; });
+      break;
+    case Op::Max:
+      map_values(n, a, b, out.f, [](double x, double y) { return y > x ? y : x; });
+      break;
+    case Op::Eq:
+      map_compare(n, a, b, out.i, [](double x, double y) { return x == y; });
+      break;
+    case Op::Ne:
+      map_compare(n, a, b, out.i, [](double x, double y) { return x != y; });
+      break;
+    case Op::Lt:
+      map_compare(n, a, b, out.i, [](double x, double y) { return x < y; });
+      break;
+    case Op::Le:
+      map_compare(n, a, b, out.i, [](double x, double y) { return x <= y; });
+      break;
+    case Op::Gt:
+      map_compare(n, a, b, out.i, [](double x, double y) { return x > y; });
+      break;
+    case Op::Ge:
+      map_compare(n, a, b, out.i, [](double x, double y) { return x >= y; });
+      break;
     case Op::TrueDiv:
       for (size_t l = 0; l < n; ++l) {
         const bool zero = b[l] == 0.0;
@@ -405,20 +502,24 @@ bool float_unary_kernel(Op op, const Lanes& A, uint8_t ta, const Lanes& out, siz
       std::memcpy(fo, fa, n);
       tag = kBool;
       break;
-    case Op::ToInt: case Op::Floor: case Op::Ceil: case Op::Round:
+    case Op::ToInt:
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Round:
       for (size_t l = 0; l < n; ++l) {
         int64_t r = 0;
         const double v = f[l];
-        const uint8_t e = op == Op::ToInt ? py::trunc_to_int(v, r)
+        const uint8_t e = op == Op::ToInt   ? py::trunc_to_int(v, r)
                           : op == Op::Floor ? py::int_from_integral(std::floor(v), r)
-                          : op == Op::Ceil ? py::int_from_integral(std::ceil(v), r)
-                                           : py::round_to_int(v, r);
+                          : op == Op::Ceil  ? py::int_from_integral(std::ceil(v), r)
+                                            : py::round_to_int(v, r);
         out.i[l] = r;
         fo[l] = fa[l] | e;
       }
       tag = kInt;
       break;
-    case Op::Abs: case Op::Fabs:
+    case Op::Abs:
+    case Op::Fabs:
       for (size_t l = 0; l < n; ++l) out.f[l] = std::fabs(f[l]);
       std::memcpy(fo, fa, n);
       break;
@@ -520,21 +621,51 @@ bool fast_eligible(const Program& p, size_t k) {
     return std::all_of(vs.begin(), vs.end(), [&](int32_t v) { return numeric(p, v); });
   };
   switch (in.op) {
-    case Op::Arg: return true;
-    case Op::Const: return exact_constant(p, static_cast<int32_t>(k));
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::TrueDiv: case Op::FloorDiv: case Op::Mod: case Op::Pow:
+    case Op::Arg:
+      return true;
+    case Op::Const:
+      return exact_constant(p, static_cast<int32_t>(k));
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::TrueDiv:
+    case Op::FloorDiv:
+    case Op::Mod:
+    case Op::Pow:
       return is_float && floats({in.a, in.b});  // Pow: float only when the exponent rules out complex results
-    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: return floats({in.a, in.b});
-    case Op::Min: case Op::Max:
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+      return floats({in.a, in.b});
+    case Op::Min:
+    case Op::Max:
       return is_float && p.static_tags[in.a] == kFloatBit && p.static_tags[in.b] == kFloatBit;
-    case Op::Neg: case Op::Pos: case Op::Abs: case Op::Fabs: case Op::Sqrt: case Op::ToFloat:
+    case Op::Neg:
+    case Op::Pos:
+    case Op::Abs:
+    case Op::Fabs:
+    case Op::Sqrt:
+    case Op::ToFloat:
       return is_float && floats({in.a});
-    case Op::Not: case Op::Truth: return floats({in.a}) || p.static_tags[in.a] == kBoolBit;
-    case Op::IsInteger: case Op::IsInstance: return p.static_tags[in.a] == kFloatBit;
-    case Op::And: case Op::Or: case Op::Seq: return float_or_bool;
-    case Op::Select: return float_or_bool && (floats({in.a}) || p.static_tags[in.a] == kBoolBit);
-    case Op::IsClose: return floats({in.a, in.b, in.c, in.d});
-    default: return false;
+    case Op::Not:
+    case Op::Truth:
+      return floats({in.a}) || p.static_tags[in.a] == kBoolBit;
+    case Op::IsInteger:
+    case Op::IsInstance:
+      return p.static_tags[in.a] == kFloatBit;
+    case Op::And:
+    case Op::Or:
+    case Op::Seq:
+      return float_or_bool;
+    case Op::Select:
+      return float_or_bool && (floats({in.a}) || p.static_tags[in.a] == kBoolBit);
+    case Op::IsClose:
+      return floats({in.a, in.b, in.c, in.d});
+    default:
+      return false;
   }
 }
 
@@ -621,7 +752,8 @@ uint8_t fast_mod_one_or_two(size_t n, const double* __restrict a, double* __rest
   if (special) {
     for (size_t l = 0; l < n; ++l) {
       const double v = a[l], magnitude = std::fabs(v);
-      if (!(magnitude < kTwo52) || (kTwo && magnitude < 0x1p-1000 && v != 0.0)) flags |= py::mod(v, kTwo ? 2.0 : 1.0, o[l]);
+      if (!(magnitude < kTwo52) || (kTwo && magnitude < 0x1p-1000 && v != 0.0))
+        flags |= py::mod(v, kTwo ? 2.0 : 1.0, o[l]);
     }
   }
   return flags;
@@ -633,20 +765,48 @@ uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, dou
   const double* a = v[in.a];
   const double* b = (in.op == Op::Const || is_unary(in.op)) ? nullptr : v[in.b];
   switch (in.op) {
-    case Op::Add: fast_map(n, a, b, o, [](double x, double y) { return x + y; }); return 0;
-    case Op::Sub: fast_map(n, a, b, o, [](double x, double y) { return x - y; }); return 0;
-    case Op::Mul: fast_map(n, a, b, o, [](double x, double y) { return x * y; }); return 0;
-    case Op::Min: fast_map(n, a, b, o, [](double x, double y) { return y < x ? y : x; }); return 0;
-    case Op::Max: fast_map(n, a, b, o, [](double x, double y) { return y > x ? y : x; }); return 0;
-    case Op::Eq: fast_map(n, a, b, o, [](double x, double y) { return x == y ? 1.0 : 0.0; }); return 0;
-    case Op::Ne: fast_map(n, a, b, o, [](double x, double y) { return x != y ? 1.0 : 0.0; }); return 0;
-    case Op::Lt: fast_map(n, a, b, o, [](double x, double y) { return x < y ? 1.0 : 0.0; }); return 0;
-    case Op::Le: fast_map(n, a, b, o, [](double x, double y) { return x <= y ? 1.0 : 0.0; }); return 0;
-    case Op::Gt: fast_map(n, a, b, o, [](double x, double y) { return x > y ? 1.0 : 0.0; }); return 0;
-    case Op::Ge: fast_map(n, a, b, o, [](double x, double y) { return x >= y ? 1.0 : 0.0; }); return 0;
-    case Op::And: fast_map(n, a, b, o, [](double x, double y) { return x != 0.0 ? y : x; }); return 0;
-    case Op::Or: fast_map(n, a, b, o, [](double x, double y) { return x != 0.0 ? x : y; }); return 0;
-    case Op::Seq: std::memcpy(o, b, n * sizeof(double)); return 0;
+    case Op::Add:
+      fast_map(n, a, b, o, [](double x, double y) { return x + y; });
+      return 0;
+    case Op::Sub:
+      fast_map(n, a, b, o, [](double x, double y) { return x - y; });
+      return 0;
+    case Op::Mul:
+      fast_map(n, a, b, o, [](double x, double y) { return x * y; });
+      return 0;
+    case Op::Min:
+      fast_map(n, a, b, o, [](double x, double y) { return y < x ? y : x; });
+      return 0;
+    case Op::Max:
+      fast_map(n, a, b, o, [](double x, double y) { return y > x ? y : x; });
+      return 0;
+    case Op::Eq:
+      fast_map(n, a, b, o, [](double x, double y) { return x == y ? 1.0 : 0.0; });
+      return 0;
+    case Op::Ne:
+      fast_map(n, a, b, o, [](double x, double y) { return x != y ? 1.0 : 0.0; });
+      return 0;
+    case Op::Lt:
+      fast_map(n, a, b, o, [](double x, double y) { return x < y ? 1.0 : 0.0; });
+      return 0;
+    case Op::Le:
+      fast_map(n, a, b, o, [](double x, double y) { return x <= y ? 1.0 : 0.0; });
+      return 0;
+    case Op::Gt:
+      fast_map(n, a, b, o, [](double x, double y) { return x > y ? 1.0 : 0.0; });
+      return 0;
+    case Op::Ge:
+      fast_map(n, a, b, o, [](double x, double y) { return x >= y ? 1.0 : 0.0; });
+      return 0;
+    case Op::And:
+      fast_map(n, a, b, o, [](double x, double y) { return x != 0.0 ? y : x; });
+      return 0;
+    case Op::Or:
+      fast_map(n, a, b, o, [](double x, double y) { return x != 0.0 ? x : y; });
+      return 0;
+    case Op::Seq:
+      std::memcpy(o, b, n * sizeof(double));
+      return 0;
     case Op::Select: {
       const double* __restrict c = v[in.c];
       for (size_t l = 0; l < n; ++l) o[l] = a[l] != 0.0 ? b[l] : c[l];
@@ -662,24 +822,40 @@ uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, dou
       return zero;
     }
     case Op::Mod:
-      if (const double c = p.fast_constants[in.b]; p.code[in.b].op == Op::Const && c == std::trunc(c) && c != 0.0 &&
-                                                    std::fabs(c) < 9007199254740992.0) {
+      if (const double c = p.fast_constants[in.b];
+          p.code[in.b].op == Op::Const && c == std::trunc(c) && c != 0.0 && std::fabs(c) < 9007199254740992.0) {
         if (c == 1.0) return fast_mod_one_or_two<false>(n, a, o);
         if (c == 2.0) return fast_mod_one_or_two<true>(n, a, o);
         return fast_mod_by_integer(n, a, c, o);
       }
       return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::mod(x, y, r); });
-    case Op::FloorDiv: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::floordiv(x, y, r); });
-    case Op::Pow: return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::pow(x, y, r); });
-    case Op::Neg: fast_map1(n, a, o, [](double x) { return -x; }); return 0;
-    case Op::Pos: case Op::ToFloat: std::memcpy(o, a, n * sizeof(double)); return 0;
-    case Op::Abs: case Op::Fabs: fast_map1(n, a, o, [](double x) { return std::fabs(x); }); return 0;
-    case Op::Not: fast_map1(n, a, o, [](double x) { return x == 0.0 ? 1.0 : 0.0; }); return 0;
-    case Op::Truth: fast_map1(n, a, o, [](double x) { return x != 0.0 ? 1.0 : 0.0; }); return 0;
+    case Op::FloorDiv:
+      return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::floordiv(x, y, r); });
+    case Op::Pow:
+      return fast_checked(n, a, b, o, [](double x, double y, double& r) { return py::pow(x, y, r); });
+    case Op::Neg:
+      fast_map1(n, a, o, [](double x) { return -x; });
+      return 0;
+    case Op::Pos:
+    case Op::ToFloat:
+      std::memcpy(o, a, n * sizeof(double));
+      return 0;
+    case Op::Abs:
+    case Op::Fabs:
+      fast_map1(n, a, o, [](double x) { return std::fabs(x); });
+      return 0;
+    case Op::Not:
+      fast_map1(n, a, o, [](double x) { return x == 0.0 ? 1.0 : 0.0; });
+      return 0;
+    case Op::Truth:
+      fast_map1(n, a, o, [](double x) { return x != 0.0 ? 1.0 : 0.0; });
+      return 0;
     case Op::IsInteger:
       fast_map1(n, a, o, [](double x) { return std::isfinite(x) && std::floor(x) == x ? 1.0 : 0.0; });
       return 0;
-    case Op::IsInstance: std::fill(o, o + n, (in.b & 2) ? 1.0 : 0.0); return 0;
+    case Op::IsInstance:
+      std::fill(o, o + n, (in.b & 2) ? 1.0 : 0.0);
+      return 0;
     case Op::Sqrt: {
       uint8_t negative = 0;
       for (size_t l = 0; l < n; ++l) {
@@ -700,7 +876,8 @@ uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, dou
       }
       return flags;
     }
-    default: return kFallback;  // not reached: prepare() admits only the ops above
+    default:
+      return kFallback;  // not reached: prepare() admits only the ops above
   }
 }
 
@@ -779,18 +956,29 @@ class Evaluator {
           std::memset(out.fl, 0, n);
           break;
         }
-        case Op::And: case Op::Or: {
+        case Op::And:
+        case Op::Or: {
           const Lanes A = lanes(in.a), B = lanes(in.b);
           if (!bool_kernel(in.op, A, &B, p_.static_tags[in.a], p_.static_tags[in.b], out, n)) {
             select_short_circuit(in, out, n);
           }
           break;
         }
-        case Op::Select: select_branch(in, out, n); break;
-        case Op::Seq: sequence(in, out, n); break;
-        case Op::RoundDigits: round_digits_lanes(in, out, n); break;
-        case Op::IsClose: isclose_lanes(in, out, n); break;
-        case Op::Sum: sum_lanes(in, out, n); break;
+        case Op::Select:
+          select_branch(in, out, n);
+          break;
+        case Op::Seq:
+          sequence(in, out, n);
+          break;
+        case Op::RoundDigits:
+          round_digits_lanes(in, out, n);
+          break;
+        case Op::IsClose:
+          isclose_lanes(in, out, n);
+          break;
+        case Op::Sum:
+          sum_lanes(in, out, n);
+          break;
         default:
           if (is_binary(in.op)) {
             binary_lanes(in, out, n);
@@ -907,8 +1095,8 @@ class Evaluator {
         continue;
       }
       bool close = false;
-      const uint8_t f = py::isclose(as_double(A.load(l)), as_double(B.load(l)), as_double(R.load(l)),
-                                    as_double(T.load(l)), close);
+      const uint8_t f =
+          py::isclose(as_double(A.load(l)), as_double(B.load(l)), as_double(R.load(l)), as_double(T.load(l)), close);
       out.store(l, boolean(close), f);
     }
   }
@@ -968,10 +1156,15 @@ void check(bool ok, size_t k, const std::string& what) {
 // Values an instruction reads (the operands that are value indices).
 std::vector<int32_t> operands(const Program& p, const Instr& in) {
   switch (in.op) {
-    case Op::Arg: case Op::Const: return {};
-    case Op::Select: return {in.a, in.b, in.c};
-    case Op::IsClose: return {in.a, in.b, in.c, in.d};
-    case Op::Sum: return std::vector<int32_t>(p.aux.begin() + in.a, p.aux.begin() + in.a + in.b);
+    case Op::Arg:
+    case Op::Const:
+      return {};
+    case Op::Select:
+      return {in.a, in.b, in.c};
+    case Op::IsClose:
+      return {in.a, in.b, in.c, in.d};
+    case Op::Sum:
+      return std::vector<int32_t>(p.aux.begin() + in.a, p.aux.begin() + in.a + in.b);
     default:
       if (is_unary(in.op)) return {in.a};
       return {in.a, in.b};

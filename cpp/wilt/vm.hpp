@@ -24,22 +24,51 @@ enum Status : uint8_t { kOk = 0, kRaised = 1, kNeedsFallback = 2 };
 
 // Keep in sync with python/cogsim/wilt/_bytecode.py.
 enum class Op : int32_t {
-  Arg = 0,        // a: argument index 0..2
-  Const,          // a: constant index
-  Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow,
-  Neg, Pos, Invert, Not, Truth,
-  BitAnd, BitOr, BitXor, LShift, RShift,
-  Eq, Ne, Lt, Le, Gt, Ge,
-  And,            // a and b
-  Or,             // a or b
-  Select,         // b if a else c
-  Seq,            // value of b; a was evaluated before it (its flags count)
-  Abs, ToInt, ToFloat, Round, RoundDigits, Min, Max,
-  Floor, Ceil, Sqrt, Fabs,
-  IsClose,        // math.isclose(a, b, rel_tol=value c, abs_tol=value d)
-  Gcd, IsInteger,
-  IsInstance,     // b: bit 0 int, bit 1 float
-  Sum,            // a: offset into aux, b: count; sum() of those values
+  Arg = 0,  // a: argument index 0..2
+  Const,    // a: constant index
+  Add,
+  Sub,
+  Mul,
+  TrueDiv,
+  FloorDiv,
+  Mod,
+  Pow,
+  Neg,
+  Pos,
+  Invert,
+  Not,
+  Truth,
+  BitAnd,
+  BitOr,
+  BitXor,
+  LShift,
+  RShift,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  And,     // a and b
+  Or,      // a or b
+  Select,  // b if a else c
+  Seq,     // value of b; a was evaluated before it (its flags count)
+  Abs,
+  ToInt,
+  ToFloat,
+  Round,
+  RoundDigits,
+  Min,
+  Max,
+  Floor,
+  Ceil,
+  Sqrt,
+  Fabs,
+  IsClose,  // math.isclose(a, b, rel_tol=value c, abs_tol=value d)
+  Gcd,
+  IsInteger,
+  IsInstance,  // b: bit 0 int, bit 1 float
+  Sum,         // a: offset into aux, b: count; sum() of those values
   kCount
 };
 
@@ -79,8 +108,8 @@ void prepare(Program& program);
 
 // Evaluates the program on n points. truth[i] is 1 where the rule returns a truthy value,
 // status[i] one of Status (truth is 0 unless status is kOk).
-void evaluate(const Program& program, const double* xs, const double* ys, const double* zs, size_t n,
-              uint8_t* truth, uint8_t* status, unsigned threads);
+void evaluate(const Program& program, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth,
+              uint8_t* status, unsigned threads);
 
 // Compares two rules, or a rule with precomputed truth values, on n points.
 struct Comparison {

@@ -1,48 +1,144 @@
 """
 cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt)
 """
+
 from __future__ import annotations
+
 import collections.abc
+import typing
+
 import numpy
 import numpy.typing
-import typing
-__all__: list[str] = ['CubeOracle', 'KidCatalog', 'KidState', 'SearchLimitError', 'WiltProgram', 'WiltProgramSet', 'cube_apply', 'cube_format_moves', 'cube_from_facelets', 'cube_inverse', 'cube_move_names', 'cube_multiply', 'cube_neighbours', 'cube_parse_moves', 'cube_random_state', 'cube_solved', 'cube_states_from_facelets', 'cube_states_from_moves', 'cube_to_facelets', 'cube_validate', 'kidgym_default_budget', 'kidgym_generate', 'kidgym_kinds', 'kidgym_play', 'kidgym_task_names', 'kidgym_verbs', 'maze_extra_openings', 'maze_generate', 'maze_reachable_cells', 'maze_shortest_actions', 'maze_shortest_cells', 'maze_step', 'pairs_deal', 'pairs_flip', 'pairs_optimal', 'pairs_play_optimal', 'wilt_compare', 'wilt_compare_pairs', 'wilt_compare_truth', 'wilt_evaluate', 'wilt_evaluate_many', 'wilt_evaluate_set', 'wilt_program', 'wilt_uniform_points']
+
+__all__: list[str] = [
+    "CubeOracle",
+    "KidCatalog",
+    "KidState",
+    "SearchLimitError",
+    "WiltProgram",
+    "WiltProgramSet",
+    "cube_apply",
+    "cube_format_moves",
+    "cube_from_facelets",
+    "cube_inverse",
+    "cube_move_names",
+    "cube_multiply",
+    "cube_neighbours",
+    "cube_parse_moves",
+    "cube_random_state",
+    "cube_solved",
+    "cube_states_from_facelets",
+    "cube_states_from_moves",
+    "cube_to_facelets",
+    "cube_validate",
+    "kidgym_default_budget",
+    "kidgym_generate",
+    "kidgym_kinds",
+    "kidgym_play",
+    "kidgym_task_names",
+    "kidgym_verbs",
+    "maze_extra_openings",
+    "maze_generate",
+    "maze_reachable_cells",
+    "maze_shortest_actions",
+    "maze_shortest_cells",
+    "maze_step",
+    "pairs_deal",
+    "pairs_flip",
+    "pairs_optimal",
+    "pairs_play_optimal",
+    "wilt_compare",
+    "wilt_compare_pairs",
+    "wilt_compare_truth",
+    "wilt_evaluate",
+    "wilt_evaluate_many",
+    "wilt_evaluate_set",
+    "wilt_program",
+    "wilt_uniform_points",
+]
+
 class SearchLimitError(RuntimeError):
     pass
+
 class CubeOracle:
-    def __init__(self, cache_dir: str, edge_size: typing.SupportsInt | typing.SupportsIndex = 6, perimeter_depth: typing.SupportsInt | typing.SupportsIndex = 6, threads: typing.SupportsInt | typing.SupportsIndex = 0, progress: typing.Any = None, shell_filter: bool = True, phase1: typing.Any = 'off') -> None:
-        ...
-    def distances(self, states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8], max_nodes: typing.SupportsInt | typing.SupportsIndex, threads: typing.SupportsInt | typing.SupportsIndex = 0, on_limit: str = 'raise') -> tuple[numpy.typing.NDArray[numpy.int32], numpy.typing.NDArray[numpy.uint64]]:
+    def __init__(
+        self,
+        cache_dir: str,
+        edge_size: typing.SupportsInt | typing.SupportsIndex = 6,
+        perimeter_depth: typing.SupportsInt | typing.SupportsIndex = 6,
+        threads: typing.SupportsInt | typing.SupportsIndex = 0,
+        progress: typing.Any = None,
+        shell_filter: bool = True,
+        phase1: typing.Any = "off",
+    ) -> None: ...
+    def distances(
+        self,
+        states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+        max_nodes: typing.SupportsInt | typing.SupportsIndex,
+        threads: typing.SupportsInt | typing.SupportsIndex = 0,
+        on_limit: str = "raise",
+    ) -> tuple[numpy.typing.NDArray[numpy.int32], numpy.typing.NDArray[numpy.uint64]]:
         """
         Optimal distances and search nodes per state. A state over max_nodes raises SearchLimitError,
         or with on_limit='mark' gets distance -1 (and max_nodes as its node count).
         """
-    def heuristics(self, states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> numpy.typing.NDArray[numpy.int32]:
+    def heuristics(
+        self, states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]
+    ) -> numpy.typing.NDArray[numpy.int32]:
         """
         The database lower bound of each state (the max over every table; no perimeter).
         """
-    def histograms(self) -> dict:
-        ...
-    def info(self) -> dict:
-        ...
-    def phase1_bounds(self, states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> numpy.typing.NDArray[numpy.int32]:
+    def histograms(self) -> dict: ...
+    def info(self) -> dict: ...
+    def phase1_bounds(
+        self, states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]
+    ) -> numpy.typing.NDArray[numpy.int32]:
         """
         Phase-1 distance of each state seen along the U-D, R-L and F-B axes: shape (N, 3).
         """
-    def scrambles(self, depths: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], max_nodes: typing.SupportsInt | typing.SupportsIndex, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> list[list[int]]:
-        ...
-    def solve(self, state: bytes, max_nodes: typing.SupportsInt | typing.SupportsIndex) -> list[int]:
-        ...
+    def scrambles(
+        self,
+        depths: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+        seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+        max_nodes: typing.SupportsInt | typing.SupportsIndex,
+        threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    ) -> list[list[int]]: ...
+    def solve(self, state: bytes, max_nodes: typing.SupportsInt | typing.SupportsIndex) -> list[int]: ...
+
 class KidCatalog:
-    def __init__(self, category_sizes: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"], category_scenes: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], maze_scene: typing.SupportsInt | typing.SupportsIndex, mixed_scene: typing.SupportsInt | typing.SupportsIndex, basket_colours: typing.SupportsInt | typing.SupportsIndex, key_colours: typing.SupportsInt | typing.SupportsIndex, animal_values: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], rule_ascending: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], selection_extra: typing.SupportsInt | typing.SupportsIndex = 2, decode_extra: typing.SupportsInt | typing.SupportsIndex = 1, memory_chests: typing.SupportsInt | typing.SupportsIndex = 3, maze_decoy_keys: typing.SupportsInt | typing.SupportsIndex = 1, puzzle_figures: typing.SupportsInt | typing.SupportsIndex = 16, counting_categories: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [1, 2]) -> None:
-        ...
+    def __init__(
+        self,
+        category_sizes: typing.Annotated[
+            collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"
+        ],
+        category_scenes: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]],
+        maze_scene: typing.SupportsInt | typing.SupportsIndex,
+        mixed_scene: typing.SupportsInt | typing.SupportsIndex,
+        basket_colours: typing.SupportsInt | typing.SupportsIndex,
+        key_colours: typing.SupportsInt | typing.SupportsIndex,
+        animal_values: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex],
+        rule_ascending: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+        selection_extra: typing.SupportsInt | typing.SupportsIndex = 2,
+        decode_extra: typing.SupportsInt | typing.SupportsIndex = 1,
+        memory_chests: typing.SupportsInt | typing.SupportsIndex = 3,
+        maze_decoy_keys: typing.SupportsInt | typing.SupportsIndex = 1,
+        puzzle_figures: typing.SupportsInt | typing.SupportsIndex = 16,
+        counting_categories: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [1, 2],
+    ) -> None: ...
+
 class KidState:
-    def apply(self, action: tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]) -> bool:
+    def apply(
+        self,
+        action: tuple[
+            typing.SupportsInt | typing.SupportsIndex,
+            typing.SupportsInt | typing.SupportsIndex,
+            typing.SupportsInt | typing.SupportsIndex,
+        ],
+    ) -> bool:
         """
         apply an action; False (a wasted step) if it is not executable
         """
-    def copy(self) -> KidState:
-        ...
+    def copy(self) -> KidState: ...
     def enumerate(self) -> list[tuple[int, int, int]]:
         """
         every executable action, canonical order
@@ -51,170 +147,236 @@ class KidState:
         """
         the executable actions in the shuffled order shown
         """
-    def oracle_action(self) -> typing.Any:
-        ...
-    def oracle_plan_length(self) -> int:
-        ...
-    def to_bytes(self) -> bytes:
-        ...
-    def waste_step(self) -> None:
-        ...
+    def oracle_action(self) -> typing.Any: ...
+    def oracle_plan_length(self) -> int: ...
+    def to_bytes(self) -> bytes: ...
+    def waste_step(self) -> None: ...
     @property
-    def agent(self) -> tuple[int, int]:
-        ...
+    def agent(self) -> tuple[int, int]: ...
     @property
     def bag(self) -> list[tuple[int, int, int, int]]:
         """
         (kind, category, type, extra) per filled slot, from slot A
         """
     @property
-    def bag_capacity(self) -> int:
-        ...
+    def bag_capacity(self) -> int: ...
     @property
-    def budget(self) -> int:
-        ...
+    def budget(self) -> int: ...
     @property
-    def category(self) -> int:
-        ...
+    def category(self) -> int: ...
     @property
     def cells(self) -> numpy.typing.NDArray[numpy.uint8]:
         """
         uint8 (5, 5, 8): kind, type, aux, label, placed, placed_category, extra, pad per play-area cell
         """
     @property
-    def done(self) -> bool:
-        ...
+    def done(self) -> bool: ...
     @property
-    def goal(self) -> list[int]:
-        ...
+    def goal(self) -> list[int]: ...
     @property
-    def level(self) -> int:
-        ...
+    def level(self) -> int: ...
     @property
-    def phase(self) -> int:
-        ...
+    def phase(self) -> int: ...
     @property
-    def progress(self) -> int:
-        ...
+    def progress(self) -> int: ...
     @property
-    def reachable(self) -> numpy.typing.NDArray[numpy.bool]:
-        ...
+    def reachable(self) -> numpy.typing.NDArray[numpy.bool]: ...
     @property
-    def scene(self) -> int:
-        ...
+    def scene(self) -> int: ...
     @property
-    def steps(self) -> int:
-        ...
+    def steps(self) -> int: ...
     @property
-    def success(self) -> bool:
-        ...
+    def success(self) -> bool: ...
     @property
-    def task(self) -> int:
-        ...
+    def task(self) -> int: ...
     @property
-    def truncated(self) -> bool:
-        ...
+    def truncated(self) -> bool: ...
+
 class WiltProgram:
     @property
-    def num_slots(self) -> int:
-        ...
+    def num_slots(self) -> int: ...
     @property
-    def size(self) -> int:
-        ...
+    def size(self) -> int: ...
+
 class WiltProgramSet:
-    def __init__(self, programs: collections.abc.Sequence[WiltProgram]) -> None:
-        ...
-    def __len__(self) -> int:
-        ...
-def cube_apply(arg0: bytes, arg1: str) -> bytes:
-    ...
-def cube_format_moves(arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> str:
-    ...
-def cube_from_facelets(arg0: str) -> bytes:
-    ...
-def cube_inverse(arg0: bytes) -> bytes:
-    ...
-def cube_move_names() -> list[str]:
-    ...
-def cube_multiply(arg0: bytes, arg1: bytes) -> bytes:
-    ...
+    def __init__(self, programs: collections.abc.Sequence[WiltProgram]) -> None: ...
+    def __len__(self) -> int: ...
+
+def cube_apply(arg0: bytes, arg1: str) -> bytes: ...
+def cube_format_moves(arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> str: ...
+def cube_from_facelets(arg0: str) -> bytes: ...
+def cube_inverse(arg0: bytes) -> bytes: ...
+def cube_move_names() -> list[str]: ...
+def cube_multiply(arg0: bytes, arg1: bytes) -> bytes: ...
 def cube_neighbours(states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> numpy.typing.NDArray[numpy.uint8]:
     """
     States after each of the 18 moves: shape (N * 18, 40), move-major within a state.
     """
-def cube_parse_moves(text: str) -> list[int]:
-    ...
-def cube_random_state(seed: typing.SupportsInt | typing.SupportsIndex) -> bytes:
-    ...
-def cube_solved() -> bytes:
-    ...
-def cube_states_from_facelets(facelets: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]:
-    ...
-def cube_states_from_moves(sequences: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]:
-    ...
-def cube_to_facelets(arg0: bytes) -> str:
-    ...
-def cube_validate(arg0: bytes) -> None:
-    ...
-def kidgym_default_budget(task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex) -> int:
-    ...
-def kidgym_generate(task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex, seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], catalog: KidCatalog, budget: typing.SupportsInt | typing.SupportsIndex = 0, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> list[KidState]:
+
+def cube_parse_moves(text: str) -> list[int]: ...
+def cube_random_state(seed: typing.SupportsInt | typing.SupportsIndex) -> bytes: ...
+def cube_solved() -> bytes: ...
+def cube_states_from_facelets(facelets: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]: ...
+def cube_states_from_moves(sequences: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]: ...
+def cube_to_facelets(arg0: bytes) -> str: ...
+def cube_validate(arg0: bytes) -> None: ...
+def kidgym_default_budget(
+    task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex
+) -> int: ...
+def kidgym_generate(
+    task: typing.SupportsInt | typing.SupportsIndex,
+    level: typing.SupportsInt | typing.SupportsIndex,
+    seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    catalog: KidCatalog,
+    budget: typing.SupportsInt | typing.SupportsIndex = 0,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> list[KidState]:
     """
     Generate one episode per seed (batched, GIL released). budget 0: the paper's step budget.
     """
-def kidgym_kinds() -> list[str]:
-    ...
-def kidgym_play(task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex, seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], catalog: KidCatalog, policy: str, policy_seed: typing.SupportsInt | typing.SupportsIndex = 0, budget: typing.SupportsInt | typing.SupportsIndex = 0, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple[numpy.typing.NDArray[numpy.uint8], numpy.typing.NDArray[numpy.uint8]]:
+
+def kidgym_kinds() -> list[str]: ...
+def kidgym_play(
+    task: typing.SupportsInt | typing.SupportsIndex,
+    level: typing.SupportsInt | typing.SupportsIndex,
+    seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    catalog: KidCatalog,
+    policy: str,
+    policy_seed: typing.SupportsInt | typing.SupportsIndex = 0,
+    budget: typing.SupportsInt | typing.SupportsIndex = 0,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> tuple[numpy.typing.NDArray[numpy.uint8], numpy.typing.NDArray[numpy.uint8]]:
     """
     Generate and play whole episodes in the core with a scripted policy; returns (success, steps) uint8 arrays.
     """
-def kidgym_task_names() -> list[str]:
-    ...
-def kidgym_verbs() -> list[str]:
-    ...
-def maze_extra_openings(n: typing.SupportsInt | typing.SupportsIndex, loop_rate: typing.SupportsFloat | typing.SupportsIndex) -> int:
-    ...
-def maze_generate(sizes: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], seeds: typing.Annotated[numpy.typing.ArrayLike, numpy.uint64], loop_rate: typing.SupportsFloat | typing.SupportsIndex, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple[list, list, numpy.typing.NDArray[numpy.int32], numpy.typing.NDArray[numpy.int32]]:
+
+def kidgym_task_names() -> list[str]: ...
+def kidgym_verbs() -> list[str]: ...
+def maze_extra_openings(
+    n: typing.SupportsInt | typing.SupportsIndex, loop_rate: typing.SupportsFloat | typing.SupportsIndex
+) -> int: ...
+def maze_generate(
+    sizes: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+    seeds: typing.Annotated[numpy.typing.ArrayLike, numpy.uint64],
+    loop_rate: typing.SupportsFloat | typing.SupportsIndex,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> tuple[list, list, numpy.typing.NDArray[numpy.int32], numpy.typing.NDArray[numpy.int32]]:
     """
     Generates mazes; returns (walls list, extra openings, L* in actions, shortest path in cells).
     """
-def maze_reachable_cells(walls: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> int:
-    ...
-def maze_shortest_actions(walls: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8], row: typing.SupportsInt | typing.SupportsIndex, col: typing.SupportsInt | typing.SupportsIndex, heading: typing.SupportsInt | typing.SupportsIndex, goal_row: typing.SupportsInt | typing.SupportsIndex, goal_col: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.uint8]:
-    ...
-def maze_shortest_cells(walls: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8], from_row: typing.SupportsInt | typing.SupportsIndex, from_col: typing.SupportsInt | typing.SupportsIndex, to_row: typing.SupportsInt | typing.SupportsIndex, to_col: typing.SupportsInt | typing.SupportsIndex) -> int:
-    ...
-def maze_step(batch: dict, actions: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8], threads: typing.SupportsInt | typing.SupportsIndex = 0, outcomes: bool = True) -> numpy.typing.NDArray[numpy.uint8]:
+
+def maze_reachable_cells(walls: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> int: ...
+def maze_shortest_actions(
+    walls: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    row: typing.SupportsInt | typing.SupportsIndex,
+    col: typing.SupportsInt | typing.SupportsIndex,
+    heading: typing.SupportsInt | typing.SupportsIndex,
+    goal_row: typing.SupportsInt | typing.SupportsIndex,
+    goal_col: typing.SupportsInt | typing.SupportsIndex,
+) -> numpy.typing.NDArray[numpy.uint8]: ...
+def maze_shortest_cells(
+    walls: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    from_row: typing.SupportsInt | typing.SupportsIndex,
+    from_col: typing.SupportsInt | typing.SupportsIndex,
+    to_row: typing.SupportsInt | typing.SupportsIndex,
+    to_col: typing.SupportsInt | typing.SupportsIndex,
+) -> int: ...
+def maze_step(
+    batch: dict,
+    actions: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    outcomes: bool = True,
+) -> numpy.typing.NDArray[numpy.uint8]:
     """
     Applies actions[t, i] to walker i for every round t, in place; returns outcome codes (t, i).
     """
-def pairs_deal(rows: typing.SupportsInt | typing.SupportsIndex, cols: typing.SupportsInt | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.int16]:
-    ...
-def pairs_flip(batch: dict, cards: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], threads: typing.SupportsInt | typing.SupportsIndex = 0) -> numpy.typing.NDArray[numpy.uint8]:
+
+def pairs_deal(
+    rows: typing.SupportsInt | typing.SupportsIndex,
+    cols: typing.SupportsInt | typing.SupportsIndex,
+    seed: typing.SupportsInt | typing.SupportsIndex,
+) -> numpy.typing.NDArray[numpy.int16]: ...
+def pairs_flip(
+    batch: dict,
+    cards: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> numpy.typing.NDArray[numpy.uint8]:
     """
     Flips cards[i] in game i, in place; returns outcome codes (0 invalid, 1 first, 2 match, 3 mismatch, 4 over).
     """
-def pairs_optimal(batch: dict, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> numpy.typing.NDArray[numpy.int32]:
+
+def pairs_optimal(
+    batch: dict, threads: typing.SupportsInt | typing.SupportsIndex = 0
+) -> numpy.typing.NDArray[numpy.int32]:
     """
     The perfect-memory policy's next flip per game (-1 when over).
     """
-def pairs_play_optimal(batch: dict, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> numpy.typing.NDArray[numpy.int32]:
+
+def pairs_play_optimal(
+    batch: dict, threads: typing.SupportsInt | typing.SupportsIndex = 0
+) -> numpy.typing.NDArray[numpy.int32]:
     """
     Plays every game to the end with the optimal policy; returns responses used.
     """
-def wilt_compare(a: WiltProgram, b: WiltProgram, xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], max_examples: typing.SupportsInt | typing.SupportsIndex = 5, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
-    ...
-def wilt_compare_pairs(guesses: collections.abc.Sequence[WiltProgram], hidden: collections.abc.Sequence[WiltProgram], xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], threads: typing.SupportsInt | typing.SupportsIndex = 0) -> numpy.typing.NDArray[numpy.int64]:
-    ...
-def wilt_compare_truth(a: WiltProgram, truth: typing.Annotated[numpy.typing.ArrayLike, numpy.bool], xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], max_examples: typing.SupportsInt | typing.SupportsIndex = 5, threads: typing.SupportsInt | typing.SupportsIndex = 0) -> dict:
-    ...
-def wilt_evaluate(program: WiltProgram, xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], threads: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple[numpy.typing.NDArray[numpy.bool], numpy.typing.NDArray[numpy.uint8]]:
-    ...
-def wilt_evaluate_many(programs: collections.abc.Sequence[WiltProgram], xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], threads: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
-    ...
-def wilt_evaluate_set(programs: WiltProgramSet, xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64], threads: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple:
-    ...
-def wilt_program(code: typing.Annotated[numpy.typing.ArrayLike, numpy.int32], aux: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], const_tags: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], const_f: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex], const_i: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], python312: bool) -> WiltProgram:
-    ...
-def wilt_uniform_points(seed: typing.SupportsInt | typing.SupportsIndex, n: typing.SupportsInt | typing.SupportsIndex, lo: typing.SupportsFloat | typing.SupportsIndex, hi: typing.SupportsFloat | typing.SupportsIndex) -> numpy.typing.NDArray[numpy.float64]:
-    ...
+
+def wilt_compare(
+    a: WiltProgram,
+    b: WiltProgram,
+    xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    max_examples: typing.SupportsInt | typing.SupportsIndex = 5,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> dict: ...
+def wilt_compare_pairs(
+    guesses: collections.abc.Sequence[WiltProgram],
+    hidden: collections.abc.Sequence[WiltProgram],
+    xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> numpy.typing.NDArray[numpy.int64]: ...
+def wilt_compare_truth(
+    a: WiltProgram,
+    truth: typing.Annotated[numpy.typing.ArrayLike, numpy.bool],
+    xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    max_examples: typing.SupportsInt | typing.SupportsIndex = 5,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> dict: ...
+def wilt_evaluate(
+    program: WiltProgram,
+    xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> tuple[numpy.typing.NDArray[numpy.bool], numpy.typing.NDArray[numpy.uint8]]: ...
+def wilt_evaluate_many(
+    programs: collections.abc.Sequence[WiltProgram],
+    xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> tuple: ...
+def wilt_evaluate_set(
+    programs: WiltProgramSet,
+    xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> tuple: ...
+def wilt_program(
+    code: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+    aux: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    const_tags: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    const_f: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex],
+    const_i: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    python312: bool,
+) -> WiltProgram: ...
+def wilt_uniform_points(
+    seed: typing.SupportsInt | typing.SupportsIndex,
+    n: typing.SupportsInt | typing.SupportsIndex,
+    lo: typing.SupportsFloat | typing.SupportsIndex,
+    hi: typing.SupportsFloat | typing.SupportsIndex,
+) -> numpy.typing.NDArray[numpy.float64]: ...

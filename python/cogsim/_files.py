@@ -64,7 +64,9 @@ def open_no_follow(path: PathLike, flags: int = os.O_RDWR | os.O_CREAT) -> int:
         return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     except OSError as error:
         if error.errno == errno.ELOOP:
-            raise WriteError(f"{path} is a symbolic link; cogsim does not write through links in a run directory") from None
+            raise WriteError(
+                f"{path} is a symbolic link; cogsim does not write through links in a run directory"
+            ) from None
         raise WriteError(f"cannot open {path}: {_reason(error)}") from None
 
 

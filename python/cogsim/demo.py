@@ -67,8 +67,12 @@ def _suites_section(out: Path, quick: bool) -> tuple[str, bool]:
     if not suites:
         return "No family defines DEMO_SUITES yet.\n", True
     tasks = [
-        Task(entry["env_id"], _episodes(entry.get("episodes", 10), quick), dict(entry.get("options", {})),
-             list(entry.get("agents", ["oracle"])))
+        Task(
+            entry["env_id"],
+            _episodes(entry.get("episodes", 10), quick),
+            dict(entry.get("options", {})),
+            list(entry.get("agents", ["oracle"])),
+        )
         for _, entry in suites
     ]
     run_dir = out / "run"

@@ -35,7 +35,9 @@ class Family:
 
     def __post_init__(self):
         if not self.name or not self.env_ids or not self.envs:
-            raise ValueError(f"family {self.name!r}: give a name, at least one env id and the module that registers them")
+            raise ValueError(
+                f"family {self.name!r}: give a name, at least one env id and the module that registers them"
+            )
 
     @property
     def metric_suite(self) -> Optional[str]:
@@ -46,8 +48,20 @@ class FamilyImportError(ImportError):
     """A family's module failed to import, so its env ids or metrics are missing."""
 
 
-_KIDGYM_TASKS = ("classification", "counting", "decode_maze", "filling", "maze", "memory_decode", "memory_filling",
-                 "memory_maze", "placement", "puzzle", "selection", "sorting")
+_KIDGYM_TASKS = (
+    "classification",
+    "counting",
+    "decode_maze",
+    "filling",
+    "maze",
+    "memory_decode",
+    "memory_filling",
+    "memory_maze",
+    "placement",
+    "puzzle",
+    "selection",
+    "sorting",
+)
 _CUBE_TESTS = ("closed-loop", "move-effect", "optimal-move", "reconstruction", "recovery", "reflection", "verification")
 
 BUILTIN: tuple[Family, ...] = (
@@ -55,8 +69,12 @@ BUILTIN: tuple[Family, ...] = (
     Family("kidgym", tuple(f"kidgym/{t}" for t in _KIDGYM_TASKS), "cogsim.envs.kidgym", "cogsim.metrics.kidgym"),
     Family("maze3d", ("maze3d/nav",), "cogsim.envs.maze3d", "cogsim.metrics.maze3d"),
     Family("pairs", ("pairs/duel", "pairs/single"), "cogsim.envs.pairs", "cogsim.metrics.pairs"),
-    Family("wilt", ("wilt/full", "wilt/lite", "wilt/procedural", "wilt/prototype"), "cogsim.envs.wilt",
-           "cogsim.metrics.wilt"),
+    Family(
+        "wilt",
+        ("wilt/full", "wilt/lite", "wilt/procedural", "wilt/prototype"),
+        "cogsim.envs.wilt",
+        "cogsim.metrics.wilt",
+    ),
 )
 
 _lock = threading.RLock()  # re-entrant: a family module may look up the registry while it is imported
@@ -80,8 +98,9 @@ def _plugin_families() -> tuple[Family, ...]:
         try:
             family = entry.load()
         except Exception as error:
-            raise FamilyImportError(f"family plugin {entry.name!r} ({entry.value}) failed to load: "
-                                    f"{type(error).__name__}: {error}") from error
+            raise FamilyImportError(
+                f"family plugin {entry.name!r} ({entry.value}) failed to load: {type(error).__name__}: {error}"
+            ) from error
         if not isinstance(family, Family):
             raise FamilyImportError(f"family plugin {entry.name!r} ({entry.value}) is not a cogsim.families.Family")
         found.append(family)
@@ -129,5 +148,10 @@ def register_with_gymnasium() -> None:
     for env_id in declared_env_ids():
         gym_id = gymnasium_id(env_id)
         if gym_id not in gymnasium.registry:
-            gymnasium.register(gym_id, entry_point="cogsim.envs:make", kwargs={"env_id": env_id},
-                               disable_env_checker=True, order_enforce=False)
+            gymnasium.register(
+                gym_id,
+                entry_point="cogsim.envs:make",
+                kwargs={"env_id": env_id},
+                disable_env_checker=True,
+                order_enforce=False,
+            )

@@ -53,9 +53,25 @@ class LlamaServer:
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.log = open(log, "ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf()), "--n_threads", "1",
-             "--n_threads_batch", "1", "--n_ctx", "4096", "--host", "127.0.0.1", "--port", str(self.port)],
-            stdout=self.log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(smollm2_gguf()),
+                "--n_threads",
+                "1",
+                "--n_threads_batch",
+                "1",
+                "--n_ctx",
+                "4096",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 120
         while True:
@@ -77,8 +93,13 @@ class LlamaServer:
 
 
 def cogsim(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "import sys; from cogsim.cli import main; sys.exit(main(sys.argv[1:]))",
-                           *args], capture_output=True, text=True, timeout=1800, env=os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from cogsim.cli import main; sys.exit(main(sys.argv[1:]))", *args],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env=os.environ.copy(),
+    )
 
 
 def test_real_model_run_killed_server_resume_and_report(tmp_path):
@@ -90,9 +111,13 @@ def test_real_model_run_killed_server_resume_and_report(tmp_path):
     run_dir = tmp_path / "run"
     # the run's config is written first (per-task options), then `cogsim run --resume` plays it
     # max_turns: a maze step may take 3 turns (the release re-asks twice after an unreadable answer)
-    config = RunConfig([Task(**t) for t in TASKS], ["openai:smollm2"], concurrency=1, max_turns=12,
-                       agent_options={"max_tokens": 16, "concurrency": 1, "max_retries": 1, "backoff_s": 0.1,
-                                      "timeout_s": 120})
+    config = RunConfig(
+        [Task(**t) for t in TASKS],
+        ["openai:smollm2"],
+        concurrency=1,
+        max_turns=12,
+        agent_options={"max_tokens": 16, "concurrency": 1, "max_retries": 1, "backoff_s": 0.1, "timeout_s": 120},
+    )
     server = LlamaServer(tmp_path / "server1.log")
     config.agent_options["base_url"] = server.url
     with Store(run_dir) as store:
@@ -119,15 +144,18 @@ def test_real_model_run_killed_server_resume_and_report(tmp_path):
     assert first.returncode == 3, first.stdout + first.stderr
     assert "stopped by a backend fault [connection]" in first.stderr, first.stderr
     with sqlite3.connect(run_dir / "store.sqlite") as db:
-        faulted = db.execute("SELECT COUNT(*) FROM episodes WHERE status = 'running' AND fault = 'connection'").fetchone()[0]
+        faulted = db.execute(
+            "SELECT COUNT(*) FROM episodes WHERE status = 'running' AND fault = 'connection'"
+        ).fetchone()[0]
         turns_before = db.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
     assert faulted == 1 and turns_before >= KILL_AFTER_TURNS
 
     server = LlamaServer(tmp_path / "server2.log")
     try:
         started = time.perf_counter()
-        second = cogsim("run", "--resume", str(run_dir), "--agent-option", f"base_url={server.url}", "--report",
-                        "--no-progress")
+        second = cogsim(
+            "run", "--resume", str(run_dir), "--agent-option", f"base_url={server.url}", "--report", "--no-progress"
+        )
         second_s = time.perf_counter() - started
     finally:
         server.kill()
@@ -135,8 +163,12 @@ def test_real_model_run_killed_server_resume_and_report(tmp_path):
     with sqlite3.connect(run_dir / "store.sqlite") as db:
         statuses = dict(db.execute("SELECT status, COUNT(*) FROM episodes GROUP BY status").fetchall())
         assert statuses.get("running", 0) == 0 and sum(statuses.values()) == 6, statuses
-        assert db.execute("SELECT COUNT(*) FROM episodes WHERE fault IS NOT NULL OR error IS NOT NULL").fetchone() == (0,)
-        turns = db.execute("SELECT response, error, finish_reason, prompt_tokens, completion_tokens FROM turns").fetchall()
+        assert db.execute("SELECT COUNT(*) FROM episodes WHERE fault IS NOT NULL OR error IS NOT NULL").fetchone() == (
+            0,
+        )
+        turns = db.execute(
+            "SELECT response, error, finish_reason, prompt_tokens, completion_tokens FROM turns"
+        ).fetchall()
         suites = {s for (s,) in db.execute("SELECT suite FROM metrics")}
         (change,) = db.execute("SELECT changes FROM config_changes").fetchone()
     # every stored turn is a real model reply: no error, the server's finish reason and token counts
@@ -147,6 +179,12 @@ def test_real_model_run_killed_server_resume_and_report(tmp_path):
     assert suites == {"wilt", "cube", "maze3d"}
     assert json.loads(change) == {"agent_options.base_url": [config.agent_options["base_url"], server.url]}
     report = (run_dir / "report.md").read_text()
-    assert "Backend faults (episodes waiting" not in report and "Settings changed on resume" in report and "cut by length" in report
-    print(f"\ne2e: first session {first_s:.1f} s ({turns_before} turns before the kill), resume {second_s:.1f} s, "
-          f"{len(turns)} turns in all")
+    assert (
+        "Backend faults (episodes waiting" not in report
+        and "Settings changed on resume" in report
+        and "cut by length" in report
+    )
+    print(
+        f"\ne2e: first session {first_s:.1f} s ({turns_before} turns before the kill), resume {second_s:.1f} s, "
+        f"{len(turns)} turns in all"
+    )

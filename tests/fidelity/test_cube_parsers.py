@@ -55,15 +55,31 @@ def test_grid_matches_release(case):
 
 def test_release_and_strict_disagree_on_most_samples():
     """The point of the default: most realistic replies parse differently under the strict reading."""
-    differ = sum((parsers.parse_choice(c["reply"]).value if parsers.parse_choice(c["reply"]).ok else None)
-                 != c["letter"] for c in DATA["choice"])
+    differ = sum(
+        (parsers.parse_choice(c["reply"]).value if parsers.parse_choice(c["reply"]).ok else None) != c["letter"]
+        for c in DATA["choice"]
+    )
     assert differ >= len(DATA["choice"]) // 3
 
 
 N = 1 << 20
-HOSTILE = ["<ANSWER>" * (N // 8), "*" * N, "ANSWER:" + " " * N, "<" + " " * N, "<ANSWER>" + " " * N,
-           "answer: row 1: [" + " " * N, "[[" * (N // 2), "[['a'" * (N // 5), "I" + " " * N + "DON",
-           "A:" + " " * N, "<A" + " " * N, "<ANSWER> " + "A" * N, "```" * (N // 3), "\n" * N, "Answer:" * (N // 7)]
+HOSTILE = [
+    "<ANSWER>" * (N // 8),
+    "*" * N,
+    "ANSWER:" + " " * N,
+    "<" + " " * N,
+    "<ANSWER>" + " " * N,
+    "answer: row 1: [" + " " * N,
+    "[[" * (N // 2),
+    "[['a'" * (N // 5),
+    "I" + " " * N + "DON",
+    "A:" + " " * N,
+    "<A" + " " * N,
+    "<ANSWER> " + "A" * N,
+    "```" * (N // 3),
+    "\n" * N,
+    "Answer:" * (N // 7),
+]
 
 
 @pytest.mark.parametrize("reply", HOSTILE, ids=range(len(HOSTILE)))

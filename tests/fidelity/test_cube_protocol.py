@@ -21,8 +21,11 @@ def _detour(env, seeds=range(40)):
     """A reset episode whose first step offers a progress move other than the teacher's."""
     for seed in seeds:
         env.reset(seed=seed)
-        others = [letter for letter, move in zip("ABCD", env.current["options"])
-                  if env.current["effects"][move] == "DECREASE" and move != env.plan[0]]
+        others = [
+            letter
+            for letter, move in zip("ABCD", env.current["options"])
+            if env.current["effects"][move] == "DECREASE" and move != env.plan[0]
+        ]
         if others:
             return seed, others[0]
     raise AssertionError("no item with a second progress move")
@@ -89,8 +92,9 @@ def test_a_non_progress_move_ends_the_episode_under_both_rules():
     for credit in ("release", "progress"):
         env = cogsim.make("cube/closed-loop", depth=3, modality="text", credit=credit)
         env.reset(seed=1)
-        bad = next(letter for letter, move in zip("ABCD", env.current["options"])
-                   if env.current["effects"][move] != "DECREASE")
+        bad = next(
+            letter for letter, move in zip("ABCD", env.current["options"]) if env.current["effects"][move] != "DECREASE"
+        )
         _, reward, done, _, info = env.step(f"<ANSWER> {bad} </ANSWER>")
         assert done and reward == 0.0 and info["episode"]["outcomes"] == ["wrong"]
 
@@ -148,15 +152,21 @@ def test_metrics_report_teacher_and_progress_adherence():
 def test_stated_distance_follows_the_release_after_a_detour():
     env = cogsim.make("cube/closed-loop", depth=3, modality="text", scrambles="cogsim")
     _detour(env)
-    letter = next(lt for lt, move in zip("ABCD", env.current["options"])
-                  if env.current["effects"][move] == "DECREASE" and move != env.plan[0])
+    letter = next(
+        lt
+        for lt, move in zip("ABCD", env.current["options"])
+        if env.current["effects"][move] == "DECREASE" and move != env.plan[0]
+    )
     obs, *_ = env.step(f"<ANSWER> {letter} </ANSWER>")
     assert env._stated_distance() == 3 and "3 move(s)" in obs["text"]  # uncredited: the release still says 3
     assert cube.distance(env.state) == 2
     progress = cogsim.make("cube/closed-loop", depth=3, modality="text", scrambles="cogsim", credit="progress")
     _detour(progress)
-    letter = next(lt for lt, move in zip("ABCD", progress.current["options"])
-                  if progress.current["effects"][move] == "DECREASE" and move != progress.plan[0])
+    letter = next(
+        lt
+        for lt, move in zip("ABCD", progress.current["options"])
+        if progress.current["effects"][move] == "DECREASE" and move != progress.plan[0]
+    )
     obs, *_ = progress.step(f"<ANSWER> {letter} </ANSWER>")
     assert progress._stated_distance() == 2 and "2 move(s)" in obs["text"]
 

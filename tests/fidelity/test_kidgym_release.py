@@ -50,7 +50,7 @@ def _turns(name: str, level: int, seeds=range(4)):
             rng = np.random.default_rng(seed)
             while True:
                 started = env.state.phase == 1 or not TASKS[name].memory
-                goal = next(line[len("Goal: "):] for line in obs["text"].splitlines() if line.startswith("Goal: "))
+                goal = next(line[len("Goal: ") :] for line in obs["text"].splitlines() if line.startswith("Goal: "))
                 yield goal, list(obs["options"]), started
                 obs, _, terminated, truncated, _ = env.step(env.scripted_response(policy, rng))
                 if terminated or truncated:
@@ -89,7 +89,20 @@ def test_turn_text_has_no_feedback_unless_asked():
 
 
 RELEASE_TAG = re.compile(r"<answer>(.*?)</answer>")  # the release's pattern, no flags
-TOKENS = ["<answer>", "</answer>", "<ANSWER>", "</Answer>", "\n", "A", "B", "C", " ", "x", "'pick up the item with label 1'", "All"]
+TOKENS = [
+    "<answer>",
+    "</answer>",
+    "<ANSWER>",
+    "</Answer>",
+    "\n",
+    "A",
+    "B",
+    "C",
+    " ",
+    "x",
+    "'pick up the item with label 1'",
+    "All",
+]
 
 
 @settings(max_examples=500, deadline=None)
@@ -129,13 +142,17 @@ def test_any_case_tags_are_a_named_option():
 
 def test_a_published_prompt_can_be_loaded_as_a_template(tmp_path):
     template = tmp_path / "turn.txt"
-    template.write_text("Step {step} of {max_steps}. {{Task}}: {goal}\nOptions: {actions}\nReply with {letters}.{feedback}")
+    template.write_text(
+        "Step {step} of {max_steps}. {{Task}}: {goal}\nOptions: {actions}\nReply with {letters}.{feedback}"
+    )
     env = cogsim.make("kidgym/maze", level=1, images=False, prompt_template=str(template))
     obs, _ = env.reset(seed=2)
     assert obs["text"].startswith("Step 1 of 3. {Task}: There is a diamond") and "Reply with A/" in obs["text"]
     bad = tmp_path / "bad.txt"
     bad.write_text("{goal} {answer_format} {goal.__class__}")
-    with pytest.raises(ValueError, match=r"unknown placeholder\(s\) \{answer_format\}, \{goal.__class__\}; allowed: \{goal\}"):
+    with pytest.raises(
+        ValueError, match=r"unknown placeholder\(s\) \{answer_format\}, \{goal.__class__\}; allowed: \{goal\}"
+    ):
         cogsim.make("kidgym/maze", prompt_template=str(bad))
     with pytest.raises(ValueError, match="cannot read"):
         cogsim.make("kidgym/maze", prompt_template=str(tmp_path / "missing.txt"))

@@ -34,7 +34,14 @@ def episodes():
 def test_episode_fields_are_the_release_counts(episodes):
     a, b, c = episodes
     # A: v6 7x7 seed 2, the release's shortest list: 28 actions = L* 28, 29 of 49 cells, no bump
-    assert (a["success"], a["steps"], a["optimal_steps"], a["visited_cells"], a["cells"], a["collisions"]) == (True, 28, 28, 29, 49, 0)
+    assert (a["success"], a["steps"], a["optimal_steps"], a["visited_cells"], a["cells"], a["collisions"]) == (
+        True,
+        28,
+        28,
+        29,
+        49,
+        0,
+    )
     # B: v6 9x9 seed 1, 60 wall-follower actions, budget 60: not reached, 30 of 81 cells, 2 bumps
     assert (b["success"], b["steps"], b["visited_cells"], b["cells"], b["collisions"]) == (False, 60, 30, 81, 2)
     # C: v5 7x7 seed 3, wall follower: reached in 26 actions, L* 12, 17 of 49 cells, 2 bumps
@@ -70,4 +77,7 @@ def test_memory_gap_by_hand_against_the_minimap_oracle(episodes):
     assert gap.rows[0][-1] == pytest.approx(75.3)
     assert "minimap" in gap.note
     # the memory map (cogsim's text oracle) is a condition of its own, not the Memory Gap's oracle
-    assert not any("Memory Gap" in t.title for t in metrics.summarize("maze3d", [normal, dict(oracle, minimap=False, memory_map=True)]))
+    assert not any(
+        "Memory Gap" in t.title
+        for t in metrics.summarize("maze3d", [normal, dict(oracle, minimap=False, memory_map=True)])
+    )

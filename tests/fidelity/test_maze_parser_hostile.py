@@ -32,8 +32,18 @@ def fresh(**options):
         ("Action:" + " " * N + "turn_right", "turn_right"),
         ("go" + " " * N + "left", None),
     ],
-    ids=["think", "stars", "action-spaces", "keyword-spaces", "spaces-bang", "think-then-action", "stars-then-action",
-         "bold-markers", "spaces-then-action", "go-spaces"],
+    ids=[
+        "think",
+        "stars",
+        "action-spaces",
+        "keyword-spaces",
+        "spaces-bang",
+        "think-then-action",
+        "stars-then-action",
+        "bold-markers",
+        "spaces-then-action",
+        "go-spaces",
+    ],
 )
 def test_hostile_replies_parse_correctly_through_env_step(parser, reply, expected):
     env = fresh(parser=parser)

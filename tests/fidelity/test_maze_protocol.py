@@ -61,7 +61,14 @@ def corridor():
             walls[min(r1, r2), c1] &= 15 ^ S
             walls[max(r1, r2), c1] &= 15 ^ N
 
-    for a, b in [((0, 0), (0, 1)), ((0, 1), (0, 2)), ((0, 1), (1, 1)), ((1, 1), (2, 1)), ((0, 2), (1, 2)), ((1, 2), (2, 2))]:
+    for a, b in [
+        ((0, 0), (0, 1)),
+        ((0, 1), (0, 2)),
+        ((0, 1), (1, 1)),
+        ((1, 1), (2, 1)),
+        ((0, 2), (1, 2)),
+        ((1, 2), (2, 2)),
+    ]:
         open_between(a, b)
     return maze.check_walls(walls)
 
@@ -132,7 +139,10 @@ def test_a_fixed_action_list_gives_the_release_transcript(case):
     assert terminated == case["reached_goal"]
     if terminated:
         prefix = case["next_prompt_texts"][0]
-        assert obs["text"] == f"{prefix}Game over! You reached the goal in {len(case['steps'])} steps! Optimal was {case['optimal']} actions."
+        assert (
+            obs["text"]
+            == f"{prefix}Game over! You reached the goal in {len(case['steps'])} steps! Optimal was {case['optimal']} actions."
+        )
         episode = info["episode"]
         assert episode["collisions"] == case["wall_bumps"] and episode["turns"] == case["turns"]
         assert episode["visited_cells"] == case["explored"] and episode["steps"] == len(case["steps"])
@@ -162,7 +172,7 @@ def test_history_window_counts_as_the_release_trims():
         for user, reply in past:
             history += [user.text, reply]
         history.append(current.text)
-        return ["sys"] + history[-(2 * k):]
+        return ["sys"] + history[-(2 * k) :]
 
     for k in (1, 2, 3, 4, 5, 10):
         got = HistoryPolicy.parse(f"window:{k}").messages("sys", past, current)
@@ -179,7 +189,9 @@ def test_unreadable_answers_are_re_asked_then_a_random_available_action_is_taken
     for attempt in (1, 2):
         obs, _, terminated, truncated, info = env.step("I am not sure.")
         assert info["parse"] == "parse_failure" and info["retry"] == attempt and env.actions_taken == 0
-        assert obs["text"].startswith("Invalid action. Please choose exactly one of: move_forward, turn_left, turn_right.")
+        assert obs["text"].startswith(
+            "Invalid action. Please choose exactly one of: move_forward, turn_left, turn_right."
+        )
     obs, _, _, _, info = env.step("still nothing")
     assert info["fallback"] == random.Random(0).choice(available) and env.actions_taken == 1
     # the cogsim option: a failed parse costs a step and does nothing
@@ -206,9 +218,17 @@ def test_the_minimap_shows_what_the_release_uncovers():
     walls = corridor()
     visited = np.zeros((3, 3), bool)
     visited[0, 0] = True
-    assert release.revealed_cells(walls, visited).tolist() == [[True, True, False], [False, False, False], [False, False, False]]
+    assert release.revealed_cells(walls, visited).tolist() == [
+        [True, True, False],
+        [False, False, False],
+        [False, False, False],
+    ]
     visited[0, 1] = True  # standing on (0,1) uncovers (0,2) and (1,1)
-    assert release.revealed_cells(walls, visited).tolist() == [[True, True, True], [False, True, False], [False, False, False]]
+    assert release.revealed_cells(walls, visited).tolist() == [
+        [True, True, True],
+        [False, True, False],
+        [False, False, False],
+    ]
     sides = release.revealed_sides(walls, visited)
     assert sides[1, 2, 3] and not sides[2, 2, 0]  # the wall between (1,1) and (1,2) is drawn, (1,2)-(2,2) not yet
 
@@ -227,7 +247,9 @@ def test_the_3d_turn_carries_the_release_label_and_info_block():
 
 def test_a_published_prompt_can_be_loaded_from_a_file(tmp_path):
     path = tmp_path / "prompt.txt"
-    path.write_text("Maze Config: {maze_size}×{maze_size} cells | Vision: {vision_range} cells | Max Steps: {max_steps}")
+    path.write_text(
+        "Maze Config: {maze_size}×{maze_size} cells | Vision: {vision_range} cells | Max Steps: {max_steps}"
+    )
     env = cogsim.make("maze3d/nav", size=7, modality="text", prompt_file=str(path))
     env.reset(seed=2)
     assert env.system_prompt == "Maze Config: 7×7 cells | Vision: 4 cells | Max Steps: 112"

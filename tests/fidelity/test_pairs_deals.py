@@ -52,7 +52,9 @@ def test_env_reports_the_release_optimum_and_the_oracle_reaches_it():
             _, _, done, truncated, info = env.step(env.scripted_response("oracle", np.random.default_rng(0)))
             if done or truncated:
                 break
-        assert done and info["episode"]["optimal_responses"] == entry["optimal_responses"] == info["episode"]["responses"]
+        assert (
+            done and info["episode"]["optimal_responses"] == entry["optimal_responses"] == info["episode"]["responses"]
+        )
 
 
 def test_optimal_resp_per_score_at_10x10_is_the_release_headline():

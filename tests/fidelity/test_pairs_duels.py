@@ -17,8 +17,16 @@ def table_of(episodes, **options):
 
 
 # x vs y: x wins, tie, tie, y wins; x vs z: x wins twice; y vs z: tie, z wins
-EPISODES = [duel("x", "y", 5, 3), duel("y", "x", 4, 4), duel("x", "y", 4, 4), duel("y", "x", 6, 2),
-            duel("x", "z", 5, 3), duel("z", "x", 1, 7), duel("y", "z", 4, 4), duel("z", "y", 5, 3)]
+EPISODES = [
+    duel("x", "y", 5, 3),
+    duel("y", "x", 4, 4),
+    duel("x", "y", 4, 4),
+    duel("y", "x", 6, 2),
+    duel("x", "z", 5, 3),
+    duel("z", "x", 1, 7),
+    duel("y", "z", 4, 4),
+    duel("z", "y", 5, 3),
+]
 
 
 def test_win_rate_counts_a_tie_as_half_a_win():

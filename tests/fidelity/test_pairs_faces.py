@@ -42,11 +42,13 @@ def test_env_images_use_release_faces_and_letter_labels():
     up = np.ones((2, 4), np.uint8)
     from cogsim.render import shared_renderer
 
-    release, cogsim_faces, numbered = shared_renderer().cards([
-        CardBoard(env.board, up, theme="poker", seed=1, card_width=24, face_order="release", labels="letters"),
-        CardBoard(env.board, up, theme="poker", seed=1, card_width=24, labels="letters"),
-        CardBoard(env.board, up, theme="poker", seed=1, card_width=24, face_order="release"),
-    ])
+    release, cogsim_faces, numbered = shared_renderer().cards(
+        [
+            CardBoard(env.board, up, theme="poker", seed=1, card_width=24, face_order="release", labels="letters"),
+            CardBoard(env.board, up, theme="poker", seed=1, card_width=24, labels="letters"),
+            CardBoard(env.board, up, theme="poker", seed=1, card_width=24, face_order="release"),
+        ]
+    )
     assert not np.array_equal(release, cogsim_faces)  # the faces differ
     assert not np.array_equal(release, numbered)  # the labels differ
     assert cogsim.make("pairs/single", theme="poker", faces="cogsim").face_order == "cogsim"

@@ -42,7 +42,10 @@ def test_parser_is_the_release_parser(case):
         got = text.parse_flip(case["reply"], coords="letters", rows=case["rows"], cols=case["cols"])
         assert list(got) == case["parsed"]
         # the release's parser does not depend on chain of thought
-        assert list(text.parse_flip(case["reply"], cot=False, coords="letters", rows=case["rows"], cols=case["cols"])) == case["parsed"]
+        assert (
+            list(text.parse_flip(case["reply"], cot=False, coords="letters", rows=case["rows"], cols=case["cols"]))
+            == case["parsed"]
+        )
 
 
 def test_coordinates_format_and_round_trip():
@@ -69,7 +72,11 @@ def test_env_default_speaks_the_release_protocol():
     r, c = next((r, c) for r in range(2) for c in range(4) if (r, c) != (0, 0) and board[r, c] == board[0, 0])
     obs, reward, _, _, info = env.step(f"Action: {'ab'[r]}{'ABCD'[c]}")
     assert info["outcome"] == "match" and reward == 1.0
-    assert "Both cards revealed:" in obs["text"] and "Match!" in obs["text"] and "Score: 1. Pairs remaining: 3." in obs["text"]
+    assert (
+        "Both cards revealed:" in obs["text"]
+        and "Match!" in obs["text"]
+        and "Score: 1. Pairs remaining: 3." in obs["text"]
+    )
     assert "Round 2" in obs["text"] and "a [ ]" in obs["text"]
     # off the board is a parse failure in the release (its parser returns nothing), not an invalid action
     assert env.step("Action: cA")[4]["parse"] == "parse_failure"
@@ -103,17 +110,31 @@ N = 1 << 20
 
 @pytest.mark.parametrize("coords", ["letters", "numbers"])
 @pytest.mark.parametrize("cot", [True, False])
-@pytest.mark.parametrize("reply", [
-    "<think>" * (N // 7),
-    "*" * N,
-    "Action:" + " " * N,
-    "Action: " + "*" * N,
-    "action" * (N // 6),
-    "**Action**" * (N // 10),
-    "Action: (" + " " * N,
-    "Action: a" + " " * N,
-    "<think>" + "</think" * (N // 8),
-], ids=["think", "stars", "spaces", "action-stars", "actions", "starred-actions", "paren-spaces", "row-spaces", "unclosed"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "<think>" * (N // 7),
+        "*" * N,
+        "Action:" + " " * N,
+        "Action: " + "*" * N,
+        "action" * (N // 6),
+        "**Action**" * (N // 10),
+        "Action: (" + " " * N,
+        "Action: a" + " " * N,
+        "<think>" + "</think" * (N // 8),
+    ],
+    ids=[
+        "think",
+        "stars",
+        "spaces",
+        "action-stars",
+        "actions",
+        "starred-actions",
+        "paren-spaces",
+        "row-spaces",
+        "unclosed",
+    ],
+)
 def test_hostile_megabyte_replies_are_rejected(reply, cot, coords):
     with pytest.raises(ParseError):
         text.parse_flip(reply, cot=cot, coords=coords, rows=4, cols=4)

@@ -25,9 +25,11 @@ def expected(category: str) -> str:
 def test_proxy_agrees_with_every_labelled_example_and_the_old_rule_does_not():
     verdicts = [equivalent(e["guess"], e["hidden"]) for e in EXAMPLES]
     proxy = [predicted(v, v.approximately_correct) == expected(e["category"]) for v, e in zip(verdicts, EXAMPLES)]
-    jaccard = [predicted(v, v.jaccard_approximately_correct) == expected(e["category"]) for v, e in zip(verdicts, EXAMPLES)]
-    assert sum(proxy) == len(EXAMPLES) == 4   # stated in docs/fidelity.md: 4 of 4
-    assert sum(jaccard) == 2                  # Jaccard >= 0.9 misses both "near" examples
+    jaccard = [
+        predicted(v, v.jaccard_approximately_correct) == expected(e["category"]) for v, e in zip(verdicts, EXAMPLES)
+    ]
+    assert sum(proxy) == len(EXAMPLES) == 4  # stated in docs/fidelity.md: 4 of 4
+    assert sum(jaccard) == 2  # Jaccard >= 0.9 misses both "near" examples
 
 
 class ScriptedJudge(ModelBackend):
@@ -44,9 +46,15 @@ class ScriptedJudge(ModelBackend):
 register_backend("wiltjudge", ScriptedJudge)
 
 
-@pytest.mark.parametrize("answer, near", [("Category: Missing Edge Case", True), ("Category: Near-Miss Magnitudes", True),
-                                          ("Not a missing edge case.\nCategory: Completely Different", False),
-                                          (None, False)])
+@pytest.mark.parametrize(
+    "answer, near",
+    [
+        ("Category: Missing Edge Case", True),
+        ("Category: Near-Miss Magnitudes", True),
+        ("Not a missing edge case.\nCategory: Completely Different", False),
+        (None, False),
+    ],
+)
 def test_model_judge_decides_and_is_named_in_the_episode(answer, near):
     ScriptedJudge.prompts = []
     env = cogsim.make("wilt/lite", rule_index=3, judge="wiltjudge:m", judge_options={"answer": answer})

@@ -67,17 +67,20 @@ def test_empty_reply_costs_an_attempt_and_a_second_one_aborts():
     assert done and reward == 0.0 and info["episode"]["aborted"]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("test case:" + " " * 1_000_000, proto.RELEASE_NO_TEST),
-    ("Test Case: " + "(" * 1_000_000, proto.RELEASE_NO_TEST),
-    ("Test Case: " + "(\n" * 500_000 + ")", proto.RELEASE_NO_TEST),  # "." does not cross lines in the release
-    ("Test Case: (" + "1," * 300_000 + "x)", proto.RELEASE_UNPARSEABLE_TEST),
-    ("Test Case: " + "(1,2,3" + " " * 1_000_000 + ")", (1.0, 2.0, 3.0)),
-    ("Final Guess: " + "`" * 1_000_000, "`"),  # as the release's pattern reads it (then an invalid guess)
-    ("Final Guess: ```" + " " * 1_000_000, "`"),  # the single-backtick pattern matches inside the fence
-    ("final guess:" * 80_000, None),
-    ("Final Guess: `lambda x, y, z: True`" + " " * 1_000_000, "lambda x, y, z: True"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("test case:" + " " * 1_000_000, proto.RELEASE_NO_TEST),
+        ("Test Case: " + "(" * 1_000_000, proto.RELEASE_NO_TEST),
+        ("Test Case: " + "(\n" * 500_000 + ")", proto.RELEASE_NO_TEST),  # "." does not cross lines in the release
+        ("Test Case: (" + "1," * 300_000 + "x)", proto.RELEASE_UNPARSEABLE_TEST),
+        ("Test Case: " + "(1,2,3" + " " * 1_000_000 + ")", (1.0, 2.0, 3.0)),
+        ("Final Guess: " + "`" * 1_000_000, "`"),  # as the release's pattern reads it (then an invalid guess)
+        ("Final Guess: ```" + " " * 1_000_000, "`"),  # the single-backtick pattern matches inside the fence
+        ("final guess:" * 80_000, None),
+        ("Final Guess: `lambda x, y, z: True`" + " " * 1_000_000, "lambda x, y, z: True"),
+    ],
+)
 def test_release_parsers_are_linear_on_hostile_replies(text, expected):
     if proto.release_kind(text) == "test":
         assert proto.release_test_point(text) == expected
@@ -106,8 +109,11 @@ def test_release_parsers_agree_with_the_releases_readings_on_random_replies():
         got = {"kind": proto.release_kind(text)}
         if got["kind"] == "test":
             point = proto.release_test_point(text)
-            got["test"] = ({proto.RELEASE_NO_TEST: "none", proto.RELEASE_UNPARSEABLE_TEST: "unparseable"}[point]
-                           if isinstance(point, str) else list(point))
+            got["test"] = (
+                {proto.RELEASE_NO_TEST: "none", proto.RELEASE_UNPARSEABLE_TEST: "unparseable"}[point]
+                if isinstance(point, str)
+                else list(point)
+            )
         if got["kind"] == "guess":
             got["guess"] = proto.release_guess_text(text)
         want = {k: v for k, v in case.items() if k != "reply"}

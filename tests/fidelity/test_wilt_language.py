@@ -20,8 +20,7 @@ from hypothesis import strategies as st
 from cogsim.wilt import RuleError, compile_rule
 
 DATA = Path(__file__).with_name("data") / "wilt_language_release_rules.json"
-EDGE = [0.0, -0.0, 1.0, -1.0, 2.0, 3.0, 0.5, -2.5, 1e300, -1e300, 2.0**53 + 2, 5e-324, math.inf, -math.inf,
-        math.nan]
+EDGE = [0.0, -0.0, 1.0, -1.0, 2.0, 3.0, 0.5, -2.5, 1e300, -1e300, 2.0**53 + 2, 5e-324, math.inf, -math.inf, math.nan]
 
 
 def _points():
@@ -32,8 +31,19 @@ def _points():
         rng.choice(EDGE, size=(600, 3)),
     ]
     nan = math.nan
-    fixed = np.array([(nan, nan, nan), (nan, 1.0, nan), (1.0, nan, 1.0), (-0.0, 0.0, 0.0), (1.0, 1.0, 1.0),
-                      (math.inf, math.inf, -math.inf), (3.0, 2.0, 1.0), (1.0, 2.0, 3.0), (2.0, 1.0, 2.0)])
+    fixed = np.array(
+        [
+            (nan, nan, nan),
+            (nan, 1.0, nan),
+            (1.0, nan, 1.0),
+            (-0.0, 0.0, 0.0),
+            (1.0, 1.0, 1.0),
+            (math.inf, math.inf, -math.inf),
+            (3.0, 2.0, 1.0),
+            (1.0, 2.0, 3.0),
+            (2.0, 1.0, 2.0),
+        ]
+    )
     pts = np.concatenate(pools + [fixed])
     return pts[:, 0].copy(), pts[:, 1].copy(), pts[:, 2].copy()
 
@@ -216,23 +226,26 @@ def test_a_rule_returning_a_list_is_truthy_when_not_empty():
     assert_same_as_cpython("lambda x, y, z: [x / 0]")
 
 
-@pytest.mark.parametrize("src,fragment", [
-    ("lambda x, y, z: sorted({x, y})[0]", "hash order"),
-    ("lambda x, y, z: [x, y][int(z)]", "constant integers"),
-    ("lambda x, y, z: len([v for v in (x, y) if v > 0])", "length known only at run time"),
-    ("lambda x, y, z: sorted([x, y, z, x, y, z])", "sorted() of more than"),
-    ("lambda x, y, z: {x} | {y}", "set operators"),
-    ("lambda x, y, z: sorted([x], key=abs)", "reverse"),
-    ("lambda x, y, z: {(x, y)}", "sets of lists or tuples"),
-    ("lambda x, y, z: range(3) == range(3)", "range() can only"),
-    ("lambda x, y, z: range(3)[0]", "range() can only"),
-    ("lambda x, y, z: x in range(3) in [range(3)]", "range() can only"),
-    ("lambda x, y, z: x in range(int(y))", "constant integer"),
-    ("lambda x, y, z: all(x % k for k in range(100))", "at most 32"),
-    ("lambda x, y, z: any(itertools.permutations([x, y, z, x, y]))", "at most 32"),
-    ("lambda x, y, z: itertools.count()", "itertools.count"),
-    ("lambda x, y, z: math.factorial(x)", "math.factorial"),
-])
+@pytest.mark.parametrize(
+    "src,fragment",
+    [
+        ("lambda x, y, z: sorted({x, y})[0]", "hash order"),
+        ("lambda x, y, z: [x, y][int(z)]", "constant integers"),
+        ("lambda x, y, z: len([v for v in (x, y) if v > 0])", "length known only at run time"),
+        ("lambda x, y, z: sorted([x, y, z, x, y, z])", "sorted() of more than"),
+        ("lambda x, y, z: {x} | {y}", "set operators"),
+        ("lambda x, y, z: sorted([x], key=abs)", "reverse"),
+        ("lambda x, y, z: {(x, y)}", "sets of lists or tuples"),
+        ("lambda x, y, z: range(3) == range(3)", "range() can only"),
+        ("lambda x, y, z: range(3)[0]", "range() can only"),
+        ("lambda x, y, z: x in range(3) in [range(3)]", "range() can only"),
+        ("lambda x, y, z: x in range(int(y))", "constant integer"),
+        ("lambda x, y, z: all(x % k for k in range(100))", "at most 32"),
+        ("lambda x, y, z: any(itertools.permutations([x, y, z, x, y]))", "at most 32"),
+        ("lambda x, y, z: itertools.count()", "itertools.count"),
+        ("lambda x, y, z: math.factorial(x)", "math.factorial"),
+    ],
+)
 def test_unsupported_forms_are_refused_with_a_clear_error(src, fragment):
     with pytest.raises(RuleError, match=None) as info:
         compile_rule(src)
@@ -241,8 +254,26 @@ def test_unsupported_forms_are_refused_with_a_clear_error(src, fragment):
 
 # -- Hypothesis: random expressions of the sequence grammar --------------------------------------------------
 
-_SCALARS = st.sampled_from(["x", "y", "z", "1", "0", "1.0", "-2", "x * 0", "x - y", "int(z)", "min(x, y)", "float(x)",
-                           "+y", "float(x * 0)", "max(x * 0, z)", "(x if x > 0 else y * 0)"])
+_SCALARS = st.sampled_from(
+    [
+        "x",
+        "y",
+        "z",
+        "1",
+        "0",
+        "1.0",
+        "-2",
+        "x * 0",
+        "x - y",
+        "int(z)",
+        "min(x, y)",
+        "float(x)",
+        "+y",
+        "float(x * 0)",
+        "max(x * 0, z)",
+        "(x if x > 0 else y * 0)",
+    ]
+)
 
 
 def _display(items):
@@ -268,13 +299,19 @@ def _scalar_from_sequences():
         seq.map(lambda s: f"{s}[-1]"),
         seq.map(lambda s: f"{s}[0]"),
         st.tuples(_SCALARS, st.one_of(seq, sets)).map(lambda t: f"({t[0]} in {t[1]})"),
-        st.tuples(seq, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), seq).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
-        st.tuples(sets, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), sets).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(seq, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), seq).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
+        st.tuples(sets, st.sampled_from(["==", "!=", "<", "<=", ">", ">="]), sets).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
         st.tuples(st.sampled_from(["min", "max", "sum", "any", "all"]), seq).map(lambda t: f"{t[0]}({t[1]})"),
     )
 
 
-_EXPR = st.tuples(_scalar_from_sequences(), st.sampled_from(["==", "<", ">=", "!="]), st.one_of(_SCALARS, _scalar_from_sequences()))
+_EXPR = st.tuples(
+    _scalar_from_sequences(), st.sampled_from(["==", "<", ">=", "!="]), st.one_of(_SCALARS, _scalar_from_sequences())
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

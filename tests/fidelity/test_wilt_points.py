@@ -26,7 +26,9 @@ def test_release_point_set_has_the_releases_blocks_sizes_and_order():
         assert values.min() >= lo and values.max() <= hi
     lo, hi = POINTS["grid_range"]
     grid = cases.part("grid")
-    assert [grid.point(i) for i in range(len(grid))] == [tuple(map(float, p)) for p in itertools.product(range(lo, hi), repeat=3)]
+    assert [grid.point(i) for i in range(len(grid))] == [
+        tuple(map(float, p)) for p in itertools.product(range(lo, hi), repeat=3)
+    ]
     special = cases.part("special")
     assert [special.point(i) for i in range(len(special))] == [tuple(map(float, p)) for p in POINTS["special"]]
 

@@ -27,7 +27,13 @@ from cogsim.agents.base import (
 )
 
 __all__ = [
-    "Completion", "Message", "ModelBackend", "ScriptedAgent", "make_agent", "parse_agent_spec", "is_scripted",
+    "Completion",
+    "Message",
+    "ModelBackend",
+    "ScriptedAgent",
+    "make_agent",
+    "parse_agent_spec",
+    "is_scripted",
     "register_backend",
 ]
 

@@ -57,13 +57,37 @@ class Completion:
             self.fault = classify_fault(self.error or "")
 
 
-_OVERFLOW_WORDS = ("context length", "context window", "context size", "maximum context", "max_model_len",
-                   "too many tokens", "prompt is too long", "context too long", "n_ctx", "maximum model length",
-                   "context_length_exceeded")
+_OVERFLOW_WORDS = (
+    "context length",
+    "context window",
+    "context size",
+    "maximum context",
+    "max_model_len",
+    "too many tokens",
+    "prompt is too long",
+    "context too long",
+    "n_ctx",
+    "maximum model length",
+    "context_length_exceeded",
+)
 _IMAGE_WORDS = ("image", "multimodal", "multi-modal", "vision", "mmproj", "clip model")
-_UNSUPPORTED_WORDS = ("not support", "unsupported", "does not accept", "not enabled", "not available",
-                      "no image", "cannot process", "can't process", "not a multimodal", "chat handler",
-                      "only text", "text-only", "expected str", "must be a string", "not implemented")
+_UNSUPPORTED_WORDS = (
+    "not support",
+    "unsupported",
+    "does not accept",
+    "not enabled",
+    "not available",
+    "no image",
+    "cannot process",
+    "can't process",
+    "not a multimodal",
+    "chat handler",
+    "only text",
+    "text-only",
+    "expected str",
+    "must be a string",
+    "not implemented",
+)
 
 
 def classify_fault(message: str, status: Optional[int] = None) -> str:
@@ -149,7 +173,9 @@ class ModelBackend:
     kind = "model"
     spec: str = ""
 
-    def complete(self, conversations: Sequence[Sequence[Message]], decoding: Optional[Sequence[dict]] = None) -> list[Completion]:
+    def complete(
+        self, conversations: Sequence[Sequence[Message]], decoding: Optional[Sequence[dict]] = None
+    ) -> list[Completion]:
         """One answer per conversation. ``decoding`` (one dict per conversation, or None): the env's
         decoding defaults (``env.metadata["cogsim.decoding"]``), used for options the user did not set."""
         raise NotImplementedError

@@ -35,7 +35,9 @@ class HistoryPolicy:
         kind, sep, value = str(spec).partition(":")
         if kind in ("last", "window") and sep and value.isdigit() and int(value) >= 0:
             return cls(kind, int(value), max_images)
-        raise ValueError(f"history must be 'full', 'current' or 'last:K' with K >= 0 (or 'window:K', the RNG-Bench maze trim), got {spec!r}")
+        raise ValueError(
+            f"history must be 'full', 'current' or 'last:K' with K >= 0 (or 'window:K', the RNG-Bench maze trim), got {spec!r}"
+        )
 
     def kept(self, past_len: int) -> int:
         """How many earlier exchanges a prompt carries (before any drop)."""
@@ -53,15 +55,15 @@ class HistoryPolicy:
         if self.mode == "current":
             return []
         if self.mode == "last":
-            past = past[max(0, len(past) - self.window):] if self.window else []
+            past = past[max(0, len(past) - self.window) :] if self.window else []
         elif self.mode == "window" and self.window:
-            past = past[max(0, len(past) - self.window):]
+            past = past[max(0, len(past) - self.window) :]
         if self.max_images is None:
             return past
         budget, kept = self.max_images, []
         for user, answer in reversed(past):
             if user.images:
-                keep = user.images[max(0, len(user.images) - budget):] if budget else ()
+                keep = user.images[max(0, len(user.images) - budget) :] if budget else ()
                 budget -= len(keep)
                 if len(keep) != len(user.images):
                     user = Message(user.role, user.text, tuple(keep))

@@ -62,8 +62,9 @@ class OpenAIBackend(ModelBackend):
         self.max_backoff_s = float(max_backoff_s)
         self.sampling = {"temperature": 0.0 if temperature is None else float(temperature)}  # greedy unless set
         # an env's decoding defaults replace only the settings the user did not give
-        self.user_set = {k for k, v in (("temperature", temperature), ("max_tokens", max_tokens), ("seed", seed))
-                         if v is not None} | set(extra_body or {})
+        self.user_set = {
+            k for k, v in (("temperature", temperature), ("max_tokens", max_tokens), ("seed", seed)) if v is not None
+        } | set(extra_body or {})
         if max_tokens is not None:
             self.sampling["max_tokens"] = _positive_int("max_tokens", max_tokens)
         if seed is not None:
@@ -77,11 +78,17 @@ class OpenAIBackend(ModelBackend):
     def describe(self) -> dict:
         return {"backend": "openai", "model": self.model, "base_url": self.base_url, **self.sampling}
 
-    def complete(self, conversations: Sequence[Sequence[Message]], decoding: Optional[Sequence[dict]] = None) -> list[Completion]:
+    def complete(
+        self, conversations: Sequence[Sequence[Message]], decoding: Optional[Sequence[dict]] = None
+    ) -> list[Completion]:
         decoding = decoding or [{}] * len(conversations)
         bodies = [
-            {"model": self.model, "messages": openai_messages(c, self._urls),
-             **{k: v for k, v in (d or {}).items() if k not in self.user_set}, **_without(self.sampling, d, self.user_set)}
+            {
+                "model": self.model,
+                "messages": openai_messages(c, self._urls),
+                **{k: v for k, v in (d or {}).items() if k not in self.user_set},
+                **_without(self.sampling, d, self.user_set),
+            }
             for c, d in zip(conversations, decoding)
         ]
         return self._loop.run_until_complete(self._complete_all(bodies))
@@ -144,7 +151,9 @@ class OpenAIBackend(ModelBackend):
         except httpx.TransportError as exc:
             return (f"connection error: {type(exc).__name__}: {exc}", None), 0.0
         if response.status_code in RETRYABLE_STATUS:
-            return (f"HTTP {response.status_code}: {_snippet(response.text)}", response.status_code), _retry_after(response)
+            return (f"HTTP {response.status_code}: {_snippet(response.text)}", response.status_code), _retry_after(
+                response
+            )
         if response.status_code >= 400:
             return (f"HTTP {response.status_code}: {_snippet(response.text)}", response.status_code), None
         parsed = parse_chat_completion(response.content)
@@ -181,8 +190,10 @@ def parse_chat_completion(payload: bytes) -> Completion | str:
 
 
 def _has_images(body: dict) -> bool:
-    return any(isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
-               for m in body["messages"])
+    return any(
+        isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
+        for m in body["messages"]
+    )
 
 
 def _text_only(body: dict) -> dict:

@@ -25,8 +25,14 @@ class VLLMBackend(ModelBackend):
     everything else goes to ``vllm.LLM`` (max_model_len, limit_mm_per_prompt, gpu_memory_utilization,
     tensor_parallel_size, dtype, ...)."""
 
-    def __init__(self, model: str, temperature: Optional[float] = None, max_tokens: Optional[int] = None,
-                 chat_template_kwargs: Optional[dict] = None, **options: Any):
+    def __init__(
+        self,
+        model: str,
+        temperature: Optional[float] = None,
+        max_tokens: Optional[int] = None,
+        chat_template_kwargs: Optional[dict] = None,
+        **options: Any,
+    ):
         try:
             import vllm
         except ImportError as exc:
@@ -34,8 +40,10 @@ class VLLMBackend(ModelBackend):
         self.spec = f"vllm:{model}"
         self.model = model
         # greedy, 512 tokens unless set; an env's decoding defaults replace only what the user did not set
-        self.sampling = {"temperature": 0.0 if temperature is None else float(temperature),
-                         "max_tokens": 512 if max_tokens is None else int(max_tokens)}
+        self.sampling = {
+            "temperature": 0.0 if temperature is None else float(temperature),
+            "max_tokens": 512 if max_tokens is None else int(max_tokens),
+        }
         self.user_set = {k for k in _SAMPLING_KEYS if k in options}
         self.user_set |= {k for k, v in (("temperature", temperature), ("max_tokens", max_tokens)) if v is not None}
         self.sampling.update({k: options.pop(k) for k in _SAMPLING_KEYS if k in options})
@@ -53,7 +61,9 @@ class VLLMBackend(ModelBackend):
         extra = {k: v for k, v in (decoding or {}).items() if k in _SAMPLING_KEYS and k not in self.user_set}
         return self._vllm.SamplingParams(**{**self.sampling, **extra}) if extra else self._params
 
-    def complete(self, conversations: Sequence[Sequence[Message]], decoding: Optional[Sequence[dict]] = None) -> list[Completion]:
+    def complete(
+        self, conversations: Sequence[Sequence[Message]], decoding: Optional[Sequence[dict]] = None
+    ) -> list[Completion]:
         wire = [openai_messages(c, self._urls) for c in conversations]
         params = [self._params_for(d) for d in (decoding or [None] * len(wire))]
         same = all(p is params[0] for p in params)

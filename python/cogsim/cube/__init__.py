@@ -10,8 +10,8 @@ from __future__ import annotations
 from cogsim.cube._cube import MOVES, Cube, as_states
 from cogsim.cube._oracle import (
     AUTO_ESCALATE_NODES,
-    DEFAULT_MAX_NODES,
     DECREASE,
+    DEFAULT_MAX_NODES,
     INCREASE,
     NO_CHANGE,
     PHASE1_OPTIONS,

@@ -119,7 +119,11 @@ def configure(
 
 def _build(config: dict, phase1: str) -> _core.CubeOracle:
     return _core.CubeOracle(
-        config["cache_dir"], config["edge_size"], config["perimeter_depth"], config["threads"], config["progress"],
+        config["cache_dir"],
+        config["edge_size"],
+        config["perimeter_depth"],
+        config["threads"],
+        config["progress"],
         phase1=phase1,
     )
 

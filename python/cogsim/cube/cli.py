@@ -49,11 +49,18 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
 def _add_phase1_flag(parser: argparse.ArgumentParser) -> None:
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument(
-        "--phase1", dest="phase1", action="store_const", const="plain", default=None,
+        "--phase1",
+        dest="phase1",
+        action="store_const",
+        const="plain",
+        default=None,
         help="search with the phase-1 table too (70 MB; states of 13-16 moves); same as COGSIM_CUBE_PHASE1=plain",
     )
     choice.add_argument(
-        "--phase1-sorted", dest="phase1", action="store_const", const="sorted",
+        "--phase1-sorted",
+        dest="phase1",
+        action="store_const",
+        const="sorted",
         help="search with the sorted-slice phase-1 table from the start (1.7 GB, built once in a few minutes;"
         " by default it is built when a first deep state needs it); same as COGSIM_CUBE_PHASE1=sorted",
     )
@@ -97,7 +104,9 @@ def _tables(args: argparse.Namespace) -> None:
         return
     for table in info["tables"]:
         state = f"built in {table['build_seconds']:.1f} s" if table["built"] else "verified"
-        print(f"{table['name']:22} {table['entries']:>12,} entries {table['bytes'] / 2**20:8.1f} MiB  {state}  {table['path']}")
+        print(
+            f"{table['name']:22} {table['entries']:>12,} entries {table['bytes'] / 2**20:8.1f} MiB  {state}  {table['path']}"
+        )
     print(
         f"{'perimeter':22} {info['perimeter_states']:>12,} states  {info['perimeter_bytes'] / 2**20:8.1f} MiB"
         f"  depth <= {info['perimeter_depth']}, built in {info['perimeter_seconds']:.1f} s"
@@ -122,8 +131,13 @@ def summary(per_depth: int = 20, seed: int = 0, depths=range(1, 13)) -> tuple[li
         correct = int(np.sum(distances == depth))
         all_correct &= correct == per_depth
         rows.append(
-            {"depth": depth, "states": per_depth, "correct": correct, "queries_per_second": per_depth / elapsed,
-             "mean_nodes": float(np.mean(nodes))}
+            {
+                "depth": depth,
+                "states": per_depth,
+                "correct": correct,
+                "queries_per_second": per_depth / elapsed,
+                "mean_nodes": float(np.mean(nodes)),
+            }
         )
     return rows, all_correct
 
@@ -135,6 +149,8 @@ def demo(quick: bool = False, per_depth: int = 20, seed: int = 0) -> int:
     print(f"Cube oracle: {per_depth} scrambles per depth, seeds {seed}..{seed + per_depth - 1} (one thread)")
     print(f"{'depth':>5} {'states':>6} {'correct':>7} {'queries/s':>10} {'mean nodes':>10}")
     for r in rows:
-        print(f"{r['depth']:>5} {r['states']:>6} {r['correct']:>7} {r['queries_per_second']:>10,.0f} {r['mean_nodes']:>10,.0f}")
+        print(
+            f"{r['depth']:>5} {r['states']:>6} {r['correct']:>7} {r['queries_per_second']:>10,.0f} {r['mean_nodes']:>10,.0f}"
+        )
     print("all distances equal their scramble depth" if all_correct else "MISMATCH: see the table above")
     return 0 if all_correct else 1

@@ -17,8 +17,21 @@ from cogsim.envs.scripted import ScriptedEpisode, play_scripted
 from cogsim.envs.vector import TextVectorEnv
 from cogsim.families import FamilyImportError
 
-__all__ = ["FamilyImportError", "MAX_VEC_ENVS", "ResetNeeded", "TextEnv", "TextVectorEnv", "ScriptedEpisode",
-           "observation", "play_scripted", "register", "make", "make_vec", "list_envs", "spec"]
+__all__ = [
+    "FamilyImportError",
+    "MAX_VEC_ENVS",
+    "ResetNeeded",
+    "TextEnv",
+    "TextVectorEnv",
+    "ScriptedEpisode",
+    "observation",
+    "play_scripted",
+    "register",
+    "make",
+    "make_vec",
+    "list_envs",
+    "spec",
+]
 
 
 @dataclass(frozen=True)
@@ -52,7 +65,9 @@ def spec(env_id: str) -> EnvSpec:
         if family is not None:
             families.import_module(family, family.envs)
             if env_id not in _REGISTRY:
-                raise FamilyImportError(f"family {family.name!r} declares {env_id!r} but {family.envs} did not register it")
+                raise FamilyImportError(
+                    f"family {family.name!r} declares {env_id!r} but {family.envs} did not register it"
+                )
     try:
         return _REGISTRY[env_id]
     except KeyError:

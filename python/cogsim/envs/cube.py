@@ -73,17 +73,47 @@ class CubeBenchEnv(TextEnv):
     default_modality: ClassVar[str] = "image+text"
     test_options: ClassVar[tuple[str, ...]] = ()  # options a subclass reads itself
 
-    def __init__(self, env_id: str = "", depth: int = 1, modality: Optional[str] = None, sticker: int = 32,
-                 seed_list=None, parser: str = "release", colours: str = "release", state_format: str = "release",
-                 scrambles: str = "release", **options: Any):
+    def __init__(
+        self,
+        env_id: str = "",
+        depth: int = 1,
+        modality: Optional[str] = None,
+        sticker: int = 32,
+        seed_list=None,
+        parser: str = "release",
+        colours: str = "release",
+        state_format: str = "release",
+        scrambles: str = "release",
+        **options: Any,
+    ):
         unknown = sorted(set(options) - set(self.test_options))
         if unknown:
-            allowed = ["depth", "modality", "sticker", "seed_list", "parser", "colours", "state_format",
-                       "scrambles", *self.test_options]
-            raise ValueError(f"unknown option(s) {', '.join(unknown)} for {env_id or self.test}; allowed: {', '.join(allowed)}")
+            allowed = [
+                "depth",
+                "modality",
+                "sticker",
+                "seed_list",
+                "parser",
+                "colours",
+                "state_format",
+                "scrambles",
+                *self.test_options,
+            ]
+            raise ValueError(
+                f"unknown option(s) {', '.join(unknown)} for {env_id or self.test}; allowed: {', '.join(allowed)}"
+            )
         modality = self.default_modality if modality is None else modality
-        super().__init__(env_id, depth=depth, modality=modality, sticker=sticker, parser=parser, colours=colours,
-                         state_format=state_format, scrambles=scrambles, **options)
+        super().__init__(
+            env_id,
+            depth=depth,
+            modality=modality,
+            sticker=sticker,
+            parser=parser,
+            colours=colours,
+            state_format=state_format,
+            scrambles=scrambles,
+            **options,
+        )
         self.parser = _one_of("parser", parser, parsers.PARSERS)
         self.colours = _one_of("colours", colours, views.COLOUR_SCHEMES)
         self.state_format = _one_of("state_format", state_format, views.STATE_FORMATS)
@@ -117,16 +147,22 @@ class CubeBenchEnv(TextEnv):
 
     @property
     def protocol(self) -> str:
-        """"release" when every protocol option is the release's, else the options that differ."""
+        """ "release" when every protocol option is the release's, else the options that differ."""
         changed = [f"{name}={value}" for name, value in self._protocol_options().items() if value != "release"]
         return ",".join(changed) or "release"
 
     def _protocol_options(self) -> dict:
-        return {"parser": self.parser, "colours": self.colours, "state_format": self.state_format,
-                "scrambles": self.scrambles}
+        return {
+            "parser": self.parser,
+            "colours": self.colours,
+            "state_format": self.state_format,
+            "scrambles": self.scrambles,
+        }
 
     def _images(self, facelets: str) -> tuple:
-        return () if self.modality == "text" else (views.net_image(views.recolour(facelets, self.colours), self.sticker),)
+        return (
+            () if self.modality == "text" else (views.net_image(views.recolour(facelets, self.colours), self.sticker),)
+        )
 
     def _state_text(self, facelets: str) -> str:
         shown = views.recolour(facelets, self.colours)
@@ -139,23 +175,35 @@ class CubeBenchEnv(TextEnv):
         return views.recolour_grid(list(rows), self.colours)
 
     def _episode(self, **outcomes: Any) -> dict:
-        base = {"test": self.test, "depth": self.depth, "modality": self.modality, "index": self.item["index"],
-                "prompt_version": self.item["prompt_version"], "protocol": self.protocol}
+        base = {
+            "test": self.test,
+            "depth": self.depth,
+            "modality": self.modality,
+            "index": self.item["index"],
+            "prompt_version": self.item["prompt_version"],
+            "protocol": self.protocol,
+        }
         return {**base, **outcomes}
 
     # -- answer extraction: the release's (default) or cogsim's strict one-line formats ---------
-    def _parse_choice(self, action: str, allow_idk: bool = False, last_line: bool = False,
-                      options: Optional[list] = None) -> parsers.Parsed:
+    def _parse_choice(
+        self, action: str, allow_idk: bool = False, last_line: bool = False, options: Optional[list] = None
+    ) -> parsers.Parsed:
         if self.parser == "release":
             return parsers.release_choice(action, LABELS, allow_idk=allow_idk, options=options)
-        return parsers.parse_choice(action, LABELS, allow_idk=allow_idk,
-                                    idk_label=ABSTAIN_LABEL if allow_idk else None, last_line=last_line)
+        return parsers.parse_choice(
+            action, LABELS, allow_idk=allow_idk, idk_label=ABSTAIN_LABEL if allow_idk else None, last_line=last_line
+        )
 
     def _parse_yes_no(self, action: str) -> parsers.Parsed:
         return parsers.release_yes_no(action) if self.parser == "release" else parsers.parse_yes_no(action)
 
     def _parse_effects(self, action: str) -> parsers.Parsed:
-        return parsers.release_effects(action, LABELS) if self.parser == "release" else parsers.parse_effects(action, LABELS)
+        return (
+            parsers.release_effects(action, LABELS)
+            if self.parser == "release"
+            else parsers.parse_effects(action, LABELS)
+        )
 
     def _parse_grid(self, action: str) -> parsers.Parsed:
         return parsers.release_grid(action) if self.parser == "release" else parsers.parse_grid(action)
@@ -200,18 +248,31 @@ class ReconstructionEnv(CubeBenchEnv):
         gold = self._grid(self.item["gold_grid"])
         predicted = list(parsed.value) if parsed.ok else None
         stickers = sum(a == b for p, g in zip(predicted, gold) for a, b in zip(p, g)) if predicted else 0
-        episode = self._episode(parse=parsed.status, predicted_grid=predicted, gold_grid=gold,
-                                stickers_correct=stickers, matrix_correct=stickers == 9)
+        episode = self._episode(
+            parse=parsed.status,
+            predicted_grid=predicted,
+            gold_grid=gold,
+            stickers_correct=stickers,
+            matrix_correct=stickers == 9,
+        )
         info = {"parse": parsed.status, "parsed": predicted, "episode": episode}
         return observation(""), float(stickers == 9), True, False, info
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        rows = self._grid(self.item["gold_grid"]) if policy == "oracle" else [
-            "".join(rng.choice(list(parsers.COLOURS), size=3)) for _ in range(3)]
-        return "ANSWER:\n" + "\n".join(
-            f"Row {k}: [{', '.join(views.COLOUR_NAMES[c].capitalize() for c in row)}]" for k, row in enumerate(rows, 1)
-        ) + "\nAnswer verified for correctness."
+        rows = (
+            self._grid(self.item["gold_grid"])
+            if policy == "oracle"
+            else ["".join(rng.choice(list(parsers.COLOURS), size=3)) for _ in range(3)]
+        )
+        return (
+            "ANSWER:\n"
+            + "\n".join(
+                f"Row {k}: [{', '.join(views.COLOUR_NAMES[c].capitalize() for c in row)}]"
+                for k, row in enumerate(rows, 1)
+            )
+            + "\nAnswer verified for correctness."
+        )
 
 
 # -- 2. cross-modal verification -----------------------------------------------------------------
@@ -237,17 +298,27 @@ class VerificationEnv(CubeBenchEnv):
         shown, image = item["shown_grid"], item["image_facelets"]
         if self.negatives == "text-edit" and item["text_edit"] is not None:
             shown, image = item["text_edit"]["shown_grid"], item["facelets"]
-        text = prompts.VERIFICATION.format(layout=prompts.NET_LAYOUT, colours=prompts.COLOUR_KEY,
-                                           grid=views.grid_text(self._grid(shown)))
+        text = prompts.VERIFICATION.format(
+            layout=prompts.NET_LAYOUT, colours=prompts.COLOUR_KEY, grid=views.grid_text(self._grid(shown))
+        )
         return observation(text, self._images(image))
 
     def _step(self, action: str):
         parsed = self._parse_yes_no(action)
         correct = parsed.ok and parsed.value == self.item["gold"]
-        kind = None if self.item["gold"] == "Yes" else (
-            self.item["text_edit"]["kind"] if self.negatives == "text-edit" else self.item["negative_kind"])
-        episode = self._episode(parse=parsed.status, answer=parsed.value, gold=self.item["gold"],
-                                correct=bool(correct), negatives=self.negatives, negative_kind=kind)
+        kind = (
+            None
+            if self.item["gold"] == "Yes"
+            else (self.item["text_edit"]["kind"] if self.negatives == "text-edit" else self.item["negative_kind"])
+        )
+        episode = self._episode(
+            parse=parsed.status,
+            answer=parsed.value,
+            gold=self.item["gold"],
+            correct=bool(correct),
+            negatives=self.negatives,
+            negative_kind=kind,
+        )
         return observation(""), float(correct), True, False, {**_choice_info(parsed), "episode": episode}
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
@@ -276,16 +347,23 @@ class OptimalMoveEnv(CubeBenchEnv):
 
     def _question(self) -> dict:
         item = self.item
-        text = prompts.OPTIMAL_MOVE.format(state=self._state_block(item["facelets"]),
-                                           options=prompts.option_lines(LABELS, item["options"]),
-                                           answer_format=prompts.tag_format(LABELS))
+        text = prompts.OPTIMAL_MOVE.format(
+            state=self._state_block(item["facelets"]),
+            options=prompts.option_lines(LABELS, item["options"]),
+            answer_format=prompts.tag_format(LABELS),
+        )
         return observation(text, self._images(item["facelets"]), item["options"])
 
     def _outcome(self, parsed: parsers.Parsed) -> dict:
         chosen = self.item["options"][LABELS.index(parsed.value)] if parsed.ok else None
-        return {"parse": parsed.status, "answer": parsed.value, "gold": self.item["gold"],
-                "correct": bool(parsed.ok and parsed.value == self.item["gold"]), "chosen_move": chosen,
-                "chosen_effect": self.item["effects"][chosen] if chosen else None}
+        return {
+            "parse": parsed.status,
+            "answer": parsed.value,
+            "gold": self.item["gold"],
+            "correct": bool(parsed.ok and parsed.value == self.item["gold"]),
+            "chosen_move": chosen,
+            "chosen_effect": self.item["effects"][chosen] if chosen else None,
+        }
 
     def _step(self, action: str):
         parsed = self._parse_choice(action, options=self.item["options"])
@@ -338,35 +416,54 @@ class ReflectionEnv(OptimalMoveEnv):
             self.system_prompt = prompts.REFLECTION_SYSTEM
             return self._turn(self._reflection_prompt()), 0.0, False, False, _choice_info(parsed)
         if self.reflection is None:  # free text: any reflection is accepted and passed on verbatim
-            self.reflection = action if len(action) <= parsers.MAX_RESPONSE_CHARS else action[:parsers.MAX_RESPONSE_CHARS]
+            self.reflection = (
+                action if len(action) <= parsers.MAX_RESPONSE_CHARS else action[: parsers.MAX_RESPONSE_CHARS]
+            )
             self.system_prompt = prompts.REANSWER_SYSTEM
             return self._turn(self._reanswer_prompt()), 0.0, False, False, {"parse": parsers.OK, "parsed": None}
         parsed = self._parse_choice(action)
         final = self._outcome(parsed)
         episode = self._episode(
-            regime=self.regime, reveal_choice=self.reveal_choice, gold=self.item["gold"], initial_parse=self.draft["parse"],
-            initial_answer=self.draft["answer"], initial_correct=self.draft["correct"], final_parse=final["parse"],
-            final_answer=final["answer"], final_correct=final["correct"], reflection_chars=len(self.reflection))
+            regime=self.regime,
+            reveal_choice=self.reveal_choice,
+            gold=self.item["gold"],
+            initial_parse=self.draft["parse"],
+            initial_answer=self.draft["answer"],
+            initial_correct=self.draft["correct"],
+            final_parse=final["parse"],
+            final_answer=final["answer"],
+            final_correct=final["correct"],
+            reflection_chars=len(self.reflection),
+        )
         return observation(""), float(final["correct"]), True, False, {**_choice_info(parsed), "episode": episode}
 
     def _turn(self, text: str) -> dict:
         return observation(text, self._images(self.item["facelets"]), self.item["options"])
 
     def _reflection_prompt(self) -> str:
-        correct = (prompts.CORRECT_UNREDACTED.format(gold=self.item["gold"]) if self.regime == "guided-unredacted"
-                   else prompts.CORRECT_REDACTED)
-        return prompts.REFLECTION.format(state=self._state_block(self.item["facelets"]), distance=self.depth,
-                                         options=prompts.option_lines(LABELS, self.item["options"]),
-                                         choice=self._shown_choice(), correct_line=correct)
+        correct = (
+            prompts.CORRECT_UNREDACTED.format(gold=self.item["gold"])
+            if self.regime == "guided-unredacted"
+            else prompts.CORRECT_REDACTED
+        )
+        return prompts.REFLECTION.format(
+            state=self._state_block(self.item["facelets"]),
+            distance=self.depth,
+            options=prompts.option_lines(LABELS, self.item["options"]),
+            choice=self._shown_choice(),
+            correct_line=correct,
+        )
 
     def _shown_choice(self) -> str:
         answer = self.draft["answer"] if self.draft else None
         return answer if self.reveal_choice and answer in tuple(LABELS) else prompts.HIDDEN_CHOICE
 
     def _reanswer_prompt(self) -> str:
-        return prompts.REANSWER.format(state=self._state_block(self.item["facelets"]),
-                                       options=prompts.option_lines(LABELS, self.item["options"]),
-                                       reflection=self.reflection)
+        return prompts.REANSWER.format(
+            state=self._state_block(self.item["facelets"]),
+            options=prompts.option_lines(LABELS, self.item["options"]),
+            reflection=self.reflection,
+        )
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
@@ -401,8 +498,14 @@ class ClosedLoopEnv(CubeBenchEnv):
     test = "closed-loop"
     test_options = ("abstention", "abstain_policy", "credit")
 
-    def __init__(self, env_id: str = "", abstention: bool = False, abstain_policy: str = "teacher_on_abstain",
-                 credit: str = "release", **options: Any):
+    def __init__(
+        self,
+        env_id: str = "",
+        abstention: bool = False,
+        abstain_policy: str = "teacher_on_abstain",
+        credit: str = "release",
+        **options: Any,
+    ):
         super().__init__(env_id, abstention=abstention, abstain_policy=abstain_policy, credit=credit, **options)
         self.credit = _one_of("credit", credit, CREDITS)
         if not isinstance(abstention, bool):
@@ -427,13 +530,16 @@ class ClosedLoopEnv(CubeBenchEnv):
         if recorded is not None and recorded["facelets"] == facelets and self.plan[0] == self.item["teacher"][step]:
             self.current = recorded  # still on the teacher path: the item already holds this step
         else:
-            self.current = items_mod.closed_loop_step(self.depth, self.item["seed"], self.item["index"], step,
-                                                      self.state, self.plan[0])
+            self.current = items_mod.closed_loop_step(
+                self.depth, self.item["seed"], self.item["index"], step, self.state, self.plan[0]
+            )
         option_texts = list(self.current["options"]) + ([prompts.ABSTAIN_OPTION] if self.abstention else [])
         text = prompts.STEP.format(
-            distance=self._stated_distance(), state=self._state_block(facelets),
+            distance=self._stated_distance(),
+            state=self._state_block(facelets),
             options=prompts.option_lines(self.labels, option_texts),
-            answer_format=prompts.tag_format(LABELS, idk=self.abstention, reasoning=self.reasoning))
+            answer_format=prompts.tag_format(LABELS, idk=self.abstention, reasoning=self.reasoning),
+        )
         return observation(text, self._images(facelets), option_texts)
 
     def _step(self, action: str):
@@ -447,7 +553,9 @@ class ClosedLoopEnv(CubeBenchEnv):
         else:
             outcome = self._execute(self.current["options"][LABELS.index(parsed.value)])
         self.outcomes.append(outcome)
-        advance = outcome in ("teacher", "progress") or (outcome == "abstain" and self.abstain_policy == "teacher_on_abstain")
+        advance = outcome in ("teacher", "progress") or (
+            outcome == "abstain" and self.abstain_policy == "teacher_on_abstain"
+        )
         done = not advance or self.state.is_solved() or len(self.outcomes) == self.depth
         info = _choice_info(parsed)
         reward = float(outcome in self._credited())
@@ -500,12 +608,21 @@ class ClosedLoopEnv(CubeBenchEnv):
         correct = sum(count(o) for o in self._credited())
         parse_failures = count(parsers.PARSE_FAILURE) + count(parsers.INVALID)
         return self._episode(
-            abstention=self.abstention, abstain_policy=self.abstain_policy if self.abstention else None,
-            credit=self.credit, steps_total=self.depth, outcomes=list(self.outcomes), adherent=correct,
-            progress_moves=progress, teacher_moves=count("teacher"),
-            abstained=count("abstain"), answered=progress + count("wrong"), decisions=len(self.outcomes),
-            parse_failures=parse_failures, solved=self.state.is_solved(),
-            perfect_solve=self.state.is_solved() and correct == self.depth and count("abstain") == 0)
+            abstention=self.abstention,
+            abstain_policy=self.abstain_policy if self.abstention else None,
+            credit=self.credit,
+            steps_total=self.depth,
+            outcomes=list(self.outcomes),
+            adherent=correct,
+            progress_moves=progress,
+            teacher_moves=count("teacher"),
+            abstained=count("abstain"),
+            answered=progress + count("wrong"),
+            decisions=len(self.outcomes),
+            parse_failures=parse_failures,
+            solved=self.state.is_solved(),
+            perfect_solve=self.state.is_solved() and correct == self.depth and count("abstain") == 0,
+        )
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
@@ -516,9 +633,12 @@ class ClosedLoopEnv(CubeBenchEnv):
 
 def step_system_prompt(abstention: bool, reasoning: bool = False) -> str:
     choices = "A, B, C, D or IDK" if abstention else "A, B, C or D"
-    return prompts.STEP_SYSTEM.format(choices=choices, notation=prompts.NOTATION,
-                                      abstain_rule=prompts.ABSTAIN_RULE if abstention else "",
-                                      output_rule=prompts.STEP_REASONING if reasoning else prompts.STEP_ONE_LINE)
+    return prompts.STEP_SYSTEM.format(
+        choices=choices,
+        notation=prompts.NOTATION,
+        abstain_rule=prompts.ABSTAIN_RULE if abstention else "",
+        output_rule=prompts.STEP_REASONING if reasoning else prompts.STEP_ONE_LINE,
+    )
 
 
 # -- 6. causal move-effect -----------------------------------------------------------------------
@@ -538,9 +658,11 @@ class MoveEffectEnv(CubeBenchEnv):
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = item = self._load_item(seed)
-        text = prompts.MOVE_EFFECT.format(centres=views.centres_text(views.recolour(item["facelets"], self.colours)),
-                                          state=self._state_block(item["facelets"]),
-                                          options=prompts.option_lines(LABELS, item["options"]))
+        text = prompts.MOVE_EFFECT.format(
+            centres=views.centres_text(views.recolour(item["facelets"], self.colours)),
+            state=self._state_block(item["facelets"]),
+            options=prompts.option_lines(LABELS, item["options"]),
+        )
         return observation(text, self._images(item["facelets"]), item["options"])
 
     def _step(self, action: str):
@@ -548,15 +670,17 @@ class MoveEffectEnv(CubeBenchEnv):
         gold = self.item["gold_labels"]
         answers = list(parsed.value) if parsed.ok else None
         correct = sum(a == g for a, g in zip(answers, gold)) if answers else 0
-        episode = self._episode(parse=parsed.status, answers=answers, gold_labels=list(gold),
-                                labels_correct=correct, labels_total=len(gold))
+        episode = self._episode(
+            parse=parsed.status, answers=answers, gold_labels=list(gold), labels_correct=correct, labels_total=len(gold)
+        )
         info = {"parse": parsed.status, "parsed": answers, "episode": episode}
         return observation(""), correct / len(gold), True, False, info
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        labels = self.item["gold_labels"] if policy == "oracle" else [
-            str(rng.choice(parsers.EFFECT_LABELS)) for _ in LABELS]
+        labels = (
+            self.item["gold_labels"] if policy == "oracle" else [str(rng.choice(parsers.EFFECT_LABELS)) for _ in LABELS]
+        )
         return "\n".join(f"<{letter}> {label} </{letter}>" for letter, label in zip(LABELS, labels))
 
 
@@ -588,8 +712,12 @@ class RecoveryEnv(CubeBenchEnv):
         self.item = item = self._load_item(seed)
         self.outcomes, self.distances, self.steps_used = [], [], 0
         if self.start == "injected":
-            self._enter_recovery(Cube.from_facelets(item["recovery_facelets"]), list(item["recovery_teacher"]),
-                                 failure_step=0, failure_move=item["failure_move"])
+            self._enter_recovery(
+                Cube.from_facelets(item["recovery_facelets"]),
+                list(item["recovery_teacher"]),
+                failure_step=0,
+                failure_move=item["failure_move"],
+            )
         else:
             self.phase, self.state, self.plan = "probe", Cube.from_facelets(item["facelets"]), list(item["teacher"])
             self.failure_step, self.failure_move = None, None
@@ -603,17 +731,21 @@ class RecoveryEnv(CubeBenchEnv):
     def _options(self) -> dict:
         """Seeded by the item and the trajectory so far; the progress option at a balanced slot."""
         step_key = len(self.outcomes)
-        rng = items_mod.item_rng("recovery-step", self.depth, self.item["seed"], self.phase, step_key,
-                                 self.state.to_facelets())
+        rng = items_mod.item_rng(
+            "recovery-step", self.depth, self.item["seed"], self.phase, step_key, self.state.to_facelets()
+        )
         slot = items_mod.balanced_position(self.item["index"], 4, "recovery", self.depth, self.phase, step_key)
         return items_mod.progress_options(self.state, rng, slot)
 
     def _step_observation(self) -> dict:
         self.current = self._options()
         facelets = self.state.to_facelets()
-        text = prompts.STEP.format(distance=cube.distance(self.state), state=self._state_block(facelets),
-                                   options=prompts.option_lines(LABELS, self.current["options"]),
-                                   answer_format=prompts.tag_format(LABELS))
+        text = prompts.STEP.format(
+            distance=cube.distance(self.state),
+            state=self._state_block(facelets),
+            options=prompts.option_lines(LABELS, self.current["options"]),
+            answer_format=prompts.tag_format(LABELS),
+        )
         return observation(text, self._images(facelets), self.current["options"])
 
     def _step(self, action: str):
@@ -636,8 +768,12 @@ class RecoveryEnv(CubeBenchEnv):
             self.plan = self.plan[1:] if chosen == self.plan[0] else cube.solve(self.state)
             return self.state.is_solved() or len(self.outcomes) >= self.item["horizon"]
         self.outcomes.append("probe_failure")
-        self._enter_recovery(self.state.apply(chosen), [views.inverse_move(chosen)] + self.plan,
-                             failure_step=len(self.outcomes), failure_move=chosen)
+        self._enter_recovery(
+            self.state.apply(chosen),
+            [views.inverse_move(chosen)] + self.plan,
+            failure_step=len(self.outcomes),
+            failure_move=chosen,
+        )
         return False
 
     def _recover(self, chosen: Optional[str], status: str) -> bool:
@@ -661,11 +797,18 @@ class RecoveryEnv(CubeBenchEnv):
     def _end(self, info: dict):
         solved = self.phase == "recover" and self.state.is_solved()
         info["episode"] = self._episode(
-            start=self.start, failure_step=self.failure_step, failure_move=self.failure_move,
-            budget=self.item["budget"], horizon=self.item["horizon"], steps_used=self.steps_used,
-            solved=solved, solved_at=self.steps_used if solved else None,
-            distances=[int(d) for d in self.distances], outcomes=list(self.outcomes),
-            parse_failures=sum(o in (parsers.PARSE_FAILURE, parsers.INVALID) for o in self.outcomes))
+            start=self.start,
+            failure_step=self.failure_step,
+            failure_move=self.failure_move,
+            budget=self.item["budget"],
+            horizon=self.item["horizon"],
+            steps_used=self.steps_used,
+            solved=solved,
+            solved_at=self.steps_used if solved else None,
+            distances=[int(d) for d in self.distances],
+            outcomes=list(self.outcomes),
+            parse_failures=sum(o in (parsers.PARSE_FAILURE, parsers.INVALID) for o in self.outcomes),
+        )
         return observation(""), float(solved), True, False, info
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
@@ -693,15 +836,26 @@ PAPER_DEPTHS = (1, 2, 3)
 PAPER_SUITES = (
     [{"env_id": "cube/reconstruction", "options": {"depth": d}, "episodes": 100} for d in PAPER_DEPTHS]
     + [{"env_id": "cube/verification", "options": {"depth": d}, "episodes": 100} for d in PAPER_DEPTHS]
-    + [{"env_id": "cube/optimal-move", "options": {"depth": 1, "modality": m}, "episodes": 100}
-       for m in prompts.MODALITIES]
+    + [
+        {"env_id": "cube/optimal-move", "options": {"depth": 1, "modality": m}, "episodes": 100}
+        for m in prompts.MODALITIES
+    ]
     + [{"env_id": "cube/reflection", "options": {"depth": 1, "regime": r}, "episodes": 100} for r in REGIMES]
-    + [{"env_id": "cube/closed-loop", "options": {"depth": d, **a}, "episodes": 100} for d in PAPER_DEPTHS
-       for a in ({}, {"abstention": True, "abstain_policy": "teacher_on_abstain"},
-                 {"abstention": True, "abstain_policy": "skip_item"})]
+    + [
+        {"env_id": "cube/closed-loop", "options": {"depth": d, **a}, "episodes": 100}
+        for d in PAPER_DEPTHS
+        for a in (
+            {},
+            {"abstention": True, "abstain_policy": "teacher_on_abstain"},
+            {"abstention": True, "abstain_policy": "skip_item"},
+        )
+    ]
     + [{"env_id": "cube/move-effect", "options": {"depth": d}, "episodes": 99} for d in PAPER_DEPTHS]
-    + [{"env_id": "cube/recovery", "options": {"depth": d, "start": st}, "episodes": 100}
-       for d in (1, 2, 3, 4) for st in RECOVERY_STARTS]
+    + [
+        {"env_id": "cube/recovery", "options": {"depth": d, "start": st}, "episodes": 100}
+        for d in (1, 2, 3, 4)
+        for st in RECOVERY_STARTS
+    ]
 )
 
 # What ``cogsim demo`` runs for this family: every test, small depths, a handful of episodes.
@@ -709,12 +863,24 @@ DEMO_SUITES = [
     {"env_id": "cube/reconstruction", "options": {"depth": 2}, "episodes": 8, "agents": ["oracle", "random"]},
     {"env_id": "cube/verification", "options": {"depth": 2}, "episodes": 8, "agents": ["oracle", "random"]},
     {"env_id": "cube/optimal-move", "options": {"depth": 1}, "episodes": 8, "agents": ["oracle", "random"]},
-    {"env_id": "cube/reflection", "options": {"depth": 1, "regime": "guided-unredacted"}, "episodes": 8,
-     "agents": ["oracle", "random"]},
+    {
+        "env_id": "cube/reflection",
+        "options": {"depth": 1, "regime": "guided-unredacted"},
+        "episodes": 8,
+        "agents": ["oracle", "random"],
+    },
     {"env_id": "cube/closed-loop", "options": {"depth": 3}, "episodes": 8, "agents": ["oracle", "random"]},
-    {"env_id": "cube/closed-loop", "options": {"depth": 3, "abstention": True}, "episodes": 8,
-     "agents": ["oracle", "random"]},
+    {
+        "env_id": "cube/closed-loop",
+        "options": {"depth": 3, "abstention": True},
+        "episodes": 8,
+        "agents": ["oracle", "random"],
+    },
     {"env_id": "cube/move-effect", "options": {"depth": 2}, "episodes": 9, "agents": ["oracle", "random"]},
-    {"env_id": "cube/recovery", "options": {"depth": 2, "start": "injected"}, "episodes": 8,
-     "agents": ["oracle", "random"]},
+    {
+        "env_id": "cube/recovery",
+        "options": {"depth": 2, "start": "injected"},
+        "episodes": 8,
+        "agents": ["oracle", "random"],
+    },
 ]

@@ -70,16 +70,41 @@ class KidGymEnv(TextEnv):
     default_history: ClassVar[str] = "current"
     scripted_policies: ClassVar[tuple[str, ...]] = ("oracle", "random")
 
-    def __init__(self, env_id: str = "", task: str = "classification", level: int = 1, prompt: str = "zero_shot",
-                 max_steps: int = 0, images: bool = True, cell_size: int = 64, describe_backpack: Optional[bool] = None,
-                 decoder: str = "paper", answer_tags: str = "release", feedback: bool = False,
-                 goal_texts: str = "release", prompt_template: Optional[str] = None,
-                 invalid_answer_costs_step: bool = True, **generator_options: Any):
-        super().__init__(env_id, task=task, level=level, prompt=prompt, max_steps=max_steps, images=images,
-                         cell_size=cell_size, describe_backpack=describe_backpack, decoder=decoder,
-                         answer_tags=answer_tags, feedback=feedback, goal_texts=goal_texts,
-                         prompt_template=prompt_template, invalid_answer_costs_step=invalid_answer_costs_step,
-                         **generator_options)
+    def __init__(
+        self,
+        env_id: str = "",
+        task: str = "classification",
+        level: int = 1,
+        prompt: str = "zero_shot",
+        max_steps: int = 0,
+        images: bool = True,
+        cell_size: int = 64,
+        describe_backpack: Optional[bool] = None,
+        decoder: str = "paper",
+        answer_tags: str = "release",
+        feedback: bool = False,
+        goal_texts: str = "release",
+        prompt_template: Optional[str] = None,
+        invalid_answer_costs_step: bool = True,
+        **generator_options: Any,
+    ):
+        super().__init__(
+            env_id,
+            task=task,
+            level=level,
+            prompt=prompt,
+            max_steps=max_steps,
+            images=images,
+            cell_size=cell_size,
+            describe_backpack=describe_backpack,
+            decoder=decoder,
+            answer_tags=answer_tags,
+            feedback=feedback,
+            goal_texts=goal_texts,
+            prompt_template=prompt_template,
+            invalid_answer_costs_step=invalid_answer_costs_step,
+            **generator_options,
+        )
         self.task = kidgym.task(task)
         self.level = kidgym._check_level(level)
         self.prompt = prompts.check_variant(prompt)
@@ -97,7 +122,9 @@ class KidGymEnv(TextEnv):
             raise ValueError(f"cell_size must be 32, 64 or 96, got {cell_size!r}")
         unknown = set(generator_options) - set(catalog.CatalogOptions.__dataclass_fields__)
         if unknown:
-            raise ValueError(f"unknown kidgym option(s) {sorted(unknown)}; generator options are {sorted(catalog.CatalogOptions.__dataclass_fields__)}")
+            raise ValueError(
+                f"unknown kidgym option(s) {sorted(unknown)}; generator options are {sorted(catalog.CatalogOptions.__dataclass_fields__)}"
+            )
         self.catalog_options = catalog.CatalogOptions(**generator_options)
         self.max_steps = max_steps
         self.images = bool(images)
@@ -255,11 +282,31 @@ for _spec in TASKS.values():
 DEMO_SUITES = [
     # Classification and Maze at all three levels, so the report shows Execution and Planning scores.
     *(
-        {"env_id": f"kidgym/{task}", "options": {"level": level, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]}
+        {
+            "env_id": f"kidgym/{task}",
+            "options": {"level": level, "cell_size": 32},
+            "episodes": 3,
+            "agents": ["oracle", "random"],
+        }
         for task in ("classification", "maze")
         for level in (1, 2, 3)
     ),
-    {"env_id": "kidgym/memory_decode", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
-    {"env_id": "kidgym/counting", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
-    {"env_id": "kidgym/puzzle", "options": {"level": 2, "cell_size": 32}, "episodes": 3, "agents": ["oracle", "random"]},
+    {
+        "env_id": "kidgym/memory_decode",
+        "options": {"level": 2, "cell_size": 32},
+        "episodes": 3,
+        "agents": ["oracle", "random"],
+    },
+    {
+        "env_id": "kidgym/counting",
+        "options": {"level": 2, "cell_size": 32},
+        "episodes": 3,
+        "agents": ["oracle", "random"],
+    },
+    {
+        "env_id": "kidgym/puzzle",
+        "options": {"level": 2, "cell_size": 32},
+        "episodes": 3,
+        "agents": ["oracle", "random"],
+    },
 ]

@@ -33,7 +33,9 @@ from pathlib import Path
 import numpy as np
 
 from cogsim.envs import register
-from cogsim.envs._options import choice as _choice, flag as _flag, integer as _integer
+from cogsim.envs._options import choice as _choice
+from cogsim.envs._options import flag as _flag
+from cogsim.envs._options import integer as _integer
 from cogsim.envs.base import TextEnv, observation
 from cogsim.maze import _maze, agents, release, text
 from cogsim.maze._maze import Sight
@@ -59,7 +61,11 @@ class MazeNavEnv(TextEnv):
         if self.generator != "cogsim":
             release.check_release_size(self.size)
         self.loop_rate = options.get("loop_rate", _maze.DEFAULT_LOOP_RATE)
-        if isinstance(self.loop_rate, bool) or not isinstance(self.loop_rate, (int, float)) or not 0 <= self.loop_rate <= 1:
+        if (
+            isinstance(self.loop_rate, bool)
+            or not isinstance(self.loop_rate, (int, float))
+            or not 0 <= self.loop_rate <= 1
+        ):
             raise ValueError(f"loop_rate must be a number in [0, 1], got {self.loop_rate!r}")
         self.modality = _choice(options, "modality", "3d", MODALITIES)
         self.text_view = _choice(options, "text_view", "release", ("release", "ahead"))
@@ -115,14 +121,31 @@ class MazeNavEnv(TextEnv):
 
     def _system_prompt(self) -> str:
         if self.prompt_template is not None:
-            fields = {"maze_size": self.size, "wall_size": 2 * self.size + 1, "vision_range": self.vision_range,
-                      "max_steps": self.budget, "minimap_size": 140}
+            fields = {
+                "maze_size": self.size,
+                "wall_size": 2 * self.size + 1,
+                "vision_range": self.vision_range,
+                "max_steps": self.budget,
+                "minimap_size": 140,
+            }
             try:
                 return self.prompt_template.format(**fields)
             except (KeyError, IndexError, ValueError) as error:
-                raise ValueError(f"prompt_file may use only the fields {', '.join(fields)} in braces: {error}") from None
-        return text.task_prompt(self.size, self.budget, self.modality, self.cot, self.ask_output, self.wall_tags,
-                                self.step_mode, self.vision_range, self.minimap, self.parser)
+                raise ValueError(
+                    f"prompt_file may use only the fields {', '.join(fields)} in braces: {error}"
+                ) from None
+        return text.task_prompt(
+            self.size,
+            self.budget,
+            self.modality,
+            self.cot,
+            self.ask_output,
+            self.wall_tags,
+            self.step_mode,
+            self.vision_range,
+            self.minimap,
+            self.parser,
+        )
 
     @property
     def pose(self) -> tuple[int, int, int]:
@@ -246,7 +269,10 @@ class MazeNavEnv(TextEnv):
             if self.text_view == "release":
                 parts.append(release.local_text(self.walls, row, col, heading, self.goal))
             else:
-                parts.append("You see:\n" + text.symbolic_view(self.walls, row, col, heading, self.goal, self.vision_range, self.tags))
+                parts.append(
+                    "You see:\n"
+                    + text.symbolic_view(self.walls, row, col, heading, self.goal, self.vision_range, self.tags)
+                )
         else:
             parts.append(VIEW_LABELS[self.modality])
             images.append(self._frame())
@@ -254,12 +280,25 @@ class MazeNavEnv(TextEnv):
             if self.modality == "text":
                 parts.append(self._minimap_text())
             else:
-                parts.append("Minimap (the last image): the cells uncovered so far, their walls, your position and heading.")
+                parts.append(
+                    "Minimap (the last image): the cells uncovered so far, their walls, your position and heading."
+                )
                 images.append(self._minimap())
         if self.memory_map:
             parts.append(self._memory_text())
-        parts.append(text.step_text(self.actions_taken + 1, row, col, heading, self.goal, self.actions_taken,
-                                    int(self.visited.sum()), self.size * self.size, self.available_actions()))
+        parts.append(
+            text.step_text(
+                self.actions_taken + 1,
+                row,
+                col,
+                heading,
+                self.goal,
+                self.actions_taken,
+                int(self.visited.sum()),
+                self.size * self.size,
+                self.available_actions(),
+            )
+        )
         return observation("\n\n".join(parts), images=images)
 
     def _memory_text(self) -> str:
@@ -269,7 +308,9 @@ class MazeNavEnv(TextEnv):
     def _minimap_text(self) -> str:
         """The release's minimap as text: uncovered cells (stood on, or an open neighbour of one) and their sides."""
         row, col, heading = self.pose
-        drawing = text.memory_map(self.walls, release.revealed_sides(self.walls, self.visited), self.visited, row, col, heading, self.goal)
+        drawing = text.memory_map(
+            self.walls, release.revealed_sides(self.walls, self.visited), self.visited, row, col, heading, self.goal
+        )
         return drawing.replace("Memory map", "Minimap", 1)
 
     def _map_view(self, with_memory: bool):
@@ -280,11 +321,18 @@ class MazeNavEnv(TextEnv):
             return MapView(self.walls, row, col, heading, goal=self.goal)
         revealed = release.revealed_cells(self.walls, self.visited)
         goal = self.goal if revealed[tuple(self.goal)] else None
-        return MapView(self.walls, row, col, heading, visited=self.visited, seen=release.revealed_sides(self.walls, self.visited), goal=goal)
+        return MapView(
+            self.walls,
+            row,
+            col,
+            heading,
+            visited=self.visited,
+            seen=release.revealed_sides(self.walls, self.visited),
+            goal=goal,
+        )
 
     def _frame(self) -> np.ndarray:
-        from cogsim.render import shared_renderer
-        from cogsim.render import Maze, ViewOptions
+        from cogsim.render import Maze, ViewOptions, shared_renderer
 
         renderer = shared_renderer()
         if self.modality == "patch":
@@ -321,7 +369,9 @@ class MazeNavEnv(TextEnv):
         elif policy == "forgetful":
             sides = release.revealed_sides(self.walls, self.visited) if self.minimap else None
             belief = agents.forgetful_belief(self.walls, self.sight, self.memory_map, sides)
-            action = agents.forgetful_action(self.walls, self.sight, row, col, heading, self.goal, self.memory_map, step, sides)
+            action = agents.forgetful_action(
+                self.walls, self.sight, row, col, heading, self.goal, self.memory_map, step, sides
+            )
         elif policy == "random":
             action = agents.random_action(rng)
             belief = np.full(self.walls.shape, -1)
@@ -351,9 +401,23 @@ def _wall_tags(walls: np.ndarray, seed: int) -> np.ndarray:
     return tags
 
 
-register("maze3d/nav", MazeNavEnv, description="RNG-Bench 3D Maze: egocentric navigation to the far corner (SR, Efficiency, Explore, Walls, GS)")
+register(
+    "maze3d/nav",
+    MazeNavEnv,
+    description="RNG-Bench 3D Maze: egocentric navigation to the far corner (SR, Efficiency, Explore, Walls, GS)",
+)
 
 DEMO_SUITES = [
-    {"env_id": "maze3d/nav", "options": {"size": 5, "modality": "text"}, "episodes": 4, "agents": ["oracle", "explorer", "random"]},
-    {"env_id": "maze3d/nav", "options": {"size": 5, "image_size": 128, "minimap": True}, "episodes": 1, "agents": ["oracle"]},
+    {
+        "env_id": "maze3d/nav",
+        "options": {"size": 5, "modality": "text"},
+        "episodes": 4,
+        "agents": ["oracle", "explorer", "random"],
+    },
+    {
+        "env_id": "maze3d/nav",
+        "options": {"size": 5, "image_size": 128, "minimap": True},
+        "episodes": 1,
+        "agents": ["oracle"],
+    },
 ]

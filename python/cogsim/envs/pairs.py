@@ -24,17 +24,27 @@ each player's next observation reports every flip made since its last one (both 
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from cogsim.envs import register
-from cogsim.envs._options import choice as _choice, flag as _flag, integer as _integer
+from cogsim.envs._options import choice as _choice
+from cogsim.envs._options import flag as _flag
+from cogsim.envs._options import integer as _integer
 from cogsim.envs.base import TextEnv, observation
 from cogsim.pairs import _pairs, agents, text
 from cogsim.pairs._pairs import FACE_UP, FIRST_FLIP, MATCH, MISMATCH, REMOVED, PairsBatch
 
-THEMES = {"ascii": "ascii", "poker": "poker", "textures": "textures", "noise": "noise", "abstract": "shapes",
-          "shapes": "shapes", "similar_colors": "colors", "similar_colours": "colors", "colors": "colors"}
+THEMES = {
+    "ascii": "ascii",
+    "poker": "poker",
+    "textures": "textures",
+    "noise": "noise",
+    "abstract": "shapes",
+    "shapes": "shapes",
+    "similar_colors": "colors",
+    "similar_colours": "colors",
+    "colors": "colors",
+}
 MODALITIES = ("text", "image")
 HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
 POLICIES = ("oracle", "optimal", "forgetful", "random")
@@ -64,7 +74,9 @@ class PairsEnv(TextEnv):
         # The release retries a flip twice after a parse failure or an invalid coordinate; a third
         # failure forfeits the round (a first card already up is turned face down; in a duel the
         # turn passes). None: cogsim's earlier rule, a failed response simply asks again.
-        self.max_retries = _integer(options, "max_retries", 2, 0, 1000) if options.get("max_retries", 2) is not None else None
+        self.max_retries = (
+            _integer(options, "max_retries", 2, 0, 1000) if options.get("max_retries", 2) is not None else None
+        )
         self.coords = text.check_coords(_choice(options, "coords", "letters", text.COORDS), self.rows, self.cols)
         # faces ("release"): the poker theme draws its faces as the release does for a seed (its 54-card
         # deck); the other themes' pictures are cogsim's own either way. "cogsim": cogsim's PCG64 choice.
@@ -75,7 +87,9 @@ class PairsEnv(TextEnv):
 
             capacity = len(RELEASE_POKER_DECK) if self.face_order == "release" else theme_capacity(THEMES[self.theme])
             if self.pairs > capacity:
-                raise ValueError(f"theme {self.theme!r} has {capacity} distinct cards, the board needs {self.pairs} pairs")
+                raise ValueError(
+                    f"theme {self.theme!r} has {capacity} distinct cards, the board needs {self.pairs} pairs"
+                )
 
     # -- episode ---------------------------------------------------------------------------------
     def _reset(self, seed: int, options: dict) -> dict:
@@ -90,8 +104,16 @@ class PairsEnv(TextEnv):
         self.failed_attempts = 0  # failed responses in a row for the current flip
         self.inbox: list[list[tuple[str, tuple]]] = [[] for _ in range(self.num_players)]
         self.flip_log: list[int] = []  # every valid flip, row-major card index
-        self.system_prompt = text.task_prompt(self.rows, self.cols, self.budget, self.modality, self.cot,
-                                              self.num_players == 2, self.coords, self.max_retries)
+        self.system_prompt = text.task_prompt(
+            self.rows,
+            self.cols,
+            self.budget,
+            self.modality,
+            self.cot,
+            self.num_players == 2,
+            self.coords,
+            self.max_retries,
+        )
         self.round = 0
         if self.coords == "numbers":
             self._post(0, "The game begins; every card is face down.", ())
@@ -115,7 +137,9 @@ class PairsEnv(TextEnv):
             self.parse_failures[player] += 1
             info.update(parse="parse_failure", parsed=None)
             if self.coords == "letters":
-                line = f"Your previous reply was not executed: {error}. The board is unchanged." if self.feedback else ""
+                line = (
+                    f"Your previous reply was not executed: {error}. The board is unchanged." if self.feedback else ""
+                )
             else:
                 line = f"Your answer could not be parsed: {error}." if self.feedback else ""
             self._post(player, line, (), board=self.coords == "numbers")
@@ -159,7 +183,11 @@ class PairsEnv(TextEnv):
         if self.coords == "letters":
             self._post_round(player, row, col, outcome, first, revealed)
             return
-        result = {FIRST_FLIP: "", MATCH: " Match! The pair is removed.", MISMATCH: " No match; both cards are turned face down."}[outcome]
+        result = {
+            FIRST_FLIP: "",
+            MATCH: " Match! The pair is removed.",
+            MISMATCH: " No match; both cards are turned face down.",
+        }[outcome]
         shown = identity if self.modality == "text" else None
         for other in range(self.num_players):
             if other == player:
@@ -184,11 +212,18 @@ class PairsEnv(TextEnv):
         attempts = self.max_retries + 1
         undo = f" Your first card {where} is face down again." if pending >= 0 else ""
         passes = " The turn passes to your opponent." if self.num_players == 2 else ""
-        self._post(player, f"No valid flip in {attempts} attempts: this round is forfeited.{undo}{passes}", (), board=False)
+        self._post(
+            player, f"No valid flip in {attempts} attempts: this round is forfeited.{undo}{passes}", (), board=False
+        )
         if self.num_players == 2:
             flipped = f" after flipping {where}, which is face down again" if pending >= 0 else ""
-            self._post(1 - player, f"Your opponent made no valid flip in {attempts} attempts{flipped}; "
-                                   "its round is forfeited and the turn is yours.", (), board=False)
+            self._post(
+                1 - player,
+                f"Your opponent made no valid flip in {attempts} attempts{flipped}; "
+                "its round is forfeited and the turn is yours.",
+                (),
+                board=False,
+            )
 
     def _post_round(self, player: int, row: int, col: int, outcome: int, first: int, revealed: tuple) -> None:
         """The release's message structure: the mover sees the board after its first flip, then both
@@ -198,19 +233,27 @@ class PairsEnv(TextEnv):
             self._post(player, "The board after your first flip:", revealed)
             return
         scores = self.game.scores()
-        verdict = "Match! The pair is removed." if outcome == MATCH else "No match: both cards are turned face down again."
+        verdict = (
+            "Match! The pair is removed." if outcome == MATCH else "No match: both cards are turned face down again."
+        )
         if self.num_players == 1:
             tail = f"Score: {scores[0]}. Pairs remaining: {self.game.remaining()}."
         else:
-            tail = f"Score: you {scores[player]}, opponent {scores[1 - player]}. Pairs remaining: {self.game.remaining()}."
+            tail = (
+                f"Score: you {scores[player]}, opponent {scores[1 - player]}. Pairs remaining: {self.game.remaining()}."
+            )
         self._post(player, "Both cards revealed:", revealed)
         self._post(player, f"{verdict} {tail}" if self.feedback else "", (), board=False)
         if self.num_players == 2:
             other = 1 - player
             one = text.coordinate(*divmod(first, self.cols), self.coords)
             two = text.coordinate(row, col, self.coords)
-            self._post(other, f"Your opponent flipped {one} and then {two} ({'a match' if outcome == MATCH else 'no match'}); "
-                              "the board during the reveal:", revealed)
+            self._post(
+                other,
+                f"Your opponent flipped {one} and then {two} ({'a match' if outcome == MATCH else 'no match'}); "
+                "the board during the reveal:",
+                revealed,
+            )
             self._post(other, f"Score: you {scores[other]}, opponent {scores[player]}.", (), board=False)
 
     def _invalid_reason(self, row: int, col: int) -> str:
@@ -242,7 +285,11 @@ class PairsEnv(TextEnv):
             mine, theirs = self.game.scores()[player], self.game.scores()[1 - player]
             parts.append(f"Pairs: you {mine}, your opponent {theirs}.")
         if self.memory_map:
-            parts.append(text.memory_text(_pairs.known_cards(self.board, self.game.state(), self.game.seen()), self.coords, self.pairs))
+            parts.append(
+                text.memory_text(
+                    _pairs.known_cards(self.board, self.game.state(), self.game.seen()), self.coords, self.pairs
+                )
+            )
         pending = self.game.pending()
         if pending >= 0:
             r, c = divmod(pending, self.cols)
@@ -262,18 +309,24 @@ class PairsEnv(TextEnv):
             if self.num_players == 1:
                 parts.append(f"Score: {scores[0]}. Pairs remaining: {self.game.remaining()}.")
             else:
-                parts.append(f"Your turn. Score: you {scores[player]}, opponent {scores[1 - player]}. "
-                             f"Pairs remaining: {self.game.remaining()}.")
+                parts.append(
+                    f"Your turn. Score: you {scores[player]}, opponent {scores[1 - player]}. "
+                    f"Pairs remaining: {self.game.remaining()}."
+                )
             state = self.game.state().copy()
             if self.modality == "text":
-                parts.append(f"Round {self.round}, the board now:\n" + text.board_text(self.board, state, (), self.coords))
+                parts.append(
+                    f"Round {self.round}, the board now:\n" + text.board_text(self.board, state, (), self.coords)
+                )
             else:
                 parts.append(f"Round {self.round}, the board now:")
                 images.append((state, ()))
         if self.memory_map:
             # The release's oracle condition: beside the live board, a memory aid with every card
             # seen so far that is still on the board shown face up.
-            seen = tuple(tuple(int(v) for v in rc) for rc in zip(*np.nonzero(self.game.seen() & (self.game.state() != REMOVED))))
+            seen = tuple(
+                tuple(int(v) for v in rc) for rc in zip(*np.nonzero(self.game.seen() & (self.game.state() != REMOVED)))
+            )
             state = self.game.state().copy()
             note = "Memory aid (no new information): every card revealed so far that is still on the board, face up:"
             if self.modality == "text":
@@ -282,8 +335,11 @@ class PairsEnv(TextEnv):
                 parts.append(note + " the last image.")
                 images.append((state, seen))
         hint = "Thought: ...\nAction: <coordinate>" if self.cot else "Action: <coordinate>"
-        step = "Flip the first card of this round: choose a face-down card." if pending < 0 else \
-            "Flip the second card of this round: choose another face-down card."
+        step = (
+            "Flip the first card of this round: choose a face-down card."
+            if pending < 0
+            else "Flip the second card of this round: choose another face-down card."
+        )
         parts.append(f"{step}\n{hint}")
         parts.append(f"Responses left: {self.budget - sum(self.responses)}.")
         return observation("\n\n".join(parts), images=self._render(images), player=player)
@@ -291,16 +347,24 @@ class PairsEnv(TextEnv):
     def _render(self, snapshots) -> list:
         if not snapshots:
             return []
-        from cogsim.render import shared_renderer
-        from cogsim.render import CardBoard
+        from cogsim.render import CardBoard, shared_renderer
 
         boards = []
         for state, revealed in snapshots:
             shown = state.copy()
             for r, c in revealed:
                 shown[r, c] = FACE_UP
-            boards.append(CardBoard(self.board, shown, theme=THEMES[self.theme], seed=self.episode_seed,
-                                    card_width=self.card_width, face_order=self.face_order, labels=self.coords))
+            boards.append(
+                CardBoard(
+                    self.board,
+                    shown,
+                    theme=THEMES[self.theme],
+                    seed=self.episode_seed,
+                    card_width=self.card_width,
+                    face_order=self.face_order,
+                    labels=self.coords,
+                )
+            )
         return list(shared_renderer().cards(boards))
 
     def _final_text(self) -> str:
@@ -365,10 +429,29 @@ class PairsDuelEnv(PairsEnv):
 
 
 register("pairs/single", PairsEnv, description="RNG-Bench Matching Pairs, one player (Score%, Resp./Score, PF%, IA%)")
-register("pairs/duel", PairsDuelEnv, description="RNG-Bench Matching Pairs duel: two agents alternate on one board (Win%, W/T/L, Elo)")
+register(
+    "pairs/duel",
+    PairsDuelEnv,
+    description="RNG-Bench Matching Pairs duel: two agents alternate on one board (Win%, W/T/L, Elo)",
+)
 
 DEMO_SUITES = [
-    {"env_id": "pairs/single", "options": {"rows": 4, "cols": 4}, "episodes": 4, "agents": ["oracle", "forgetful", "random"]},
-    {"env_id": "pairs/single", "options": {"rows": 4, "cols": 4, "memory_map": True}, "episodes": 4, "agents": ["forgetful"]},
-    {"env_id": "pairs/single", "options": {"rows": 2, "cols": 4, "modality": "image", "theme": "poker"}, "episodes": 1, "agents": ["oracle"]},
+    {
+        "env_id": "pairs/single",
+        "options": {"rows": 4, "cols": 4},
+        "episodes": 4,
+        "agents": ["oracle", "forgetful", "random"],
+    },
+    {
+        "env_id": "pairs/single",
+        "options": {"rows": 4, "cols": 4, "memory_map": True},
+        "episodes": 4,
+        "agents": ["forgetful"],
+    },
+    {
+        "env_id": "pairs/single",
+        "options": {"rows": 2, "cols": 4, "modality": "image", "theme": "poker"},
+        "episodes": 1,
+        "agents": ["oracle"],
+    },
 ]

@@ -28,7 +28,11 @@ class TextVectorEnv(gym.vector.VectorEnv):
     Autoresets continue each env's own random stream, so a run from one seed is reproducible.
     """
 
-    def __init__(self, env_fns: Sequence[Callable[[], TextEnv]], autoreset_mode: Union[str, AutoresetMode] = AutoresetMode.NEXT_STEP):
+    def __init__(
+        self,
+        env_fns: Sequence[Callable[[], TextEnv]],
+        autoreset_mode: Union[str, AutoresetMode] = AutoresetMode.NEXT_STEP,
+    ):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.envs = [fn() for fn in env_fns]
         if not self.envs:

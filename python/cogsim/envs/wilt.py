@@ -40,7 +40,6 @@ Options:
 from __future__ import annotations
 
 import math
-
 from typing import Any, Optional
 
 import numpy as np
@@ -53,9 +52,21 @@ from cogsim.wilt.agents import best_split, load_space, random_test
 from cogsim.wilt.generator import procedural_rule
 from cogsim.wilt.splits import RELEASE_FULL_SOURCES, SPLITS, TIERS
 
-DEFAULTS = {"max_attempts": 30, "strict_inputs": False, "max_parse_failures": 2, "hypothesis_size": 2000,
-            "hypothesis_seed": 0, "prompt_as_system": False, "protocol": "release", "equivalence": "release",
-            "raises": "invalid", "prompt_file": None, "approx": "proxy", "judge": None, "judge_options": None}
+DEFAULTS = {
+    "max_attempts": 30,
+    "strict_inputs": False,
+    "max_parse_failures": 2,
+    "hypothesis_size": 2000,
+    "hypothesis_seed": 0,
+    "prompt_as_system": False,
+    "protocol": "release",
+    "equivalence": "release",
+    "raises": "invalid",
+    "prompt_file": None,
+    "approx": "proxy",
+    "judge": None,
+    "judge_options": None,
+}
 APPROX_METHODS = ("proxy", "jaccard")
 PROTOCOLS = ("release", "prototype")
 SPLIT_NAMES = ("full", "lite", "prototype", "procedural")
@@ -126,8 +137,8 @@ class WiltEnv(TextEnv):
         self.protocol = config["protocol"]
         self.equivalence_mode = config["equivalence"]
         self.raises_mode = config["raises"]
-        self.attempts = 0          # the release's counter: tests plus replies that cost an attempt
-        self.mulligan = False      # the release's one-retry flag
+        self.attempts = 0  # the release's counter: tests plus replies that cost an attempt
+        self.mulligan = False  # the release's one-retry flag
         self.aborted = False
         self.points = 0.0
         self.approx_mode = config["approx"]
@@ -173,7 +184,9 @@ class WiltEnv(TextEnv):
         self.consecutive_failures = 0
         if isinstance(parsed, proto.TestCase):
             if len(self.tests) >= self.max_attempts:
-                return self._finish(None, proto.MAX_ATTEMPTS_REPLY, "invalid", proto.describe(parsed), out_of_tests=True)
+                return self._finish(
+                    None, proto.MAX_ATTEMPTS_REPLY, "invalid", proto.describe(parsed), out_of_tests=True
+                )
             result = self._record(parsed.point)
             reply = proto.result_reply(parsed.point, result, self.max_attempts - len(self.tests))
             return observation(reply), 0.0, False, False, {"parse": "ok", "parsed": proto.describe(parsed)}
@@ -251,9 +264,10 @@ class WiltEnv(TextEnv):
             # evaluation can exceed the integer bounds (RuleError): the guess is invalid, not a crash
             verdict = equivalent(guess, self.hidden, equivalence=self.equivalence_mode, raises=self.raises_mode)
         except RuleError as error:
-            reply = proto.INVALID_GUESS_REPLY if self.protocol == "release" else f"{proto.INVALID_GUESS_REPLY} ({error})"
-            return self._finish(None, reply, "invalid", proto.describe(parsed),
-                                invalid_guess=parsed.source)
+            reply = (
+                proto.INVALID_GUESS_REPLY if self.protocol == "release" else f"{proto.INVALID_GUESS_REPLY} ({error})"
+            )
+            return self._finish(None, reply, "invalid", proto.describe(parsed), invalid_guess=parsed.source)
         if self.protocol == "prototype" or self.swap:
             reply = proto.CORRECT_REPLY if verdict.equivalent else proto.WRONG_REPLY
         elif verdict.invalid:
@@ -285,24 +299,43 @@ class WiltEnv(TextEnv):
     def _episode(self, judged, invalid_guess, out_of_tests: bool) -> dict:
         guess, verdict = judged if judged else (None, None)
         return {
-            "split": self.split, "rule_index": self.rule_index, "tier": self.tier, "hidden": self.hidden_source,
-            "guess": guess.source if guess else invalid_guess, "guessed": guess is not None,
-            "invalid_guess": invalid_guess is not None, "out_of_tests": out_of_tests,
+            "split": self.split,
+            "rule_index": self.rule_index,
+            "tier": self.tier,
+            "hidden": self.hidden_source,
+            "guess": guess.source if guess else invalid_guess,
+            "guessed": guess is not None,
+            "invalid_guess": invalid_guess is not None,
+            "out_of_tests": out_of_tests,
             "correct": bool(verdict and verdict.equivalent),
             "approx_correct": bool(self.approx.get("approx_correct")),
             "approx_method": self.approx.get("method", "judge:" + self.judge.spec if self.judge else self.approx_mode),
             "judge_category": self.approx.get("category"),
-            "agreement": verdict.agreement if verdict else None, "jaccard": verdict.jaccard if verdict else None,
+            "agreement": verdict.agreement if verdict else None,
+            "jaccard": verdict.jaccard if verdict else None,
             "relation": verdict.relation if verdict else None,
             "inclusion_ratio": verdict.inclusion_ratio if verdict else None,
-            "guess_operators": guess.operator_count if guess else None, "guess_length": guess.length if guess else None,
-            "hidden_operators": self.hidden.operator_count, "hidden_length": self.hidden.length,
-            "num_tests": len(self.tests), "repeats": self.repeats, "parse_failures": self.parse_failures,
-            "tests": [list(t) for t in self.tests], "reduction": list(self.reduction),
-            "hypothesis_size": len(self.space.rules), "survivors": int(self.survivors.sum()),
-            "swap": self.swap, "swap_source": self.swap_source, "max_attempts": self.max_attempts, "strict_inputs": self.strict,
-            "protocol": self.protocol, "equivalence": self.equivalence_mode, "raises": self.raises_mode,
-            "invalid": bool(verdict and verdict.invalid), "aborted": self.aborted, "points": self.points,
+            "guess_operators": guess.operator_count if guess else None,
+            "guess_length": guess.length if guess else None,
+            "hidden_operators": self.hidden.operator_count,
+            "hidden_length": self.hidden.length,
+            "num_tests": len(self.tests),
+            "repeats": self.repeats,
+            "parse_failures": self.parse_failures,
+            "tests": [list(t) for t in self.tests],
+            "reduction": list(self.reduction),
+            "hypothesis_size": len(self.space.rules),
+            "survivors": int(self.survivors.sum()),
+            "swap": self.swap,
+            "swap_source": self.swap_source,
+            "max_attempts": self.max_attempts,
+            "strict_inputs": self.strict,
+            "protocol": self.protocol,
+            "equivalence": self.equivalence_mode,
+            "raises": self.raises_mode,
+            "invalid": bool(verdict and verdict.invalid),
+            "aborted": self.aborted,
+            "points": self.points,
             "attempts": self.attempts,
         }
 
@@ -371,8 +404,11 @@ def _factory(split: str):
 
 register("wilt/full", _factory("full"), description="WILT full split: 50 hidden rules of the paper, 30 tests")
 register("wilt/lite", _factory("lite"), description="WILT lite split: 10 hidden rules of the paper, 30 tests")
-register("wilt/prototype", _factory("prototype"),
-         description="WILT with cogsim's earlier 50-rule list (subtraction rules, no magnitude ranges)")
+register(
+    "wilt/prototype",
+    _factory("prototype"),
+    description="WILT with cogsim's earlier 50-rule list (subtraction rules, no magnitude ranges)",
+)
 register("wilt/procedural", _factory("procedural"), description="WILT with generated hidden rules (seeded)")
 
 DEMO_SUITES = [

@@ -1,8 +1,8 @@
 """The model loop: run config, conversation history, the lockstep runner and its executors.
 
-    from cogsim.harness import RunConfig, Task, run
-    summary = run(RunConfig(tasks=[Task("wilt/lite", episodes=10)], agents=["oracle"]), "runs/x")
-    run(None, "runs/x", resume=True)            # continue a killed run where it stopped
+from cogsim.harness import RunConfig, Task, run
+summary = run(RunConfig(tasks=[Task("wilt/lite", episodes=10)], agents=["oracle"]), "runs/x")
+run(None, "runs/x", resume=True)            # continue a killed run where it stopped
 """
 
 from cogsim.agents.history import HistoryPolicy
@@ -13,6 +13,19 @@ from cogsim.harness.runner import RunSummary, run
 from cogsim.harness.slots import Slot, plan, seat_groups
 
 __all__ = [
-    "RunConfig", "Task", "HistoryPolicy", "Executor", "LocalExecutor", "RunSummary", "Slot", "ReplayMismatch",
-    "plan", "run", "run_slots", "seat_groups", "import_plugins", "parse_option_values", "resolve_suites",
+    "RunConfig",
+    "Task",
+    "HistoryPolicy",
+    "Executor",
+    "LocalExecutor",
+    "RunSummary",
+    "Slot",
+    "ReplayMismatch",
+    "plan",
+    "run",
+    "run_slots",
+    "seat_groups",
+    "import_plugins",
+    "parse_option_values",
+    "resolve_suites",
 ]

@@ -11,40 +11,80 @@ from pathlib import Path
 def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("run", help="run agents through suites into a results store (resumable)")
     p.add_argument("suites", nargs="*", metavar="SUITE", help="env ids or family prefixes ('wilt' = every wilt/* id)")
-    p.add_argument("--agent", action="append", dest="agents", metavar="A",
-                   help="oracle, random, noisy-oracle:P, a suite's scripted policy, openai:MODEL, vllm:MODEL "
-                        "(repeat for several agents: each plays alone; in duels they take the seats, or with more "
-                        "agents than seats play every seating); default oracle")
+    p.add_argument(
+        "--agent",
+        action="append",
+        dest="agents",
+        metavar="A",
+        help="oracle, random, noisy-oracle:P, a suite's scripted policy, openai:MODEL, vllm:MODEL "
+        "(repeat for several agents: each plays alone; in duels they take the seats, or with more "
+        "agents than seats play every seating); default oracle",
+    )
     p.add_argument("--episodes", type=int, default=10, help="episodes per env id and agent (default 10)")
     p.add_argument("--seed", type=int, default=0, help="episode i gets seed SEED+i (default 0)")
-    p.add_argument("--concurrency", type=int, default=None,
-                   help="episodes in flight per process (default 64; the openai backend sends at most its own "
-                        "'concurrency' agent option of requests at a time, default 4: right for one local server)")
-    p.add_argument("--workers", type=int, default=0,
-                   help="processes for scripted agents (default 0: all cores; model agents always use 1)")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        help="episodes in flight per process (default 64; the openai backend sends at most its own "
+        "'concurrency' agent option of requests at a time, default 4: right for one local server)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="processes for scripted agents (default 0: all cores; model agents always use 1)",
+    )
     p.add_argument("--out", help="run directory (default runs/run-YYYYmmdd-HHMMSS)")
-    p.add_argument("--resume", nargs="?", const=True, default=False, metavar="DIR",
-                   help="continue the run in DIR (or --out) where it stopped: alone, with its stored settings; "
-                        "with SUITE..., the settings must match (no run there yet: start it)")
+    p.add_argument(
+        "--resume",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="DIR",
+        help="continue the run in DIR (or --out) where it stopped: alone, with its stored settings; "
+        "with SUITE..., the settings must match (no run there yet: start it)",
+    )
     p.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE", help="env option (JSON value)")
-    p.add_argument("--agent-option", action="append", default=[], metavar="KEY=VALUE",
-                   help="model backend option, e.g. base_url=..., max_tokens=512, temperature=0.7")
+    p.add_argument(
+        "--agent-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="model backend option, e.g. base_url=..., max_tokens=512, temperature=0.7",
+    )
     p.add_argument("--history", help="full, last:K or current (default: each env's paper setting)")
     p.add_argument("--max-images", type=int, help="at most this many images per prompt (the newest)")
     p.add_argument("--max-turns", type=int, default=1000, help="truncate an episode after this many turns")
-    p.add_argument("--on-overflow", choices=("fail-episode", "drop-oldest"), default="fail-episode",
-                   help="a prompt longer than the model's context: stop that episode (resumable, default) or "
-                        "leave out the oldest history exchanges until it fits (recorded per turn)")
-    p.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE",
-                   help="import a module or .py file first (extra envs or metrics)")
+    p.add_argument(
+        "--on-overflow",
+        choices=("fail-episode", "drop-oldest"),
+        default="fail-episode",
+        help="a prompt longer than the model's context: stop that episode (resumable, default) or "
+        "leave out the oldest history exchanges until it fits (recorded per turn)",
+    )
+    p.add_argument(
+        "--import",
+        action="append",
+        default=[],
+        dest="imports",
+        metavar="MODULE",
+        help="import a module or .py file first (extra envs or metrics)",
+    )
     p.add_argument("--report", action="store_true", help="write the report when the run ends")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(handler=_run)
 
     p = subparsers.add_parser("report", help="write DIR/report.md and DIR/report.html from a run directory")
     p.add_argument("run_dir", metavar="DIR")
-    p.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE",
-                   help="import a module or .py file first (extra metrics)")
+    p.add_argument(
+        "--import",
+        action="append",
+        default=[],
+        dest="imports",
+        metavar="MODULE",
+        help="import a module or .py file first (extra metrics)",
+    )
     p.set_defaults(handler=_report)
 
     p = subparsers.add_parser("list", help="env ids, agent kinds and metric suites")
@@ -77,10 +117,16 @@ def _run(args: argparse.Namespace) -> int:
         env_options = parse_option_values(args.env_option, "--env-option")
         config = RunConfig(
             tasks=[Task(env_id, args.episodes, env_options) for env_id in resolve_suites(args.suites)],
-            agents=args.agents or ["oracle"], seed=args.seed, concurrency=args.concurrency or 64, workers=args.workers,
-            history=args.history, max_images=args.max_images,
-            agent_options=parse_option_values(args.agent_option, "--agent-option"), max_turns=args.max_turns,
-            imports=args.imports, on_overflow=args.on_overflow,
+            agents=args.agents or ["oracle"],
+            seed=args.seed,
+            concurrency=args.concurrency or 64,
+            workers=args.workers,
+            history=args.history,
+            max_images=args.max_images,
+            agent_options=parse_option_values(args.agent_option, "--agent-option"),
+            max_turns=args.max_turns,
+            imports=args.imports,
+            on_overflow=args.on_overflow,
         )
         if not args.resume:
             out = Path(args.out or time.strftime("runs/run-%Y%m%d-%H%M%S"))
@@ -108,8 +154,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.report:
         _write_report(out)
     if summary.faults:
-        print(f"the run is incomplete: fix the backend, then `cogsim run --resume {out}` retries these episodes "
-              "(--agent-option base_url=... and the like may change on resume)", file=sys.stderr)
+        print(
+            f"the run is incomplete: fix the backend, then `cogsim run --resume {out}` retries these episodes "
+            "(--agent-option base_url=... and the like may change on resume)",
+            file=sys.stderr,
+        )
         return EXIT_BACKEND_FAULT
     return 0
 
@@ -136,7 +185,9 @@ class _ProgressBar:
             config = self.config or RunConfig.from_dict(store.config())
             done = store.progress_counts()[0]
         # the store already counts the episodes of this first report
-        self.bar = tqdm(total=len(plan(config)), initial=done - finished_now, unit="ep", file=sys.stderr, dynamic_ncols=True)
+        self.bar = tqdm(
+            total=len(plan(config)), initial=done - finished_now, unit="ep", file=sys.stderr, dynamic_ncols=True
+        )
 
     def __call__(self, episodes: int, turns: int, failures: int) -> None:
         if self.bar is None:
@@ -173,8 +224,11 @@ def _report(args: argparse.Namespace) -> int:
         recorded = (store.config() or {}).get("imports", [])
     missing = [name for name in recorded if name not in args.imports]
     if missing:  # never imported from the run directory's word: the user decides
-        print(f"note: the run was started with --import {', '.join(missing)}; cogsim does not import code named "
-              "by a run directory, so their metrics appear only if you pass --import yourself", file=sys.stderr)
+        print(
+            f"note: the run was started with --import {', '.join(missing)}; cogsim does not import code named "
+            "by a run directory, so their metrics appear only if you pass --import yourself",
+            file=sys.stderr,
+        )
     _write_report(Path(args.run_dir))
     return 0
 
@@ -192,7 +246,8 @@ def _list(args: argparse.Namespace) -> int:
         policies = ", ".join(getattr(entry.entry_point, "scripted_policies", ()))
         players = getattr(entry.entry_point, "num_players", 1)
         print(
-            f"  {env_id:28s} {entry.description}" + (f"  [{players} players]" if players > 1 else "")
+            f"  {env_id:28s} {entry.description}"
+            + (f"  [{players} players]" if players > 1 else "")
             + (f"  [agents: {policies}]" if policies else "")
         )
     print("agents: oracle, random, noisy-oracle:P, per-suite scripted policies, openai:MODEL, vllm:MODEL")

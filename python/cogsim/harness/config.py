@@ -20,25 +20,60 @@ SECRET_OPTIONS = frozenset({"api_key"})
 ON_OVERFLOW = ("fail-episode", "drop-oldest")
 # Settings a resume may change: they decide how the backend is reached, not what it answers.
 RESUMABLE_SETTINGS = frozenset({"concurrency", "workers"})
-RESUMABLE_AGENT_OPTIONS = frozenset({
-    "base_url", "api_key", "timeout_s", "max_retries", "backoff_s", "max_backoff_s", "concurrency",
-    # vLLM engine limits
-    "max_model_len", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens", "tensor_parallel_size",
-    "pipeline_parallel_size", "enforce_eager", "swap_space", "cpu_offload_gb", "disable_log_stats",
-})
+RESUMABLE_AGENT_OPTIONS = frozenset(
+    {
+        "base_url",
+        "api_key",
+        "timeout_s",
+        "max_retries",
+        "backoff_s",
+        "max_backoff_s",
+        "concurrency",
+        # vLLM engine limits
+        "max_model_len",
+        "gpu_memory_utilization",
+        "max_num_seqs",
+        "max_num_batched_tokens",
+        "tensor_parallel_size",
+        "pipeline_parallel_size",
+        "enforce_eager",
+        "swap_space",
+        "cpu_offload_gb",
+        "disable_log_stats",
+    }
+)
 
 
 MAX_SEED = 2**32 - 1  # every env's seed; episode i of a task gets seed + i
 REDACTED = "REDACTED"
-_SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd", "pwd", "auth", "authorization",
-                           "credential", "credentials", "cookie", "signature", "bearer", "sig"})
+_SECRET_WORDS = frozenset(
+    {
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "pwd",
+        "auth",
+        "authorization",
+        "credential",
+        "credentials",
+        "cookie",
+        "signature",
+        "bearer",
+        "sig",
+    }
+)
 
 
 def redact_secrets(options: Any) -> Any:
     """Options with credentials removed: user:password in URLs, secret-looking query parameters and
     the values of secret-looking keys at any depth."""
     if isinstance(options, dict):
-        return {k: REDACTED if _secret_name(k) and v not in (None, "") else redact_secrets(v) for k, v in options.items()}
+        return {
+            k: REDACTED if _secret_name(k) and v not in (None, "") else redact_secrets(v) for k, v in options.items()
+        }
     if isinstance(options, list):
         return [redact_secrets(v) for v in options]
     if isinstance(options, str) and "://" in options:
@@ -56,8 +91,9 @@ def _redact_url(url: str) -> str:
     netloc = parts.netloc
     if "@" in netloc:
         netloc = f"{REDACTED}@{netloc.rpartition('@')[2]}"
-    query = urlencode([(k, REDACTED if _secret_name(k) else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)],
-                      safe=",")
+    query = urlencode(
+        [(k, REDACTED if _secret_name(k) else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)], safe=","
+    )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
@@ -108,7 +144,9 @@ class RunConfig:
             raise ValueError(f"seed must be an integer in [0, {MAX_SEED}], got {self.seed!r}")
         last = self.seed + max((t.episodes for t in self.tasks), default=1) - 1
         if last > MAX_SEED:
-            raise ValueError(f"seed {self.seed}: episode seeds run up to {last}, past {MAX_SEED}; choose a smaller --seed")
+            raise ValueError(
+                f"seed {self.seed}: episode seeds run up to {last}, past {MAX_SEED}; choose a smaller --seed"
+            )
         if self.on_overflow not in ON_OVERFLOW:
             raise ValueError(f"on_overflow must be one of {', '.join(ON_OVERFLOW)}, got {self.on_overflow!r}")
 
@@ -118,7 +156,8 @@ class RunConfig:
         secret-looking keys in nested options (``extra_body``, headers) are replaced by ``REDACTED``."""
         data = json.loads(json.dumps(asdict(self)))
         data["agent_options"] = redact_secrets(
-            {k: v for k, v in data["agent_options"].items() if k not in SECRET_OPTIONS})
+            {k: v for k, v in data["agent_options"].items() if k not in SECRET_OPTIONS}
+        )
         return data
 
     @classmethod

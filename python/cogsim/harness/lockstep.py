@@ -48,8 +48,9 @@ class ReplayMismatch(RuntimeError):
     """The env or a scripted agent did not reproduce a stored turn: it is not deterministic."""
 
 
-def run_slots(out: str | Path, config: RunConfig, slots: list[Slot], worker: int = 0,
-              progress: Optional[Progress] = None) -> None:
+def run_slots(
+    out: str | Path, config: RunConfig, slots: list[Slot], worker: int = 0, progress: Optional[Progress] = None
+) -> None:
     """Play ``slots`` in this process, lockstep, committing every step to the store at ``out``.
     The modules that register the slots' env ids must be imported already (see require_plugins)."""
     require_plugins(config)
@@ -67,7 +68,9 @@ class _Episode:
         self.row = row
         self.turn = 0
         self.conversations = defaultdict(list)  # player -> [(user Message, answer text)]
-        self.rngs = [np.random.default_rng([slot.seed, seat, zlib.crc32(a.encode())]) for seat, a in enumerate(slot.seats)]
+        self.rngs = [
+            np.random.default_rng([slot.seed, seat, zlib.crc32(a.encode())]) for seat, a in enumerate(slot.seats)
+        ]
         self.obs = None
         self.new = row.id is None
         self.finished = False
@@ -152,9 +155,17 @@ class _LockstepRunner:
         episode_id, _status = stored.get(slot.key(), (None, None))
         entry = env_spec(slot.env_id)
         row = EpisodeRow(
-            slot.task, slot.env_id, slot.env_id.split("/")[0], slot.agent,
-            slot.seats, slot.episode_index, slot.seed, {**entry.defaults, **self.config.tasks[slot.task].options},
-            None, self.config.history or "", id=episode_id,
+            slot.task,
+            slot.env_id,
+            slot.env_id.split("/")[0],
+            slot.agent,
+            slot.seats,
+            slot.episode_index,
+            slot.seed,
+            {**entry.defaults, **self.config.tasks[slot.task].options},
+            None,
+            self.config.history or "",
+            id=episode_id,
         )
         row.loop = {"on_overflow": self.config.on_overflow}
         episode = _Episode(slot, None, row)
@@ -200,7 +211,9 @@ class _LockstepRunner:
         for episode in active:
             seat = episode.player
             if seat >= len(episode.slot.seats) or seat < 0:
-                self._fail(episode, f"observation names player {seat}, but the episode has {len(episode.slot.seats)} seats")
+                self._fail(
+                    episode, f"observation names player {seat}, but the episode has {len(episode.slot.seats)} seats"
+                )
                 continue
             by_agent[episode.slot.seats[seat]].append(episode)
         turns = []
@@ -218,7 +231,8 @@ class _LockstepRunner:
             if self.config.on_overflow == "drop-oldest":
                 while True:  # answer overflows with one more old exchange left out, while any is left
                     retry = [
-                        i for i, (e, c) in enumerate(zip(episodes, completions))
+                        i
+                        for i, (e, c) in enumerate(zip(episodes, completions))
                         if c.fault == "context_overflow" and e.can_drop(self._history(e.env))
                     ]
                     if not retry:
@@ -291,11 +305,26 @@ class _LockstepRunner:
             self._fail(episode, f"env step failed:\n{traceback.format_exc(limit=4)}")
             return None
         return TurnRow(
-            episode.row, turn, player, spec, obs["text"], [self.store.put_image(f) for f in obs.get("images", ())],
-            list(obs.get("options", ())), response, info.get("parsed"), str(info.get("parse", "ok")), reward,
-            terminated, truncated or episode.row.status == "truncated",
-            completion.latency_s, completion.prompt_tokens, completion.completion_tokens, completion.error,
-            completion.attempts, completion.finish_reason, dropped,
+            episode.row,
+            turn,
+            player,
+            spec,
+            obs["text"],
+            [self.store.put_image(f) for f in obs.get("images", ())],
+            list(obs.get("options", ())),
+            response,
+            info.get("parsed"),
+            str(info.get("parse", "ok")),
+            reward,
+            terminated,
+            truncated or episode.row.status == "truncated",
+            completion.latency_s,
+            completion.prompt_tokens,
+            completion.completion_tokens,
+            completion.error,
+            completion.attempts,
+            completion.finish_reason,
+            dropped,
         )
 
     def _advance(self, episode: _Episode, response: str) -> tuple[float, dict, bool, bool]:
@@ -331,5 +360,7 @@ def _env_decoding(env) -> dict:
     if decoding is None:
         return {}
     if not isinstance(decoding, dict):
-        raise ValueError(f"{type(env).__name__}.metadata['cogsim.decoding'] must be a dict, got {type(decoding).__name__}")
+        raise ValueError(
+            f"{type(env).__name__}.metadata['cogsim.decoding'] must be a dict, got {type(decoding).__name__}"
+        )
     return dict(decoding)

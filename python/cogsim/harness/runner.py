@@ -38,7 +38,10 @@ class RunSummary:
         return not self.faults and self.finished == self.episodes
 
     def fault_lines(self) -> list[str]:
-        return [f"{n} episode(s) stopped by a backend fault [{kind}]: {message}" for kind, (n, message) in sorted(self.faults.items())]
+        return [
+            f"{n} episode(s) stopped by a backend fault [{kind}]: {message}"
+            for kind, (n, message) in sorted(self.faults.items())
+        ]
 
     @property
     def turns_per_second(self) -> float:

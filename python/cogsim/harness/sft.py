@@ -35,7 +35,10 @@ def _content(obs: dict) -> Union[str, list]:
         return obs["text"]
     from cogsim.render import to_png_bytes
 
-    parts = [{"type": "image", "image": "data:image/png;base64," + base64.b64encode(to_png_bytes(i)).decode()} for i in obs["images"]]
+    parts = [
+        {"type": "image", "image": "data:image/png;base64," + base64.b64encode(to_png_bytes(i)).decode()}
+        for i in obs["images"]
+    ]
     return parts + [{"type": "text", "text": obs["text"]}]
 
 
@@ -48,8 +51,9 @@ def _windows(history: str, turns: list) -> Iterator[list]:
         yield turns[max(0, end - keep) : end]
 
 
-def sft_records(env_id: str, sizes: Sequence, seeds: Iterable[int], split: str = "train",
-                options: Optional[dict] = None) -> Iterator[dict]:
+def sft_records(
+    env_id: str, sizes: Sequence, seeds: Iterable[int], split: str = "train", options: Optional[dict] = None
+) -> Iterator[dict]:
     """Optimal-policy rollouts for every size x seed, as chat records.
 
     ``sizes``: maze sides (maze3d/nav) or (rows, cols) boards (pairs/single); ``seeds`` must all lie
@@ -83,7 +87,13 @@ def _episode_records(env, seed: int, split: str) -> Iterator[dict]:
         if terminated or truncated:
             break
     system = [{"role": "system", "content": env.system_prompt}] if env.system_prompt else []
-    meta = {"env_id": env.env_id, "options": dict(env.options), "seed": seed, "split": split, "episode": info["episode"]}
+    meta = {
+        "env_id": env.env_id,
+        "options": dict(env.options),
+        "seed": seed,
+        "split": split,
+        "episode": info["episode"],
+    }
     for window in _windows(env.default_history, turns):
         yield {"messages": system + [m for turn in window for m in turn], "meta": meta}
 

@@ -33,7 +33,9 @@ def play_duel(env, seats: Sequence[tuple[str, Agent]], seed: int, rng_seed: int 
         turns += 1
         if terminated or truncated:
             episode = dict(info["episode"])
-            episode.update(env_id=env.env_id, agent=" vs ".join(names), seed=seed, options=dict(env.options), turns=turns)
+            episode.update(
+                env_id=env.env_id, agent=" vs ".join(names), seed=seed, options=dict(env.options), turns=turns
+            )
             return episode
 
 

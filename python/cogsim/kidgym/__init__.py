@@ -57,15 +57,35 @@ def _seeds(seeds: Sequence[int]) -> list[int]:
     return out
 
 
-def generate(name: str, level: int, seeds: Sequence[int], max_steps: int = 0, options=catalog.CatalogOptions(), threads: int = 0):
+def generate(
+    name: str, level: int, seeds: Sequence[int], max_steps: int = 0, options=catalog.CatalogOptions(), threads: int = 0
+):
     """Core states of episodes ``seeds`` (batched, GIL released). max_steps 0: the paper's budget."""
     spec = task(name)
-    return _core.kidgym_generate(spec.core_id, _check_level(level), _seeds(seeds), catalog.core_catalog(options), max_steps, threads)
+    return _core.kidgym_generate(
+        spec.core_id, _check_level(level), _seeds(seeds), catalog.core_catalog(options), max_steps, threads
+    )
 
 
-def simulate(name: str, level: int, seeds: Sequence[int], policy: str = "random", policy_seed: int = 0,
-             max_steps: int = 0, options=catalog.CatalogOptions(), threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def simulate(
+    name: str,
+    level: int,
+    seeds: Sequence[int],
+    policy: str = "random",
+    policy_seed: int = 0,
+    max_steps: int = 0,
+    options=catalog.CatalogOptions(),
+    threads: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
     """Play whole episodes in the core with "oracle" or "random"; returns (success, steps) arrays."""
     spec = task(name)
-    return _core.kidgym_play(spec.core_id, _check_level(level), _seeds(seeds), catalog.core_catalog(options),
-                             policy, policy_seed, max_steps, threads)
+    return _core.kidgym_play(
+        spec.core_id,
+        _check_level(level),
+        _seeds(seeds),
+        catalog.core_catalog(options),
+        policy,
+        policy_seed,
+        max_steps,
+        threads,
+    )

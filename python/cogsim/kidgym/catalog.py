@@ -17,23 +17,52 @@ CATEGORY_SINGULAR = {"animals": "animal", "fruits": "fruit", "foods": "food", "t
 ITEMS: dict[str, tuple[str, ...]] = {category: tuple(SPRITE_CATEGORIES[category]) for category in CATEGORIES}
 
 # Basket and key/door colours, as (name, RGB of the cell the renderer tints).
-BASKET_COLOURS = (("red", (222, 70, 60)), ("blue", (70, 120, 226)), ("green", (70, 176, 90)), ("yellow", (238, 200, 48)))
+BASKET_COLOURS = (
+    ("red", (222, 70, 60)),
+    ("blue", (70, 120, 226)),
+    ("green", (70, 176, 90)),
+    ("yellow", (238, 200, 48)),
+)
 KEY_COLOURS = BASKET_COLOURS
 HEDGE_COLOUR = (58, 104, 52)  # maze walls: hedges (the "tree" sprite on dark green)
 
 # Scene backgrounds (renderer scene names) themed by category; mazes in the meadow, mixed items on the beach.
 SCENES = ("meadow", "farm", "supermarket", "canteen", "playroom", "beach")
-CATEGORY_SCENES = {"animals": ("farm", "meadow"), "fruits": ("supermarket",), "foods": ("canteen",), "toys": ("playroom",)}
+CATEGORY_SCENES = {
+    "animals": ("farm", "meadow"),
+    "fruits": ("supermarket",),
+    "foods": ("canteen",),
+    "toys": ("playroom",),
+}
 MAZE_SCENE = "meadow"
 MIXED_SCENE = "beach"
 
 # Sorting: typical adult body mass in kg (real-world knowledge the model must bring). Only animals
 # whose mass is well known and not breed-dependent are listed; the core ranks animals at least 1.5x apart.
 ANIMAL_MASS_KG = {
-    "mouse": 0.02, "bat": 0.03, "frog": 0.05, "squirrel": 0.5, "hedgehog": 0.8, "duck": 1.2, "rabbit": 2.0,
-    "cat": 4.0, "fox": 6.0, "koala": 8.0, "monkey": 10.0, "kangaroo": 60.0, "sheep": 70.0, "panda": 100.0,
-    "pig": 150.0, "lion": 190.0, "bear": 300.0, "zebra": 350.0, "horse": 500.0, "giraffe": 1000.0,
-    "hippopotamus": 1500.0, "rhinoceros": 2300.0, "elephant": 5000.0,
+    "mouse": 0.02,
+    "bat": 0.03,
+    "frog": 0.05,
+    "squirrel": 0.5,
+    "hedgehog": 0.8,
+    "duck": 1.2,
+    "rabbit": 2.0,
+    "cat": 4.0,
+    "fox": 6.0,
+    "koala": 8.0,
+    "monkey": 10.0,
+    "kangaroo": 60.0,
+    "sheep": 70.0,
+    "panda": 100.0,
+    "pig": 150.0,
+    "lion": 190.0,
+    "bear": 300.0,
+    "zebra": 350.0,
+    "horse": 500.0,
+    "giraffe": 1000.0,
+    "hippopotamus": 1500.0,
+    "rhinoceros": 2300.0,
+    "elephant": 5000.0,
 }
 
 
@@ -61,8 +90,14 @@ SORTING_RULES = (
 # bottom-left, bottom-right. Tile q of figure f is shape (f + 3q) mod 10 and colour (f + q) mod 6, so
 # the four tiles of a figure differ and no two figures share a tile in the same place (f < 30).
 PUZZLE_SHAPES = ("circle", "square", "triangle", "diamond", "star", "hexagon", "cross", "ring", "heart", "bar")
-PUZZLE_COLOURS = (("red", (220, 64, 56)), ("blue", (52, 110, 220)), ("green", (56, 164, 80)),
-                  ("yellow", (236, 188, 36)), ("purple", (140, 80, 196)), ("orange", (240, 128, 40)))
+PUZZLE_COLOURS = (
+    ("red", (220, 64, 56)),
+    ("blue", (52, 110, 220)),
+    ("green", (56, 164, 80)),
+    ("yellow", (236, 188, 36)),
+    ("purple", (140, 80, 196)),
+    ("orange", (240, 128, 40)),
+)
 PUZZLE_FIGURES = tuple(
     tuple((PUZZLE_SHAPES[(f + 3 * q) % 10], PUZZLE_COLOURS[(f + q) % 6][1]) for q in range(4)) for f in range(24)
 )

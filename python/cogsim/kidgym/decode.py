@@ -39,14 +39,14 @@ def tagged_span(response: str, tags: str = "release") -> Optional[str]:
             line_end = len(response) if line_end < 0 else line_end
             closing = response.find(_CLOSE, opening + len(_OPEN), line_end)
             if closing >= 0:
-                return response[opening + len(_OPEN):closing]
+                return response[opening + len(_OPEN) : closing]
             start = line_end + 1  # no pair starts later on this line either
     folded = response.lower()
     if len(folded) != len(response):  # a few characters change length when lower-cased: fold ASCII only
         folded = "".join(ch.lower() if ch.isascii() else ch for ch in response)
     opening = folded.find(_OPEN)
     closing = folded.find(_CLOSE, opening + len(_OPEN)) if opening >= 0 else -1
-    return response[opening + len(_OPEN):closing] if closing >= 0 else None
+    return response[opening + len(_OPEN) : closing] if closing >= 0 else None
 
 
 def decode_answer(response: str, actions: Sequence[str], strict: bool = False, tags: str = "release") -> Optional[int]:

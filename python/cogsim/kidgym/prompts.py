@@ -98,17 +98,28 @@ def load_template(path) -> str:
     try:
         names = {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
     except ValueError as error:
-        raise ValueError(f"prompt_template: {path!s} is not a valid template ({error}); write {{{{ and }}}} for braces") from None
+        raise ValueError(
+            f"prompt_template: {path!s} is not a valid template ({error}); write {{{{ and }}}} for braces"
+        ) from None
     unknown = sorted(names - set(TEMPLATE_FIELDS))
     if unknown:
-        raise ValueError(f"prompt_template: unknown placeholder(s) {', '.join('{' + n + '}' for n in unknown)}; "
-                         f"allowed: {', '.join('{' + n + '}' for n in TEMPLATE_FIELDS)}")
+        raise ValueError(
+            f"prompt_template: unknown placeholder(s) {', '.join('{' + n + '}' for n in unknown)}; "
+            f"allowed: {', '.join('{' + n + '}' for n in TEMPLATE_FIELDS)}"
+        )
     return text
 
 
 def fill_template(template: str, goal: str, actions: list[str], backpack: str, feedback: str, state) -> str:
-    return template.format(goal=goal, actions=format_options(actions), letters=letter_list(len(actions)),
-                           backpack=backpack, feedback=feedback, step=int(state.steps) + 1, max_steps=int(state.budget))
+    return template.format(
+        goal=goal,
+        actions=format_options(actions),
+        letters=letter_list(len(actions)),
+        backpack=backpack,
+        feedback=feedback,
+        step=int(state.steps) + 1,
+        max_steps=int(state.budget),
+    )
 
 
 @dataclass

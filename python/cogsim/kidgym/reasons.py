@@ -5,7 +5,18 @@ from __future__ import annotations
 
 from cogsim.kidgym import catalog
 from cogsim.kidgym.tasks import (
-    CHOOSE, CONTINUE, DECLARE, DIAMOND, KEY, OBTAIN, PICK, PLACE, PUT, UNLOCK, TaskSpec, slot_letter,
+    CHOOSE,
+    CONTINUE,
+    DECLARE,
+    DIAMOND,
+    KEY,
+    OBTAIN,
+    PICK,
+    PLACE,
+    PUT,
+    UNLOCK,
+    TaskSpec,
+    slot_letter,
 )
 from cogsim.render.grid import roman
 
@@ -48,13 +59,17 @@ def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
     if verb == PUT:
         _, category, item, _ = state.bag[a]
         basket = _cell_with_label(state, b)
-        return (f"The {catalog.item_name(category, item)} in backpack {slot_letter(a)} belongs in the "
-                f"{catalog.BASKET_COLOURS[basket[1]][0]} basket, which has label {b}.")
+        return (
+            f"The {catalog.item_name(category, item)} in backpack {slot_letter(a)} belongs in the "
+            f"{catalog.BASKET_COLOURS[basket[1]][0]} basket, which has label {b}."
+        )
     if verb == PICK:  # counting
         cell = _cell_with_label(state, a)
         held = sum(slot[3] for slot in state.bag)
-        return (f"The cell with label {a} holds {cell[6]} {catalog.item_name(cell[2], cell[1])}(s); with the {held} already "
-                f"collected this keeps the total on the way to exactly {goal[0]}.")
+        return (
+            f"The cell with label {a} holds {cell[6]} {catalog.item_name(cell[2], cell[1])}(s); with the {held} already "
+            f"collected this keeps the total on the way to exactly {goal[0]}."
+        )
     if verb == DECLARE:
         return f"The backpack now holds exactly {goal[0]} items, so declare it."
     if verb == OBTAIN:
@@ -85,9 +100,13 @@ def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
         stated, rotation = catalog.DIRECTIONS[goal[0]], catalog.ROTATIONS[goal[1]]
         opposite = catalog.DIRECTIONS[(goal[0] + 4) % 8]
         turn = "" if rotation is None else f", and one step {rotation} from there"
-        return f"The opposite of {stated} is {opposite}{turn}; around the centre item that place is position {roman(b)}."
+        return (
+            f"The opposite of {stated} is {opposite}{turn}; around the centre item that place is position {roman(b)}."
+        )
     if verb == PLACE:
         _, category, picture, quarter = state.bag[a]
-        return (f"The piece in backpack {slot_letter(a)} is the {QUARTERS[quarter]} quarter of the "
-                f"{_picture_name(category, picture)}, and the {QUARTERS[quarter]} quarter is missing at position {roman(b)}.")
+        return (
+            f"The piece in backpack {slot_letter(a)} is the {QUARTERS[quarter]} quarter of the "
+            f"{_picture_name(category, picture)}, and the {QUARTERS[quarter]} quarter is missing at position {roman(b)}."
+        )
     raise ValueError(f"no reason for action {action} in {spec.name}")

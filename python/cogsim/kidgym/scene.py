@@ -10,7 +10,18 @@ from __future__ import annotations
 from cogsim.kidgym import catalog
 from cogsim.kidgym._overlay import Overlay
 from cogsim.kidgym.tasks import (
-    BASKET, CENTER, CHEST, DIAMOND, DOOR, ITEM, KEY, PIECE, TARGET, WALL, TaskSpec, slot_letter,
+    BASKET,
+    CENTER,
+    CHEST,
+    DIAMOND,
+    DOOR,
+    ITEM,
+    KEY,
+    PIECE,
+    TARGET,
+    WALL,
+    TaskSpec,
+    slot_letter,
 )
 from cogsim.render.grid import GridScene, Item, Piece, ShapeTile, SpriteQuarter, Target
 
@@ -84,13 +95,18 @@ def hint(spec: TaskSpec, state) -> tuple[str, tuple[str, ...]]:
         if phase == 0:
             sprites = []
             for k in range(level):
-                sprites += [catalog.item_sprite(goal[4 * k], goal[4 * k + 1]), catalog.item_sprite(goal[4 * k + 2], goal[4 * k + 3])]
+                sprites += [
+                    catalog.item_sprite(goal[4 * k], goal[4 * k + 1]),
+                    catalog.item_sprite(goal[4 * k + 2], goal[4 * k + 3]),
+                ]
             return "Remember pairs left->right", tuple(sprites)
         asked = goal[12]
         return "Target", (catalog.item_sprite(goal[4 * asked], goal[4 * asked + 1]),)
     if spec.name == "decode_maze":
         pairs = [(key, door) for key, door in enumerate(goal[:4]) if door != 255]
-        return " ".join(["key->door"] + [f"{catalog.KEY_COLOURS[k][0]}->{catalog.KEY_COLOURS[d][0]}" for k, d in pairs]), ()
+        return " ".join(
+            ["key->door"] + [f"{catalog.KEY_COLOURS[k][0]}->{catalog.KEY_COLOURS[d][0]}" for k, d in pairs]
+        ), ()
     if spec.name == "memory_maze":
         return ("Remember the diamond" if phase == 0 else "Open the right chest"), ()
     if spec.name in ("filling", "memory_filling"):
@@ -148,7 +164,9 @@ def frame_spec(spec: TaskSpec, state, cell_size: int = 64) -> tuple[GridScene, O
         scene=catalog.SCENES[state.scene],
         cell_size=cell_size,
     )
-    overlay = Overlay(piles=board.piles, pieces=board.pieces, slot_piles=slot_piles, slot_pieces=slot_pieces, hint_figure=figure)
+    overlay = Overlay(
+        piles=board.piles, pieces=board.pieces, slot_piles=slot_piles, slot_pieces=slot_pieces, hint_figure=figure
+    )
     return scene, overlay
 
 

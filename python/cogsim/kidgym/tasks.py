@@ -85,7 +85,9 @@ TASKS: dict[str, TaskSpec] = {
         TaskSpec("counting", "CO", "Counting", _CORE["counting"], ("Perception Reasoning", "Planning"), False),
         TaskSpec("filling", "FI", "Filling", _CORE["filling"], ("Perception Reasoning",), False),
         TaskSpec("puzzle", "PU", "Puzzle", _CORE["puzzle"], ("Perception Reasoning",), False),
-        TaskSpec("memory_filling", "MFI", "Memory Filling", _CORE["memory_filling"], ("Perception Reasoning", "Memory"), True),
+        TaskSpec(
+            "memory_filling", "MFI", "Memory Filling", _CORE["memory_filling"], ("Perception Reasoning", "Memory"), True
+        ),
     )
 }
 
@@ -140,7 +142,9 @@ def goal_text(spec: TaskSpec, state, texts: str = "release") -> str:
                 "following images, several random items will be generated in the scene, and your need to select all "
                 "the items you recall one by one."
             )
-        return text + ("" if started else " If you understand the rules, select the 'continue' action to start the task.")
+        return text + (
+            "" if started else " If you understand the rules, select the 'continue' action to start the task."
+        )
     if spec.name == "memory_decode" and texts == "adapted":
         return (
             "In the first image, arrow-connected items with one-to-one correspondence(s) will be shown on the left "

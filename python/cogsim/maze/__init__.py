@@ -1,14 +1,15 @@
 """RNG-Bench 3D Maze: generation and batched stepping in the core, text views, parsers, agents.
 
-    from cogsim import maze
-    m = maze.generate(9, seed=3)           # the released harness's v6 maze for seed 3; L* in its slide moves
-    m.walls, m.optimal_actions, m.shortest_cells, m.step_budget()
-    maze.generate(9, 3, generator="cogsim", step="cell")   # the core's spanning tree + round(0.15 (n-1)^2) openings
-    maze.release.advance(m.walls, 0, 0, 1, m.goal)         # the cells one move_forward slides through
-    batch = maze.MazeBatch.from_mazes(maze.generate_batch([9] * 1000, range(1000)))  # core generator, one-cell steps
-    batch.step(actions)                    # (B,) or (T, B) action codes, in place in the core
+from cogsim import maze
+m = maze.generate(9, seed=3)           # the released harness's v6 maze for seed 3; L* in its slide moves
+m.walls, m.optimal_actions, m.shortest_cells, m.step_budget()
+maze.generate(9, 3, generator="cogsim", step="cell")   # the core's spanning tree + round(0.15 (n-1)^2) openings
+maze.release.advance(m.walls, 0, 0, 1, m.goal)         # the cells one move_forward slides through
+batch = maze.MazeBatch.from_mazes(maze.generate_batch([9] * 1000, range(1000)))  # core generator, one-cell steps
+batch.step(actions)                    # (B,) or (T, B) action codes, in place in the core
 """
 
+from cogsim.maze import release
 from cogsim.maze._maze import (
     ACTIONS,
     DEFAULT_LOOP_RATE,
@@ -26,7 +27,6 @@ from cogsim.maze._maze import (
     step_budget,
     visible_sides,
 )
-from cogsim.maze import release
 from cogsim.maze.text import ParseError, parse_action, parse_map, traj_match
 
 __all__ = [

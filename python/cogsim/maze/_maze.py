@@ -76,7 +76,9 @@ def _check_seed(seed) -> int:
     return int(seed)
 
 
-def generate_batch(sizes: Sequence[int], seeds: Sequence[int], loop_rate: float = DEFAULT_LOOP_RATE, threads: int = 0) -> list[Maze]:
+def generate_batch(
+    sizes: Sequence[int], seeds: Sequence[int], loop_rate: float = DEFAULT_LOOP_RATE, threads: int = 0
+) -> list[Maze]:
     """Mazes for (size, seed) pairs, generated in parallel in the core (GIL released)."""
     sizes = [_check_size(s) for s in sizes]
     seeds = [_check_seed(s) for s in seeds]
@@ -93,7 +95,9 @@ def generate_batch(sizes: Sequence[int], seeds: Sequence[int], loop_rate: float 
     ]
 
 
-def generate(size: int, seed: int, loop_rate: float = DEFAULT_LOOP_RATE, generator: str = "v6", step: str = "slide") -> Maze:
+def generate(
+    size: int, seed: int, loop_rate: float = DEFAULT_LOOP_RATE, generator: str = "v6", step: str = "slide"
+) -> Maze:
     """One maze. ``generator``: "v6" (default) or "v5", the released harness's generators (a seed
     gives the release's maze; odd sizes >= 3), or "cogsim", the core's depth-first spanning tree
     plus round(loop_rate * (n-1)^2) extra openings. ``step``: the units of L* ("slide": the
@@ -155,7 +159,12 @@ def check_walls(walls) -> np.ndarray:
     if walls.dtype.kind not in "iu" or walls.min() < 0 or walls.max() > 15:
         raise ValueError("walls must hold wall bits in [0, 15] (N=1, E=2, S=4, W=8)")
     walls = walls.astype(np.uint8)
-    closed = (walls[0] & NORTH).all() and (walls[-1] & SOUTH).all() and (walls[:, 0] & WEST).all() and (walls[:, -1] & EAST).all()
+    closed = (
+        (walls[0] & NORTH).all()
+        and (walls[-1] & SOUTH).all()
+        and (walls[:, 0] & WEST).all()
+        and (walls[:, -1] & EAST).all()
+    )
     if not closed:
         raise ValueError("walls must close the maze's boundary (north row, south row, west and east columns)")
     if (((walls[:, :-1] & EAST) > 0) != ((walls[:, 1:] & WEST) > 0)).any() or (
@@ -270,7 +279,9 @@ class Sight:
             self.goal_seen = True
         self.looks += 1
 
-    def belief_walls(self, walls: np.ndarray, span: Optional[int] = None, also_known: Optional[np.ndarray] = None) -> np.ndarray:
+    def belief_walls(
+        self, walls: np.ndarray, span: Optional[int] = None, also_known: Optional[np.ndarray] = None
+    ) -> np.ndarray:
         """Walls where seen (within the last ``span`` looks if given, plus the (n, n, 4) sides in
         ``also_known``), the outer boundary always, every other interior side assumed open."""
         n = walls.shape[0]

@@ -17,7 +17,9 @@ def oracle_action(walls: np.ndarray, row: int, col: int, heading: int, goal, ste
     return shortest_actions(walls, row, col, heading, goal, step)[0]
 
 
-def explorer_action(walls: np.ndarray, sight: Sight, row: int, col: int, heading: int, goal, step: str = "slide") -> int:
+def explorer_action(
+    walls: np.ndarray, sight: Sight, row: int, col: int, heading: int, goal, step: str = "slide"
+) -> int:
     """Plans on what it has seen, assuming every unseen side is open, and replans every step. It
     only moves through sides it has seen open (the side ahead is always in sight), so it never
     collides; every failed plan reveals a wall, so it always reaches the goal eventually."""
@@ -30,8 +32,17 @@ def forgetful_belief(walls: np.ndarray, sight: Sight, memory_map: bool, minimap_
     return sight.belief_walls(walls, None if memory_map else FORGETFUL_SPAN, minimap_sides)
 
 
-def forgetful_action(walls: np.ndarray, sight: Sight, row: int, col: int, heading: int, goal, memory_map: bool,
-                     step: str = "slide", minimap_sides=None) -> int:
+def forgetful_action(
+    walls: np.ndarray,
+    sight: Sight,
+    row: int,
+    col: int,
+    heading: int,
+    goal,
+    memory_map: bool,
+    step: str = "slide",
+    minimap_sides=None,
+) -> int:
     """The explorer remembering only its last FORGETFUL_SPAN looks, helped by an oracle condition:
     the minimap's uncovered sides, or (memory_map) everything it has seen."""
     return shortest_actions(forgetful_belief(walls, sight, memory_map, minimap_sides), row, col, heading, goal, step)[0]

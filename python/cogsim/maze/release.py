@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from typing import Optional
 
 import numpy as np
 
@@ -50,8 +49,11 @@ def _carve(n: int, rng: random.Random, h_open: np.ndarray, v_open: np.ndarray) -
     stack = [(0, 0)]
     while stack:
         r, c = stack[-1]
-        options = [(r + dr, c + dc, dr, dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-                   if 0 <= r + dr < n and 0 <= c + dc < n and not seen[r + dr, c + dc]]
+        options = [
+            (r + dr, c + dc, dr, dc)
+            for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+            if 0 <= r + dr < n and 0 <= c + dc < n and not seen[r + dr, c + dc]
+        ]
         if not options:
             stack.pop()
             continue
@@ -90,8 +92,14 @@ def _to_walls(n: int, h_open: np.ndarray, v_open: np.ndarray) -> np.ndarray:
     return walls
 
 
-def generate_walls(size: int, seed: int, generator: str = "v6", loop_rate: float = RELEASE_LOOP_RATE,
-                   clearings: int = -1, clearing_radius: int = 1) -> np.ndarray:
+def generate_walls(
+    size: int,
+    seed: int,
+    generator: str = "v6",
+    loop_rate: float = RELEASE_LOOP_RATE,
+    clearings: int = -1,
+    clearing_radius: int = 1,
+) -> np.ndarray:
     """The release's maze for (size, seed) as wall bits (N=1, E=2, S=4, W=8)."""
     n = check_release_size(size)
     if generator not in ("v6", "v5"):
@@ -271,4 +279,3 @@ def revealed_sides(walls: np.ndarray, visited: np.ndarray) -> np.ndarray:
         shifted[rd, cd] = cells[rs, cs]
         sides[:, :, side] |= shifted
     return sides
-

@@ -36,30 +36,52 @@ class ParseError(ValueError):
     """A response the strict parser rejects; the message says what was expected."""
 
 
-def task_prompt(size: int, budget: int, modality: str, cot: bool, ask_output: bool, tagged: bool, step: str = "slide",
-                vision_range: int = 4, minimap: bool = False, parser: str = "release") -> str:
+def task_prompt(
+    size: int,
+    budget: int,
+    modality: str,
+    cot: bool,
+    ask_output: bool,
+    tagged: bool,
+    step: str = "slide",
+    vision_range: int = 4,
+    minimap: bool = False,
+    parser: str = "release",
+) -> str:
     """The system prompt, in the release's structure (intro, what each turn shows, actions,
     navigation notes, output format, the config line) in cogsim's own words."""
     if step == "slide":
-        forward = ("`move_forward`: walk ahead along your heading and keep going until a wall blocks you or you enter a cell "
-                   "with an opening to your left or right (a junction); you pass every cell on the way. One step, however far you go.")
+        forward = (
+            "`move_forward`: walk ahead along your heading and keep going until a wall blocks you or you enter a cell "
+            "with an opening to your left or right (a junction); you pass every cell on the way. One step, however far you go."
+        )
         moves_note = "A move_forward ends at the next wall or junction, so face the right way before you move."
     else:
         forward = "`move_forward`: step one cell ahead along your heading (if no wall is in the way)."
         moves_note = "Every action costs one step, a turn as much as a move, so face the right way before you move."
     view = {
-        "3d": ["Each turn brings a first-person 3D picture of what lies ahead of you. You see about "
-               f"{vision_range} cells ahead; farther away everything fades into darkness."],
-        "patch": ["Each turn brings a top-down picture of the 3x3 cells around you (north up, no history), "
-                  "with your position and heading as an arrow."],
-        "text": ["Each turn brings a text listing of the four compass sides of your cell (north, east, south, west): "
-                 "OPEN, WALL or OUT-OF-BOUNDS, the goal marked, the side you face marked."],
+        "3d": [
+            "Each turn brings a first-person 3D picture of what lies ahead of you. You see about "
+            f"{vision_range} cells ahead; farther away everything fades into darkness."
+        ],
+        "patch": [
+            "Each turn brings a top-down picture of the 3x3 cells around you (north up, no history), "
+            "with your position and heading as an arrow."
+        ],
+        "text": [
+            "Each turn brings a text listing of the four compass sides of your cell (north, east, south, west): "
+            "OPEN, WALL or OUT-OF-BOUNDS, the goal marked, the side you face marked."
+        ],
     }[modality]
     if minimap:
-        view.append("A minimap of what you have uncovered so far (cells you stood on and their open neighbours, with their walls) "
-                    "comes with every turn; use it to avoid dead ends you already know.")
-    view.append("The text of each turn also gives your cell (row, column, counted from 0 at the top-left), your heading "
-                "(N, E, S or W), the goal's cell, the steps taken, the cells explored and the actions available.")
+        view.append(
+            "A minimap of what you have uncovered so far (cells you stood on and their open neighbours, with their walls) "
+            "comes with every turn; use it to avoid dead ends you already know."
+        )
+    view.append(
+        "The text of each turn also gives your cell (row, column, counted from 0 at the top-left), your heading "
+        "(N, E, S or W), the goal's cell, the steps taken, the cells explored and the actions available."
+    )
     lines = [
         "You are inside a first-person maze. Get from the start to the goal (orange) in as few actions as you can.",
         "",
@@ -82,16 +104,22 @@ def task_prompt(size: int, budget: int, modality: str, cot: bool, ask_output: bo
         lines.append("- Some walls are painted in colours; use them as landmarks.")
     if ask_output:
         lines += [
-            "", f"Every answer must also give your map of the maze so far: a line `Map:` followed by {size} lines of {size} "
+            "",
+            f"Every answer must also give your map of the maze so far: a line `Map:` followed by {size} lines of {size} "
             "characters, one per cell from row 0 (north) to the last row, west to east: the hex digit of the cell's walls "
             "(north 1 + east 2 + south 4 + west 8), or ? if you do not know the cell.",
         ]
     lines += ["", "=== Answer format (STRICT) ==="]
     if cot:
-        lines += ["Thought: <short reasoning: where you are, what you see, your plan>", "Action: <move_forward|turn_left|turn_right>"]
+        lines += [
+            "Thought: <short reasoning: where you are, what you see, your plan>",
+            "Action: <move_forward|turn_left|turn_right>",
+        ]
     else:
-        lines += ["Action: <move_forward|turn_left|turn_right>",
-                  "(only this line" + (" besides the map" if ask_output else "") + ", nothing else)"]
+        lines += [
+            "Action: <move_forward|turn_left|turn_right>",
+            "(only this line" + (" besides the map" if ask_output else "") + ", nothing else)",
+        ]
     lines += ["", f"Maze Config: {size}×{size} cells | Vision: {vision_range} cells | Max Steps: {budget}"]
     return "\n".join(lines)
 
@@ -99,7 +127,9 @@ def task_prompt(size: int, budget: int, modality: str, cot: bool, ask_output: bo
 ACTION_HINT = "Action: <move_forward|turn_left|turn_right>"
 
 
-def step_text(step: int, row: int, col: int, heading: int, goal, taken: int, explored: int, cells: int, available) -> str:
+def step_text(
+    step: int, row: int, col: int, heading: int, goal, taken: int, explored: int, cells: int, available
+) -> str:
     """The release's per-turn info block (fields and layout of runner._build_step_message)."""
     return (
         f"Step {step}.\n"
@@ -116,7 +146,9 @@ def retry_text() -> str:
     return f"Invalid action. Please choose exactly one of: {', '.join(ACTIONS)}.\nThought: ...\n{ACTION_HINT}"
 
 
-def action_result(action: int, heading_before: int, heading_after: int, cells: list, position, goal_reached: bool) -> tuple[bool, str]:
+def action_result(
+    action: int, heading_before: int, heading_after: int, cells: list, position, goal_reached: bool
+) -> tuple[bool, str]:
     """(success, message) of one action, in the release's format (MazeGame3D.move)."""
     if action == 1:
         return True, f"Turned left: {'NESW'[heading_before]} → {'NESW'[heading_after]}."
@@ -134,7 +166,9 @@ def feedback_text(action: int, success: bool, message: str, position) -> str:
     """The release's prefix for the next turn (runner._make_feedback)."""
     if success:
         return f"Result: {message}\n\n"
-    return f"Result: Action '{ACTIONS[action]}' FAILED — {message} Position unchanged: ({position[0]}, {position[1]}).\n\n"
+    return (
+        f"Result: Action '{ACTIONS[action]}' FAILED — {message} Position unchanged: ({position[0]}, {position[1]}).\n\n"
+    )
 
 
 def _side_text(walls: np.ndarray, tags: Optional[np.ndarray], row: int, col: int, side: int, where: str) -> str:

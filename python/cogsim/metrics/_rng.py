@@ -38,8 +38,9 @@ def _natural(text: str) -> tuple:
     return tuple(int(piece) if piece.isdigit() else piece for piece in re.split(r"(\d+)", text))
 
 
-def bootstrap_statistic(episodes: Sequence[dict], statistic: Callable[[Sequence[dict]], float],
-                        resamples: int = 1000, seed: int = 0) -> Estimate:
+def bootstrap_statistic(
+    episodes: Sequence[dict], statistic: Callable[[Sequence[dict]], float], resamples: int = 1000, seed: int = 0
+) -> Estimate:
     """A statistic of a whole group of episodes (a ratio of sums, GS) with a percentile bootstrap
     interval over episodes, seeded so reports are reproducible."""
     n = len(episodes)
@@ -64,8 +65,13 @@ def memory_gap(score: float, oracle_score: float, margin: float = MEMORY_GAP_MAR
     return (1.0 - score / oracle_score) * 100.0
 
 
-def memory_gap_table(title: str, metric: str, rows: dict[tuple, dict[bool, Estimate]], key_columns: list[str],
-                     oracle: str = "the true hidden state is injected every step (memory_map=True)") -> Optional[Table]:
+def memory_gap_table(
+    title: str,
+    metric: str,
+    rows: dict[tuple, dict[bool, Estimate]],
+    key_columns: list[str],
+    oracle: str = "the true hidden state is injected every step (memory_map=True)",
+) -> Optional[Table]:
     """rows: group key (without the oracle flag) -> {False: S, True: S*}."""
     table = Table(
         title,

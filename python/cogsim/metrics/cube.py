@@ -41,6 +41,8 @@ def credited_steps(episode: dict) -> tuple:
     """The closed-loop outcomes the episode's credit rule counts as correct (older episodes without
     a "credit" field were recorded under progress credit)."""
     return ("teacher",) if episode.get("credit", "progress") == "release" else CORRECT_STEPS
+
+
 EFFECT_LABELS = ("DECREASE", "NO_CHANGE", "INCREASE")
 
 
@@ -68,8 +70,9 @@ def _stickers_correct(predicted: Optional[Sequence[str]], gold: Sequence[str]) -
     return sum(a == b for p, g in zip(predicted, gold) for a, b in zip(p, g))
 
 
-def balanced_accuracy(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: str = "Yes",
-                      unparsed: str = "wrong") -> float:
+def balanced_accuracy(
+    gold: Sequence[str], predicted: Sequence[Optional[str]], positive: str = "Yes", unparsed: str = "wrong"
+) -> float:
     """Mean of the recall on positives and on negatives (nan if either class is absent). An
     unparsed answer (None) is a wrong answer with ``unparsed="wrong"`` (house rule), or left out of
     both recalls with ``unparsed="drop"`` (the paper's harness, which reports parse rate beside it)."""
@@ -77,8 +80,11 @@ def balanced_accuracy(gold: Sequence[str], predicted: Sequence[Optional[str]], p
         raise ValueError(f"unparsed must be 'wrong' or 'drop', got {unparsed!r}")
     recalls = []
     for is_positive in (True, False):
-        pairs = [(g, p) for g, p in zip(gold, predicted)
-                 if (g == positive) == is_positive and (unparsed == "wrong" or p is not None)]
+        pairs = [
+            (g, p)
+            for g, p in zip(gold, predicted)
+            if (g == positive) == is_positive and (unparsed == "wrong" or p is not None)
+        ]
         if not pairs:
             return float("nan")
         recalls.append(sum(g == p for g, p in pairs) / len(pairs))
@@ -98,7 +104,9 @@ def yes_bias(gold: Sequence[str], predicted: Sequence[Optional[str]], positive: 
     return sum(p == positive for p in parsed) / len(parsed) - sum(g == positive for g in gold) / len(gold)
 
 
-def cohen_kappa(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS) -> float:
+def cohen_kappa(
+    gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS
+) -> float:
     """Cohen's kappa as the paper computes it: observed agreement over all labels (an unparsed
     prediction never agrees) against the chance agreement sum_k pi_k q_k of the gold priors pi and
     the model's label mix q over its parsed predictions."""
@@ -107,8 +115,9 @@ def cohen_kappa(gold: Sequence[str], predicted: Sequence[Optional[str]], labels:
         return float("nan")
     observed = sum(g == p for g, p in zip(gold, predicted)) / n
     parsed = [p for p in predicted if p in labels]
-    expected = sum((sum(g == label for g in gold) / n) * (parsed.count(label) / len(parsed) if parsed else 0.0)
-                   for label in labels)
+    expected = sum(
+        (sum(g == label for g in gold) / n) * (parsed.count(label) / len(parsed) if parsed else 0.0) for label in labels
+    )
     if expected == 1.0:
         return 1.0 if observed == 1.0 else float("nan")
     return (observed - expected) / (1.0 - expected)
@@ -117,8 +126,9 @@ def cohen_kappa(gold: Sequence[str], predicted: Sequence[Optional[str]], labels:
 MACRO_F1_ABSENT = ("zero", "skip")
 
 
-def macro_f1(gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS,
-             absent: str = "zero") -> float:
+def macro_f1(
+    gold: Sequence[str], predicted: Sequence[Optional[str]], labels: Sequence[str] = EFFECT_LABELS, absent: str = "zero"
+) -> float:
     """Unweighted mean F1 over the three labels. A label that occurs neither in gold nor in the
     predictions scores 0 with ``absent="zero"`` (the paper's harness averages all three classes) or
     is left out of the mean with ``absent="skip"``."""
@@ -204,34 +214,73 @@ def reconstruction_table(episodes: Sequence[dict]) -> Optional[Table]:
     rows = []
     for (agent, _, depth), group in _groups(episodes, "reconstruction"):
         predicted, gold = [e["predicted_grid"] for e in group], [e["gold_grid"] for e in group]
-        rows.append([agent, depth, len(group), element_accuracy(predicted, gold), matrix_accuracy(predicted, gold),
-                     _parse_rate(group)])
-    return Table("Table 1. Cube face reconstruction (image only)",
-                 ["agent", "depth", "n", "element acc.", "matrix acc.", "parse rate"], rows,
-                 "Wilson 95% intervals; element accuracy pools the 9 stickers of every item.") if rows else None
+        rows.append(
+            [
+                agent,
+                depth,
+                len(group),
+                element_accuracy(predicted, gold),
+                matrix_accuracy(predicted, gold),
+                _parse_rate(group),
+            ]
+        )
+    return (
+        Table(
+            "Table 1. Cube face reconstruction (image only)",
+            ["agent", "depth", "n", "element acc.", "matrix acc.", "parse rate"],
+            rows,
+            "Wilson 95% intervals; element accuracy pools the 9 stickers of every item.",
+        )
+        if rows
+        else None
+    )
 
 
 def verification_table(episodes: Sequence[dict]) -> Optional[Table]:
     rows = []
     for (agent, _, depth), group in _groups(episodes, "verification"):
         gold, answers = [e["gold"] for e in group], [e["answer"] for e in group]
-        rows.append([agent, depth, len(group), _nan_or(balanced_accuracy(gold, answers)),
-                     _nan_or(balanced_accuracy(gold, answers, unparsed="drop")), _parse_rate(group),
-                     _nan_or(yes_rate(answers)), _nan_or(yes_bias(gold, answers))])
-    return Table("Table 1b. Cross-modal verification (image + text grid, Yes/No)",
-                 ["agent", "depth", "n", "balanced acc.", "bal. acc. (parsed)", "parse rate", "Yes rate",
-                  "Yes-bias"], rows,
-                 "Yes/No balanced per depth. balanced acc. counts unparsed answers wrong; bal. acc. (parsed) and "
-                 "Yes rate (share of Yes among parsed answers) are the paper harness's; Yes-bias = Yes rate - "
-                 "Yes share of gold.") if rows else None
+        rows.append(
+            [
+                agent,
+                depth,
+                len(group),
+                _nan_or(balanced_accuracy(gold, answers)),
+                _nan_or(balanced_accuracy(gold, answers, unparsed="drop")),
+                _parse_rate(group),
+                _nan_or(yes_rate(answers)),
+                _nan_or(yes_bias(gold, answers)),
+            ]
+        )
+    return (
+        Table(
+            "Table 1b. Cross-modal verification (image + text grid, Yes/No)",
+            ["agent", "depth", "n", "balanced acc.", "bal. acc. (parsed)", "parse rate", "Yes rate", "Yes-bias"],
+            rows,
+            "Yes/No balanced per depth. balanced acc. counts unparsed answers wrong; bal. acc. (parsed) and "
+            "Yes rate (share of Yes among parsed answers) are the paper harness's; Yes-bias = Yes rate - "
+            "Yes share of gold.",
+        )
+        if rows
+        else None
+    )
 
 
 def optimal_move_table(episodes: Sequence[dict]) -> Optional[Table]:
-    rows = [[agent, modality, depth, len(group), proportion(e["correct"] for e in group), _parse_rate(group)]
-            for (agent, modality, depth), group in _groups(episodes, "optimal-move", lambda e: e["modality"])]
-    return Table("Table 2. Optimal move prediction (four options, one optimal)",
-                 ["agent", "modality", "depth", "n", "accuracy", "parse rate"], rows,
-                 "Chance is 25%. Identical items in every modality.") if rows else None
+    rows = [
+        [agent, modality, depth, len(group), proportion(e["correct"] for e in group), _parse_rate(group)]
+        for (agent, modality, depth), group in _groups(episodes, "optimal-move", lambda e: e["modality"])
+    ]
+    return (
+        Table(
+            "Table 2. Optimal move prediction (four options, one optimal)",
+            ["agent", "modality", "depth", "n", "accuracy", "parse rate"],
+            rows,
+            "Chance is 25%. Identical items in every modality.",
+        )
+        if rows
+        else None
+    )
 
 
 def effect_labels_of(episodes: Sequence[dict]) -> tuple[list, list]:
@@ -248,13 +297,29 @@ def move_effect_table(episodes: Sequence[dict]) -> Optional[Table]:
     rows = []
     for (agent, modality, depth), group in _groups(episodes, "move-effect", lambda e: e["modality"]):
         gold, answers = effect_labels_of(group)
-        rows.append([agent, modality, depth, len(group), wilson(sum(g == a for g, a in zip(gold, answers)), len(gold)),
-                     _nan_or(macro_f1(gold, answers)), _nan_or(cohen_kappa(gold, answers)), _parse_rate(group)])
-    return Table("Table 2b. Causal move-effect (DECREASE / NO_CHANGE / INCREASE)",
-                 ["agent", "modality", "depth", "n", "micro acc.", "macro-F1", "kappa", "parse rate"], rows,
-                 "Four labels per item (every option), pooled; classes balanced per item (one of each plus a "
-                 "rotating doubled class). Kappa: chance = gold priors x the model's parsed label mix.") \
-        if rows else None
+        rows.append(
+            [
+                agent,
+                modality,
+                depth,
+                len(group),
+                wilson(sum(g == a for g, a in zip(gold, answers)), len(gold)),
+                _nan_or(macro_f1(gold, answers)),
+                _nan_or(cohen_kappa(gold, answers)),
+                _parse_rate(group),
+            ]
+        )
+    return (
+        Table(
+            "Table 2b. Causal move-effect (DECREASE / NO_CHANGE / INCREASE)",
+            ["agent", "modality", "depth", "n", "micro acc.", "macro-F1", "kappa", "parse rate"],
+            rows,
+            "Four labels per item (every option), pooled; classes balanced per item (one of each plus a "
+            "rotating doubled class). Kappa: chance = gold priors x the model's parsed label mix.",
+        )
+        if rows
+        else None
+    )
 
 
 def _closed_loop_variant(episode: dict) -> str:
@@ -271,15 +336,45 @@ def closed_loop_table(episodes: Sequence[dict]) -> Optional[Table]:
         decisions = sum(e["decisions"] for e in group)
         ta = mean_ci([e["adherent"] / e["steps_total"] for e in group], bounds=(0.0, 1.0))
         pa = mean_ci([e.get("progress_moves", e["adherent"]) / e["steps_total"] for e in group], bounds=(0.0, 1.0))
-        rows.append([agent, variant, depth, len(group), ta, pa, proportion(e["perfect_solve"] for e in group),
-                     wilson(answered, decisions), wilson(adherent, answered), _nan_or(apa(adherent, abstained, decisions)),
-                     wilson(decisions - sum(e["parse_failures"] for e in group), decisions)])
-    return Table("Table 3. Closed-loop step-by-step control",
-                 ["agent", "variant", "depth", "n", "TA%", "PA%", "perfect solve", "coverage", "selective acc.",
-                  f"APA (s={ABSTAIN_CREDIT})", "parse rate"], rows,
-                 "TA% (credited steps: the teacher's move only under credit=release) and PA% (any progress move) "
-                 "over all depth x n steps (unconditional denominators), normal interval over episodes. "
-                 "Coverage, selective accuracy and APA count decisions actually presented.") if rows else None
+        rows.append(
+            [
+                agent,
+                variant,
+                depth,
+                len(group),
+                ta,
+                pa,
+                proportion(e["perfect_solve"] for e in group),
+                wilson(answered, decisions),
+                wilson(adherent, answered),
+                _nan_or(apa(adherent, abstained, decisions)),
+                wilson(decisions - sum(e["parse_failures"] for e in group), decisions),
+            ]
+        )
+    return (
+        Table(
+            "Table 3. Closed-loop step-by-step control",
+            [
+                "agent",
+                "variant",
+                "depth",
+                "n",
+                "TA%",
+                "PA%",
+                "perfect solve",
+                "coverage",
+                "selective acc.",
+                f"APA (s={ABSTAIN_CREDIT})",
+                "parse rate",
+            ],
+            rows,
+            "TA% (credited steps: the teacher's move only under credit=release) and PA% (any progress move) "
+            "over all depth x n steps (unconditional denominators), normal interval over episodes. "
+            "Coverage, selective accuracy and APA count decisions actually presented.",
+        )
+        if rows
+        else None
+    )
 
 
 def adherence_by_step_table(episodes: Sequence[dict]) -> Optional[Table]:
@@ -291,12 +386,19 @@ def adherence_by_step_table(episodes: Sequence[dict]) -> Optional[Table]:
     longest = max(depth for (_, _, depth), _ in groups)
     rows = []
     for (agent, variant, depth), group in groups:
-        cells = [proportion(len(e["outcomes"]) > t and e["outcomes"][t] in credited_steps(e) for e in group)
-                 if t < depth else "" for t in range(longest)]
+        cells = [
+            proportion(len(e["outcomes"]) > t and e["outcomes"][t] in credited_steps(e) for e in group)
+            if t < depth
+            else ""
+            for t in range(longest)
+        ]
         rows.append([agent, variant, depth, len(group), *cells])
-    return Table("Table 3b. Teacher adherence by step (closed loop)",
-                 ["agent", "variant", "depth", "n", *[f"TA@{t + 1}" for t in range(longest)]], rows,
-                 "Unconditional denominators: every episode counts at every step up to its depth.")
+    return Table(
+        "Table 3b. Teacher adherence by step (closed loop)",
+        ["agent", "variant", "depth", "n", *[f"TA@{t + 1}" for t in range(longest)]],
+        rows,
+        "Unconditional denominators: every episode counts at every step up to its depth.",
+    )
 
 
 def reflection_table(episodes: Sequence[dict]) -> Optional[Table]:
@@ -304,15 +406,31 @@ def reflection_table(episodes: Sequence[dict]) -> Optional[Table]:
     for (agent, regime, depth), group in _groups(episodes, "reflection", lambda e: e["regime"]):
         initial = [bool(e["initial_correct"]) for e in group]
         final = [bool(e["final_correct"]) for e in group]
-        rows.append([agent, regime, depth, len(group), proportion(initial), proportion(final),
-                     round(float(np.mean(final)) - float(np.mean(initial)), 3), error_fix_rate(initial, final),
-                     overthink_rate(initial, final), _parse_rate(group, "final_parse")])
-    return Table("Table 4. Reflection-guided re-answering",
-                 ["agent", "regime", "depth", "n", "initial acc.", "final acc.", "gain", "EFR", "OTR",
-                  "final parse rate"], rows,
-                 "EFR: wrong drafts fixed; OTR: correct drafts broken (every draft is told it was wrong, as in the "
-                 "paper). guided-unredacted reveals the gold option's letter.") \
-        if rows else None
+        rows.append(
+            [
+                agent,
+                regime,
+                depth,
+                len(group),
+                proportion(initial),
+                proportion(final),
+                round(float(np.mean(final)) - float(np.mean(initial)), 3),
+                error_fix_rate(initial, final),
+                overthink_rate(initial, final),
+                _parse_rate(group, "final_parse"),
+            ]
+        )
+    return (
+        Table(
+            "Table 4. Reflection-guided re-answering",
+            ["agent", "regime", "depth", "n", "initial acc.", "final acc.", "gain", "EFR", "OTR", "final parse rate"],
+            rows,
+            "EFR: wrong drafts fixed; OTR: correct drafts broken (every draft is told it was wrong, as in the "
+            "paper). guided-unredacted reveals the gold option's letter.",
+        )
+        if rows
+        else None
+    )
 
 
 def recovery_table(episodes: Sequence[dict]) -> Optional[Table]:
@@ -320,19 +438,47 @@ def recovery_table(episodes: Sequence[dict]) -> Optional[Table]:
     for (agent, start, depth), group in _groups(episodes, "recovery", lambda e: e["start"]):
         failed = [e for e in group if e["failure_step"] is not None]
         solved_at = [e["solved_at"] for e in failed]
-        rows.append([agent, start, depth, len(group), len(failed), proportion(e["solved"] for e in failed),
-                     solved_within(solved_at, 1), solved_within(solved_at, 3),
-                     _nan_or(median_steps_solved([e["solved_at"] for e in failed])),
-                     _nan_or(average_steps_all([e["steps_used"] for e in failed], [e["solved"] for e in failed],
-                                               [e["budget"] for e in failed]))])
-    return Table("Table 5. Learning curve / recovery after the first failure",
-                 ["agent", "start", "depth", "n", "failures", "solve rate", "P@1", "P@3", "Med@Solved", "Avg@All"],
-                 rows, "Budget depth+3 decisions after the first failure; rates over episodes with a failure; "
-                 "P@k: solved within k decisions.") if rows else None
+        rows.append(
+            [
+                agent,
+                start,
+                depth,
+                len(group),
+                len(failed),
+                proportion(e["solved"] for e in failed),
+                solved_within(solved_at, 1),
+                solved_within(solved_at, 3),
+                _nan_or(median_steps_solved([e["solved_at"] for e in failed])),
+                _nan_or(
+                    average_steps_all(
+                        [e["steps_used"] for e in failed], [e["solved"] for e in failed], [e["budget"] for e in failed]
+                    )
+                ),
+            ]
+        )
+    return (
+        Table(
+            "Table 5. Learning curve / recovery after the first failure",
+            ["agent", "start", "depth", "n", "failures", "solve rate", "P@1", "P@3", "Med@Solved", "Avg@All"],
+            rows,
+            "Budget depth+3 decisions after the first failure; rates over episodes with a failure; "
+            "P@k: solved within k decisions.",
+        )
+        if rows
+        else None
+    )
 
 
-TABLES = (reconstruction_table, verification_table, optimal_move_table, move_effect_table, closed_loop_table,
-          adherence_by_step_table, reflection_table, recovery_table)
+TABLES = (
+    reconstruction_table,
+    verification_table,
+    optimal_move_table,
+    move_effect_table,
+    closed_loop_table,
+    adherence_by_step_table,
+    reflection_table,
+    recovery_table,
+)
 
 
 def summarize(episodes: Sequence[dict]) -> list[Table]:
@@ -341,8 +487,16 @@ def summarize(episodes: Sequence[dict]) -> list[Table]:
 
 
 # The headline column of each table, drawn against depth (one line per agent and variant).
-HEADLINES = {"Table 1": "matrix acc.", "Table 1b": "balanced acc.", "Table 2": "accuracy", "Table 2b": "micro acc.",
-             "Table 3": "TA%", "Table 3b": "TA@1", "Table 4": "final acc.", "Table 5": "solve rate"}
+HEADLINES = {
+    "Table 1": "matrix acc.",
+    "Table 1b": "balanced acc.",
+    "Table 2": "accuracy",
+    "Table 2b": "micro acc.",
+    "Table 3": "TA%",
+    "Table 3b": "TA@1",
+    "Table 4": "final acc.",
+    "Table 5": "solve rate",
+}
 VARIANT_COLUMNS = ("modality", "variant", "regime", "start")
 
 

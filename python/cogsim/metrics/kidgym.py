@@ -68,7 +68,9 @@ def success_counts(episodes: Sequence[Mapping]) -> dict[str, dict[str, dict[int,
         cell = counts[_group(episode)][_task_code(episode)][_level(episode)]
         cell[0] += bool(episode["success"])
         cell[1] += 1
-    return {g: {t: {lv: tuple(c) for lv, c in levels.items()} for t, levels in tasks.items()} for g, tasks in counts.items()}
+    return {
+        g: {t: {lv: tuple(c) for lv, c in levels.items()} for t, levels in tasks.items()} for g, tasks in counts.items()
+    }
 
 
 def weighted_score(rates: Mapping[int, float]) -> Optional[float]:
@@ -87,7 +89,10 @@ def capability_scores(rates: Mapping[str, Mapping[int, float]]) -> dict[str, Opt
             continue
         for capability in TASK_CAPABILITIES[code][1]:
             per_capability[capability].append(score)
-    return {c: (100.0 * sum(per_capability[c]) / len(per_capability[c]) if per_capability[c] else None) for c in CAPABILITIES}
+    return {
+        c: (100.0 * sum(per_capability[c]) / len(per_capability[c]) if per_capability[c] else None)
+        for c in CAPABILITIES
+    }
 
 
 def _rates(tasks: Mapping[str, Mapping[int, tuple[int, int]]]) -> dict[str, dict[int, float]]:
@@ -100,8 +105,11 @@ def summarize(episodes: Sequence[Mapping]) -> list[Table]:
     score_rows = []
     for group in sorted(counts):
         tasks = counts[group]
-        table = Table(f"KidGym success rate: {group}", ["task", "level 1", "level 2", "level 3", "0.2 p1 + 0.3 p2 + 0.5 p3"],
-                      note="Success rate (fraction of episodes) with Wilson 95% interval; the weighted score in percent.")
+        table = Table(
+            f"KidGym success rate: {group}",
+            ["task", "level 1", "level 2", "level 3", "0.2 p1 + 0.3 p2 + 0.5 p3"],
+            note="Success rate (fraction of episodes) with Wilson 95% interval; the weighted score in percent.",
+        )
         for code in (c for c in TASK_CAPABILITIES if c in tasks):
             cells = [wilson(*tasks[code][lv]) if lv in tasks[code] else "-" for lv in (1, 2, 3)]
             score = weighted_score(_rates({code: tasks[code]})[code])
@@ -109,8 +117,14 @@ def summarize(episodes: Sequence[Mapping]) -> list[Table]:
         tables.append(table)
         scores = capability_scores(_rates(tasks))
         score_rows.append([group] + ["-" if scores[c] is None else round(scores[c], 1) for c in CAPABILITIES])
-    tables.append(Table("KidGym capability scores", ["agent"] + list(CAPABILITIES), score_rows,
-                        note="100 x mean over the capability's tasks of 0.2 p1 + 0.3 p2 + 0.5 p3 (tasks with all three levels run)."))
+    tables.append(
+        Table(
+            "KidGym capability scores",
+            ["agent"] + list(CAPABILITIES),
+            score_rows,
+            note="100 x mean over the capability's tasks of 0.2 p1 + 0.3 p2 + 0.5 p3 (tasks with all three levels run).",
+        )
+    )
     return tables
 
 

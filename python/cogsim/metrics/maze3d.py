@@ -16,7 +16,6 @@ import numpy as np
 from cogsim.metrics import Estimate, Table, mean_ci, register, wilson
 from cogsim.metrics._rng import agent_name, bootstrap_statistic, group, memory_gap_table, option
 
-
 ORACLE = "minimap"  # the release's Memory Gap oracle: run.py --minimap
 
 
@@ -27,7 +26,12 @@ def condition(episode: dict, with_memory: bool = True) -> str:
         parts.append(f"maze {generator}")
     if step != "slide":
         parts.append(f"{step} steps")
-    for name, label in (("memory_map", "memory map"), ("minimap", "minimap"), ("wall_tags", "colour tags"), ("ask_output", "ask-output")):
+    for name, label in (
+        ("memory_map", "memory map"),
+        ("minimap", "minimap"),
+        ("wall_tags", "colour tags"),
+        ("ask_output", "ask-output"),
+    ):
         if (with_memory or name != ORACLE) and option(episode, name, False):
             parts.append(label)
     history = option(episode, "history", "full")
@@ -67,7 +71,8 @@ def summarize(episodes: Sequence[dict]) -> list[Table]:
     asks = any(e.get("traj_match") is not None for e in episodes)
     table = Table(
         "3D Maze",
-        ["Agent", "Size", "Condition", "N", "SR %", "Efficiency", "Explore %", "Walls", "GS"] + (["Traj-Match %"] if asks else []),
+        ["Agent", "Size", "Condition", "N", "SR %", "Efficiency", "Explore %", "Walls", "GS"]
+        + (["Traj-Match %"] if asks else []),
         note="SR = success rate; Efficiency = L*/L over successful episodes (L* fewest actions, turns included, a slide one "
         "action; L actions taken); Explore = fraction of cells visited (all episodes); Walls = failed move_forward actions "
         "(wall bumps) per episode; GS = (SR + SR*Eff + (1-SR)*Explore)/2.",
@@ -76,21 +81,35 @@ def summarize(episodes: Sequence[dict]) -> list[Table]:
     for (agent, size, cond), items in group(episodes, lambda e: (agent_name(e), int(e["size"]), condition(e))).items():
         wins = sum(bool(e["success"]) for e in items)
         row = [
-            agent, f"{size}x{size}", cond, len(items), _percent(wilson(wins, len(items))),
+            agent,
+            f"{size}x{size}",
+            cond,
+            len(items),
+            _percent(wilson(wins, len(items))),
             mean_ci([e["optimal_steps"] / e["steps"] for e in items if e["success"]], bounds=(0.0, 1.0)),
             _percent(mean_ci([e["visited_cells"] / e["cells"] for e in items], bounds=(0.0, 1.0))),
             mean_ci([e["collisions"] for e in items]),
             bootstrap_statistic(items, game_score),
         ]
         if asks:
-            row.append(_percent(mean_ci([e["traj_match"] for e in items if e.get("traj_match") is not None], bounds=(0.0, 1.0))))
+            row.append(
+                _percent(
+                    mean_ci([e["traj_match"] for e in items if e.get("traj_match") is not None], bounds=(0.0, 1.0))
+                )
+            )
         table.rows.append(row)
     for (agent, size, cond, memory), items in group(
-        episodes, lambda e: (agent_name(e), int(e["size"]), condition(e, with_memory=False), bool(option(e, ORACLE, False)))
+        episodes,
+        lambda e: (agent_name(e), int(e["size"]), condition(e, with_memory=False), bool(option(e, ORACLE, False))),
     ).items():
         gaps[(agent, f"{size}x{size}", cond)][memory] = Estimate(game_score(items), None, None, len(items))
-    gap = memory_gap_table("3D Maze Memory Gap (GS)", "GS", gaps, ["Agent", "Size", "Condition"],
-                           oracle="the release's minimap of the uncovered maze is shown every step (minimap=True)")
+    gap = memory_gap_table(
+        "3D Maze Memory Gap (GS)",
+        "GS",
+        gaps,
+        ["Agent", "Size", "Condition"],
+        oracle="the release's minimap of the uncovered maze is shown every step (minimap=True)",
+    )
     return [table] + ([gap] if gap else [])
 
 

@@ -58,11 +58,19 @@ def single_table(episodes: Sequence[dict]) -> Table:
     for (agent, size, cond), items in group(episodes, lambda e: (agent_name(e), board(e), condition(e))).items():
         responses = sum(e["responses"] for e in items)
         optimal = sum(e["optimal_responses"] for e in items) / sum(e["pairs"] for e in items)
-        table.rows.append([
-            agent, size, cond, len(items), _percent(score(items)), bootstrap_statistic(items, responses_per_pair),
-            round(optimal, 2), _percent(wilson(sum(e["parse_failures"] for e in items), responses)),
-            _percent(wilson(sum(e["invalid"] for e in items), responses)),
-        ])
+        table.rows.append(
+            [
+                agent,
+                size,
+                cond,
+                len(items),
+                _percent(score(items)),
+                bootstrap_statistic(items, responses_per_pair),
+                round(optimal, 2),
+                _percent(wilson(sum(e["parse_failures"] for e in items), responses)),
+                _percent(wilson(sum(e["invalid"] for e in items), responses)),
+            ]
+        )
     return table
 
 
@@ -95,8 +103,13 @@ def duel_games(episodes: Sequence[dict]) -> list[tuple[str, str, float]]:
     return games
 
 
-def elo_ratings(games: Sequence[tuple[str, str, float]], k: float = ELO_K, base: float = ELO_BASE,
-                orders: int = ELO_ORDERS, seed: int = 0) -> dict[str, float]:
+def elo_ratings(
+    games: Sequence[tuple[str, str, float]],
+    k: float = ELO_K,
+    base: float = ELO_BASE,
+    orders: int = ELO_ORDERS,
+    seed: int = 0,
+) -> dict[str, float]:
     """Sequential Elo, averaged over ``orders`` seeded shuffles of the games (the order of games
     played in parallel carries no meaning); one order when there is one game."""
     players = sorted({p for a, b, _ in games for p in (a, b)})
@@ -152,7 +165,16 @@ def duel_tables(episodes: Sequence[dict], ties: str = "half", elo_base: float = 
     for player in sorted(record, key=lambda p: -ratings[p]):
         w, t, l = record[player]
         n = w + t + l
-        table.rows.append([player, n, _percent(win_rate(w, t, l, ties)), f"{w}/{t}/{l}", _percent(mean_ci(pairs_won[player], bounds=(0.0, 1.0))), round(ratings[player], 1)])
+        table.rows.append(
+            [
+                player,
+                n,
+                _percent(win_rate(w, t, l, ties)),
+                f"{w}/{t}/{l}",
+                _percent(mean_ci(pairs_won[player], bounds=(0.0, 1.0))),
+                round(ratings[player], 1),
+            ]
+        )
     head = _head_to_head(games)
     return [table] + ([head] if head else [])
 
@@ -179,7 +201,8 @@ def summarize(episodes: Sequence[dict], ties: str = "half", elo_base: float = EL
         tables.append(single_table(singles))
         gaps: dict[tuple, dict[bool, Estimate]] = defaultdict(dict)
         for (agent, size, cond, memory), items in group(
-            singles, lambda e: (agent_name(e), board(e), condition(e, with_memory=False), bool(option(e, "memory_map", False)))
+            singles,
+            lambda e: (agent_name(e), board(e), condition(e, with_memory=False), bool(option(e, "memory_map", False))),
         ).items():
             gaps[(agent, size, cond)][memory] = score(items)
         gap = memory_gap_table("Matching Pairs Memory Gap (Score)", "Score", gaps, ["Agent", "Board", "Condition"])

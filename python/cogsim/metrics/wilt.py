@@ -53,13 +53,36 @@ def reduction_curve(episodes: Sequence[dict], max_turns: int = MAX_TURNS) -> np.
     for row, episode in enumerate(episodes):
         reduction = list(episode.get("reduction") or [])[:max_turns]
         if reduction:
-            curves[row, :len(reduction)] = reduction
-            curves[row, len(reduction):] = reduction[-1]
+            curves[row, : len(reduction)] = reduction
+            curves[row, len(reduction) :] = reduction[-1]
     return curves.mean(axis=0)
 
 
-RELEASE_OPERATORS = ("and", "or", "not", "**", "==", "!=", "<=", ">=", ">>", "<<", "//", "+", "-", "/", "*", "=", "%",
-                     "&", "|", "~", "^", "<", ">")
+RELEASE_OPERATORS = (
+    "and",
+    "or",
+    "not",
+    "**",
+    "==",
+    "!=",
+    "<=",
+    ">=",
+    ">>",
+    "<<",
+    "//",
+    "+",
+    "-",
+    "/",
+    "*",
+    "=",
+    "%",
+    "&",
+    "|",
+    "~",
+    "^",
+    "<",
+    ">",
+)
 COMPLEXITY_STATISTICS = ("median", "mean")
 
 
@@ -122,23 +145,50 @@ def summarize(episodes: Sequence[dict]) -> list[Table]:
 def _results_table(episodes) -> Table:
     table = Table(
         "WILT: results by agent",
-        ["env", "agent", "episodes", "accuracy %", "approx. correct %", "tests used", "repeats", "guess ops",
-         "guess length", "inclusion ratio", "no valid guess", "approx. by"],
+        [
+            "env",
+            "agent",
+            "episodes",
+            "accuracy %",
+            "approx. correct %",
+            "tests used",
+            "repeats",
+            "guess ops",
+            "guess length",
+            "inclusion ratio",
+            "no valid guess",
+            "approx. by",
+        ],
         note="Accuracy: equivalent on the release's point set (Wilson 95% CI). Approx. correct: wrong but near, "
-             "by the method in 'approx. by'. Tests used is the paper's 'average guesses'. Guess ops, length and "
-             "inclusion ratio: medians over judged guesses, as the release's complexity analysis.",
+        "by the method in 'approx. by'. Tests used is the paper's 'average guesses'. Guess ops, length and "
+        "inclusion ratio: medians over judged guesses, as the release's complexity analysis.",
     )
     for (env_id, agent), group in _group(episodes, "env_id", "agent").items():
         s = summary_row(group)
-        table.rows.append([env_id, agent, s["episodes"], s["accuracy"].format(percent=True),
-                           s["approx_correct"].format(percent=True), s["tests_used"].format(), s["repeats"].format(digits=2),
-                           _fmt(s["guess_operators"]), _fmt(s["guess_length"]), _fmt(s["inclusion_ratio"], 2), s["no_guess"], s["approx_method"]])
+        table.rows.append(
+            [
+                env_id,
+                agent,
+                s["episodes"],
+                s["accuracy"].format(percent=True),
+                s["approx_correct"].format(percent=True),
+                s["tests_used"].format(),
+                s["repeats"].format(digits=2),
+                _fmt(s["guess_operators"]),
+                _fmt(s["guess_length"]),
+                _fmt(s["inclusion_ratio"], 2),
+                s["no_guess"],
+                s["approx_method"],
+            ]
+        )
     return table
 
 
 def _tier_table(episodes) -> Table:
-    tiers = sorted({e.get("tier") for e in episodes}, key=lambda t: ["easy", "medium", "very hard"].index(t)
-                   if t in ("easy", "medium", "very hard") else 9)
+    tiers = sorted(
+        {e.get("tier") for e in episodes},
+        key=lambda t: ["easy", "medium", "very hard"].index(t) if t in ("easy", "medium", "very hard") else 9,
+    )
     table = Table("WILT: accuracy by tier", ["env", "agent", *[f"{t} %" for t in tiers]])
     for (env_id, agent), group in _group(episodes, "env_id", "agent").items():
         cells = []
@@ -150,8 +200,11 @@ def _tier_table(episodes) -> Table:
 
 
 def _curve_table(episodes) -> Table:
-    table = Table("WILT: hypothesis space eliminated after turn t (%)", ["env", "agent", *[f"t={t}" for t in CURVE_TURNS]],
-                  note="Mean fraction of the generated 2000-rule hypothesis space inconsistent with the tests so far.")
+    table = Table(
+        "WILT: hypothesis space eliminated after turn t (%)",
+        ["env", "agent", *[f"t={t}" for t in CURVE_TURNS]],
+        note="Mean fraction of the generated 2000-rule hypothesis space inconsistent with the tests so far.",
+    )
     for (env_id, agent), group in _group(episodes, "env_id", "agent").items():
         curve = reduction_curve(group)
         table.rows.append([env_id, agent, *[f"{100 * curve[t - 1]:.1f}" for t in CURVE_TURNS]])
@@ -159,12 +212,22 @@ def _curve_table(episodes) -> Table:
 
 
 def _swap_table(episodes) -> Table:
-    table = Table("WILT: test swap (guess from another agent's test cases, one turn)",
-                  ["env", "guesser", "tests from", "episodes", "accuracy %", "approx. correct %"])
+    table = Table(
+        "WILT: test swap (guess from another agent's test cases, one turn)",
+        ["env", "guesser", "tests from", "episodes", "accuracy %", "approx. correct %"],
+    )
     for (env_id, agent, source), group in _group(episodes, "env_id", "agent", "swap_source").items():
         s = summary_row(group)
-        table.rows.append([env_id, agent, source or "?", s["episodes"], s["accuracy"].format(percent=True),
-                           s["approx_correct"].format(percent=True)])
+        table.rows.append(
+            [
+                env_id,
+                agent,
+                source or "?",
+                s["episodes"],
+                s["accuracy"].format(percent=True),
+                s["approx_correct"].format(percent=True),
+            ]
+        )
     return table
 
 
@@ -174,12 +237,16 @@ def _fmt(value, digits: int = 1) -> str:
 
 # -- test swap ---------------------------------------------------------------------------------------
 
+
 def swap_options(episode: dict) -> dict:
     """Env options that replay ``episode``'s test cases (reasoning stripped) to another guesser."""
     if episode.get("rule_index", -1) < 0:
         raise ValueError("test swap needs an episode of a fixed split (wilt/full or wilt/lite), not procedural")
-    return {"rule_index": episode["rule_index"], "given_tests": [t[:3] for t in episode["tests"]],
-            "swap_source": episode.get("agent")}
+    return {
+        "rule_index": episode["rule_index"],
+        "given_tests": [t[:3] for t in episode["tests"]],
+        "swap_source": episode.get("agent"),
+    }
 
 
 def run_test_swap(source_episodes: Sequence[dict], guesser: str, seed: int = 0) -> list[dict]:
@@ -194,12 +261,21 @@ def run_test_swap(source_episodes: Sequence[dict], guesser: str, seed: int = 0) 
         env = make(source["env_id"], **options)
         env.reset(seed=seed)
         *_, info = env.step(env.scripted_response(guesser, rng))
-        records.append({"env_id": source["env_id"], "options": options, "seed": seed, "agent": guesser, "turns": 1,
-                        **info["episode"]})
+        records.append(
+            {
+                "env_id": source["env_id"],
+                "options": options,
+                "seed": seed,
+                "agent": guesser,
+                "turns": 1,
+                **info["episode"],
+            }
+        )
     return records
 
 
 # -- plots -----------------------------------------------------------------------------------------
+
 
 def plot(episodes: Sequence[dict], out_dir) -> list[tuple[str, Path]]:
     played = [e for e in episodes if not e.get("swap")]

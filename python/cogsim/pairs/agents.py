@@ -17,7 +17,9 @@ from cogsim.pairs._pairs import FACE_DOWN
 FORGETFUL_SPAN = 6
 
 
-def remembered_cards(flip_log: Sequence[int], seen: np.ndarray, memory_map: bool, span: int = FORGETFUL_SPAN) -> np.ndarray:
+def remembered_cards(
+    flip_log: Sequence[int], seen: np.ndarray, memory_map: bool, span: int = FORGETFUL_SPAN
+) -> np.ndarray:
     """Bool per card (row-major): what the forgetful agent knows."""
     if memory_map:
         return seen.ravel().copy()
@@ -26,7 +28,9 @@ def remembered_cards(flip_log: Sequence[int], seen: np.ndarray, memory_map: bool
     return known
 
 
-def forgetful_flip(identities: np.ndarray, state: np.ndarray, pending: int, known: np.ndarray, rng: np.random.Generator) -> int:
+def forgetful_flip(
+    identities: np.ndarray, state: np.ndarray, pending: int, known: np.ndarray, rng: np.random.Generator
+) -> int:
     """Complete a remembered pair, else flip a card it does not remember (at random)."""
     ids, down = identities.ravel(), state.ravel() == FACE_DOWN
     if pending >= 0:

@@ -30,7 +30,6 @@ class ParseError(ValueError):
     """A response the strict parser rejects; the message says what was expected."""
 
 
-
 def card_label(identity: int) -> str:
     """A card's label on the numbered board (coords="numbers")."""
     return f"{identity + 1:02d}"
@@ -57,8 +56,16 @@ def check_coords(coords: str, rows: int, cols: int) -> str:
     return coords
 
 
-def task_prompt(rows: int, cols: int, budget: int, modality: str, cot: bool, duel: bool, coords: str = "letters",
-                max_retries: Optional[int] = None) -> str:
+def task_prompt(
+    rows: int,
+    cols: int,
+    budget: int,
+    modality: str,
+    cot: bool,
+    duel: bool,
+    coords: str = "letters",
+    max_retries: Optional[int] = None,
+) -> str:
     pairs = rows * cols // 2
     lines = [
         f"You are playing Matching Pairs on a board of {rows} rows x {cols} columns: {pairs} pairs of cards lie face down.",
@@ -68,15 +75,23 @@ def task_prompt(rows: int, cols: int, budget: int, modality: str, cot: bool, due
     ]
     if coords == "letters":
         if modality == "text":
-            lines.append("On the board, [*] is a face-down card (the only kind you may flip), [ ] an empty slot whose pair "
-                         "was removed, and any other symbol a card that is face up right now.")
+            lines.append(
+                "On the board, [*] is a face-down card (the only kind you may flip), [ ] an empty slot whose pair "
+                "was removed, and any other symbol a card that is face up right now."
+            )
         else:
-            lines.append("Each image shows the board: card backs are face down, empty slots were removed; rows and columns "
-                         "are lettered on its edges.")
-        lines.append("A coordinate is a row letter (a, b, c, ...) followed by a column letter (A, B, C, ...): "
-                     "cD is row c, column D.")
+            lines.append(
+                "Each image shows the board: card backs are face down, empty slots were removed; rows and columns "
+                "are lettered on its edges."
+            )
+        lines.append(
+            "A coordinate is a row letter (a, b, c, ...) followed by a column letter (A, B, C, ...): "
+            "cD is row c, column D."
+        )
     elif modality == "text":
-        lines.append("On the board, ?? is a face-down card, -- a removed card, and a number is a face-up card's picture.")
+        lines.append(
+            "On the board, ?? is a face-down card, -- a removed card, and a number is a face-up card's picture."
+        )
     else:
         lines.append("Each image shows the board; rows and columns are numbered on its edges.")
     if duel:
@@ -89,16 +104,22 @@ def task_prompt(rows: int, cols: int, budget: int, modality: str, cot: bool, due
         lines.append(f"Match every pair within {budget} responses, using as few as you can.")
     if max_retries is not None:
         passes = " and the turn passes to your opponent" if duel else ""
-        lines.append(f"A reply that cannot be parsed, or that names an invalid card (off the board, already removed, or the "
-                     f"card already up this round), changes nothing and may be retried {max_retries} time(s); one more "
-                     f"failure forfeits the round: a card already up is turned face down again{passes}.")
+        lines.append(
+            f"A reply that cannot be parsed, or that names an invalid card (off the board, already removed, or the "
+            f"card already up this round), changes nothing and may be retried {max_retries} time(s); one more "
+            f"failure forfeits the round: a card already up is turned face down again{passes}."
+        )
     if coords == "letters":
         if cot:
-            lines.append("Answer with two lines: `Thought: <a few sentences at most>` and then `Action: <coordinate>`, "
-                         "e.g. `Action: cD`. A reply without an Action line is not executed.")
+            lines.append(
+                "Answer with two lines: `Thought: <a few sentences at most>` and then `Action: <coordinate>`, "
+                "e.g. `Action: cD`. A reply without an Action line is not executed."
+            )
         else:
-            lines.append("Answer with the line `Action: <coordinate>`, e.g. `Action: cD`, and no reasoning. "
-                         "A reply without an Action line is not executed.")
+            lines.append(
+                "Answer with the line `Action: <coordinate>`, e.g. `Action: cD`, and no reasoning. "
+                "A reply without an Action line is not executed."
+            )
         return "\n".join(lines)
     action = "`Action: (row, column)`, e.g. `Action: (2, 3)`"
     if cot:
@@ -281,8 +302,10 @@ def parse_letters(text: str, rows: int, cols: int) -> tuple[int, int]:
         raise ParseError("`Action:` must be followed by a row letter and a column letter, e.g. `Action: cD`")
     row, col = found
     if not (row < rows and col < cols):
-        raise ParseError(f"{ROW_LETTERS[row]}{COL_LETTERS[col]} is off the board: rows a..{ROW_LETTERS[rows - 1]}, "
-                         f"columns A..{COL_LETTERS[cols - 1]}")
+        raise ParseError(
+            f"{ROW_LETTERS[row]}{COL_LETTERS[col]} is off the board: rows a..{ROW_LETTERS[rows - 1]}, "
+            f"columns A..{COL_LETTERS[cols - 1]}"
+        )
     return row, col
 
 
@@ -297,7 +320,7 @@ def parse_flip(text: str, cot: bool = True, coords: str = "numbers", rows: int =
     if not cot:
         body = body.strip()
         at = _skip(body, 0, "*")
-        end = _marker_end(body, at) if body[at:at + 6].lower() == "action" else -1
+        end = _marker_end(body, at) if body[at : at + 6].lower() == "action" else -1
         found, at = _number_coordinate(body, end) if end >= 0 else (None, 0)
         if found is None or _skip(body, _skip(body, at), "*") != len(body):
             raise ParseError("direct mode expects exactly one line `Action: (row, column)`")
@@ -311,7 +334,9 @@ def parse_flip(text: str, cot: bool = True, coords: str = "numbers", rows: int =
     return found[0] - 1, found[1] - 1
 
 
-def describe_flip(who: str, row: int, col: int, identity: Optional[int], coords: str = "numbers", pairs: int = 0) -> str:
+def describe_flip(
+    who: str, row: int, col: int, identity: Optional[int], coords: str = "numbers", pairs: int = 0
+) -> str:
     if identity is None:
         shows = ""
     else:

@@ -52,7 +52,10 @@ def _load_sprites():
     pixels = np.round(rgba).astype(np.uint8)
     height, width = pixels.shape[:2]
     meta = json.loads(_read("sprites.json"))
-    uv = {name: (x / width, y / height, (x + w) / width, (y + h) / height) for name, (x, y, w, h) in meta["sprites"].items()}
+    uv = {
+        name: (x / width, y / height, (x + w) / width, (y + h) / height)
+        for name, (x, y, w, h) in meta["sprites"].items()
+    }
     categories = {category: tuple(names) for category, names in meta["categories"].items()}
     return pixels, uv, categories
 

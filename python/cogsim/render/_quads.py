@@ -123,7 +123,9 @@ def _write(buffer: moderngl.Buffer, data: np.ndarray) -> None:
 
 
 def _texture(ctx: moderngl.Context, pixels: np.ndarray, components: int) -> moderngl.Texture:
-    texture = ctx.texture((pixels.shape[1], pixels.shape[0]), components, np.ascontiguousarray(pixels).tobytes(), alignment=1)
+    texture = ctx.texture(
+        (pixels.shape[1], pixels.shape[0]), components, np.ascontiguousarray(pixels).tobytes(), alignment=1
+    )
     texture.build_mipmaps()
     texture.filter = moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR
     texture.anisotropy = 1.0

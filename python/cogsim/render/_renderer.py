@@ -13,7 +13,6 @@ from cogsim.render._assets import atlases
 from cogsim.render._canvas import Canvas
 from cogsim.render._quads import QuadPipeline
 
-
 _THREAD_STATE = threading.local()
 
 

@@ -36,11 +36,37 @@ _ASCII_GLYPHS = "ABCDEFGHJKLMNPQRSTUVWXYZabdefghkmnqrt23456789#$%&@*+=?!<>{}~^\u
 _RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 _SUITS = (("\u2660", (30, 30, 36)), ("\u2665", (204, 22, 36)), ("\u2666", (204, 22, 36)), ("\u2663", (30, 30, 36)))
 _PALETTE = (
-    (220, 50, 47), (38, 139, 210), (133, 153, 0), (211, 54, 130), (181, 137, 0), (42, 161, 152),
-    (108, 113, 196), (203, 75, 22), (88, 88, 88), (0, 96, 48), (140, 70, 20), (0, 0, 128),
+    (220, 50, 47),
+    (38, 139, 210),
+    (133, 153, 0),
+    (211, 54, 130),
+    (181, 137, 0),
+    (42, 161, 152),
+    (108, 113, 196),
+    (203, 75, 22),
+    (88, 88, 88),
+    (0, 96, 48),
+    (140, 70, 20),
+    (0, 0, 128),
 )
 # The release's poker deck in the sorted order of its file names ("10_of_clubs", ..., "red_joker").
-_RELEASE_RANKS = ("10", "2", "3", "4", "5", "6", "7", "8", "9", "ace", "black_joker", "jack", "king", "queen", "red_joker")
+_RELEASE_RANKS = (
+    "10",
+    "2",
+    "3",
+    "4",
+    "5",
+    "6",
+    "7",
+    "8",
+    "9",
+    "ace",
+    "black_joker",
+    "jack",
+    "king",
+    "queen",
+    "red_joker",
+)
 _RELEASE_SUITS = ("clubs", "diamonds", "hearts", "spades")
 _SUIT_INDEX = {"spades": 0, "hearts": 1, "diamonds": 2, "clubs": 3}
 _RANK_LABEL = {"ace": "A", "jack": "J", "queen": "Q", "king": "K"}
@@ -82,7 +108,7 @@ class CardBoard:
     @property
     def frame_size(self) -> tuple[int, int]:
         rows, cols = self.shape
-        (px, py), (ox, oy) = self._pitch, self._origin
+        (px, py), (ox, _) = self._pitch, self._origin
         return ox + cols * px, int(round(self.card_height * 0.55)) + rows * py
 
     def validate(self) -> "CardBoard":
@@ -105,9 +131,13 @@ class CardBoard:
             raise ValueError("state values must be 0 (face down), 1 (face up) or 2 (removed)")
         capacity = len(RELEASE_POKER_DECK) if self.face_order == "release" else theme_capacity(self.theme)
         if self.face_order == "release" and ids.size // 2 > capacity:
-            raise ValueError(f"face_order='release' draws one of {capacity} poker faces per pair, got {ids.size // 2} pairs")
+            raise ValueError(
+                f"face_order='release' draws one of {capacity} poker faces per pair, got {ids.size // 2} pairs"
+            )
         if ids.min() < 0 or ids.max() >= capacity:
-            raise ValueError(f"identities must be in [0, {capacity - 1}] for theme {self.theme!r}, got [{ids.min()}, {ids.max()}]")
+            raise ValueError(
+                f"identities must be in [0, {capacity - 1}] for theme {self.theme!r}, got [{ids.min()}, {ids.max()}]"
+            )
         return self
 
     def card_rect(self, row: int, col: int) -> tuple[int, int, int, int]:

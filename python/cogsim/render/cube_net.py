@@ -87,7 +87,9 @@ def as_state_list(states) -> list:
     try:
         return list(states)
     except TypeError:
-        raise ValueError(f"facelets must be a 54-character string, a Cube, or a sequence of them, got {states!r}") from None
+        raise ValueError(
+            f"facelets must be a 54-character string, a Cube, or a sequence of them, got {states!r}"
+        ) from None
 
 
 def facelets_of(state) -> str:

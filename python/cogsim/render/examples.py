@@ -10,7 +10,20 @@ import numpy as np
 
 from cogsim.render import cards, grid, maze
 
-_ITEM_SPRITES = ("apple", "banana", "strawberry", "cat", "dog", "rabbit", "teddy_bear", "kite", "pizza", "cake", "elephant", "frog")
+_ITEM_SPRITES = (
+    "apple",
+    "banana",
+    "strawberry",
+    "cat",
+    "dog",
+    "rabbit",
+    "teddy_bear",
+    "kite",
+    "pizza",
+    "cake",
+    "elephant",
+    "frog",
+)
 _KEY_COLOURS = ((220, 60, 60), (60, 120, 230), (70, 180, 90), (240, 200, 40))
 
 
@@ -49,7 +62,9 @@ def example_grid(seed: int, cell_size: int = 64) -> grid.GridScene:
     )
 
 
-def example_cards(seed: int, rows: int = 4, cols: int = 6, theme: str = "ascii", card_width: int = 56) -> cards.CardBoard:
+def example_cards(
+    seed: int, rows: int = 4, cols: int = 6, theme: str = "ascii", card_width: int = 56
+) -> cards.CardBoard:
     rng = _rng(seed)
     identities = rng.permutation(np.repeat(np.arange(rows * cols // 2), 2)).reshape(rows, cols)
     state = rng.choice([cards.FACE_DOWN, cards.FACE_UP, cards.REMOVED], size=(rows, cols), p=[0.5, 0.3, 0.2])
@@ -60,13 +75,22 @@ def example_maze(seed: int, n: int = 8, tagged: bool = True) -> maze.Maze:
     """A perfect maze (depth-first spanning tree), goal at the bottom-right; some walls tagged."""
     rng = _rng(seed)
     walls = np.full((n, n), 15, dtype=np.uint8)
-    steps = ((-1, 0, maze.NORTH, maze.SOUTH), (0, 1, maze.EAST, maze.WEST), (1, 0, maze.SOUTH, maze.NORTH), (0, -1, maze.WEST, maze.EAST))
+    steps = (
+        (-1, 0, maze.NORTH, maze.SOUTH),
+        (0, 1, maze.EAST, maze.WEST),
+        (1, 0, maze.SOUTH, maze.NORTH),
+        (0, -1, maze.WEST, maze.EAST),
+    )
     visited = np.zeros((n, n), bool)
     stack = [(0, 0)]
     visited[0, 0] = True
     while stack:
         r, c = stack[-1]
-        options = [(r + dr, c + dc, a, b) for dr, dc, a, b in steps if 0 <= r + dr < n and 0 <= c + dc < n and not visited[r + dr, c + dc]]
+        options = [
+            (r + dr, c + dc, a, b)
+            for dr, dc, a, b in steps
+            if 0 <= r + dr < n and 0 <= c + dc < n and not visited[r + dr, c + dc]
+        ]
         if not options:
             stack.pop()
             continue
@@ -77,7 +101,9 @@ def example_maze(seed: int, n: int = 8, tagged: bool = True) -> maze.Maze:
         stack.append((nr, nc))
     tags = None
     if tagged:
-        tags = np.where(rng.random((n, n, 4)) < 0.12, rng.integers(1, len(maze.TAG_COLOURS) + 1, (n, n, 4)), 0).astype(np.uint8)
+        tags = np.where(rng.random((n, n, 4)) < 0.12, rng.integers(1, len(maze.TAG_COLOURS) + 1, (n, n, 4)), 0).astype(
+            np.uint8
+        )
     return maze.Maze(walls, goal=(n - 1, n - 1), wall_tags=tags)
 
 

@@ -30,11 +30,39 @@ HINT_TEXT_MAX = 48
 
 # Scene name -> (outer background, outer pattern, pattern colour, play floor light, play floor dark, decor sprites)
 SCENES = {
-    "meadow": ((126, 184, 90), "dots", (112, 168, 78), (222, 236, 196), (206, 226, 176), ("tree", "flower", "mushroom")),
+    "meadow": (
+        (126, 184, 90),
+        "dots",
+        (112, 168, 78),
+        (222, 236, 196),
+        (206, 226, 176),
+        ("tree", "flower", "mushroom"),
+    ),
     "farm": ((176, 138, 92), "stripes", (160, 124, 80), (238, 224, 190), (226, 208, 170), ("house", "tree", "chicken")),
-    "supermarket": ((150, 176, 204), "tiles", (136, 162, 192), (240, 240, 236), (224, 226, 222), ("shopping_cart", "box", "milk")),
-    "canteen": ((214, 170, 120), "checker", (200, 154, 104), (246, 236, 216), (234, 220, 196), ("hamburger", "pizza", "cake")),
-    "playroom": ((184, 156, 214), "waves", (170, 140, 202), (244, 236, 248), (230, 220, 238), ("teddy_bear", "balloon", "kite")),
+    "supermarket": (
+        (150, 176, 204),
+        "tiles",
+        (136, 162, 192),
+        (240, 240, 236),
+        (224, 226, 222),
+        ("shopping_cart", "box", "milk"),
+    ),
+    "canteen": (
+        (214, 170, 120),
+        "checker",
+        (200, 154, 104),
+        (246, 236, 216),
+        (234, 220, 196),
+        ("hamburger", "pizza", "cake"),
+    ),
+    "playroom": (
+        (184, 156, 214),
+        "waves",
+        (170, 140, 202),
+        (244, 236, 248),
+        (230, 220, 238),
+        ("teddy_bear", "balloon", "kite"),
+    ),
     "beach": ((92, 174, 214), "waves", (80, 160, 202), (246, 230, 186), (236, 216, 164), ("crab", "fish", "coconut")),
 }
 _DECOR_CELLS = ((0, 7), (1, 8), (7, 7))  # (row, col) in frame cells, outside the play area
@@ -243,7 +271,9 @@ def _play_area(canvas: Canvas, scene: GridScene) -> None:
             canvas.box(play_cell_rect(scene, row, col), light if (row + col) % 2 == 0 else dark)
     for target in scene.targets:
         rect = play_cell_rect(scene, target.row, target.col)
-        canvas.box(_inset(rect, 0.06 * c), (255, 236, 160), border=(214, 150, 40), width=max(2, 0.05 * c), radius=0.1 * c)
+        canvas.box(
+            _inset(rect, 0.06 * c), (255, 236, 160), border=(214, 150, 40), width=max(2, 0.05 * c), radius=0.1 * c
+        )
     for item in scene.items:
         if item.cell_colour is not None:
             canvas.box(_inset(play_cell_rect(scene, item.row, item.col), 0.04 * c), item.cell_colour, radius=0.12 * c)
@@ -251,14 +281,26 @@ def _play_area(canvas: Canvas, scene: GridScene) -> None:
         canvas.sprite(item.sprite, _inset(play_cell_rect(scene, item.row, item.col), 0.1 * c))
     for target in scene.targets:  # numerals over items so a placed item never hides its position
         x0, y0, x1, y1 = play_cell_rect(scene, target.row, target.col)
-        _badge(canvas, (x0 + 0.04 * c, y1 - 0.34 * c, x0 + 0.5 * c, y1 - 0.04 * c), roman(target.numeral), (176, 96, 0), scene)
+        _badge(
+            canvas,
+            (x0 + 0.04 * c, y1 - 0.34 * c, x0 + 0.5 * c, y1 - 0.04 * c),
+            roman(target.numeral),
+            (176, 96, 0),
+            scene,
+        )
     if scene.agent is not None:
         canvas.sprite(scene.agent_sprite, _inset(play_cell_rect(scene, *scene.agent), 0.06 * c))
     for item in scene.items:
         if item.label is not None:
             x0, y0, x1, y1 = play_cell_rect(scene, item.row, item.col)
             d = 0.36 * c
-            _badge(canvas, (x1 - d - 0.02 * c, y0 + 0.02 * c, x1 - 0.02 * c, y0 + 0.02 * c + d), str(item.label), INK, scene)
+            _badge(
+                canvas,
+                (x1 - d - 0.02 * c, y0 + 0.02 * c, x1 - 0.02 * c, y0 + 0.02 * c + d),
+                str(item.label),
+                INK,
+                scene,
+            )
 
 
 def _badge(canvas: Canvas, rect, text: str, colour, scene: GridScene) -> None:
@@ -357,10 +399,22 @@ def _marks(canvas: Canvas, scene: GridScene) -> None:
         draw_mark(canvas, _cell_mark_rect(scene, placed), placed.mark)
         x0, y0, x1, y1 = play_cell_rect(scene, placed.row, placed.col)
         if placed.numeral is not None:
-            _badge(canvas, (x0 + 0.04 * c, y1 - 0.34 * c, x0 + 0.5 * c, y1 - 0.04 * c), roman(placed.numeral), (176, 96, 0), scene)
+            _badge(
+                canvas,
+                (x0 + 0.04 * c, y1 - 0.34 * c, x0 + 0.5 * c, y1 - 0.04 * c),
+                roman(placed.numeral),
+                (176, 96, 0),
+                scene,
+            )
         if placed.label is not None:
             d = 0.36 * c
-            _badge(canvas, (x1 - d - 0.02 * c, y0 + 0.02 * c, x1 - 0.02 * c, y0 + 0.02 * c + d), str(placed.label), INK, scene)
+            _badge(
+                canvas,
+                (x1 - d - 0.02 * c, y0 + 0.02 * c, x1 - 0.02 * c, y0 + 0.02 * c + d),
+                str(placed.label),
+                INK,
+                scene,
+            )
     if scene.hint_figure:
         size = 0.78 * c
         left, top = c - size, 2.1 * c

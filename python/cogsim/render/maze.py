@@ -29,8 +29,14 @@ SIDE_BITS = (NORTH, EAST, SOUTH, WEST)
 HEADINGS = ("north", "east", "south", "west")
 MAX_CELLS = 64
 TAG_COLOURS = (
-    (214, 40, 40), (40, 170, 70), (40, 90, 220), (240, 200, 30),
-    (150, 60, 200), (30, 190, 200), (245, 130, 20), (240, 100, 170),
+    (214, 40, 40),
+    (40, 170, 70),
+    (40, 90, 220),
+    (240, 200, 30),
+    (150, 60, 200),
+    (30, 190, 200),
+    (245, 130, 20),
+    (240, 100, 170),
 )
 WALL_COLOUR = (206, 196, 176)
 FLOOR_COLOUR = (150, 128, 104)
@@ -94,7 +100,9 @@ def maze_geometry(maze: Maze) -> np.ndarray:
     parts.append(_horizontal_quad(0, 0, n, n, 1.0, (0, -1, 0), CEILING_COLOUR, CEILING))
     if maze.goal is not None:
         row, col = maze.goal
-        parts.append(_horizontal_quad(col + 0.1, row + 0.1, col + 0.9, row + 0.9, 0.004, (0, 1, 0), GOAL_TILE_COLOUR, GOAL))
+        parts.append(
+            _horizontal_quad(col + 0.1, row + 0.1, col + 0.9, row + 0.9, 0.004, (0, 1, 0), GOAL_TILE_COLOUR, GOAL)
+        )
         parts.append(_gem(col + 0.5, row + 0.5))
     return np.concatenate(parts).astype(np.float32)
 
@@ -102,10 +110,10 @@ def maze_geometry(maze: Maze) -> np.ndarray:
 # Per side: segment start and end (x, z) relative to the cell's north-west corner, and the
 # normal pointing into the cell.
 _SIDES = (
-    ((0, 0), (1, 0), (0, 0, 1)),   # north
+    ((0, 0), (1, 0), (0, 0, 1)),  # north
     ((1, 0), (1, 1), (-1, 0, 0)),  # east
     ((1, 1), (0, 1), (0, 0, -1)),  # south
-    ((0, 1), (0, 0), (1, 0, 0)),   # west
+    ((0, 1), (0, 0), (1, 0, 0)),  # west
 )
 
 
@@ -241,7 +249,9 @@ class MazeSet:
         names = ("maze", "row", "col", "heading")
         for name, array in zip(names, arrays):
             if array.ndim != 1 or array.dtype.kind not in "iu":
-                raise ValueError(f"{name} must be an integer or a 1-D integer array, got {array.dtype} shape {array.shape}")
+                raise ValueError(
+                    f"{name} must be an integer or a 1-D integer array, got {array.dtype} shape {array.shape}"
+                )
         maze_index, rows, cols, headings = (a.astype(np.int64) for a in arrays)
         _range("maze", maze_index, 0, len(self.mazes) - 1)
         _range("heading", headings, 0, 3)
@@ -250,7 +260,9 @@ class MazeSet:
             bad = np.nonzero((values < 0) | (values >= sizes))[0]
             if len(bad):
                 i = bad[0]
-                raise ValueError(f"{name} must be in [0, {sizes[i] - 1}] for maze {maze_index[i]}, got {values[i]} (view {i})")
+                raise ValueError(
+                    f"{name} must be in [0, {sizes[i] - 1}] for maze {maze_index[i]}, got {values[i]} (view {i})"
+                )
         return maze_index, rows, cols, headings
 
     def _draw_pass(self, maze_index, eyes, tiles: _tiles.TileLayout, options: ViewOptions) -> np.ndarray:

@@ -35,10 +35,16 @@ class Code(str):
 
 # Emphasis, code, tables and backslashes are escaped; raw HTML, entities and autolinks are made inert;
 # a link or an image needs "](", whose parenthesis is escaped.
-_MARKDOWN_ESCAPES = str.maketrans({
-    **{c: "\\" + c for c in "\\`*_|~"},
-    "<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " ", "\r": " ",
-})
+_MARKDOWN_ESCAPES = str.maketrans(
+    {
+        **{c: "\\" + c for c in "\\`*_|~"},
+        "<": "&lt;",
+        ">": "&gt;",
+        "&": "&amp;",
+        "\n": " ",
+        "\r": " ",
+    }
+)
 
 
 def markdown_text(text: str) -> str:
@@ -143,7 +149,9 @@ class Document:
                 body.append(_html_table(block[1]))
             elif kind == "image":
                 caption = html.escape(block[1])
-                body.append(f'<figure><img src="{html.escape(block[2])}" alt="{caption}"><figcaption>{caption}</figcaption></figure>')
+                body.append(
+                    f'<figure><img src="{html.escape(block[2])}" alt="{caption}"><figcaption>{caption}</figcaption></figure>'
+                )
             elif kind == "code":
                 body.append(f"<pre>{html.escape(block[1])}</pre>")
         return (

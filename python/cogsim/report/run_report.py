@@ -41,10 +41,16 @@ def build_report(run_dir: str | Path, title: Optional[str] = None) -> Document:
 
 def _config_line(config: dict) -> list:
     """The run's settings as paragraph parts (everything read from the store is untrusted)."""
-    parts = [f"cogsim ", Text(config.get("version", "?")), "; agents "]
+    parts = ["cogsim ", Text(config.get("version", "?")), "; agents "]
     for i, agent in enumerate(config.get("agents", [])):
         parts += [", " if i else "", Code(agent)]
-    parts += ["; seed ", Text(config.get("seed")), "; history ", Text(config.get("history") or "env default"), "; tasks: "]
+    parts += [
+        "; seed ",
+        Text(config.get("seed")),
+        "; history ",
+        Text(config.get("history") or "env default"),
+        "; tasks: ",
+    ]
     for i, task in enumerate(config.get("tasks", [])):
         options = "".join(f" {k}={v}" for k, v in sorted((task.get("options") or {}).items()))
         parts += [", " if i else "", Code(task.get("env_id", "?")), Text(f"{options} x{task.get('episodes')}")]
@@ -64,22 +70,48 @@ def add_run_tables(document: Document, store: Store) -> None:
     rewards = defaultdict(list, store.finished_rewards())
     table = Table(
         "Episodes and turns",
-        ["env", "agent", "episodes", "done", "truncated", "errors", "unfinished", "backend faults", "turns",
-         "parse failures", "invalid", "cut by length", "mean reward", "mean latency (ms)", "tokens in / out"],
+        [
+            "env",
+            "agent",
+            "episodes",
+            "done",
+            "truncated",
+            "errors",
+            "unfinished",
+            "backend faults",
+            "turns",
+            "parse failures",
+            "invalid",
+            "cut by length",
+            "mean reward",
+            "mean latency (ms)",
+            "tokens in / out",
+        ],
     )
     for task, env_id, agent, count, done, truncated, errored, running, faulted, turns in rows:
         failures, invalid, cut, reasons, latency, tokens_in, tokens_out = turn_stats.get(
             (task, agent), (0, 0, 0, 0, None, None, None)
         )
         options = ", ".join(f"{k}={v}" for k, v in sorted(task_options.get(task, {}).items()))
-        table.rows.append([
-            Code(env_id + (f" {options}" if options else "")), agent, count, done, truncated, errored, running,
-            int(faulted or 0), turns,
-            wilson(int(failures or 0), int(turns)) if turns else "n/a", int(invalid or 0),
-            wilson(int(cut or 0), int(reasons)) if reasons else "n/a",
-            bootstrap(rewards[(task, agent)]), latency * 1000 if latency is not None else "n/a",
-            f"{tokens_in or 0:,} / {tokens_out or 0:,}" if tokens_in or tokens_out else "n/a",
-        ])
+        table.rows.append(
+            [
+                Code(env_id + (f" {options}" if options else "")),
+                agent,
+                count,
+                done,
+                truncated,
+                errored,
+                running,
+                int(faulted or 0),
+                turns,
+                wilson(int(failures or 0), int(turns)) if turns else "n/a",
+                int(invalid or 0),
+                wilson(int(cut or 0), int(reasons)) if reasons else "n/a",
+                bootstrap(rewards[(task, agent)]),
+                latency * 1000 if latency is not None else "n/a",
+                f"{tokens_in or 0:,} / {tokens_out or 0:,}" if tokens_in or tokens_out else "n/a",
+            ]
+        )
     table.note = (
         "Parse failures: share of turns whose answer the benchmark's parser rejected; cut by length: share of "
         "replies the backend ended at the token limit (finish_reason 'length'; 95% Wilson intervals). Backend "
@@ -95,9 +127,11 @@ def add_run_tables(document: Document, store: Store) -> None:
         document.table(faults_table)
     changes = store.config_changes()
     if changes:
-        document.paragraph("Settings changed on resume: ", Text("; ".join(
-            ", ".join(f"{k}: {old!r} -> {new!r}" for k, (old, new) in c.items()) for c in changes
-        )), ".")
+        document.paragraph(
+            "Settings changed on resume: ",
+            Text("; ".join(", ".join(f"{k}: {old!r} -> {new!r}" for k, (old, new) in c.items()) for c in changes)),
+            ".",
+        )
     errors = store.failed_episodes(5)
     if errors:
         document.heading("Episodes that failed", 3)

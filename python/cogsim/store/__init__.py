@@ -10,7 +10,7 @@ replays the stored turns of unfinished episodes and goes on. WAL with ``synchron
 durable against a killed process; against power loss the last transactions may roll back.
 """
 
-from cogsim.store.sqlite import EpisodeRow, Store, TurnRow, open_store
 from cogsim.store.export import export_jsonl, export_sft
+from cogsim.store.sqlite import EpisodeRow, Store, TurnRow, open_store
 
 __all__ = ["Store", "EpisodeRow", "TurnRow", "open_store", "export_jsonl", "export_sft"]

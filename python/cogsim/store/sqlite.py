@@ -133,8 +133,24 @@ def from_db_text(value) -> Optional[str]:
 # The columns of a turn after its episode id, in table order: TurnRow (written) and StoredTurn (read)
 # carry exactly these fields in this order; write_step and turns() build their SQL from this list.
 TURN_COLUMNS = (
-    "turn", "player", "agent", "prompt", "images", "options", "response", "parsed", "parse", "reward", "terminated",
-    "truncated", "latency_s", "prompt_tokens", "completion_tokens", "error", "attempts", "finish_reason",
+    "turn",
+    "player",
+    "agent",
+    "prompt",
+    "images",
+    "options",
+    "response",
+    "parsed",
+    "parse",
+    "reward",
+    "terminated",
+    "truncated",
+    "latency_s",
+    "prompt_tokens",
+    "completion_tokens",
+    "error",
+    "attempts",
+    "finish_reason",
     "history_dropped",
 )
 
@@ -243,8 +259,10 @@ class Store:
             self.db = sqlite3.connect(path, timeout=120.0, isolation_level=None)
             self._configure()
         except sqlite3.DatabaseError as error:
-            raise StoreError(f"{path} is not a readable cogsim store ({error}); "
-                             "if it was damaged, restore it or start the run in a new directory") from None
+            raise StoreError(
+                f"{path} is not a readable cogsim store ({error}); "
+                "if it was damaged, restore it or start the run in a new directory"
+            ) from None
         self.worker = worker
         self.session: Optional[int] = None
         self._known_images: set[str] = set()
@@ -265,12 +283,15 @@ class Store:
     def _check_schema_version(self) -> None:
         row = self.db.execute("SELECT schema_version FROM runs WHERE id = 1").fetchone()
         if row is not None and (not isinstance(row[0], int) or row[0] > SCHEMA_VERSION):
-            raise StoreError(f"{self.run_dir / DB_NAME} has store schema {row[0]!r}; this cogsim reads schema "
-                             f"{SCHEMA_VERSION} and older: open it with a newer cogsim")
+            raise StoreError(
+                f"{self.run_dir / DB_NAME} has store schema {row[0]!r}; this cogsim reads schema "
+                f"{SCHEMA_VERSION} and older: open it with a newer cogsim"
+            )
 
     def _record_migration(self) -> None:
-        self.db.execute("UPDATE runs SET schema_version = ? WHERE id = 1 AND schema_version < ?",
-                        (SCHEMA_VERSION, SCHEMA_VERSION))
+        self.db.execute(
+            "UPDATE runs SET schema_version = ? WHERE id = 1 AND schema_version < ?", (SCHEMA_VERSION, SCHEMA_VERSION)
+        )
 
     def _add_columns(self) -> None:
         for table, column, declaration in _ADDED_COLUMNS:
@@ -343,7 +364,9 @@ class Store:
         return ref
 
     # -- writing a step -------------------------------------------------------------------------------
-    def write_step(self, started: Iterable[EpisodeRow], turns: Iterable[TurnRow], finished: Iterable[EpisodeRow]) -> None:
+    def write_step(
+        self, started: Iterable[EpisodeRow], turns: Iterable[TurnRow], finished: Iterable[EpisodeRow]
+    ) -> None:
         """One transaction: new episodes, their turns, and the episodes that ended."""
         now = time.time()
         db = self.db
@@ -355,23 +378,49 @@ class Store:
                     "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, "
                     "system_prompt, history, status, started, session, loop) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?)",
                     (
-                        episode.task, episode.env_id, episode.suite, episode.agent, json.dumps(list(episode.agents)),
-                        episode.episode_index, episode.seed, _dumps(episode.options), to_db_text(episode.system_prompt),
-                        episode.history, now, self.session, _dumps(episode.loop) if episode.loop is not None else None,
+                        episode.task,
+                        episode.env_id,
+                        episode.suite,
+                        episode.agent,
+                        json.dumps(list(episode.agents)),
+                        episode.episode_index,
+                        episode.seed,
+                        _dumps(episode.options),
+                        to_db_text(episode.system_prompt),
+                        episode.history,
+                        now,
+                        self.session,
+                        _dumps(episode.loop) if episode.loop is not None else None,
                     ),
                 ).lastrowid
-            db.executemany(_INSERT_TURN, [
-                (t.episode.id, *[encode(getattr(t, column)) for column, encode in _TURN_ENCODERS], self.session, now)
-                for t in turns
-            ])
+            db.executemany(
+                _INSERT_TURN,
+                [
+                    (
+                        t.episode.id,
+                        *[encode(getattr(t, column)) for column, encode in _TURN_ENCODERS],
+                        self.session,
+                        now,
+                    )
+                    for t in turns
+                ],
+            )
             if finished:
                 db.executemany(
                     "UPDATE episodes SET status=?, num_turns=?, total_reward=?, outcome=?, error=?, finished=?, fault=?, "
                     "loop=COALESCE(?, loop) WHERE id=?",
                     [
-                        (e.status, e.num_turns, e.total_reward, _dumps(e.outcome) if e.outcome is not None else None,
-                         to_db_text(e.error), now if e.status != "running" else None, e.fault,
-                         _dumps(e.loop) if e.loop is not None else None, e.id)
+                        (
+                            e.status,
+                            e.num_turns,
+                            e.total_reward,
+                            _dumps(e.outcome) if e.outcome is not None else None,
+                            to_db_text(e.error),
+                            now if e.status != "running" else None,
+                            e.fault,
+                            _dumps(e.loop) if e.loop is not None else None,
+                            e.id,
+                        )
                         for e in finished
                     ],
                 )
@@ -379,8 +428,10 @@ class Store:
         except sqlite3.OperationalError as error:
             _rollback(db)
             if "full" in str(error) or "disk I/O" in str(error):
-                raise StoreError(f"cannot write {self.run_dir / DB_NAME}: {error}; free some space, then "
-                                 f"`cogsim run --resume {self.run_dir}` continues from the last stored step") from None
+                raise StoreError(
+                    f"cannot write {self.run_dir / DB_NAME}: {error}; free some space, then "
+                    f"`cogsim run --resume {self.run_dir}` continues from the last stored step"
+                ) from None
             raise
         except BaseException:
             _rollback(db)
@@ -414,12 +465,36 @@ class Store:
             tuple(statuses),
         )
         records = []
-        for (episode_id, task, env_id, suite, agent, agents, index, seed, options, status, num_turns, total_reward,
-             outcome, error, fault) in rows:
+        for (
+            episode_id,
+            task,
+            env_id,
+            suite,
+            agent,
+            agents,
+            index,
+            seed,
+            options,
+            status,
+            num_turns,
+            total_reward,
+            outcome,
+            error,
+            fault,
+        ) in rows:
             record = {
-                "env_id": env_id, "options": json.loads(options), "seed": seed, "agent": agent,
-                "agents": json.loads(agents), "turns": num_turns, "episode_index": index, "task": task,
-                "suite": suite, "status": status, "total_reward": total_reward, "episode_id": episode_id,
+                "env_id": env_id,
+                "options": json.loads(options),
+                "seed": seed,
+                "agent": agent,
+                "agents": json.loads(agents),
+                "turns": num_turns,
+                "episode_index": index,
+                "task": task,
+                "suite": suite,
+                "status": status,
+                "total_reward": total_reward,
+                "episode_id": episode_id,
             }
             if error:
                 record["error"] = from_db_text(error)
@@ -434,7 +509,8 @@ class Store:
         """(finished episodes, stored turns, parse failures)."""
         finished = self.db.execute("SELECT COUNT(*) FROM episodes WHERE status != 'running'").fetchone()[0]
         turns, failures = self.db.execute(
-            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0) FROM turns").fetchone()
+            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0) FROM turns"
+        ).fetchone()
         return finished, turns, failures
 
     def turn_count(self) -> int:
@@ -492,14 +568,20 @@ class Store:
     def finished_rewards(self) -> dict[tuple, list[float]]:
         """(task, agent) -> total rewards of the finished ('done') episodes."""
         rewards: dict[tuple, list[float]] = {}
-        for task, agent, total in self.db.execute("SELECT task, agent, total_reward FROM episodes WHERE status = 'done'"):
+        for task, agent, total in self.db.execute(
+            "SELECT task, agent, total_reward FROM episodes WHERE status = 'done'"
+        ):
             rewards.setdefault((task, agent), []).append(total)
         return rewards
 
     def failed_episodes(self, limit: int) -> list[tuple]:
         """(env_id, agent, seed, error) of the first episodes that ended in an error."""
-        return [(env_id, agent, seed, from_db_text(error)) for env_id, agent, seed, error in self.db.execute(
-            "SELECT env_id, agent, seed, error FROM episodes WHERE status = 'error' ORDER BY id LIMIT ?", (limit,))]
+        return [
+            (env_id, agent, seed, from_db_text(error))
+            for env_id, agent, seed, error in self.db.execute(
+                "SELECT env_id, agent, seed, error FROM episodes WHERE status = 'error' ORDER BY id LIMIT ?", (limit,)
+            )
+        ]
 
     def parse_failure_examples(self, limit: int) -> list[tuple]:
         """(env_id, agent, seed, turn, response, backend error) of the first turns the parser rejected."""
@@ -522,15 +604,20 @@ class Store:
 
     def finished_episode_heads(self) -> list[tuple]:
         """(id, env_id, agent, seed, system prompt, history policy) of the finished episodes, in order."""
-        return [(i, env_id, agent, seed, from_db_text(system), history) for i, env_id, agent, seed, system, history
-                in self.db.execute("SELECT id, env_id, agent, seed, system_prompt, history FROM episodes "
-                                   "WHERE status = 'done' ORDER BY id")]
+        return [
+            (i, env_id, agent, seed, from_db_text(system), history)
+            for i, env_id, agent, seed, system, history in self.db.execute(
+                "SELECT id, env_id, agent, seed, system_prompt, history FROM episodes WHERE status = 'done' ORDER BY id"
+            )
+        ]
 
     def query(self, sql: str, params: Sequence = ()) -> list[tuple]:
         """Rows of a read query, for tests and ad-hoc inspection (cogsim's own modules use the methods
         above, so the SQL stays in this module); text stored as a BLOB comes back as ``str``."""
-        return [row if not any(type(v) is bytes for v in row) else tuple(from_db_text(v) for v in row)
-                for row in self.db.execute(sql, params).fetchall()]
+        return [
+            row if not any(type(v) is bytes for v in row) else tuple(from_db_text(v) for v in row)
+            for row in self.db.execute(sql, params).fetchall()
+        ]
 
     def save_metrics(self, suite: str, tables: list) -> None:
         self.db.execute(
@@ -559,17 +646,36 @@ def open_store(run_dir: str | os.PathLike) -> Store:
 
 
 _TURN_ENCODERS = tuple(
-    (column, {"prompt": to_db_text, "response": to_db_text, "error": to_db_text, "images": _json_list,
-              "options": _json_list, "parsed": lambda value: _dumps_parsed(value)}.get(column, _same))
+    (
+        column,
+        {
+            "prompt": to_db_text,
+            "response": to_db_text,
+            "error": to_db_text,
+            "images": _json_list,
+            "options": _json_list,
+            "parsed": lambda value: _dumps_parsed(value),
+        }.get(column, _same),
+    )
     for column in TURN_COLUMNS
 )
 _TURN_DECODERS = tuple(
-    {"prompt": from_db_text, "response": from_db_text, "error": from_db_text, "images": _load_list,
-     "options": _load_list, "parsed": _load_json, "terminated": bool, "truncated": bool}.get(column, _same)
+    {
+        "prompt": from_db_text,
+        "response": from_db_text,
+        "error": from_db_text,
+        "images": _load_list,
+        "options": _load_list,
+        "parsed": _load_json,
+        "terminated": bool,
+        "truncated": bool,
+    }.get(column, _same)
     for column in TURN_COLUMNS
 )
-_INSERT_TURN = (f"INSERT INTO turns (episode_id, {', '.join(TURN_COLUMNS)}, session, t) "
-                f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 3))})")
+_INSERT_TURN = (
+    f"INSERT INTO turns (episode_id, {', '.join(TURN_COLUMNS)}, session, t) "
+    f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 3))})"
+)
 _SELECT_TURNS = f"SELECT {', '.join(TURN_COLUMNS)} FROM turns WHERE episode_id = ? ORDER BY turn"
 
 

@@ -37,19 +37,61 @@ MAX_TREE = 4 * MAX_INSTRUCTIONS  # nodes of one value's identity tree
 PYTHON312 = sys.version_info >= (3, 12)
 
 _BINARY_OPS = {
-    ast.Add: Op.ADD, ast.Sub: Op.SUB, ast.Mult: Op.MUL, ast.Div: Op.TRUEDIV, ast.FloorDiv: Op.FLOORDIV,
-    ast.Mod: Op.MOD, ast.Pow: Op.POW, ast.BitAnd: Op.BITAND, ast.BitOr: Op.BITOR, ast.BitXor: Op.BITXOR,
-    ast.LShift: Op.LSHIFT, ast.RShift: Op.RSHIFT,
+    ast.Add: Op.ADD,
+    ast.Sub: Op.SUB,
+    ast.Mult: Op.MUL,
+    ast.Div: Op.TRUEDIV,
+    ast.FloorDiv: Op.FLOORDIV,
+    ast.Mod: Op.MOD,
+    ast.Pow: Op.POW,
+    ast.BitAnd: Op.BITAND,
+    ast.BitOr: Op.BITOR,
+    ast.BitXor: Op.BITXOR,
+    ast.LShift: Op.LSHIFT,
+    ast.RShift: Op.RSHIFT,
 }
 _COMPARE_OPS = {ast.Eq: Op.EQ, ast.NotEq: Op.NE, ast.Lt: Op.LT, ast.LtE: Op.LE, ast.Gt: Op.GT, ast.GtE: Op.GE}
 _UNARY_BUILTINS = {"abs": Op.ABS, "int": Op.TO_INT, "float": Op.TO_FLOAT}
 _UNARY_MATH = {"floor": Op.FLOOR, "ceil": Op.CEIL, "sqrt": Op.SQRT, "fabs": Op.FABS, "trunc": Op.TO_INT}
 _MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf}
-_BUILTINS = {"abs", "int", "float", "round", "pow", "min", "max", "all", "any", "sum", "isinstance", "len", "sorted",
-             "divmod", "range",
-             "list", "tuple", "set", "bool"}
-_FOLDABLE = {Op.ADD, Op.SUB, Op.MUL, Op.TRUEDIV, Op.FLOORDIV, Op.MOD, Op.POW, Op.BITAND, Op.BITOR, Op.BITXOR,
-             Op.LSHIFT, Op.RSHIFT, Op.NEG, Op.POS, Op.INVERT}
+_BUILTINS = {
+    "abs",
+    "int",
+    "float",
+    "round",
+    "pow",
+    "min",
+    "max",
+    "all",
+    "any",
+    "sum",
+    "isinstance",
+    "len",
+    "sorted",
+    "divmod",
+    "range",
+    "list",
+    "tuple",
+    "set",
+    "bool",
+}
+_FOLDABLE = {
+    Op.ADD,
+    Op.SUB,
+    Op.MUL,
+    Op.TRUEDIV,
+    Op.FLOORDIV,
+    Op.MOD,
+    Op.POW,
+    Op.BITAND,
+    Op.BITOR,
+    Op.BITXOR,
+    Op.LSHIFT,
+    Op.RSHIFT,
+    Op.NEG,
+    Op.POS,
+    Op.INVERT,
+}
 _INT64 = 1 << 63
 _REDUCERS = {"all", "any", "sum", "min", "max"}
 
@@ -71,6 +113,7 @@ class Bytecode:
 class _Seq:
     """A list, tuple or set display known at compile time: its items are values (or nested _Seq);
     ``evaluated`` are the values whose errors count wherever the sequence is used."""
+
     kind: str  # "list", "tuple", "set" or "iter" (an itertools iterator: iterable, nothing else)
     items: list
     evaluated: list
@@ -79,6 +122,7 @@ class _Seq:
 @dataclass
 class _Range:
     """range(start, stop, step) with constant integer arguments: for 'in', len() and iteration."""
+
     start: int
     stop: int
     step: int
@@ -109,12 +153,23 @@ def _flat(items) -> list[int]:
 
 def _describe(node: ast.AST) -> str:
     names = {
-        ast.Attribute: "attribute access", ast.Subscript: "subscripts", ast.Lambda: "nested lambdas",
-        ast.ListComp: "list comprehensions", ast.GeneratorExp: "generator expressions",
-        ast.SetComp: "set comprehensions", ast.DictComp: "dict comprehensions", ast.Dict: "dicts",
-        ast.Set: "sets", ast.List: "lists", ast.Tuple: "tuples", ast.Starred: "starred arguments",
-        ast.NamedExpr: "assignment expressions (:=)", ast.JoinedStr: "f-strings", ast.Await: "await",
-        ast.Yield: "yield", ast.Slice: "slices",
+        ast.Attribute: "attribute access",
+        ast.Subscript: "subscripts",
+        ast.Lambda: "nested lambdas",
+        ast.ListComp: "list comprehensions",
+        ast.GeneratorExp: "generator expressions",
+        ast.SetComp: "set comprehensions",
+        ast.DictComp: "dict comprehensions",
+        ast.Dict: "dicts",
+        ast.Set: "sets",
+        ast.List: "lists",
+        ast.Tuple: "tuples",
+        ast.Starred: "starred arguments",
+        ast.NamedExpr: "assignment expressions (:=)",
+        ast.JoinedStr: "f-strings",
+        ast.Await: "await",
+        ast.Yield: "yield",
+        ast.Slice: "slices",
     }
     return names.get(type(node), f"{type(node).__name__} expressions")
 
@@ -203,8 +258,10 @@ class _Compiler:
         """A scalar value."""
         result = self.value(node, env, depth)
         if isinstance(result, _Seq):
-            raise RuleError(f"a {result.kind} can only be used in len(), sorted(), min(), max(), sum(), any(), all(), "
-                            "'in', comparisons and subscripts here")
+            raise RuleError(
+                f"a {result.kind} can only be used in len(), sorted(), min(), max(), sum(), any(), all(), "
+                "'in', comparisons and subscripts here"
+            )
         return result
 
     def value(self, node: ast.AST, env: dict, depth: int, ranges_ok: bool = False):
@@ -264,7 +321,9 @@ class _Compiler:
                     if self._math_nan is None:
                         self._math_nan = self.fresh_constant(math.nan)
                     return self._math_nan
-            raise RuleError(f"attribute {_attribute_text(node)!r} is not allowed; only math functions and x.is_integer()")
+            raise RuleError(
+                f"attribute {_attribute_text(node)!r} is not allowed; only math functions and x.is_integer()"
+            )
         raise RuleError(f"{_describe(node)} are not allowed in a rule")
 
     def name(self, node: ast.Name, env: dict) -> int:
@@ -481,8 +540,10 @@ class _Compiler:
             if len(node.args) > MAX_UNROLL:
                 raise RuleError(f"math.{name}() may take at most {MAX_UNROLL} arguments")
             return self.python_call(name, [self.expr(a, env, depth) for a in node.args])
-        raise RuleError(f"function math.{name} is not allowed; allowed: gcd, floor, ceil, trunc, sqrt, isclose, fabs, "
-                        f"isnan, isinf, isfinite, prod, {', '.join(_interp.PYTHON_CALLS)}")
+        raise RuleError(
+            f"function math.{name} is not allowed; allowed: gcd, floor, ceil, trunc, sqrt, isclose, fabs, "
+            f"isnan, isinf, isfinite, prod, {', '.join(_interp.PYTHON_CALLS)}"
+        )
 
     # -- all / any / sum / min / max -----------------------------------------------------------
     def reduce(self, name: str, node: ast.Call, env: dict, depth: int) -> int:
@@ -507,8 +568,9 @@ class _Compiler:
             raise RuleError(f"'if' filters are only supported in all() and any(), not in {name}()")
         if name in ("min", "max", "sum") and isinstance(node, ast.ListComp):
             seq = self.list_comprehension(node, env, depth)
-            return self.sequence(_flat(seq.evaluated), self.reduce_values(name, self.scalars(seq, f"{name}()"), [], [],
-                                                                           lazy=False))
+            return self.sequence(
+                _flat(seq.evaluated), self.reduce_values(name, self.scalars(seq, f"{name}()"), [], [], lazy=False)
+            )
         items, filters, evaluated = self.unroll(node, env, depth)
         lazy = isinstance(node, ast.GeneratorExp)
         return self.sequence(evaluated, self.reduce_values(name, items, filters, [], lazy))
@@ -553,7 +615,9 @@ class _Compiler:
             return None
         raise RuleError("comprehension targets must be names or tuples of names")
 
-    def reduce_values(self, name: str, items: list[int], filters: list[list[int]], evaluated: list[int], lazy: bool) -> int:
+    def reduce_values(
+        self, name: str, items: list[int], filters: list[list[int]], evaluated: list[int], lazy: bool
+    ) -> int:
         if name in ("all", "any"):
             neutral = name == "all"
             terms = []
@@ -600,8 +664,10 @@ class _Compiler:
 
     def list_comprehension(self, node: ast.ListComp, env: dict, depth: int) -> _Seq:
         if any(gen.ifs for gen in node.generators):
-            raise RuleError("a list comprehension with 'if' has a length known only at run time; "
-                            "use it inside all() or any(), or write the list out")
+            raise RuleError(
+                "a list comprehension with 'if' has a length known only at run time; "
+                "use it inside all() or any(), or write the list out"
+            )
         items, _, evaluated = self.unroll(node, env, depth)
         return _Seq("list", items, evaluated + list(items))
 
@@ -631,8 +697,11 @@ class _Compiler:
         if name == "sorted":
             reverse = False
             for keyword in node.keywords:
-                if keyword.arg != "reverse" or not isinstance(keyword.value, ast.Constant) \
-                        or not isinstance(keyword.value.value, bool):
+                if (
+                    keyword.arg != "reverse"
+                    or not isinstance(keyword.value, ast.Constant)
+                    or not isinstance(keyword.value.value, bool)
+                ):
                     raise RuleError("sorted() accepts only reverse=True or reverse=False")
                 reverse = keyword.value.value
         else:
@@ -770,15 +839,19 @@ class _Compiler:
             if len(seq.items) * max(times, 0) > MAX_UNROLL:
                 raise RuleError(f"a list, tuple or set may hold at most {MAX_UNROLL} values")
             return _Seq(seq.kind, seq.items * max(times, 0), seq.evaluated)
-        if any(isinstance(v, _Seq) and v.kind == "set" for v in (left, right)) and \
-                isinstance(op_node, (ast.BitOr, ast.BitAnd, ast.BitXor, ast.Sub)):
+        if any(isinstance(v, _Seq) and v.kind == "set" for v in (left, right)) and isinstance(
+            op_node, (ast.BitOr, ast.BitAnd, ast.BitXor, ast.Sub)
+        ):
             raise RuleError("set operators are not supported")
         return self.raising(evaluated)  # TypeError: unsupported operand types
 
     def itertools_call(self, name: str, node: ast.Call, env: dict, depth: int) -> _Seq:
         """itertools.permutations / combinations / combinations_with_replacement of a display, unrolled."""
-        functions = {"permutations": itertools.permutations, "combinations": itertools.combinations,
-                     "combinations_with_replacement": itertools.combinations_with_replacement}
+        functions = {
+            "permutations": itertools.permutations,
+            "combinations": itertools.combinations,
+            "combinations_with_replacement": itertools.combinations_with_replacement,
+        }
         if name not in functions:
             raise RuleError(f"itertools.{name} is not allowed; allowed: {', '.join(functions)}")
         args = list(node.args)
@@ -786,8 +859,11 @@ class _Compiler:
             if keyword.arg != "r":
                 raise RuleError(f"itertools.{name}() keyword {keyword.arg!r} is not allowed")
             args.append(keyword.value)
-        self.arity(node if not node.keywords else ast.Call(args=args), f"itertools.{name}",
-                   *((1, 2) if name == "permutations" else (2,)))
+        self.arity(
+            node if not node.keywords else ast.Call(args=args),
+            f"itertools.{name}",
+            *((1, 2) if name == "permutations" else (2,)),
+        )
         seq = self.iterable(args[0], env, depth, f"itertools.{name}()")
         if seq.kind == "set":
             raise RuleError(f"itertools.{name}() of a set is not supported (its order is CPython's hash order)")
@@ -804,15 +880,20 @@ class _Compiler:
                     return self.raising(_flat(seq.evaluated))  # TypeError / ValueError
         positions = range(len(seq.items))
         try:
-            count = math.perm(len(positions), r) if name == "permutations" else (
-                math.comb(len(positions), r) if name == "combinations" else math.comb(len(positions) + r - 1, r))
+            count = (
+                math.perm(len(positions), r)
+                if name == "permutations"
+                else (math.comb(len(positions), r) if name == "combinations" else math.comb(len(positions) + r - 1, r))
+            )
         except (ValueError, TypeError):
             count = MAX_UNROLL + 1
         if count > MAX_UNROLL:
             raise RuleError(f"itertools.{name}() may produce at most {MAX_UNROLL} tuples")
-        combos = [_Seq("tuple", [seq.items[k] for k in combo], []) for combo in functions[name](positions, r)] \
-            if name != "permutations" or r is not None else \
-            [_Seq("tuple", [seq.items[k] for k in combo], []) for combo in itertools.permutations(positions)]
+        combos = (
+            [_Seq("tuple", [seq.items[k] for k in combo], []) for combo in functions[name](positions, r)]
+            if name != "permutations" or r is not None
+            else [_Seq("tuple", [seq.items[k] for k in combo], []) for combo in itertools.permutations(positions)]
+        )
         return _Seq("iter", combos, seq.evaluated)
 
     # -- identity and equality inside containers -----------------------------------------------
@@ -824,8 +905,10 @@ class _Compiler:
         budget = [MAX_TREE] if budget is None else budget
         budget[0] -= 1
         if budget[0] < 0:
-            raise RuleError(f"rule is too complex: a value chosen among more than {MAX_TREE} alternatives is "
-                            "compared inside a list, tuple or set")
+            raise RuleError(
+                f"rule is too complex: a value chosen among more than {MAX_TREE} alternatives is "
+                "compared inside a list, tuple or set"
+            )
         origin = self.origin.get(value)
         if origin is None:
             return ("leaf", value, value)
@@ -845,12 +928,16 @@ class _Compiler:
             return self.sequence_compare(Op.EQ, a, b)
         ta, tb = self.tree(a), self.tree(b)
         if ta[0] == "select" and tb[0] == "select":  # two choices: a == b, or both chose one object
-            identical = [self.emit(Op.AND, self._chooses(ta, leaf, {}), self._chooses(tb, leaf, {}))
-                         for leaf in sorted(_leaves(ta) & _leaves(tb))]
+            identical = [
+                self.emit(Op.AND, self._chooses(ta, leaf, {}), self._chooses(tb, leaf, {}))
+                for leaf in sorted(_leaves(ta) & _leaves(tb))
+            ]
             # a shared object that is not an argument may reach one side through float(): one object
             # only if it is a float, and then only NaN needs identity (x != x)
-            identical = [term if leaf in self.args else self.emit(Op.AND, term, self.emit(Op.NE, leaf, leaf))
-                         for term, leaf in zip(identical, sorted(_leaves(ta) & _leaves(tb)))]
+            identical = [
+                term if leaf in self.args else self.emit(Op.AND, term, self.emit(Op.NE, leaf, leaf))
+                for term, leaf in zip(identical, sorted(_leaves(ta) & _leaves(tb)))
+            ]
             return self.sequence([a, b], self.fold_right(Op.OR, identical + [self.emit(Op.EQ, a, b)]))
         return self.sequence([a, b], self._same_tree(ta, tb))
 
@@ -860,8 +947,9 @@ class _Compiler:
             return self.constant(tree[1] == leaf)
         key = id(tree)
         if key not in memo:
-            memo[key] = self.emit(Op.SELECT, tree[1], self._chooses(tree[2], leaf, memo),
-                                  self._chooses(tree[3], leaf, memo))
+            memo[key] = self.emit(
+                Op.SELECT, tree[1], self._chooses(tree[2], leaf, memo), self._chooses(tree[3], leaf, memo)
+            )
         return memo[key]
 
     def _same_tree(self, ta, tb) -> int:
@@ -922,6 +1010,7 @@ class _Compiler:
             if not p:
                 return self.constant(True)
             return self.fold_right(Op.AND, [self.contains(_Seq("set", q, []), v) for v in p])
+
         if op in (Op.EQ, Op.NE):
             equal = self.emit(Op.AND, subset(a, b), subset(b, a))
             return equal if op == Op.EQ else self.emit(Op.NOT, equal)
@@ -948,7 +1037,9 @@ def _literal(value):
         if not math.isfinite(value):
             raise RuleError("float literal must be finite")
         return value
-    kind = {str: "strings", bytes: "bytes", complex: "complex numbers", type(None): "None"}.get(type(value), "this literal")
+    kind = {str: "strings", bytes: "bytes", complex: "complex numbers", type(None): "None"}.get(
+        type(value), "this literal"
+    )
     raise RuleError(f"{kind} are not allowed in a rule; only numbers")
 
 
@@ -981,7 +1072,7 @@ def strip_code(text: str) -> str:
         text = text[3:]
         newline = text.find("\n")
         if newline >= 0 and text[:newline].strip().isalnum():
-            text = text[newline + 1:]  # language tag such as ```python
+            text = text[newline + 1 :]  # language tag such as ```python
         text = text.rstrip()
         if text.endswith("```"):
             text = text[:-3]
@@ -996,7 +1087,9 @@ def parse_lambda(src) -> tuple[ast.Lambda, list[str], str]:
     text = strip_code(src)
     for position, char in enumerate(text):
         if ord(char) > 127:
-            raise RuleError(f"non-ASCII character U+{ord(char):04X} at position {position}; write the rule in plain Python")
+            raise RuleError(
+                f"non-ASCII character U+{ord(char):04X} at position {position}; write the rule in plain Python"
+            )
     if "\x00" in text:
         raise RuleError("rule source contains a NUL character")
     try:
@@ -1027,11 +1120,14 @@ def compile_bytecode(src: str) -> tuple[Bytecode, ast.Lambda, list[str], str]:
         raise RuleError("rule is nested too deeply to compile") from None
     if isinstance(result, _Seq):  # the rule returns a list/tuple/set: truthy when not empty
         result = compiler.sequence(_flat(result.evaluated), compiler.constant(_truthy(result)))
-    if result != len(compiler.code) - 1 or result in compiler.overrides or any(c[0] == result for c in compiler.calls):  # the result must be the last value
+    if (
+        result != len(compiler.code) - 1 or result in compiler.overrides or any(c[0] == result for c in compiler.calls)
+    ):  # the result must be the last value
         compiler.emit(Op.SEQ, result, result)
     code = np.array(compiler.code, dtype=np.int32).reshape(-1, 5)
-    bytecode = Bytecode(code, tuple(compiler.aux), tuple(compiler.constants), tuple(compiler.overrides.items()),
-                        tuple(compiler.calls))
+    bytecode = Bytecode(
+        code, tuple(compiler.aux), tuple(compiler.constants), tuple(compiler.overrides.items()), tuple(compiler.calls)
+    )
     return bytecode, body, names, text
 
 

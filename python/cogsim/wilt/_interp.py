@@ -32,12 +32,15 @@ class LimitExceeded(Exception):
 
 
 def _too_big(what: str) -> LimitExceeded:
-    return LimitExceeded(f"{what}; integers in a rule are limited to {MAX_INT_BITS} bits "
-                         f"(magnitude below 2**{MAX_INT_BITS}, about 10**{int(MAX_INT_BITS * 0.30103)})")
+    return LimitExceeded(
+        f"{what}; integers in a rule are limited to {MAX_INT_BITS} bits "
+        f"(magnitude below 2**{MAX_INT_BITS}, about 10**{int(MAX_INT_BITS * 0.30103)})"
+    )
 
 
 class _Work:
     """Wide-integer work and allocation of one evaluation."""
+
     __slots__ = ("ops", "alloc")
 
     def __init__(self):
@@ -57,11 +60,15 @@ class _Work:
         if result_bits > 64:
             self.alloc -= result_bits
         if self.ops < 0:
-            raise LimitExceeded(f"the rule needs more than {MAX_BIG_INT_WORK} digit operations of wide-integer "
-                                "arithmetic over the points (the evaluation limit); use smaller numbers")
+            raise LimitExceeded(
+                f"the rule needs more than {MAX_BIG_INT_WORK} digit operations of wide-integer "
+                "arithmetic over the points (the evaluation limit); use smaller numbers"
+            )
         if self.alloc < 0:
-            raise LimitExceeded(f"the rule creates more than {MAX_BIG_INT_ALLOC} bits of wide integers over the "
-                                "points (the evaluation limit); use smaller numbers")
+            raise LimitExceeded(
+                f"the rule creates more than {MAX_BIG_INT_ALLOC} bits of wide integers over the "
+                "points (the evaluation limit); use smaller numbers"
+            )
 
 
 class _Raised:
@@ -80,7 +87,7 @@ def _check_int(value):
 def _pow(a, b):
     if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 and (a.bit_length() - 1) * b > MAX_INT_BITS:
         raise _too_big(f"the power {_short(a)} ** {_short(b)} is too large")
-    return a ** b
+    return a**b
 
 
 def _mul(a, b):
@@ -119,16 +126,44 @@ def _isinstance(value, mask):
 
 
 _BINARY = {
-    Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: _mul, Op.TRUEDIV: operator.truediv,
-    Op.FLOORDIV: operator.floordiv, Op.MOD: operator.mod, Op.POW: _pow, Op.BITAND: operator.and_,
-    Op.BITOR: operator.or_, Op.BITXOR: operator.xor, Op.LSHIFT: _lshift, Op.RSHIFT: operator.rshift,
-    Op.EQ: operator.eq, Op.NE: operator.ne, Op.LT: operator.lt, Op.LE: operator.le, Op.GT: operator.gt,
-    Op.GE: operator.ge, Op.MIN: min, Op.MAX: max, Op.GCD: math.gcd, Op.ROUND_DIGITS: _round_digits,
+    Op.ADD: operator.add,
+    Op.SUB: operator.sub,
+    Op.MUL: _mul,
+    Op.TRUEDIV: operator.truediv,
+    Op.FLOORDIV: operator.floordiv,
+    Op.MOD: operator.mod,
+    Op.POW: _pow,
+    Op.BITAND: operator.and_,
+    Op.BITOR: operator.or_,
+    Op.BITXOR: operator.xor,
+    Op.LSHIFT: _lshift,
+    Op.RSHIFT: operator.rshift,
+    Op.EQ: operator.eq,
+    Op.NE: operator.ne,
+    Op.LT: operator.lt,
+    Op.LE: operator.le,
+    Op.GT: operator.gt,
+    Op.GE: operator.ge,
+    Op.MIN: min,
+    Op.MAX: max,
+    Op.GCD: math.gcd,
+    Op.ROUND_DIGITS: _round_digits,
 }
 _UNARY = {
-    Op.NEG: operator.neg, Op.POS: operator.pos, Op.INVERT: operator.invert, Op.NOT: operator.not_,
-    Op.TRUTH: bool, Op.ABS: abs, Op.TO_INT: int, Op.TO_FLOAT: float, Op.ROUND: round, Op.FLOOR: math.floor,
-    Op.CEIL: math.ceil, Op.SQRT: math.sqrt, Op.FABS: math.fabs, Op.IS_INTEGER: lambda v: v.is_integer(),
+    Op.NEG: operator.neg,
+    Op.POS: operator.pos,
+    Op.INVERT: operator.invert,
+    Op.NOT: operator.not_,
+    Op.TRUTH: bool,
+    Op.ABS: abs,
+    Op.TO_INT: int,
+    Op.TO_FLOAT: float,
+    Op.ROUND: round,
+    Op.FLOOR: math.floor,
+    Op.CEIL: math.ceil,
+    Op.SQRT: math.sqrt,
+    Op.FABS: math.fabs,
+    Op.IS_INTEGER: lambda v: v.is_integer(),
 }
 
 
@@ -141,15 +176,47 @@ def _lcm(*values):
 
 
 PYTHON_CALLS = {
-    name: getattr(math, name) for name in (
-        "log", "log2", "log10", "log1p", "exp", "expm1", "pow", "fmod", "remainder", "copysign", "hypot", "isqrt",
-        "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "degrees", "radians",
+    name: getattr(math, name)
+    for name in (
+        "log",
+        "log2",
+        "log10",
+        "log1p",
+        "exp",
+        "expm1",
+        "pow",
+        "fmod",
+        "remainder",
+        "copysign",
+        "hypot",
+        "isqrt",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "atan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "degrees",
+        "radians",
     )
 }
 PYTHON_CALLS["lcm"] = _lcm
 
-_SUPERLINEAR = {_mul, _pow, operator.floordiv, operator.mod, operator.truediv, math.gcd, _round_digits, _lcm,
-                math.isqrt}
+_SUPERLINEAR = {
+    _mul,
+    _pow,
+    operator.floordiv,
+    operator.mod,
+    operator.truediv,
+    math.gcd,
+    _round_digits,
+    _lcm,
+    math.isqrt,
+}
 
 
 def run(code, aux, constants, x: float, y: float, z: float, overrides=(), calls=()) -> bool:
@@ -168,7 +235,7 @@ def _last_uses(code, aux, calls=()) -> list[list[int]]:
         elif op in (Op.ARG, Op.CONST):
             continue
         elif op == Op.SUM:
-            used = list(aux[a:a + b])
+            used = list(aux[a : a + b])
         elif op in (Op.SELECT,):
             used = [a, b, c]
         elif op == Op.ISCLOSE:
@@ -214,8 +281,11 @@ def run_many_values(code, aux, constants, xs, ys, zs, overrides=(), calls=()) ->
             values.append([fixed[k]] * n)
         elif k in functions:
             fn, operands = functions[k]
-            values.append([_apply(fn, list(row), work) for row in zip(*(values[o] for o in operands))]
-                          if operands else [_apply(fn, [], work)] * n)
+            values.append(
+                [_apply(fn, list(row), work) for row in zip(*(values[o] for o in operands))]
+                if operands
+                else [_apply(fn, [], work)] * n
+            )
         else:
             values.append(_column(Op(op), a, b, c, d, values, aux, constants, columns, n, work))
         if k < len(rows) - 1:
@@ -233,12 +303,13 @@ def _column(op, a, b, c, d, values, aux, constants, columns, n, work):
         want = op == Op.AND
         return [left if left is RAISED or bool(left) != want else right for left, right in zip(values[a], values[b])]
     if op == Op.SELECT:
-        return [test if test is RAISED else (yes if test else no)
-                for test, yes, no in zip(values[a], values[b], values[c])]
+        return [
+            test if test is RAISED else (yes if test else no) for test, yes, no in zip(values[a], values[b], values[c])
+        ]
     if op == Op.SEQ:
         return [RAISED if first is RAISED else second for first, second in zip(values[a], values[b])]
     if op == Op.SUM:
-        rows = zip(*(values[k] for k in aux[a:a + b])) if b else ([] for _ in range(n))
+        rows = zip(*(values[k] for k in aux[a : a + b])) if b else ([] for _ in range(n))
         return [_apply(_sum, list(items), work) for items in rows]
     if op == Op.ISCLOSE:
         return [_apply(_isclose, list(row), work) for row in zip(values[a], values[b], values[c], values[d])]

@@ -43,8 +43,9 @@ class Rule:
     def reference(self, x: float, y: float, z: float) -> bool:
         """The Python reference interpreter at one point (the VM's fallback; slow)."""
         bc = self._bytecode
-        return _bounded(_interp.run, bc.code, bc.aux, bc.constants, float(x), float(y), float(z), bc.overrides,
-                        bc.calls)
+        return _bounded(
+            _interp.run, bc.code, bc.aux, bc.constants, float(x), float(y), float(z), bc.overrides, bc.calls
+        )
 
     @cached_property
     def operator_count(self) -> int:
@@ -80,8 +81,17 @@ def resolve_fallback(rule: Rule, truth: np.ndarray, status: np.ndarray, xs, ys, 
     pending = np.flatnonzero(status == NEEDS_FALLBACK)
     if pending.size:
         bc = rule._bytecode
-        truth[pending] = _bounded(_interp.run_many, bc.code, bc.aux, bc.constants, xs[pending], ys[pending],
-                                  zs[pending], bc.overrides, bc.calls)
+        truth[pending] = _bounded(
+            _interp.run_many,
+            bc.code,
+            bc.aux,
+            bc.constants,
+            xs[pending],
+            ys[pending],
+            zs[pending],
+            bc.overrides,
+            bc.calls,
+        )
     return truth
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from cogsim import _core
 from cogsim.wilt import _interp
 from cogsim.wilt._rule import NEEDS_FALLBACK, Rule, RuleSet, _bounded, compile_rule, evaluate_many
-from cogsim.wilt.cases import CaseSet, cases_for, standard_cases
+from cogsim.wilt.cases import CaseSet, cases_for
 
 EQUIVALENCE_MODES = ("release", "strict")
 RAISE_MODES = ("invalid", "false")
@@ -48,8 +48,8 @@ class Equivalence:
     hidden_true: int
     both_true: int
     counterexamples: tuple = field(default_factory=tuple)
-    raised: int = 0          # points where the guess raises
-    invalid: bool = False    # raised somewhere and raises="invalid": wrong whatever the truth values
+    raised: int = 0  # points where the guess raises
+    invalid: bool = False  # raised somewhere and raises="invalid": wrong whatever the truth values
 
     @property
     def valid(self) -> bool:
@@ -106,13 +106,21 @@ class Equivalence:
 
     def to_dict(self) -> dict:
         return {
-            "equivalent": self.equivalent, "mismatches": self.mismatches, "points": self.points,
-            "guess_true": self.guess_true, "hidden_true": self.hidden_true, "both_true": self.both_true,
-            "agreement": self.agreement, "relation": self.relation, "inclusion_ratio": self.inclusion_ratio,
-            "jaccard": self.jaccard, "approximately_correct": self.approximately_correct,
+            "equivalent": self.equivalent,
+            "mismatches": self.mismatches,
+            "points": self.points,
+            "guess_true": self.guess_true,
+            "hidden_true": self.hidden_true,
+            "both_true": self.both_true,
+            "agreement": self.agreement,
+            "relation": self.relation,
+            "inclusion_ratio": self.inclusion_ratio,
+            "jaccard": self.jaccard,
+            "approximately_correct": self.approximately_correct,
             "jaccard_approximately_correct": self.jaccard_approximately_correct,
             "counterexamples": [list(c) for c in self.counterexamples],
-            "raised": self.raised, "invalid": self.invalid,
+            "raised": self.raised,
+            "invalid": self.invalid,
         }
 
 
@@ -127,8 +135,7 @@ def _run_fallback(rule: Rule, xs, ys, zs) -> tuple[np.ndarray, np.ndarray]:
     """Truth values and raised flags from the Python reference interpreter (the VM's fallback),
     bounded like every evaluation (RuleError past the integer budget)."""
     bc = rule._bytecode
-    truth, raised = _bounded(_interp.run_many_status, bc.code, bc.aux, bc.constants, xs, ys, zs,
-                             bc.overrides, bc.calls)
+    truth, raised = _bounded(_interp.run_many_status, bc.code, bc.aux, bc.constants, xs, ys, zs, bc.overrides, bc.calls)
     return np.array(truth, dtype=bool), np.array(raised, dtype=bool)
 
 
@@ -172,29 +179,55 @@ def truth_table(rule: RuleLike, cases: Optional[CaseSet] = None, equivalence: st
 
 def _from_counts(cases: CaseSet, counts: dict, raised: int = 0, invalid: bool = False) -> Equivalence:
     return Equivalence(
-        equivalent=counts["mismatches"] == 0 and not invalid, mismatches=int(counts["mismatches"]), points=len(cases),
-        guess_true=int(counts["true_a"]), hidden_true=int(counts["true_b"]), both_true=int(counts["true_both"]),
-        counterexamples=tuple(cases.point(i) for i in counts["first_mismatches"]), raised=raised, invalid=invalid,
+        equivalent=counts["mismatches"] == 0 and not invalid,
+        mismatches=int(counts["mismatches"]),
+        points=len(cases),
+        guess_true=int(counts["true_a"]),
+        hidden_true=int(counts["true_b"]),
+        both_true=int(counts["true_both"]),
+        counterexamples=tuple(cases.point(i) for i in counts["first_mismatches"]),
+        raised=raised,
+        invalid=invalid,
     )
 
 
-def _from_truth(cases: CaseSet, guess: np.ndarray, hidden: np.ndarray, max_examples: int,
-                raised: Optional[np.ndarray] = None, invalid_if_raised: bool = False) -> Equivalence:
+def _from_truth(
+    cases: CaseSet,
+    guess: np.ndarray,
+    hidden: np.ndarray,
+    max_examples: int,
+    raised: Optional[np.ndarray] = None,
+    invalid_if_raised: bool = False,
+) -> Equivalence:
     differ = np.flatnonzero(guess != hidden)
     n_raised = int(np.count_nonzero(raised)) if raised is not None else 0
     invalid = invalid_if_raised and n_raised > 0
     examples = differ[:max_examples].tolist()
     if invalid and not examples:  # show where it raised
         examples = np.flatnonzero(raised)[:max_examples].tolist()
-    return _from_counts(cases, {
-        "mismatches": differ.size, "true_a": np.count_nonzero(guess), "true_b": np.count_nonzero(hidden),
-        "true_both": np.count_nonzero(guess & hidden), "first_mismatches": examples,
-    }, raised=n_raised, invalid=invalid)
+    return _from_counts(
+        cases,
+        {
+            "mismatches": differ.size,
+            "true_a": np.count_nonzero(guess),
+            "true_b": np.count_nonzero(hidden),
+            "true_both": np.count_nonzero(guess & hidden),
+            "first_mismatches": examples,
+        },
+        raised=n_raised,
+        invalid=invalid,
+    )
 
 
-def equivalent(guess: RuleLike, hidden: RuleLike, cases: Optional[CaseSet] = None,
-               max_examples: int = MAX_EXAMPLES, threads: int = 1, equivalence: str = "release",
-               raises: str = "invalid") -> Equivalence:
+def equivalent(
+    guess: RuleLike,
+    hidden: RuleLike,
+    cases: Optional[CaseSet] = None,
+    max_examples: int = MAX_EXAMPLES,
+    threads: int = 1,
+    equivalence: str = "release",
+    raises: str = "invalid",
+) -> Equivalence:
     """Compares two rules. ``guess`` is the candidate, ``hidden`` the reference. ``equivalence`` picks
     the point set when ``cases`` is None ("release": the released harness's points, default;
     "strict": cogsim's float-trap set); ``raises`` says how a guess that raises is read ("invalid":
@@ -206,8 +239,15 @@ def equivalent(guess: RuleLike, hidden: RuleLike, cases: Optional[CaseSet] = Non
     if named:
         cases = cases_for(equivalence)
     if raises == "false" and named:
-        counts = _core.wilt_compare_truth(guess.program, _cached_truth(hidden.source, equivalence), cases.xs, cases.ys,
-                                          cases.zs, max_examples, threads)
+        counts = _core.wilt_compare_truth(
+            guess.program,
+            _cached_truth(hidden.source, equivalence),
+            cases.xs,
+            cases.ys,
+            cases.zs,
+            max_examples,
+            threads,
+        )
     elif raises == "false":
         counts = _core.wilt_compare(guess.program, hidden.program, cases.xs, cases.ys, cases.zs, max_examples, threads)
     else:
@@ -219,8 +259,14 @@ def equivalent(guess: RuleLike, hidden: RuleLike, cases: Optional[CaseSet] = Non
     return _from_counts(cases, counts)
 
 
-def equivalent_pairs(guesses: Sequence[RuleLike], hidden: Sequence[RuleLike], cases: Optional[CaseSet] = None,
-                     threads: int = 0, equivalence: str = "release", raises: str = "invalid") -> list[Equivalence]:
+def equivalent_pairs(
+    guesses: Sequence[RuleLike],
+    hidden: Sequence[RuleLike],
+    cases: Optional[CaseSet] = None,
+    threads: int = 0,
+    equivalence: str = "release",
+    raises: str = "invalid",
+) -> list[Equivalence]:
     """Many (guess, hidden) comparisons in one call, spread over threads (same options as ``equivalent``)."""
     _check_modes(equivalence, raises)
     if len(guesses) != len(hidden):
@@ -228,8 +274,9 @@ def equivalent_pairs(guesses: Sequence[RuleLike], hidden: Sequence[RuleLike], ca
     cases = cases or cases_for(equivalence)
     g = [compile_rule(r) for r in guesses]
     h = [compile_rule(r) for r in hidden]
-    rows = _core.wilt_compare_pairs([r.program for r in g], [r.program for r in h], cases.xs, cases.ys, cases.zs,
-                                    threads)
+    rows = _core.wilt_compare_pairs(
+        [r.program for r in g], [r.program for r in h], cases.xs, cases.ys, cases.zs, threads
+    )
     raised_any = np.zeros(len(g), dtype=bool)
     if raises == "invalid" and g:
         _, status = _core.wilt_evaluate_many([r.program for r in g], cases.xs, cases.ys, cases.zs, threads)
@@ -240,8 +287,18 @@ def equivalent_pairs(guesses: Sequence[RuleLike], hidden: Sequence[RuleLike], ca
         if fallback or raised_any[k]:
             results.append(equivalent(g[k], h[k], cases, max_examples=1, raises=raises))
             continue
-        results.append(_from_counts(cases, {"mismatches": mismatches, "true_a": true_a, "true_b": true_b,
-                                            "true_both": both, "first_mismatches": [first] if first >= 0 else []}))
+        results.append(
+            _from_counts(
+                cases,
+                {
+                    "mismatches": mismatches,
+                    "true_a": true_a,
+                    "true_b": true_b,
+                    "true_both": both,
+                    "first_mismatches": [first] if first >= 0 else [],
+                },
+            )
+        )
     return results
 
 

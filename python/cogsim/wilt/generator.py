@@ -45,28 +45,62 @@ def _ordering(rng):
 
 def _equality(rng):
     a, b, c = _vars(rng, 3)
-    return _pick(rng, [f"{a} == {b}", f"{a} == {b} and {b} == {c}", f"{a} != {b} and {b} != {c} and {a} != {c}",
-                       f"{a} == {b} or {b} == {c} or {a} == {c}", f"{a} == {b} and {b} != {c}", f"{a} != {b}"])
+    return _pick(
+        rng,
+        [
+            f"{a} == {b}",
+            f"{a} == {b} and {b} == {c}",
+            f"{a} != {b} and {b} != {c} and {a} != {c}",
+            f"{a} == {b} or {b} == {c} or {a} == {c}",
+            f"{a} == {b} and {b} != {c}",
+            f"{a} != {b}",
+        ],
+    )
 
 
 def _arithmetic(rng):
     a, b, c = _vars(rng, 3)
     k = _pick(rng, (0, 1, 2, 10)) if rng.random() < 0.5 else int(rng.integers(-20, 21))
-    return _pick(rng, [f"{a} + {b} == {c}", f"{a} - {b} == {c}", f"{a} * {b} == {c}", f"({a} + {b}) / 2 == {c}",
-                       f"{a} + {b} > {c}", f"{a} + {b} < {c}", f"{a} * {b} > {c}", f"{a} * {b} < {c}",
-                       f"{a} - {b} > {c}", f"{a} ** 2 + {b} ** 2 == {c} ** 2", f"{a} + {b} + {c} == {k}",
-                       f"{a} * {b} * {c} == {k}", f"{a} * 2 == {b}", f"{a} + {k} == {b}", f"{a} - {b} == {k}",
-                       f"{a} + {b} > {c} + {k}", f"{a} * {abs(k) + 2} == {b}", f"{a} - {b} > {k}"])
+    return _pick(
+        rng,
+        [
+            f"{a} + {b} == {c}",
+            f"{a} - {b} == {c}",
+            f"{a} * {b} == {c}",
+            f"({a} + {b}) / 2 == {c}",
+            f"{a} + {b} > {c}",
+            f"{a} + {b} < {c}",
+            f"{a} * {b} > {c}",
+            f"{a} * {b} < {c}",
+            f"{a} - {b} > {c}",
+            f"{a} ** 2 + {b} ** 2 == {c} ** 2",
+            f"{a} + {b} + {c} == {k}",
+            f"{a} * {b} * {c} == {k}",
+            f"{a} * 2 == {b}",
+            f"{a} + {k} == {b}",
+            f"{a} - {b} == {k}",
+            f"{a} + {b} > {c} + {k}",
+            f"{a} * {abs(k) + 2} == {b}",
+            f"{a} - {b} > {k}",
+        ],
+    )
 
 
 def _parity(rng):
     m = _pick(rng, (2, 2, 2, 3, 4, 5, 10))
     r = int(rng.integers(m))
     a, b, c = _vars(rng, 3)
-    return _pick(rng, [f"{a} % {m} == {r}", f"{a} % {m} == {r} and {b} % {m} == {r} and {c} % {m} == {r}",
-                       f"({a} + {b} + {c}) % {m} == {r}", f"({a} * {b} * {c}) % {m} == {r}",
-                       f"{a} % {m} == {r} or {b} % {m} == {r} or {c} % {m} == {r}",
-                       f"{a} % {m} == {b} % {m}"])
+    return _pick(
+        rng,
+        [
+            f"{a} % {m} == {r}",
+            f"{a} % {m} == {r} and {b} % {m} == {r} and {c} % {m} == {r}",
+            f"({a} + {b} + {c}) % {m} == {r}",
+            f"({a} * {b} * {c}) % {m} == {r}",
+            f"{a} % {m} == {r} or {b} % {m} == {r} or {c} % {m} == {r}",
+            f"{a} % {m} == {b} % {m}",
+        ],
+    )
 
 
 def _ranges(rng):
@@ -74,32 +108,72 @@ def _ranges(rng):
     lo, hi = sorted(_threshold(rng) for _ in range(2))
     hi = hi if hi > lo else lo + 10
     t = _threshold(rng)
-    return _pick(rng, [f"{a} > {t}", f"{a} < {t}", f"{lo} < {a} < {hi}", f"{a} > {t} and {b} > {t} and {c} > {t}",
-                       f"{a} < {t} and {b} < {t} and {c} < {t}", f"{a} > 0 and {b} < 0", f"{a} * {b} > 0",
-                       f"{a} * {b} * {c} > 0", f"{a} * {b} * {c} < 0", f"abs({a}) < {abs(t) + 1}",
-                       f"{lo} <= {a} <= {hi} and {lo} <= {b} <= {hi} and {lo} <= {c} <= {hi}"])
+    return _pick(
+        rng,
+        [
+            f"{a} > {t}",
+            f"{a} < {t}",
+            f"{lo} < {a} < {hi}",
+            f"{a} > {t} and {b} > {t} and {c} > {t}",
+            f"{a} < {t} and {b} < {t} and {c} < {t}",
+            f"{a} > 0 and {b} < 0",
+            f"{a} * {b} > 0",
+            f"{a} * {b} * {c} > 0",
+            f"{a} * {b} * {c} < 0",
+            f"abs({a}) < {abs(t) + 1}",
+            f"{lo} <= {a} <= {hi} and {lo} <= {b} <= {hi} and {lo} <= {c} <= {hi}",
+        ],
+    )
 
 
 def _sums(rng):
     a, b, c = _vars(rng, 3)
     t = _threshold(rng)
-    return _pick(rng, [f"x + y + z > {t}", f"x + y + z < {t}", f"x + y + z == {t}", "x * y * z == 0",
-                       f"abs({a}) + abs({b}) > abs({c})", f"abs({a}) > abs({b})", "x * y * z > x + y + z",
-                       f"abs({a} - {b}) < abs({b} - {c})"])
+    return _pick(
+        rng,
+        [
+            f"x + y + z > {t}",
+            f"x + y + z < {t}",
+            f"x + y + z == {t}",
+            "x * y * z == 0",
+            f"abs({a}) + abs({b}) > abs({c})",
+            f"abs({a}) > abs({b})",
+            "x * y * z > x + y + z",
+            f"abs({a} - {b}) < abs({b} - {c})",
+        ],
+    )
 
 
 def _extremes(rng):
     a = _pick(rng, VARS)
     t = _pick(rng, (1, 2, 5, 10, 20, 50)) if rng.random() < 0.5 else int(rng.integers(1, 101))
-    return _pick(rng, [f"max(x, y, z) == {a}", f"min(x, y, z) == {a}", f"max(x, y, z) - min(x, y, z) < {t}",
-                       f"max(x, y, z) - min(x, y, z) > {t}", f"max(x, y, z) > {t}", f"min(x, y, z) < -{t}"])
+    return _pick(
+        rng,
+        [
+            f"max(x, y, z) == {a}",
+            f"min(x, y, z) == {a}",
+            f"max(x, y, z) - min(x, y, z) < {t}",
+            f"max(x, y, z) - min(x, y, z) > {t}",
+            f"max(x, y, z) > {t}",
+            f"min(x, y, z) < -{t}",
+        ],
+    )
 
 
 def _float_parts(rng):
     a, b, c = _vars(rng, 3)
-    return _pick(rng, [f"{a} % 1 == 0", f"{a} % 1 > 0", f"{a} % 1 == 0 and {b} % 1 == 0 and {c} % 1 == 0",
-                       f"{a} % 1 > 0 and {b} % 1 > 0 and {c} % 1 > 0", f"{a} < {b} < {c} and {c} - {a} <= 1",
-                       f"{a}.is_integer()", f"0 < {a} % 1 < {b} % 1"])
+    return _pick(
+        rng,
+        [
+            f"{a} % 1 == 0",
+            f"{a} % 1 > 0",
+            f"{a} % 1 == 0 and {b} % 1 == 0 and {c} % 1 == 0",
+            f"{a} % 1 > 0 and {b} % 1 > 0 and {c} % 1 > 0",
+            f"{a} < {b} < {c} and {c} - {a} <= 1",
+            f"{a}.is_integer()",
+            f"0 < {a} % 1 < {b} % 1",
+        ],
+    )
 
 
 def _bitwise(rng):
@@ -110,15 +184,30 @@ def _bitwise(rng):
 
 def _squares(rng):
     a, b, c = _vars(rng, 3)
-    return _pick(rng, [f"{a} ** 2 == {b}", f"{a} ** 2 > {b}", f"int({a} ** 0.5) ** 2 == {a}",
-                       f"{a} ** 2 + {b} ** 2 < {c} ** 2", f"{a} ** 2 + {b} ** 2 > {c} ** 2",
-                       f"math.gcd(int({a}), int({b})) == 1"])
+    return _pick(
+        rng,
+        [
+            f"{a} ** 2 == {b}",
+            f"{a} ** 2 > {b}",
+            f"int({a} ** 0.5) ** 2 == {a}",
+            f"{a} ** 2 + {b} ** 2 < {c} ** 2",
+            f"{a} ** 2 + {b} ** 2 > {c} ** 2",
+            f"math.gcd(int({a}), int({b})) == 1",
+        ],
+    )
 
 
 FAMILIES = {
-    "ordering": (_ordering, 4), "equality": (_equality, 2), "arithmetic": (_arithmetic, 4), "parity": (_parity, 3),
-    "ranges": (_ranges, 4), "sums": (_sums, 2), "extremes": (_extremes, 2), "float_parts": (_float_parts, 2),
-    "bitwise": (_bitwise, 1), "squares": (_squares, 1),
+    "ordering": (_ordering, 4),
+    "equality": (_equality, 2),
+    "arithmetic": (_arithmetic, 4),
+    "parity": (_parity, 3),
+    "ranges": (_ranges, 4),
+    "sums": (_sums, 2),
+    "extremes": (_extremes, 2),
+    "float_parts": (_float_parts, 2),
+    "bitwise": (_bitwise, 1),
+    "squares": (_squares, 1),
 }
 
 
@@ -137,7 +226,8 @@ def generate_rules(count: int, seed: int, families=None) -> list[str]:
 
 
 def _probe_points() -> np.ndarray:
-    from cogsim.wilt.cases import FAMILIES as SPECIAL_FAMILIES, standard_cases
+    from cogsim.wilt.cases import FAMILIES as SPECIAL_FAMILIES
+    from cogsim.wilt.cases import standard_cases
 
     cases = standard_cases()
     rng = np.random.default_rng(7)

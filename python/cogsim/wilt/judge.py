@@ -1,4 +1,4 @@
-""""Approximately correct" for WILT guesses: a deterministic proxy and a model judge.
+""" "Approximately correct" for WILT guesses: a deterministic proxy and a model judge.
 
 The paper marks a wrong guess approximately correct when a model judge, given the guess and the hidden
 rule, puts the pair in a "near" category (release: prompts/judge_prompt.txt, four labels: correct,
@@ -32,8 +32,8 @@ RUBRIC = (
     "(for instance 0 < x < 5 against -1 < x < 7).\n"
     "- Completely Different: anything else (for instance a rule that is always False against x % 2 == 0).\n\n"
     "Hidden rule: {hidden}\nGuess: {guess}\n\n"
-    "Reason briefly first, then end your reply with a line \"Category: <one of Correct, Missing Edge Case, "
-    "Near-Miss Magnitudes, Completely Different>\"."
+    'Reason briefly first, then end your reply with a line "Category: <one of Correct, Missing Edge Case, '
+    'Near-Miss Magnitudes, Completely Different>".'
 )
 
 
@@ -76,5 +76,10 @@ class Judge:
         prompt = RUBRIC.format(hidden=hidden, guess=guess)
         completion = self.backend.complete([[Message("user", prompt)]])[0]
         category = judge_category(completion.text)
-        return {"method": f"judge:{self.spec}", "category": category, "approx_correct": category in NEAR,
-                "error": completion.error, "reply": completion.text}
+        return {
+            "method": f"judge:{self.spec}",
+            "category": category,
+            "approx_correct": category in NEAR,
+            "error": completion.error,
+            "reply": completion.text,
+        }

@@ -10,9 +10,9 @@ INSTRUCTION = (
     "You are an AI tasked with discovering a hidden rule that takes three numbers as input and returns a boolean. "
     "These numbers can be any float or integer number that can be typed in 3 or fewer digits, not including signs "
     "and decimal characters (e.g. -11.3 is a valid value). In each response, you will take one of two actions:\n\n"
-    "1. Provide a single test case to observe the output of a rule (e.g. \"Test Case: ```(1, 2, 3)```\" which "
+    '1. Provide a single test case to observe the output of a rule (e.g. "Test Case: ```(1, 2, 3)```" which '
     "corresponds to x=1, y=2, z=3. In this case only provide one test case.\n"
-    "2. Provide a final \"guess\" in the form of a python lambda function (e.g. \"Final Guess: "
+    '2. Provide a final "guess" in the form of a python lambda function (e.g. "Final Guess: '
     "```lambda x,y,z: x < y < z```\"). You only get to select this action one time, so don't use it unless you "
     "are confident or are forced to.\n\n"
     "You will have up to {max_attempts} attempts at test cases, and you will have exactly one attempt at guessing "
@@ -20,9 +20,9 @@ INSTRUCTION = (
     "will get no points. You should therefore not guess the function unless you are quite confident, or if you "
     "are very close to running out of attempts.\n\n"
     "You must return your responses in the format laid out above at the very bottom of your message. For example, "
-    "if you want to submit a test case, you must conclude with the string \"Test Case: ```(x,y,z)```\", where x,y,z "
+    'if you want to submit a test case, you must conclude with the string "Test Case: ```(x,y,z)```", where x,y,z '
     "are replaced with your guesses. If you want to submit a final guess, you must conclude with the string "
-    "\"Final Guess: ```<function>```\" where <function> is replaced with a python lambda function. Do not include "
+    '"Final Guess: ```<function>```" where <function> is replaced with a python lambda function. Do not include '
     "any comments or additional text on the same lines as these two things. If it's helpful to include reasoning "
     "about your thought process, or reflections upon previous outcomes, feel free to do so, since your test case "
     "and final guess will be parsed out of your response as long as they follow the above formats. \n"
@@ -93,7 +93,7 @@ def parse_response(text: str, strict_inputs: bool = False) -> Parsed:
     if not markers:
         return ParseFailure("no 'Test Case:' or 'Final Guess:' found", FORMAT_REMINDER)
     last = markers[-1]
-    body = _after_marker(text[last.end():])
+    body = _after_marker(text[last.end() :])
     if last.group(1).lower().startswith("final"):
         if not body:
             return ParseFailure("empty final guess", INVALID_GUESS_REPLY)
@@ -143,9 +143,12 @@ def _short(value: float) -> str:
 
 def swap_prompt(tests: list, max_attempts: int) -> str:
     """The one-turn test-swap prompt: another agent's test cases, stripped of reasoning."""
-    lines = [INSTRUCTION.format(max_attempts=max_attempts), "",
-             "Another player already used the test cases below on the hidden rule. You have no test cases left; "
-             "reply with your Final Guess."]
+    lines = [
+        INSTRUCTION.format(max_attempts=max_attempts),
+        "",
+        "Another player already used the test cases below on the hidden rule. You have no test cases left; "
+        "reply with your Final Guess.",
+    ]
     lines += [f"({format_number(x)}, {format_number(y)}, {format_number(z)}): {bool(r)}" for x, y, z, r in tests]
     return "\n".join(lines)
 
@@ -174,17 +177,17 @@ RELEASE_INSTRUCTION = (
     "The numbers may be integers or floats that can be written with at most 3 digits, not counting the sign or "
     "the decimal point (-11.3 is allowed). In every reply, first explain step by step how you plan to go on, "
     "then take exactly one of these two actions:\n\n"
-    "1. Ask for one test case and see the rule's output on it, e.g. \"Test Case: ```(1, 2, 3)```\" for x=1, "
+    '1. Ask for one test case and see the rule\'s output on it, e.g. "Test Case: ```(1, 2, 3)```" for x=1, '
     "y=2, z=3. Ask for a single test case per reply.\n"
-    "2. Give your final guess as a Python lambda function, e.g. \"Final Guess: ```lambda x,y,z: x < y < z```\". "
+    '2. Give your final guess as a Python lambda function, e.g. "Final Guess: ```lambda x,y,z: x < y < z```". '
     "You can do this only once, so do it when you are confident or have no choice left.\n\n"
     "You have at most {max_attempts} test cases and exactly one final guess. Every test case you send should "
     "differ from the ones you already tried: the rule is deterministic and always gives the same answer for "
     "the same numbers. A wrong final guess scores nothing, so aim for the exact rule and do not guess early "
     "unless you are sure or nearly out of test cases.\n\n"
     "Put your action at the very end of your reply, in the format above: to test, end with "
-    "\"Test Case: ```(x,y,z)```\" with your three numbers in place of x,y,z; to guess, end with "
-    "\"Final Guess: ```<function>```\" with a Python lambda function in place of <function>. Nothing else may "
+    '"Test Case: ```(x,y,z)```" with your three numbers in place of x,y,z; to guess, end with '
+    '"Final Guess: ```<function>```" with a Python lambda function in place of <function>. Nothing else may '
     "stand on the line of the test case or of the final guess.\n\n"
     "Explain the reasoning behind each test: what it checks and why you chose it.\n"
 )
@@ -224,7 +227,9 @@ def release_numbers_reply(count: int = 3) -> str:
 
 def release_result_reply(point, result: bool, remaining: int) -> str:
     """The release's per-test feedback; ``remaining`` counts this test as not yet used (30 on the first)."""
-    return f"Result for input ({', '.join(str(float(v)) for v in point)}): {bool(result)}. Attempts Remaining: {remaining}"
+    return (
+        f"Result for input ({', '.join(str(float(v)) for v in point)}): {bool(result)}. Attempts Remaining: {remaining}"
+    )
 
 
 def release_correct_reply(points: int = CORRECT_POINTS) -> str:
@@ -261,7 +266,7 @@ def _first_parenthesized(text: str) -> Optional[str]:
         if close < 0:
             return None
         if newline < 0 or close < newline:
-            return text[start + 1:close]
+            return text[start + 1 : close]
         pos = newline + 1  # every "(" before this newline meets the newline first too
 
 
@@ -304,7 +309,7 @@ def _fenced(tail: str) -> Optional[str]:
     if fence < 0:
         return None
     body = fence + 3
-    for start in ((body + 6, body) if tail.startswith("python", body) else (body,)):
+    for start in (body + 6, body) if tail.startswith("python", body) else (body,):
         rest = tail[start:]
         first = len(rest) - len(rest.lstrip())  # the code starts at the first non-space character
         close = rest.find("```", first + 1) if first < len(rest) else -1

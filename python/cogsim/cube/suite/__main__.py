@@ -1,8 +1,8 @@
 """Seed lists from the command line.
 
-    python -m cogsim.cube.suite export --test optimal-move --depth 1 --count 100 --out optimal-move-d1.json
-    (--scrambles cogsim for cogsim's exact-depth scrambles instead of the release's)
-    python -m cogsim.cube.suite verify optimal-move-d1.json
+python -m cogsim.cube.suite export --test optimal-move --depth 1 --count 100 --out optimal-move-d1.json
+(--scrambles cogsim for cogsim's exact-depth scrambles instead of the release's)
+python -m cogsim.cube.suite verify optimal-move-d1.json
 """
 
 from __future__ import annotations
@@ -22,16 +22,21 @@ def main(argv=None) -> int:
     export.add_argument("--count", required=True, type=int)
     export.add_argument("--first-seed", type=int, default=0)
     export.add_argument("--unique-states", action="store_true", help="skip seeds whose state repeats an earlier one")
-    export.add_argument("--scrambles", choices=items.SCRAMBLES, default="release",
-                        help="the release's scramble sampler (default) or cogsim's exact-depth scrambles")
+    export.add_argument(
+        "--scrambles",
+        choices=items.SCRAMBLES,
+        default="release",
+        help="the release's scramble sampler (default) or cogsim's exact-depth scrambles",
+    )
     export.add_argument("--out", required=True)
     verify = commands.add_parser("verify", help="regenerate every item of a seed list from its seed and compare")
     verify.add_argument("path")
     args = parser.parse_args(argv)
     try:
         if args.command == "export":
-            seed_list = items.build_seed_list(args.test, args.depth, args.count, args.first_seed, args.unique_states,
-                                              args.scrambles)
+            seed_list = items.build_seed_list(
+                args.test, args.depth, args.count, args.first_seed, args.unique_states, args.scrambles
+            )
             print(items.export_seed_list(seed_list, args.out))
         else:
             items.verify_seed_list(items.load_seed_list(args.path))

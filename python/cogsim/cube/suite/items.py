@@ -73,8 +73,7 @@ def place(gold: str, others: list[str], slot: int) -> list[str]:
 
 SCRAMBLES = ("release", "cogsim")
 # The release's move list, in its order (the order matters: its sampler indexes into it).
-RELEASE_MOVES = ("R", "L", "U", "D", "F", "B", "R'", "L'", "U'", "D'", "F'", "B'",
-                 "R2", "L2", "U2", "D2", "F2", "B2")
+RELEASE_MOVES = ("R", "L", "U", "D", "F", "B", "R'", "L'", "U'", "D'", "F'", "B'", "R2", "L2", "U2", "D2", "F2", "B2")
 
 
 def release_scramble(depth: int, seed: int, start: Optional[Cube] = None) -> list[str]:
@@ -120,7 +119,8 @@ def _base(test: str, depth: int, seed: int, index: int, scrambles: str = "cogsim
     scramble = scramble_of(depth, seed, scrambles)
     state = Cube.from_moves(" ".join(scramble))
     extra = {"scrambles": scrambles} if scrambles != "cogsim" else {}  # cogsim items stay as they were
-    return {**extra,
+    return {
+        **extra,
         "test": test,
         "depth": depth,
         "seed": seed,
@@ -151,11 +151,15 @@ def reconstruction_item(depth: int, seed: int, index: int, scrambles: str = "cog
         item["scramble_seed"] = seed * 10000 + attempt
         if scrambles == "release":  # the release scrambles the same cube again: the moves accumulate
             scramble = item["scramble"].split() + release_scramble(
-                depth, item["scramble_seed"], Cube.from_facelets(item["facelets"]))
+                depth, item["scramble_seed"], Cube.from_facelets(item["facelets"])
+            )
         else:
             scramble = scramble_of(depth, item["scramble_seed"])
-        item.update(scramble=" ".join(scramble), facelets=Cube.from_moves(" ".join(scramble)).to_facelets(),
-                    teacher=views.inverse_sequence(scramble))
+        item.update(
+            scramble=" ".join(scramble),
+            facelets=Cube.from_moves(" ".join(scramble)).to_facelets(),
+            teacher=views.inverse_sequence(scramble),
+        )
     item["gold_grid"] = list(views.front_rows(item["facelets"]))
     return item
 
@@ -175,8 +179,15 @@ def verification_item(depth: int, seed: int, index: int, scrambles: str = "cogsi
     state = Cube.from_facelets(item["facelets"])
     truth = list(views.front_rows(state))
     positive = balanced_position(index, 2, "verification", depth) == 0
-    item.update(gold_grid=truth, gold="Yes" if positive else "No", shown_grid=truth, image_facelets=item["facelets"],
-                negative_kind=None, negative_move=None, text_edit=None)
+    item.update(
+        gold_grid=truth,
+        gold="Yes" if positive else "No",
+        shown_grid=truth,
+        image_facelets=item["facelets"],
+        negative_kind=None,
+        negative_move=None,
+        text_edit=None,
+    )
     if not positive:
         moved, move = _image_move(state, truth, rng)
         item.update(image_facelets=moved, negative_kind="image-move", negative_move=move)
@@ -265,13 +276,16 @@ def closed_loop_item(depth: int, seed: int, index: int, scrambles: str = "cogsim
     return item
 
 
-def effect_option_set(effects: dict, rng, doubled_class: str, doubled_slot: int, fallback: int = 0) -> tuple[list[str], str]:
+def effect_option_set(
+    effects: dict, rng, doubled_class: str, doubled_slot: int, fallback: int = 0
+) -> tuple[list[str], str]:
     """Four distinct moves (the paper's move-effect balancing): one of every class the state has, plus
     a second move of ``doubled_class`` (when that class has fewer than two moves: the feasible class
     number ``fallback`` modulo their count), topped up from any class if the state lacks a class.
     One move of the doubled class sits at ``doubled_slot``; the rest are shuffled."""
-    by_class = {label: [str(m) for m in rng.permutation([m for m in MOVES if effects[m] == label])]
-                for label in EFFECT_LABELS}
+    by_class = {
+        label: [str(m) for m in rng.permutation([m for m in MOVES if effects[m] == label])] for label in EFFECT_LABELS
+    }
     if len(by_class[doubled_class]) < 2:
         feasible = [label for label in EFFECT_LABELS if len(by_class[label]) >= 2]  # 18 moves: never empty
         doubled_class = feasible[fallback % len(feasible)]
@@ -295,8 +309,12 @@ def move_effect_item(depth: int, seed: int, index: int, scrambles: str = "cogsim
     effects = effect_labels(Cube.from_facelets(item["facelets"]))
     target = EFFECT_LABELS[balanced_position(index, 3, "move-effect-class", depth)]
     options, doubled = effect_option_set(effects, rng, target, index % 4, fallback=index // 3)
-    item.update(options=options, gold_labels=[effects[m] for m in options], doubled_class=doubled,
-                effects={m: effects[m] for m in options})
+    item.update(
+        options=options,
+        gold_labels=[effects[m] for m in options],
+        doubled_class=doubled,
+        effects={m: effects[m] for m in options},
+    )
     return item
 
 
@@ -363,8 +381,9 @@ def make_item(test: str, depth: int, seed: int, index: Optional[int] = None, scr
 # -- seed lists -------------------------------------------------------------------------------------
 
 
-def build_seed_list(test: str, depth: int, count: int, first_seed: int = 0, unique_states: bool = False,
-                    scrambles: str = "cogsim") -> dict:
+def build_seed_list(
+    test: str, depth: int, count: int, first_seed: int = 0, unique_states: bool = False, scrambles: str = "cogsim"
+) -> dict:
     """Items for episode indices 0..count-1. Episode i uses seed first_seed + i, unless
     ``unique_states`` skips seeds whose scramble state repeats an earlier one (then the list records
     which seed each index uses)."""
@@ -384,7 +403,13 @@ def build_seed_list(test: str, depth: int, count: int, first_seed: int = 0, uniq
         index = len(episodes)
         episodes[str(index)] = make_item(test, depth, seed, index, scrambles)
         seed += 1
-    return {"format": SEED_LIST_FORMAT, "prompt_version": PROMPT_VERSION, "test": test, "depth": depth, "episodes": episodes}
+    return {
+        "format": SEED_LIST_FORMAT,
+        "prompt_version": PROMPT_VERSION,
+        "test": test,
+        "depth": depth,
+        "episodes": episodes,
+    }
 
 
 def export_seed_list(seed_list: dict, path: Union[str, Path]) -> Path:
@@ -408,7 +433,9 @@ def load_seed_list(source: Union[str, Path, dict]) -> dict:
 def verify_seed_list(data: dict) -> None:
     """Regenerates every item of a seed list from its seed; raises ValueError on any difference."""
     for key, item in load_seed_list(data)["episodes"].items():
-        regenerated = make_item(item["test"], item["depth"], item["seed"], item["index"], item.get("scrambles", "cogsim"))
+        regenerated = make_item(
+            item["test"], item["depth"], item["seed"], item["index"], item.get("scrambles", "cogsim")
+        )
         if _jsonable(regenerated) != _jsonable(item):
             raise ValueError(f"seed_list episode {key} differs from what seed {item['seed']} generates")
 

@@ -77,7 +77,10 @@ def _token(text: str) -> Optional[str]:
 
 
 def parse_choice(
-    response: str, labels: Sequence[str] = "ABCD", allow_idk: bool = False, idk_label: Optional[str] = None,
+    response: str,
+    labels: Sequence[str] = "ABCD",
+    allow_idk: bool = False,
+    idk_label: Optional[str] = None,
     last_line: bool = False,
 ) -> Parsed:
     """A multiple-choice letter. With ``allow_idk``, IDK variants (and ``idk_label`` if the
@@ -141,7 +144,7 @@ def _parse_row_block(text: str) -> Parsed:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if lines and lines[-1].lower() == _VERIFIED:
         lines = lines[:-1]
-    head = lines[0][len("ANSWER:"):].strip() if lines else ""
+    head = lines[0][len("ANSWER:") :].strip() if lines else ""
     rows = ([head] if head else []) + lines[1:]
     if len(rows) != 3:
         return Parsed(PARSE_FAILURE)
@@ -210,8 +213,9 @@ def _is_text(response: object) -> bool:
     return isinstance(response, str) and bool(response)
 
 
-def release_choice(response: str, labels: Sequence[str] = "ABCD", allow_idk: bool = False,
-                   options: Optional[Sequence[str]] = None) -> Parsed:
+def release_choice(
+    response: str, labels: Sequence[str] = "ABCD", allow_idk: bool = False, options: Optional[Sequence[str]] = None
+) -> Parsed:
     """The release's multiple-choice extraction: with ``allow_idk``, any abstention phrase anywhere
     (``<ANSWER> IDK </ANSWER>``, ``ANSWER: IDK`` / ``ANSWER: E``, "I don't know") wins first; then
     the first ``<ANSWER> X </ANSWER>``, else the first ``ANSWER: X`` / ``ANSWER = X``, else the first
@@ -277,7 +281,7 @@ def _strip_fences(text: str) -> str:
             rest = line.lstrip()[3:]
             for tag in ("json", "python", "txt"):
                 if rest.lower().startswith(tag):
-                    rest = rest[len(tag):]
+                    rest = rest[len(tag) :]
                     break
             line = rest.lstrip()
         stripped = line.rstrip()
@@ -311,4 +315,4 @@ def release_grid(response: str) -> Parsed:
     letters = [_release_colour(word) for word in match.groups()]
     if None in letters:
         return Parsed(INVALID, tuple(match.groups()))
-    return Parsed(OK, tuple("".join(letters[i:i + 3]) for i in (0, 3, 6)))
+    return Parsed(OK, tuple("".join(letters[i : i + 3]) for i in (0, 3, 6)))

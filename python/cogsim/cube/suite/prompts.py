@@ -49,8 +49,10 @@ def tag_format(labels: Sequence[str], idk: bool = False, reasoning: bool = False
     <REASONING> block followed by the answer alone on the final line."""
     allowed = "/".join(labels) + ("/IDK" if idk else "")
     if reasoning:
-        return (f"Show your reasoning in <REASONING>...</REASONING>, then output the final answer alone on the last "
-                f"line as:\n<ANSWER> X </ANSWER>\nwhere X is one of {allowed}.")
+        return (
+            f"Show your reasoning in <REASONING>...</REASONING>, then output the final answer alone on the last "
+            f"line as:\n<ANSWER> X </ANSWER>\nwhere X is one of {allowed}."
+        )
     return f"Reply with exactly one line:\n<ANSWER> X </ANSWER>\nwhere X is one of {allowed}. No other text."
 
 
@@ -135,9 +137,7 @@ REFLECTION = (
     "You chose the option: {choice}, which did not solve the cube.\n"
     "{correct_line}"
 )
-CORRECT_REDACTED = (
-    "The correct solution was option: [REDACTED]. Correct answer is hidden, to avoid answer leakage into the reflection."
-)
+CORRECT_REDACTED = "The correct solution was option: [REDACTED]. Correct answer is hidden, to avoid answer leakage into the reflection."
 CORRECT_UNREDACTED = "The correct solution was option: {gold}."
 HIDDEN_CHOICE = "[HIDDEN]"
 
@@ -173,9 +173,7 @@ STEP_REASONING = (
     "<ANSWER> X </ANSWER>; nothing may follow it."
 )
 ABSTAIN_RULE = " If you are less than 50% confident, abstain with IDK."
-STEP = (
-    "The cube is {distance} move(s) away from being solved.\n\n{state}\n\nCandidate moves:\n{options}\n\n{answer_format}"
-)
+STEP = "The cube is {distance} move(s) away from being solved.\n\n{state}\n\nCandidate moves:\n{options}\n\n{answer_format}"
 ABSTAIN_OPTION = "I don't know (abstain)"
 
 # -- 6. causal move-effect ---------------------------------------------------------------------------
@@ -192,4 +190,3 @@ MOVE_EFFECT = (
     "<A> DECREASE|NO_CHANGE|INCREASE </A>\n<B> DECREASE|NO_CHANGE|INCREASE </B>\n"
     "<C> DECREASE|NO_CHANGE|INCREASE </C>\n<D> DECREASE|NO_CHANGE|INCREASE </D>"
 )
-

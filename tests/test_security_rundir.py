@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import cogsim
 import loop_envs  # noqa: F401  (registers the looptest envs)
 from cogsim.agents import Completion, ModelBackend, register_backend
 from cogsim.cli import main as cogsim_main
@@ -26,7 +27,6 @@ HOSTILE = [
     "NUL \x00 and \x1b[31m escape \udfff ANSWER: 2",
     "<script>alert(1)</script> ![x](http://evil/) | pipe ` tick [a](javascript:x) &amp;",
 ]
-ROOT = Path(__file__).resolve().parents[1]
 
 
 class HostileModel(ModelBackend):
@@ -209,7 +209,8 @@ def test_resume_and_report_never_import_modules_named_by_the_run_directory(tmp_p
         "import sys; from cogsim.cli import main; "
         f"sys.exit(main(['report', {str(out)!r}]) or main(['run', '--resume', {str(out)!r}, '--no-progress']))"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    # the cogsim this test imported: the source tree in a dev checkout, site-packages after pip install
+    env = {**os.environ, "PYTHONPATH": str(Path(cogsim.__file__).resolve().parents[1])}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert not marker.exists()
     assert "never imports code named by a run directory" in result.stderr

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -165,9 +166,7 @@ void register_kidgym(py::module_& m) {
         return default_budget(task_of(task), level);
       },
       py::arg("task"), py::arg("level"));
-  m.def("kidgym_verbs", [] {
-    return std::vector<std::string>{"pick", "put", "obtain", "unlock", "continue", "choose", "place", "declare"};
-  });
+  m.def("kidgym_verbs", [] { return std::vector<std::string>(std::begin(kVerbNames), std::end(kVerbNames)); });
   m.def("kidgym_kinds", [] {
     return std::vector<std::string>{"empty", "item", "basket", "key",    "door", "diamond",
                                     "chest", "wall", "target", "center", "piece"};

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -101,6 +102,9 @@ void register_wilt(py::module_& m) {
       .def_property_readonly("size", [](const Program& p) { return p.code.size(); })
       .def_property_readonly("num_slots", [](const Program& p) { return p.num_slots; });
 
+  m.def(
+      "wilt_opcodes", [] { return std::vector<std::string>(std::begin(kOpNames), std::end(kOpNames)); },
+      "The VM's opcode names in opcode order (python/cogsim/wilt/_bytecode.py builds its Op enum from them).");
   m.def("wilt_program", &make_program, py::arg("code"), py::arg("aux"), py::arg("const_tags"), py::arg("const_f"),
         py::arg("const_i"), py::arg("python312"));
 

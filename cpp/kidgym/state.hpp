@@ -81,6 +81,11 @@ enum class Verb : uint8_t {
   Declare = 7,  // a = number                      "I have already collected <a> <item>(s)"
 };
 
+// The verbs' names, in enum order: the bindings' kidgym_verbs() and through it the Python side.
+inline constexpr const char* kVerbNames[] = {"pick",     "put",    "obtain", "unlock",
+                                             "continue", "choose", "place",  "declare"};
+static_assert(sizeof(kVerbNames) / sizeof(kVerbNames[0]) == static_cast<size_t>(Verb::Declare) + 1);
+
 struct Action {
   Verb verb;
   uint8_t a;

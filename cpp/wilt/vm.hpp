@@ -22,55 +22,77 @@ enum Tag : uint8_t { kBool = 0, kInt = 1, kFloat = 2, kComplex = 3 };
 enum Flag : uint8_t { kError = 1, kFallback = 2 };
 enum Status : uint8_t { kOk = 0, kRaised = 1, kNeedsFallback = 2 };
 
-// Keep in sync with python/cogsim/wilt/_bytecode.py.
+// The opcodes, in one list (COGSIM_WILT_OPS): the enum and the names (Python's spelling) come from
+// it, and python/cogsim/wilt/_bytecode.py builds its Op enum from _core.wilt_opcodes(). Operands:
+//   ARG: a: argument index 0..2
+//   CONST: a: constant index
+//   AND: a and b
+//   OR: a or b
+//   SELECT: b if a else c
+//   SEQ: value of b; a was evaluated before it (its flags count)
+//   ISCLOSE: math.isclose(a, b, rel_tol=value c, abs_tol=value d)
+//   IS_INSTANCE: b: bit 0 int, bit 1 float
+//   SUM: a: offset into aux, b: count; sum() of those values
+#define COGSIM_WILT_OPS(X)       \
+  X(Arg, "ARG")                  \
+  X(Const, "CONST")              \
+  X(Add, "ADD")                  \
+  X(Sub, "SUB")                  \
+  X(Mul, "MUL")                  \
+  X(TrueDiv, "TRUEDIV")          \
+  X(FloorDiv, "FLOORDIV")        \
+  X(Mod, "MOD")                  \
+  X(Pow, "POW")                  \
+  X(Neg, "NEG")                  \
+  X(Pos, "POS")                  \
+  X(Invert, "INVERT")            \
+  X(Not, "NOT")                  \
+  X(Truth, "TRUTH")              \
+  X(BitAnd, "BITAND")            \
+  X(BitOr, "BITOR")              \
+  X(BitXor, "BITXOR")            \
+  X(LShift, "LSHIFT")            \
+  X(RShift, "RSHIFT")            \
+  X(Eq, "EQ")                    \
+  X(Ne, "NE")                    \
+  X(Lt, "LT")                    \
+  X(Le, "LE")                    \
+  X(Gt, "GT")                    \
+  X(Ge, "GE")                    \
+  X(And, "AND")                  \
+  X(Or, "OR")                    \
+  X(Select, "SELECT")            \
+  X(Seq, "SEQ")                  \
+  X(Abs, "ABS")                  \
+  X(ToInt, "TO_INT")             \
+  X(ToFloat, "TO_FLOAT")         \
+  X(Round, "ROUND")              \
+  X(RoundDigits, "ROUND_DIGITS") \
+  X(Min, "MIN")                  \
+  X(Max, "MAX")                  \
+  X(Floor, "FLOOR")              \
+  X(Ceil, "CEIL")                \
+  X(Sqrt, "SQRT")                \
+  X(Fabs, "FABS")                \
+  X(IsClose, "ISCLOSE")          \
+  X(Gcd, "GCD")                  \
+  X(IsInteger, "IS_INTEGER")     \
+  X(IsInstance, "IS_INSTANCE")   \
+  X(Sum, "SUM")
+
 enum class Op : int32_t {
-  Arg = 0,  // a: argument index 0..2
-  Const,    // a: constant index
-  Add,
-  Sub,
-  Mul,
-  TrueDiv,
-  FloorDiv,
-  Mod,
-  Pow,
-  Neg,
-  Pos,
-  Invert,
-  Not,
-  Truth,
-  BitAnd,
-  BitOr,
-  BitXor,
-  LShift,
-  RShift,
-  Eq,
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,
-  And,     // a and b
-  Or,      // a or b
-  Select,  // b if a else c
-  Seq,     // value of b; a was evaluated before it (its flags count)
-  Abs,
-  ToInt,
-  ToFloat,
-  Round,
-  RoundDigits,
-  Min,
-  Max,
-  Floor,
-  Ceil,
-  Sqrt,
-  Fabs,
-  IsClose,  // math.isclose(a, b, rel_tol=value c, abs_tol=value d)
-  Gcd,
-  IsInteger,
-  IsInstance,  // b: bit 0 int, bit 1 float
-  Sum,         // a: offset into aux, b: count; sum() of those values
-  kCount
+#define COGSIM_OP_ENUM(name, python_name) name,
+  COGSIM_WILT_OPS(COGSIM_OP_ENUM)
+#undef COGSIM_OP_ENUM
+      kCount
 };
+
+inline constexpr const char* kOpNames[] = {
+#define COGSIM_OP_NAME(name, python_name) python_name,
+    COGSIM_WILT_OPS(COGSIM_OP_NAME)
+#undef COGSIM_OP_NAME
+};
+static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == static_cast<size_t>(Op::kCount));
 
 struct Instr {
   Op op;

@@ -53,6 +53,7 @@ __all__: list[str] = [
     "wilt_evaluate",
     "wilt_evaluate_many",
     "wilt_evaluate_set",
+    "wilt_opcodes",
     "wilt_program",
     "wilt_uniform_points",
 ]
@@ -366,6 +367,11 @@ def wilt_evaluate_set(
     zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
     threads: typing.SupportsInt | typing.SupportsIndex = 0,
 ) -> tuple: ...
+def wilt_opcodes() -> list[str]:
+    """
+    The VM's opcode names in opcode order (python/cogsim/wilt/_bytecode.py builds its Op enum from them).
+    """
+
 def wilt_program(
     code: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
     aux: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],

@@ -50,7 +50,9 @@ from cogsim.render.grid import roman
 CAPABILITIES = ("Execution", "Memory", "Learning", "Planning", "Perception Reasoning")
 
 VERBS = tuple(_core.kidgym_verbs())
-PICK, PUT, OBTAIN, UNLOCK, CONTINUE, CHOOSE, PLACE, DECLARE = range(8)
+PICK, PUT, OBTAIN, UNLOCK, CONTINUE, CHOOSE, PLACE, DECLARE = (
+    VERBS.index(v) for v in ("pick", "put", "obtain", "unlock", "continue", "choose", "place", "declare")
+)
 KINDS = tuple(_core.kidgym_kinds())
 (EMPTY, ITEM, BASKET, KEY, DOOR, DIAMOND, CHEST, WALL, TARGET, CENTER, PIECE) = range(11)
 

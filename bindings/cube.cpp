@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/parallel.hpp"
+#include "convention.hpp"
 #include "cube/cubie.hpp"
 #include "cube/generate.hpp"
 #include "cube/oracle.hpp"
@@ -17,28 +18,22 @@
 namespace py = pybind11;
 using namespace cogsim;
 using namespace cogsim::cube;
+using cogsim::bindings::item_errors;
+using cogsim::bindings::require;
 
 namespace {
 
 using StateArray = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
 
 std::vector<CubieCube> read_states(const StateArray& array, bool check) {
-  if (array.ndim() != 2 || array.shape(1) != kPackedSize) {
-    throw py::value_error("cube states must be a uint8 array of shape (N, 40), got shape with ndim=" +
-                          std::to_string(array.ndim()));
-  }
+  require(array.ndim() == 2 && array.shape(1) == kPackedSize,
+          "cube states must be a uint8 array of shape (N, 40), got shape with ndim=" + std::to_string(array.ndim()));
   const auto n = static_cast<size_t>(array.shape(0));
   std::vector<CubieCube> states(n);
   const uint8_t* data = array.data();
   for (size_t i = 0; i < n; ++i) {
     states[i] = unpack(data + i * kPackedSize);
-    if (check) {
-      try {
-        validate(states[i]);
-      } catch (const std::invalid_argument& e) {
-        throw py::value_error("state " + std::to_string(i) + ": " + e.what());
-      }
-    }
+    if (check) item_errors("state " + std::to_string(i), [&] { validate(states[i]); });
   }
   return states;
 }
@@ -55,11 +50,7 @@ template <typename Parse>
 StateArray parse_each(const std::vector<std::string>& texts, const char* what, Parse parse) {
   std::vector<CubieCube> states(texts.size());
   for (size_t i = 0; i < texts.size(); ++i) {
-    try {
-      states[i] = parse(texts[i]);
-    } catch (const std::invalid_argument& e) {
-      throw py::value_error(std::string(what) + " " + std::to_string(i) + ": " + e.what());
-    }
+    states[i] = item_errors(std::string(what) + " " + std::to_string(i), [&] { return parse(texts[i]); });
   }
   return write_states(states);
 }
@@ -72,8 +63,7 @@ py::bytes state_bytes(const CubieCube& c) {
 
 CubieCube bytes_state(const py::bytes& b) {
   const std::string s = b;
-  if (s.size() != kPackedSize)
-    throw py::value_error("a packed cube state has 40 bytes, got " + std::to_string(s.size()));
+  require(s.size() == kPackedSize, "a packed cube state has 40 bytes, got " + std::to_string(s.size()));
   CubieCube c = unpack(reinterpret_cast<const uint8_t*>(s.data()));
   validate(c);
   return c;
@@ -192,9 +182,8 @@ void register_cube(py::module_& m) {
           "distances",
           [](const Oracle& oracle, const StateArray& array, uint64_t max_nodes, unsigned threads,
              const std::string& on_limit) {
-            if (on_limit != "raise" && on_limit != "mark") {
-              throw py::value_error("on_limit must be 'raise' or 'mark', got '" + on_limit + "'");
-            }
+            require(on_limit == "raise" || on_limit == "mark",
+                    "on_limit must be 'raise' or 'mark', got '" + on_limit + "'");
             const bool mark = on_limit == "mark";
             const std::vector<CubieCube> states = read_states(array, true);
             py::array_t<int32_t> distances(static_cast<py::ssize_t>(states.size()));
@@ -234,9 +223,8 @@ void register_cube(py::module_& m) {
       .def(
           "phase1_bounds",
           [](const Oracle& oracle, const StateArray& array) {
-            if (oracle.phase1_table().empty()) {
-              throw py::value_error("phase1_bounds needs an oracle configured with phase1='plain' or 'sorted'");
-            }
+            require(!oracle.phase1_table().empty(),
+                    "phase1_bounds needs an oracle configured with phase1='plain' or 'sorted'");
             const std::vector<CubieCube> states = read_states(array, true);
             py::array_t<int32_t> bounds({static_cast<py::ssize_t>(states.size()), static_cast<py::ssize_t>(kAxes)});
             int32_t* out = bounds.mutable_data();
@@ -263,7 +251,7 @@ void register_cube(py::module_& m) {
           "scrambles",
           [](const Oracle& oracle, const std::vector<int>& depths, const std::vector<uint64_t>& seeds,
              uint64_t max_nodes, unsigned threads) {
-            if (depths.size() != seeds.size()) throw py::value_error("depths and seeds must have the same length");
+            require(depths.size() == seeds.size(), "depths and seeds must have the same length");
             for (int depth : depths) {
               if (depth < 0 || depth > 20) {
                 throw py::value_error("scramble depth must be in 0..20, got " + std::to_string(depth));

@@ -12,11 +12,13 @@
 
 #include "common/parallel.hpp"
 #include "common/rng.hpp"
+#include "convention.hpp"
 #include "kidgym/state.hpp"
 
 namespace py = pybind11;
 using namespace cogsim;
 using namespace cogsim::kidgym;
+using cogsim::bindings::require;
 
 namespace {
 
@@ -26,9 +28,10 @@ ActionTuple to_tuple(const Action& a) { return {static_cast<int>(a.verb), a.a, a
 
 Action from_tuple(const ActionTuple& t) {
   const auto [verb, a, b] = t;
-  if (verb < 0 || verb > static_cast<int>(Verb::Declare))
-    throw py::value_error("action verb must be in 0..7, got " + std::to_string(verb));
-  if (a < 0 || a > 255 || b < 0 || b > 255) throw py::value_error("action arguments must be in 0..255");
+  require(
+      verb >= 0 && verb <= static_cast<int>(Verb::Declare),
+      "action verb must be in 0.." + std::to_string(static_cast<int>(Verb::Declare)) + ", got " + std::to_string(verb));
+  require(a >= 0 && a <= 255 && b >= 0 && b <= 255, "action arguments must be in 0..255");
   return {static_cast<Verb>(verb), static_cast<uint8_t>(a), static_cast<uint8_t>(b)};
 }
 
@@ -40,34 +43,30 @@ std::vector<ActionTuple> to_tuples(const std::vector<Action>& actions) {
 }
 
 Task task_of(int task) {
-  if (task < 0 || task >= kNumTasks)
-    throw py::value_error("task id must be in 0.." + std::to_string(kNumTasks - 1) + ", got " + std::to_string(task));
+  require(task >= 0 && task < kNumTasks,
+          "task id must be in 0.." + std::to_string(kNumTasks - 1) + ", got " + std::to_string(task));
   return static_cast<Task>(task);
 }
 
-template <typename T>
-T rethrow_as_value_error(const std::function<T()>& fn) {
-  try {
-    return fn();
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(e.what());
-  }
+void require_level(int level) {
+  require(level >= 1 && level <= 3, "level must be 1, 2 or 3, got " + std::to_string(level));
 }
 
 }  // namespace
 
 void register_kidgym(py::module_& m) {
+  // The options a catalog may leave out take the core's defaults (cpp/kidgym/state.hpp: Catalog).
+  const Catalog kCatalogDefaults;
   py::class_<Catalog>(m, "KidCatalog")
       .def(py::init([](std::array<uint8_t, 4> category_sizes, std::vector<std::vector<uint8_t>> category_scenes,
                        uint8_t maze_scene, uint8_t mixed_scene, uint8_t basket_colours, uint8_t key_colours,
-                       std::vector<float> animal_values, std::vector<uint8_t> rule_ascending, uint8_t selection_extra,
-                       uint8_t decode_extra, uint8_t memory_chests, uint8_t maze_decoy_keys, uint8_t puzzle_figures,
+                       std::vector<float> animal_values, std::vector<uint8_t> rule_ascending, uint8_t puzzle_figures,
+                       uint8_t selection_extra, uint8_t decode_extra, uint8_t memory_chests, uint8_t maze_decoy_keys,
                        std::vector<uint8_t> counting_categories) {
              Catalog c;
              c.category_sizes = category_sizes;
              c.category_scenes = std::move(category_scenes);
-             if (c.category_scenes.size() != 4)
-               throw py::value_error("category_scenes must list scene ids for the 4 categories");
+             require(c.category_scenes.size() == 4, "category_scenes must list scene ids for the 4 categories");
              c.maze_scene = maze_scene;
              c.mixed_scene = mixed_scene;
              c.basket_colours = basket_colours;
@@ -80,17 +79,16 @@ void register_kidgym(py::module_& m) {
              c.maze_decoy_keys = maze_decoy_keys;
              c.puzzle_figures = puzzle_figures;
              c.counting_categories = std::move(counting_categories);
-             rethrow_as_value_error<int>([&] {
-               validate_catalog(c);
-               return 0;
-             });
+             validate_catalog(c);
              return c;
            }),
            py::arg("category_sizes"), py::arg("category_scenes"), py::arg("maze_scene"), py::arg("mixed_scene"),
            py::arg("basket_colours"), py::arg("key_colours"), py::arg("animal_values"), py::arg("rule_ascending"),
-           py::arg("selection_extra") = 2, py::arg("decode_extra") = 1, py::arg("memory_chests") = 3,
-           py::arg("maze_decoy_keys") = 1, py::arg("puzzle_figures") = 16,
-           py::arg("counting_categories") = std::vector<uint8_t>{1, 2});
+           py::arg("puzzle_figures"), py::arg("selection_extra") = kCatalogDefaults.selection_extra,
+           py::arg("decode_extra") = kCatalogDefaults.decode_extra,
+           py::arg("memory_chests") = kCatalogDefaults.memory_chests,
+           py::arg("maze_decoy_keys") = kCatalogDefaults.maze_decoy_keys,
+           py::arg("counting_categories") = kCatalogDefaults.counting_categories);
 
   py::class_<State>(m, "KidState")
       .def("copy", [](const State& s) { return State(s); })
@@ -162,33 +160,24 @@ void register_kidgym(py::module_& m) {
   m.def(
       "kidgym_default_budget",
       [](int task, int level) {
-        if (level < 1 || level > 3) throw py::value_error("level must be 1, 2 or 3, got " + std::to_string(level));
+        require_level(level);
         return default_budget(task_of(task), level);
       },
       py::arg("task"), py::arg("level"));
   m.def("kidgym_verbs", [] { return std::vector<std::string>(std::begin(kVerbNames), std::end(kVerbNames)); });
-  m.def("kidgym_kinds", [] {
-    return std::vector<std::string>{"empty", "item", "basket", "key",    "door", "diamond",
-                                    "chest", "wall", "target", "center", "piece"};
-  });
+  m.def("kidgym_kinds", [] { return std::vector<std::string>(std::begin(kKindNames), std::end(kKindNames)); });
 
   m.def(
       "kidgym_generate",
       [](int task, int level, const std::vector<uint64_t>& seeds, const Catalog& catalog, int budget,
          unsigned threads) {
         const Task t = task_of(task);
-        if (level < 1 || level > 3) throw py::value_error("level must be 1, 2 or 3, got " + std::to_string(level));
+        require_level(level);
         std::vector<State> states(seeds.size());
         {
           py::gil_scoped_release release;
-          try {
-            parallel_for(
-                seeds.size(), threads, [&](size_t i) { states[i] = generate(t, level, seeds[i], catalog, budget); },
-                16);
-          } catch (const std::invalid_argument& e) {
-            py::gil_scoped_acquire acquire;
-            throw py::value_error(e.what());
-          }
+          parallel_for(
+              seeds.size(), threads, [&](size_t i) { states[i] = generate(t, level, seeds[i], catalog, budget); }, 16);
         }
         return states;
       },
@@ -201,29 +190,23 @@ void register_kidgym(py::module_& m) {
       [](int task, int level, const std::vector<uint64_t>& seeds, const Catalog& catalog, const std::string& policy,
          uint64_t policy_seed, int budget, unsigned threads) {
         const Task t = task_of(task);
-        if (level < 1 || level > 3) throw py::value_error("level must be 1, 2 or 3, got " + std::to_string(level));
-        if (policy != "oracle" && policy != "random")
-          throw py::value_error("policy must be 'oracle' or 'random', got '" + policy + "'");
+        require_level(level);
+        require(policy == "oracle" || policy == "random", "policy must be 'oracle' or 'random', got '" + policy + "'");
         const int policy_id = policy == "oracle" ? 0 : 1;
         py::array_t<uint8_t> success(seeds.size()), steps(seeds.size());
         auto* success_data = success.mutable_data();
         auto* steps_data = steps.mutable_data();
         {
           py::gil_scoped_release release;
-          try {
-            parallel_for(
-                seeds.size(), threads,
-                [&](size_t i) {
-                  const Outcome o = play(generate(t, level, seeds[i], catalog, budget), policy_id,
-                                         derive_seed(policy_seed, seeds[i]));
-                  success_data[i] = o.success;
-                  steps_data[i] = o.steps;
-                },
-                16);
-          } catch (const std::invalid_argument& e) {
-            py::gil_scoped_acquire acquire;
-            throw py::value_error(e.what());
-          }
+          parallel_for(
+              seeds.size(), threads,
+              [&](size_t i) {
+                const Outcome o =
+                    play(generate(t, level, seeds[i], catalog, budget), policy_id, derive_seed(policy_seed, seeds[i]));
+                success_data[i] = o.success;
+                steps_data[i] = o.steps;
+              },
+              16);
         }
         return py::make_tuple(success, steps);
       },

@@ -10,11 +10,14 @@
 #include <vector>
 
 #include "common/parallel.hpp"
+#include "convention.hpp"
 #include "maze/maze.hpp"
 #include "pairs/pairs.hpp"
 
 namespace py = pybind11;
 using namespace cogsim;
+using cogsim::bindings::item_errors;
+using cogsim::bindings::require;
 
 namespace {
 
@@ -42,24 +45,13 @@ py::ssize_t length_of(const py::dict& batch, const char* name) {
   return py::reinterpret_borrow<py::array>(batch[name]).size();
 }
 
-template <typename Fn>
-auto rethrow_as_value_error(Fn&& fn) {
-  try {
-    return fn();
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(e.what());
-  }
-}
-
 using U8Array = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
 using I32Array = py::array_t<int32_t, py::array::c_style | py::array::forcecast>;
 
 // -- maze ---------------------------------------------------------------------------------------
 
 const uint8_t* square_walls(const U8Array& walls, int& n) {
-  if (walls.ndim() != 2 || walls.shape(0) != walls.shape(1)) {
-    throw py::value_error("walls must be an (n, n) uint8 array");
-  }
+  require(walls.ndim() == 2 && walls.shape(0) == walls.shape(1), "walls must be an (n, n) uint8 array");
   n = static_cast<int>(walls.shape(0));
   return walls.data();
 }
@@ -90,16 +82,15 @@ void register_maze(py::module_& m) {
       "maze_generate",
       [](const I32Array& sizes, const py::array_t<uint64_t, py::array::c_style | py::array::forcecast>& seeds,
          double loop_rate, unsigned threads) {
-        if (sizes.ndim() != 1 || seeds.ndim() != 1 || sizes.size() != seeds.size()) {
-          throw py::value_error("sizes and seeds must be 1-D arrays of one length");
-        }
+        require(sizes.ndim() == 1 && seeds.ndim() == 1 && sizes.size() == seeds.size(),
+                "sizes and seeds must be 1-D arrays of one length");
         const auto count = static_cast<size_t>(sizes.size());
         std::vector<maze::Maze> mazes(count);
         std::vector<int32_t> optimal(count), cells(count);
         const int32_t* size = sizes.data();
         const uint64_t* seed = seeds.data();
-        for (size_t i = 0; i < count; ++i)
-          rethrow_as_value_error([&] { return maze::extra_opening_count(size[i], loop_rate); });
+        for (size_t i = 0; i < count; ++i)  // checks size and loop rate before any thread starts
+          item_errors("maze " + std::to_string(i), [&] { return maze::extra_opening_count(size[i], loop_rate); });
         {
           py::gil_scoped_release release;
           parallel_for(count, threads, [&](size_t i) {
@@ -123,18 +114,14 @@ void register_maze(py::module_& m) {
       py::arg("sizes"), py::arg("seeds"), py::arg("loop_rate"), py::arg("threads") = 0,
       "Generates mazes; returns (walls list, extra openings, L* in actions, shortest path in cells).");
   m.def(
-      "maze_extra_openings",
-      [](int n, double loop_rate) {
-        return rethrow_as_value_error([&] { return maze::extra_opening_count(n, loop_rate); });
-      },
+      "maze_extra_openings", [](int n, double loop_rate) { return maze::extra_opening_count(n, loop_rate); },
       py::arg("n"), py::arg("loop_rate"));
   m.def(
       "maze_shortest_actions",
       [](const U8Array& walls, int row, int col, int heading, int goal_row, int goal_col) {
         int n = 0;
         const uint8_t* data = square_walls(walls, n);
-        auto actions = rethrow_as_value_error(
-            [&] { return maze::shortest_actions(data, n, row, col, heading, goal_row, goal_col); });
+        auto actions = maze::shortest_actions(data, n, row, col, heading, goal_row, goal_col);
         return U8Array(static_cast<py::ssize_t>(actions.size()), actions.data());
       },
       py::arg("walls"), py::arg("row"), py::arg("col"), py::arg("heading"), py::arg("goal_row"), py::arg("goal_col"));
@@ -143,8 +130,7 @@ void register_maze(py::module_& m) {
       [](const U8Array& walls, int from_row, int from_col, int to_row, int to_col) {
         int n = 0;
         const uint8_t* data = square_walls(walls, n);
-        return rethrow_as_value_error(
-            [&] { return maze::shortest_cells(data, n, from_row, from_col, to_row, to_col); });
+        return maze::shortest_cells(data, n, from_row, from_col, to_row, to_col);
       },
       py::arg("walls"), py::arg("from_row"), py::arg("from_col"), py::arg("to_row"), py::arg("to_col"));
   m.def(
@@ -152,7 +138,7 @@ void register_maze(py::module_& m) {
       [](const U8Array& walls) {
         int n = 0;
         const uint8_t* data = square_walls(walls, n);
-        return rethrow_as_value_error([&] { return maze::reachable_cells(data, n); });
+        return maze::reachable_cells(data, n);
       },
       py::arg("walls"));
   m.def(
@@ -160,9 +146,8 @@ void register_maze(py::module_& m) {
       [](const py::dict& batch, const U8Array& actions, unsigned threads, bool want_outcomes) {
         py::ssize_t count = 0;
         const maze::Walkers w = walkers(batch, count);
-        if (actions.ndim() != 2 || actions.shape(1) != count) {
-          throw py::value_error("actions must be a (rounds, " + std::to_string(count) + ") uint8 array");
-        }
+        require(actions.ndim() == 2 && actions.shape(1) == count,
+                "actions must be a (rounds, " + std::to_string(count) + ") uint8 array");
         const auto rounds = static_cast<size_t>(actions.shape(0));
         py::array_t<uint8_t> outcomes(want_outcomes ? std::vector<py::ssize_t>{actions.shape(0), count}
                                                     : std::vector<py::ssize_t>{0, count});
@@ -226,7 +211,7 @@ void register_pairs(py::module_& m) {
   m.def(
       "pairs_deal",
       [](int rows, int cols, uint64_t seed) {
-        auto ids = rethrow_as_value_error([&] { return pairs::deal(rows, cols, seed); });
+        auto ids = pairs::deal(rows, cols, seed);
         py::array_t<int16_t> out({rows, cols});
         std::copy(ids.begin(), ids.end(), out.mutable_data());
         return out;
@@ -237,7 +222,7 @@ void register_pairs(py::module_& m) {
       [](const py::dict& batch, const I32Array& cards, unsigned threads) {
         py::ssize_t count = 0;
         const pairs::Games g = games(batch, count);
-        if (cards.ndim() != 1 || cards.size() != count) throw py::value_error("cards must hold one flip per game");
+        require(cards.ndim() == 1 && cards.size() == count, "cards must hold one flip per game");
         py::array_t<uint8_t> outcomes(count);
         uint8_t* out = outcomes.mutable_data();
         {

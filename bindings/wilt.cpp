@@ -12,11 +12,13 @@
 
 #include "common/parallel.hpp"
 #include "common/rng.hpp"
+#include "convention.hpp"
 #include "wilt/vm.hpp"
 
 namespace py = pybind11;
 using namespace cogsim;
 using namespace cogsim::wilt;
+using cogsim::bindings::require;
 
 namespace {
 
@@ -29,21 +31,19 @@ struct Points {
 };
 
 Points read_points(const Doubles& xs, const Doubles& ys, const Doubles& zs) {
-  if (xs.ndim() != 1 || ys.ndim() != 1 || zs.ndim() != 1) throw py::value_error("xs, ys, zs must be 1-D arrays");
+  require(xs.ndim() == 1 && ys.ndim() == 1 && zs.ndim() == 1, "xs, ys, zs must be 1-D arrays");
   const auto n = static_cast<size_t>(xs.shape(0));
-  if (static_cast<size_t>(ys.shape(0)) != n || static_cast<size_t>(zs.shape(0)) != n) {
-    throw py::value_error("xs, ys, zs must have the same length");
-  }
+  require(static_cast<size_t>(ys.shape(0)) == n && static_cast<size_t>(zs.shape(0)) == n,
+          "xs, ys, zs must have the same length");
   return {xs, ys, zs, n};
 }
 
 ProgramPtr make_program(const py::array_t<int32_t, py::array::c_style | py::array::forcecast>& code,
                         const std::vector<int32_t>& aux, const std::vector<uint8_t>& const_tags,
                         const std::vector<double>& const_f, const std::vector<int64_t>& const_i, bool python312) {
-  if (code.ndim() != 2 || code.shape(1) != 5) throw py::value_error("code must be an int32 array of shape (N, 5)");
-  if (const_tags.size() != const_f.size() || const_tags.size() != const_i.size()) {
-    throw py::value_error("constant arrays must have the same length");
-  }
+  require(code.ndim() == 2 && code.shape(1) == 5, "code must be an int32 array of shape (N, 5)");
+  require(const_tags.size() == const_f.size() && const_tags.size() == const_i.size(),
+          "constant arrays must have the same length");
   auto p = std::make_shared<Program>();
   const int32_t* c = code.data();
   for (py::ssize_t k = 0; k < code.shape(0); ++k, c += 5) {
@@ -52,11 +52,7 @@ ProgramPtr make_program(const py::array_t<int32_t, py::array::c_style | py::arra
   p->aux = aux;
   for (size_t k = 0; k < const_tags.size(); ++k) p->constants.push_back({const_tags[k], const_f[k], const_i[k]});
   p->python312 = python312;
-  try {
-    prepare(*p);
-  } catch (const std::invalid_argument& e) {
-    throw py::value_error(e.what());
-  }
+  prepare(*p);
   return p;
 }
 
@@ -168,9 +164,8 @@ void register_wilt(py::module_& m) {
       [](const ProgramPtr& a, const py::array_t<bool, py::array::c_style | py::array::forcecast>& truth_b,
          const Doubles& xs, const Doubles& ys, const Doubles& zs, size_t max_examples, unsigned threads) {
         const Points pts = read_points(xs, ys, zs);
-        if (truth_b.ndim() != 1 || static_cast<size_t>(truth_b.shape(0)) != pts.n) {
-          throw py::value_error("truth must be a bool array with one value per point");
-        }
+        require(truth_b.ndim() == 1 && static_cast<size_t>(truth_b.shape(0)) == pts.n,
+                "truth must be a bool array with one value per point");
         const auto* tb = reinterpret_cast<const uint8_t*>(truth_b.data());
         Comparison c;
         {
@@ -186,7 +181,7 @@ void register_wilt(py::module_& m) {
       "wilt_compare_pairs",
       [](const std::vector<ProgramPtr>& as, const std::vector<ProgramPtr>& bs, const Doubles& xs, const Doubles& ys,
          const Doubles& zs, unsigned threads) {
-        if (as.size() != bs.size()) throw py::value_error("guesses and hidden rules must have the same length");
+        require(as.size() == bs.size(), "guesses and hidden rules must have the same length");
         const Points pts = read_points(xs, ys, zs);
         const auto n = static_cast<py::ssize_t>(as.size());
         py::array_t<int64_t> counts({n, static_cast<py::ssize_t>(6)});
@@ -212,7 +207,7 @@ void register_wilt(py::module_& m) {
   m.def(
       "wilt_uniform_points",
       [](uint64_t seed, size_t n, double lo, double hi) {
-        if (!(lo < hi)) throw py::value_error("lo must be below hi");
+        require(lo < hi, "lo must be below hi");
         py::array_t<double> out({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(3)});
         double* d = out.mutable_data();
         SplitMix64 rng(seed);

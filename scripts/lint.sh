@@ -4,11 +4,19 @@
 # --tidy, clang-tidy over the core. Needs the .venv of scripts/setup.sh; installs the tools into it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-.venv/bin/python -m pip install -q 'ruff>=0.8' 'mypy>=1.10' 'import-linter>=2.0' 'clang-format>=18' 'clang-tidy>=18'
+.venv/bin/python -m pip install -q 'ruff>=0.8' 'mypy>=1.10' 'import-linter>=2.0' 'clang-format>=18' 'clang-tidy>=18' 'pybind11-stubgen>=2.5'
 .venv/bin/ruff check python tests benchmarks scripts
 .venv/bin/ruff format --check python tests benchmarks scripts
 .venv/bin/mypy                                     # files and settings: [tool.mypy] in pyproject.toml
 .venv/bin/python -m mypy.stubtest cogsim._core     # python/cogsim/_core.pyi against the built extension
+# The stub is exactly what pybind11-stubgen writes for the built extension (formatted as the tree),
+# so a changed binding signature cannot leave it behind (stubtest cannot see pybind11 signatures).
+stubs="$(mktemp -d)"
+.venv/bin/pybind11-stubgen cogsim._core -o "$stubs" >/dev/null
+.venv/bin/ruff check -q --select I --fix --config line-length=120 "$stubs/cogsim/_core.pyi"
+.venv/bin/ruff format -q --config line-length=120 "$stubs/cogsim/_core.pyi"
+diff -u python/cogsim/_core.pyi "$stubs/cogsim/_core.pyi" || { echo "lint: python/cogsim/_core.pyi is stale: regenerate it as scripts/lint.sh does"; exit 1; }
+rm -rf "$stubs"
 .venv/bin/lint-imports                             # contracts: [tool.importlinter] in pyproject.toml
 .venv/bin/clang-format --dry-run --Werror cpp/*/*.cpp cpp/*/*.hpp bindings/*.cpp
 if [ "${1:-}" = "--tidy" ]; then

@@ -48,6 +48,10 @@ enum class Kind : uint8_t {
   Center = 9,  // the reference item of Placement (aux: category, type: item id)
   Piece = 10,  // a quarter of a picture in place (aux: category, type: picture id, extra: quarter 0-3)
 };
+// Their names, in enum order (cogsim._core.kidgym_kinds()).
+inline constexpr const char* kKindNames[] = {"empty", "item", "basket", "key",    "door", "diamond",
+                                             "chest", "wall", "target", "center", "piece"};
+static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) == static_cast<size_t>(Kind::Piece) + 1);
 
 // One play-area cell. Every object blocks the agent; only Empty cells are walked on.
 // Pictures (Filling, Puzzle): `category` kPictureFigures means an abstract puzzle figure.
@@ -133,7 +137,8 @@ struct Catalog {
   uint8_t decode_extra = 1;             // Memory Decode: distractors = 2 level + decode_extra (the release's 2L+1)
   uint8_t memory_chests = 3;            // Memory Maze: chests in the scene (one holds the diamond)
   uint8_t maze_decoy_keys = 1;          // mazes: extra keys of a colour no key in use has (0 or 1)
-  uint8_t puzzle_figures = 0;           // Puzzle: abstract figures in the catalog (each 4 tiles)
+  uint8_t puzzle_figures = 0;           // Puzzle: abstract figures in the catalog (each 4 tiles); at least 8,
+                                        // no default: Python's catalog names them
   std::vector<uint8_t> counting_categories = {1, 2};  // Counting: categories piles are drawn from (fruits, foods)
 };
 

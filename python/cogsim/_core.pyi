@@ -119,11 +119,11 @@ class KidCatalog:
         key_colours: typing.SupportsInt | typing.SupportsIndex,
         animal_values: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex],
         rule_ascending: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+        puzzle_figures: typing.SupportsInt | typing.SupportsIndex,
         selection_extra: typing.SupportsInt | typing.SupportsIndex = 2,
         decode_extra: typing.SupportsInt | typing.SupportsIndex = 1,
         memory_chests: typing.SupportsInt | typing.SupportsIndex = 3,
         maze_decoy_keys: typing.SupportsInt | typing.SupportsIndex = 1,
-        puzzle_figures: typing.SupportsInt | typing.SupportsIndex = 16,
         counting_categories: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [1, 2],
     ) -> None: ...
 

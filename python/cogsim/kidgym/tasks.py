@@ -54,7 +54,10 @@ PICK, PUT, OBTAIN, UNLOCK, CONTINUE, CHOOSE, PLACE, DECLARE = (
     VERBS.index(v) for v in ("pick", "put", "obtain", "unlock", "continue", "choose", "place", "declare")
 )
 KINDS = tuple(_core.kidgym_kinds())
-(EMPTY, ITEM, BASKET, KEY, DOOR, DIAMOND, CHEST, WALL, TARGET, CENTER, PIECE) = range(11)
+(EMPTY, ITEM, BASKET, KEY, DOOR, DIAMOND, CHEST, WALL, TARGET, CENTER, PIECE) = (
+    KINDS.index(k)
+    for k in ("empty", "item", "basket", "key", "door", "diamond", "chest", "wall", "target", "center", "piece")
+)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,65 @@
+"""The bindings' error convention (bindings/convention.hpp): bad input to any engine raises
+ValueError naming what was wrong, an item of a batch is named by its index, and a failure inside a
+GIL-free batch call leaves the interpreter usable."""
+
+import numpy as np
+import pytest
+
+from cogsim import _core
+from cogsim.kidgym.catalog import core_catalog
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: _core.cube_states_from_facelets(["UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB", "bad"]),
+            "facelet string 1: ",
+        ),
+        (lambda: _core.cube_states_from_moves(["R U", "R X"]), "move string 1: invalid move 'X'"),
+        (lambda: _core.cube_format_moves([0, 19]), "move index must be in 0..17, got 19"),
+        (
+            lambda: _core.maze_generate(np.array([9, 1000], np.int32), np.array([1, 2], np.uint64), 0.0),
+            "maze 1: maze size",
+        ),
+        (lambda: _core.maze_extra_openings(9, 2.0), "loop_rate must be in [0, 1]"),
+        (lambda: _core.pairs_deal(3, 3, 1), "rows * cols must be even"),
+        (lambda: _core.kidgym_default_budget(0, 4), "level must be 1, 2 or 3, got 4"),
+        (lambda: _core.kidgym_generate(99, 1, [1], core_catalog()), "task id must be in 0..11, got 99"),
+        (lambda: _core.wilt_uniform_points(0, 3, 1.0, 0.0), "lo must be below hi"),
+    ],
+)
+def test_bad_input_raises_value_error_naming_it(call, message):
+    with pytest.raises(ValueError) as error:
+        call()
+    assert message in str(error.value)
+
+
+def test_a_batch_that_fails_without_the_gil_leaves_the_interpreter_usable():
+    states = np.zeros((3, 40), np.uint8)  # not a cube: every piece 0
+    for _ in range(3):
+        with pytest.raises(ValueError, match="state 0: "):
+            _core.cube_neighbours(states)
+    assert len(_core.kidgym_generate(0, 1, list(range(8)), core_catalog())) == 8
+
+
+def test_the_catalog_needs_the_puzzle_figures_which_only_python_knows():
+    with pytest.raises(TypeError, match="puzzle_figures"):
+        _core.KidCatalog(
+            category_sizes=[10, 10, 10, 10],
+            category_scenes=[[0], [0], [0], [0]],
+            maze_scene=0,
+            mixed_scene=0,
+            basket_colours=4,
+            key_colours=4,
+            animal_values=[],
+            rule_ascending=[],
+        )
+
+
+def test_name_tables_come_from_the_core():
+    from cogsim.kidgym import tasks
+    from cogsim.wilt._bytecode import Op
+
+    assert [op.name for op in Op] == _core.wilt_opcodes()
+    assert tasks.VERBS[tasks.DECLARE] == "declare" and tasks.KINDS[tasks.PIECE] == "piece"

@@ -18,7 +18,7 @@ stubs="$(mktemp -d)"
 diff -u python/cogsim/_core.pyi "$stubs/cogsim/_core.pyi" || { echo "lint: python/cogsim/_core.pyi is stale: regenerate it as scripts/lint.sh does"; exit 1; }
 rm -rf "$stubs"
 .venv/bin/lint-imports                             # contracts: [tool.importlinter] in pyproject.toml
-.venv/bin/clang-format --dry-run --Werror cpp/*/*.cpp cpp/*/*.hpp bindings/*.cpp
+.venv/bin/clang-format --dry-run --Werror cpp/*/*.cpp cpp/*/*.hpp bindings/*.cpp bindings/*.hpp
 if [ "${1:-}" = "--tidy" ]; then
   build=build/tidy
   .venv/bin/python -m pip install -q cmake ninja 'pybind11>=2.12'

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 build=build/sanitize
 stage="$build/stage"
 .venv/bin/python -m pip install -q cmake ninja 'pybind11>=2.12'
-.venv/bin/cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOGSIM_SANITIZE=address,undefined \
+.venv/bin/cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOGSIM_SANITIZE=address,undefined -DCOGSIM_WERROR=ON \
   -Dpybind11_DIR="$(.venv/bin/python -m pybind11 --cmakedir)" -DPython_EXECUTABLE="$PWD/.venv/bin/python" \
   -DPYBIND11_FINDPYTHON=ON >/dev/null
 .venv/bin/cmake --build "$build" -j "${COGSIM_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"

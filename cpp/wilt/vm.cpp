@@ -481,7 +481,7 @@ bool float_kernel(Op op, const Lanes& A, const Lanes& B, uint8_t ta, uint8_t tb,
       for (size_t l = 0; l < n; ++l) {
         double r = 0.0;
         const uint8_t e = float_arith(op, a[l], b[l], r);
-        out.fl[l] |= e == py::kComplexResult ? kFallback : e;  // pow reaches here only with integral exponents
+        out.fl[l] |= e == py::kComplexResult ? uint8_t{kFallback} : e;  // pow reaches here only with integral exponents
         out.f[l] = r;
       }
   }

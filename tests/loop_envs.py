@@ -10,6 +10,7 @@ The "looptest" metrics summariser is registered here too.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 
@@ -31,6 +32,7 @@ class CountEnv(TextEnv):
 
     def _reset(self, seed, options):
         self.delay = self.options.get("delay", 0)
+        self.crash_marker = self.options.get("crash_once")
         self.target = 3 + seed % 4
         self.next = 1
         self.turns = 0
@@ -40,6 +42,7 @@ class CountEnv(TextEnv):
 
     def _step(self, action):
         time.sleep(self.delay)  # lets the kill tests catch a run mid-way
+        self._crash_once()
         self.turns += 1
         match = ANSWER.search(action)
         if match is None:
@@ -58,6 +61,13 @@ class CountEnv(TextEnv):
         if done:
             info["episode"] = {"success": success, "mistakes": self.mistakes, "target": self.target}
         return observation(f"Said so far: {self.next - 1}. Next?"), float(parse == "ok"), done, False, info
+
+    def _crash_once(self):
+        """Option crash_once=PATH: the first process to step an env with it dies on the spot (the
+        worker-loss tests); PATH marks that it happened."""
+        if self.crash_marker and not os.path.exists(self.crash_marker):
+            open(self.crash_marker, "w").close()
+            os._exit(17)
 
     def scripted_response(self, policy, rng):
         if policy == "oracle":

@@ -37,6 +37,22 @@ def test_bad_input_exits_2_with_a_message(capsys, cube_oracle):
     assert "0..20" in capsys.readouterr().err
 
 
+def test_cube_distances_reads_a_file_and_writes_one_distance_per_line(capsys, cube_oracle, tmp_path):
+    states = tmp_path / "states.txt"
+    states.write_text("R U R' U'\nUUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB\n\nR U2 F' L D B2\n\n")
+    out = tmp_path / "d.txt"
+    assert main(["cube", "distances", str(states), "--out", str(out), "--chunk", "2", "--no-progress"]) == 0
+    assert out.read_text() == "4\n0\n0\n6\n"  # an empty line is the solved cube; trailing ones are dropped
+    assert main(["cube", "distances", str(states), "--no-progress"]) == 0
+    assert capsys.readouterr().out == "4\n0\n0\n6\n"
+    states.write_text("R U\nR X\n")
+    assert main(["cube", "distances", str(states), "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert "line 2: " in error and "invalid move 'X'" in error
+    assert main(["cube", "distances", str(tmp_path / "missing.txt"), "--no-progress"]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
 def test_console_script_runs():
     result = subprocess.run([sys.executable, "-m", "cogsim.cli", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("cogsim ")

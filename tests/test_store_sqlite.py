@@ -53,9 +53,9 @@ def test_a_failed_step_commits_nothing(tmp_path):
         store.begin_session()
         first = episode()
         store.write_step([first], [turn(first, 0)], [])
-        second = episode(1)
-        with pytest.raises(sqlite3.IntegrityError):
-            store.write_step([second], [turn(second, 0), turn(first, 0)], [])  # turn 0 of episode 0 again
+        second, unstored = episode(1), episode(2)
+        with pytest.raises(sqlite3.IntegrityError):  # a turn of an episode never started has no episode id
+            store.write_step([second], [turn(second, 0), turn(unstored, 0)], [])
         assert store.query("SELECT COUNT(*) FROM episodes") == [(1,)]
         assert store.query("SELECT COUNT(*) FROM turns") == [(1,)]
         first.status, first.num_turns, first.outcome = "done", 2, {"success": True, "score": np.float32(0.5)}
@@ -66,6 +66,20 @@ def test_a_failed_step_commits_nothing(tmp_path):
     with open_store(tmp_path) as store:
         turns = store.turns(record["episode_id"])
     assert [t.parsed for t in turns] == [1, {"move": "A"}] and turns[0].prompt == "prompt 0"
+
+
+def test_a_step_delivered_twice_is_stored_once(tmp_path):
+    """Remote workers' steps may arrive again (a retried delivery): writes are idempotent on the
+    episode's key and on (episode, turn), and the first delivery of a turn stands."""
+    with Store(tmp_path) as store:
+        store.begin_session()
+        first = episode()
+        store.write_step([first], [turn(first, 0)], [])
+        again = episode()  # the same episode key, as a second delivery builds it
+        store.write_step([again], [turn(again, 0, parsed="other"), turn(again, 1)], [])
+        assert again.id == first.id
+        assert store.query("SELECT COUNT(*) FROM episodes") == [(1,)]
+        assert [t.parsed for t in store.turns(first.id)] == [1, 1]
 
 
 def test_exports(tmp_path):

@@ -7,6 +7,7 @@ cached under ``$COGSIM_CACHE/cube`` and memory-mapped afterwards.
 
 from __future__ import annotations
 
+from cogsim.cube._cluster import distances_on_ray
 from cogsim.cube._cube import MOVES, Cube, as_states
 from cogsim.cube._oracle import (
     AUTO_ESCALATE_NODES,
@@ -44,6 +45,7 @@ __all__ = [
     "configure",
     "deep_oracle",
     "distance",
+    "distances_on_ray",
     "move_effects",
     "oracle",
     "progress_moves",

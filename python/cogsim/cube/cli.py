@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from cogsim import cube
+from cogsim._files import write_text_atomic
 
 
 def add_cli(subparsers: argparse._SubParsersAction) -> None:
@@ -23,6 +26,20 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-nodes", type=int, default=cube.DEFAULT_MAX_NODES)
     _add_phase1_flag(p)
     p.set_defaults(handler=_distance)
+
+    p = sub.add_parser(
+        "distances",
+        help="optimal distances of many states: one per line (moves or 54 facelets) in FILE, one distance per line out",
+    )
+    p.add_argument(
+        "file", metavar="FILE", help="the states, one per line; an empty line is the solved cube ('-': standard input)"
+    )
+    p.add_argument("--out", help="write the distances here (default: standard output)")
+    p.add_argument("--ray", metavar="ADDRESS", help="on a Ray cluster: auto, HOST:PORT or ray://HOST:PORT")
+    p.add_argument("--chunk", type=int, default=4096, help="states per batch (default 4096)")
+    p.add_argument("--max-nodes", type=int, default=cube.DEFAULT_MAX_NODES)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(handler=_distances)
 
     p = sub.add_parser("solve", help="one optimal solution")
     p.add_argument("state", help="Singmaster moves or 54 facelets")
@@ -81,6 +98,60 @@ def parse_state(text: str) -> cube.Cube:
 def _distance(args: argparse.Namespace) -> None:
     _use_phase1(args)
     print(cube.distance(parse_state(args.state), max_nodes=args.max_nodes))
+
+
+def read_states(lines: list[str]) -> np.ndarray:
+    """Packed states of the lines (moves or 54 facelets each); an error names the line."""
+    packed = np.empty((len(lines), 40), dtype=np.uint8)
+    for number, line in enumerate(lines, start=1):
+        try:
+            packed[number - 1] = np.frombuffer(parse_state(line)._state, dtype=np.uint8)
+        except ValueError as error:
+            raise ValueError(f"line {number}: {error}") from None
+    return packed
+
+
+def _read_lines(file: str) -> list[str]:
+    if file == "-":
+        return sys.stdin.read().splitlines()
+    try:
+        return Path(file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read {file}: {getattr(error, 'strerror', None) or error}") from None
+
+
+def _distances(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    if args.chunk < 1:
+        raise ValueError(f"--chunk must be at least 1, got {args.chunk}")
+    if args.ray:
+        from cogsim._ray import connect
+
+        connect(args.ray)  # before reading: no cluster, no work
+    lines = _read_lines(args.file)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    packed = read_states(lines)
+    bar = tqdm(total=len(packed), unit="state", disable=args.no_progress, file=sys.stderr)
+    if args.ray:
+        found = cube.distances_on_ray(
+            packed, address=args.ray, chunk_size=args.chunk, max_nodes=args.max_nodes, progress=bar.update
+        )
+    else:
+        found = np.empty(len(packed), dtype=np.int64)
+        for start in range(0, len(packed), args.chunk):
+            found[start : start + args.chunk] = cube.distance(
+                packed[start : start + args.chunk], max_nodes=args.max_nodes
+            )
+            bar.update(min(args.chunk, len(packed) - start))
+    bar.close()
+    text = "".join(f"{d}\n" for d in found.tolist())
+    if args.out:
+        write_text_atomic(Path(args.out), text)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def _solve(args: argparse.Namespace) -> None:

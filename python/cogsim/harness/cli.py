@@ -35,6 +35,12 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
         default=0,
         help="processes for scripted agents (default 0: all cores; model agents always use 1)",
     )
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="play the episodes on a Ray cluster (auto, HOST:PORT or ray://HOST:PORT); this process keeps "
+        "the store. --workers then counts Ray workers (default: one per cluster CPU, or GPU for vllm:)",
+    )
     p.add_argument("--out", help="run directory (default runs/run-YYYYmmdd-HHMMSS)")
     p.add_argument(
         "--resume",
@@ -137,9 +143,16 @@ def _run(args: argparse.Namespace) -> int:
             changes["agent_options"] = parse_option_values(args.agent_option, "--agent-option")
         if args.concurrency is not None:
             changes["concurrency"] = args.concurrency
+    executor = None
+    if args.ray:
+        from cogsim._ray import connect
+        from cogsim.harness.ray_executor import RayExecutor
+
+        connect(args.ray)  # fails at once, before anything is written, when no cluster answers
+        executor = RayExecutor(args.ray, workers=args.workers)
     progress = None if args.no_progress else _ProgressBar(out, config)
     try:
-        summary = run(config, out, resume=bool(args.resume), progress=progress, changes=changes)
+        summary = run(config, out, resume=bool(args.resume), executor=executor, progress=progress, changes=changes)
     finally:
         if progress:
             progress.close()

@@ -17,7 +17,7 @@ import os
 import sys
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from pathlib import Path
-from typing import Protocol
+from typing import Optional, Protocol
 
 from cogsim.harness.config import RunConfig
 from cogsim.harness.lockstep import run_slots
@@ -38,7 +38,7 @@ class LocalExecutor:
             return
         shards = [slots[i::workers] for i in range(workers)]
         context = multiprocessing.get_context("spawn")
-        setup = (os.getpid(), _registering_modules(config))
+        setup = (os.getpid(), registering_modules(config))
         with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=setup) as pool:
             futures = [pool.submit(run_slots, str(out), config, shard, index + 1) for index, shard in enumerate(shards)]
             watcher = _StoreWatcher(out) if progress else None
@@ -54,7 +54,7 @@ class LocalExecutor:
                 watcher.close()
 
 
-def _registering_modules(config: RunConfig) -> list[str]:
+def registering_modules(config: RunConfig) -> list[tuple[str, Optional[str]]]:
     """Modules outside cogsim that registered the run's envs (a test, a notebook's helper module):
     a fresh worker imports them to know the env ids. Spawned workers share the parent's sys.path."""
     from cogsim.envs import spec
@@ -69,6 +69,11 @@ def _registering_modules(config: RunConfig) -> list[str]:
 
 def _start_worker(parent_pid: int, modules: list) -> None:
     _die_with_parent(parent_pid)
+    import_registering_modules(modules)
+
+
+def import_registering_modules(modules: list) -> None:
+    """In a fresh worker process: import the modules that ``registering_modules`` named."""
     import importlib
 
     from cogsim.harness.config import import_plugins

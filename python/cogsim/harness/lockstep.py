@@ -29,6 +29,7 @@ import time
 import traceback
 import zlib
 from collections import defaultdict, deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -36,12 +37,12 @@ import numpy as np
 
 import cogsim
 from cogsim.agents import is_scripted, make_agent
-from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent
+from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent, image_key
 from cogsim.agents.history import HistoryPolicy
 from cogsim.envs import spec as env_spec
 from cogsim.harness.config import RunConfig, require_plugins
 from cogsim.harness.slots import Progress, Slot
-from cogsim.store.sqlite import EpisodeRow, Store, TurnRow
+from cogsim.store.sqlite import EpisodeRow, Store, TurnRow, image_ref
 
 
 class ReplayMismatch(RuntimeError):
@@ -57,6 +58,70 @@ def run_slots(
     with Store(out, worker=worker) as store:
         store.begin_session()
         _LockstepRunner(store, config, progress).run(slots)
+
+
+@dataclass
+class ChunkResult:
+    """What playing a chunk of slots away from the store produced, for the store's owner to write."""
+
+    steps: list  # (started, turns, finished) per lockstep step, as Store.write_step takes them
+    images: dict  # content key -> PNG bytes of each frame the turns show
+    backends: dict  # agent spec -> the backend's description
+    stopped: Optional[str]  # a run-stopping backend fault, as in a local run
+
+
+class StepRecorder:
+    """The store as a worker away from it sees it: it serves the stored state of the chunk's
+    episodes (for replay) and keeps what each step would write, in order."""
+
+    def __init__(self, states: dict, stored_turns: dict):
+        self.states, self.stored_turns = states, stored_turns
+        self.result = ChunkResult([], {}, {}, None)
+
+    def episode_states(self) -> dict:
+        return self.states
+
+    def turns(self, episode_id: int) -> list:
+        return self.stored_turns.get(episode_id, [])
+
+    def put_image(self, frame: np.ndarray) -> str:
+        key = image_key(frame)
+        if key not in self.result.images:
+            from cogsim.render.png import to_png_bytes  # the renderer's package only when frames are shown
+
+            self.result.images[key] = to_png_bytes(frame)
+        return image_ref(key)
+
+    def record_backend(self, spec: str, description: dict) -> None:
+        self.result.backends[spec] = description
+
+    def write_step(self, started, turns, finished) -> None:
+        self.result.steps.append((list(started), list(turns), list(finished)))
+
+
+def play_chunk(config: RunConfig, slots: list[Slot], states: dict, stored_turns: dict) -> ChunkResult:
+    """Play ``slots`` without the store, as a remote worker does: ``states`` and ``stored_turns``
+    hold what the store had of them (``Store.episode_states``, ``Store.turns`` by episode id)."""
+    require_plugins(config)
+    recorder = StepRecorder(states, stored_turns)
+    runner = _LockstepRunner(recorder, config, None)
+    runner.run(slots)
+    recorder.result.stopped = runner.stopped
+    return recorder.result
+
+
+def deliver_chunk(store: Store, result: ChunkResult, progress: Optional[Progress] = None) -> None:
+    """Write a chunk played elsewhere into the store, one transaction per step as a local run does.
+    Delivering the same chunk twice stores it once (Store.write_step is idempotent)."""
+    for key, png in result.images.items():
+        store.put_png(key, png)
+    for spec, description in result.backends.items():
+        store.record_backend(spec, description)
+    for started, turns, finished in result.steps:
+        store.write_step(started, turns, finished)
+        if progress:
+            ended = sum(row.status != "running" for row in finished)
+            progress(ended, len(turns), sum(t.parse == "parse_failure" for t in turns))
 
 
 class _Episode:
@@ -93,7 +158,7 @@ class _Episode:
 
 
 class _LockstepRunner:
-    def __init__(self, store: Store, config: RunConfig, progress: Optional[Progress]):
+    def __init__(self, store: "Store | StepRecorder", config: RunConfig, progress: Optional[Progress]):
         self.store = store
         self.config = config
         self.progress = progress or (lambda episodes, turns, failures: None)

@@ -350,16 +350,23 @@ class Store:
     def put_image(self, frame: np.ndarray) -> str:
         """Store a frame as PNG once (named by its content); returns its path relative to the run dir."""
         key = image_key(frame)
-        ref = f"images/{key[:2]}/{key}.png"
-        if key in self._known_images:
-            return ref
-        path = self.run_dir / ref
-        if not path.exists():
+        if key not in self._known_images:
             from cogsim.render.png import to_png_bytes
 
+            self.put_png(key, lambda: to_png_bytes(frame))
+        return image_ref(key)
+
+    def put_png(self, key: str, png) -> str:
+        """Store the PNG of the frame whose content key is ``key`` (bytes, or a function giving them,
+        called only if the file is new); returns its path relative to the run dir."""
+        if not _is_image_key(key):
+            raise ValueError(f"an image key is 64 lowercase hex digits, got {key!r}")
+        ref = image_ref(key)
+        path = self.run_dir / ref
+        if key not in self._known_images and not path.exists():
             refuse_links(self.images_dir, path.parent)
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_bytes_atomic(path, to_png_bytes(frame))
+            write_bytes_atomic(path, png() if callable(png) else png)
         self._known_images.add(key)
         return ref
 
@@ -367,7 +374,11 @@ class Store:
     def write_step(
         self, started: Iterable[EpisodeRow], turns: Iterable[TurnRow], finished: Iterable[EpisodeRow]
     ) -> None:
-        """One transaction: new episodes, their turns, and the episodes that ended."""
+        """One transaction: new episodes, their turns, and the episodes that ended.
+
+        Idempotent, so a step delivered twice (by a retried remote worker) is stored once: an episode
+        already stored under its key (task, agent, episode index) keeps its id, and a turn already
+        stored under (episode, turn) is kept as it is."""
         now = time.time()
         db = self.db
         started, turns, finished = list(started), list(turns), list(finished)
@@ -376,7 +387,8 @@ class Store:
             for episode in started:
                 episode.id = db.execute(
                     "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, "
-                    "system_prompt, history, status, started, session, loop) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?)",
+                    "system_prompt, history, status, started, session, loop) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?) "
+                    "ON CONFLICT (task, agent, episode_index) DO UPDATE SET task = excluded.task RETURNING id",
                     (
                         episode.task,
                         episode.env_id,
@@ -392,7 +404,7 @@ class Store:
                         self.session,
                         _dumps(episode.loop) if episode.loop is not None else None,
                     ),
-                ).lastrowid
+                ).fetchone()[0]
             db.executemany(
                 _INSERT_TURN,
                 [
@@ -674,8 +686,19 @@ _TURN_DECODERS = tuple(
 )
 _INSERT_TURN = (
     f"INSERT INTO turns (episode_id, {', '.join(TURN_COLUMNS)}, session, t) "
-    f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 3))})"
+    f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 3))}) ON CONFLICT (episode_id, turn) DO NOTHING"
 )
+
+
+def image_ref(key: str) -> str:
+    """Where the PNG of the frame with content key ``key`` lies in a run directory."""
+    return f"images/{key[:2]}/{key}.png"
+
+
+def _is_image_key(key: str) -> bool:
+    return isinstance(key, str) and len(key) == 64 and all(c in "0123456789abcdef" for c in key)
+
+
 _SELECT_TURNS = f"SELECT {', '.join(TURN_COLUMNS)} FROM turns WHERE episode_id = ? ORDER BY turn"
 
 

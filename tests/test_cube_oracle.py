@@ -161,7 +161,7 @@ def test_node_limit_raises_a_clear_error(cube_oracle):
 
 
 def test_bad_queries_give_clear_errors(cube_oracle):
-    with pytest.raises(ValueError, match="move string 1: invalid move 'Q'"):
+    with pytest.raises(ValueError, match="state 1: invalid move 'Q'"):
         cube.distance(["R", "Q"])
     with pytest.raises(TypeError, match="state 0"):
         cube.distance([5])
@@ -246,3 +246,31 @@ def test_node_limit_holds_in_a_parallel_iteration(cube_oracle):
     deep = " ".join(cube.scramble(13, 0))
     with pytest.raises(cube.SearchLimitError, match="max_nodes=400000"):
         cube.distance(deep, max_nodes=400_000)  # the first 200,000 nodes run serially, the rest split
+
+
+def test_every_batch_form_gives_the_same_distances(cube_oracle):
+    rng = np.random.default_rng(4)
+    moves = [" ".join(rng.choice(cube.MOVES, size=int(n))) for n in rng.integers(0, 7, size=3000)]
+    cubes = [cube.Cube.from_moves(m) for m in moves]
+    facelets = [c.to_facelets() for c in cubes]
+    expected = cube.distance(np.stack([np.frombuffer(c._state, np.uint8) for c in cubes]))
+    forms = {
+        "cubes": cubes,
+        "moves": moves,
+        "facelets": facelets,
+        "mixed": [(cubes, moves, facelets)[i % 3][i] for i in range(len(cubes))],
+        "unicode array": np.array(facelets),
+        "bytes array": np.array([m.encode() for m in moves]),
+        "tuple": tuple(cubes),
+    }
+    for name, states in forms.items():
+        assert np.array_equal(cube.distance(states), expected), name
+
+
+def test_a_bad_item_of_a_large_batch_is_named_by_its_index(cube_oracle):
+    texts = ["R U"] * 5000
+    texts[3001], texts[4000] = "R Q", "UUUU"
+    with pytest.raises(ValueError, match="state 3001: invalid move 'Q'"):  # the first bad one, in order
+        cube.distance(texts)
+    with pytest.raises(ValueError, match="1-D array of strings"):
+        cube.distance(np.zeros((3, 41), np.uint8))

@@ -85,6 +85,18 @@ constexpr const char* kEdgeNames[kEdges] = {"UR", "UF", "UL", "UB", "DR", "DF", 
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
+// The move a token names (face letter, then nothing, '2' or '\''), or -1.
+int decode_move(std::string_view token) {
+  static constexpr std::string_view kLetters = "UDRLFB";
+  if (token.empty() || token.size() > 2) return -1;
+  const size_t face = kLetters.find(token[0]);
+  if (face == std::string_view::npos) return -1;
+  if (token.size() == 1) return static_cast<int>(face) * 3;
+  if (token[1] == '2') return static_cast<int>(face) * 3 + 1;
+  if (token[1] == '\'') return static_cast<int>(face) * 3 + 2;
+  return -1;
+}
+
 std::string allowed_moves_list() {
   std::string out;
   for (int m = 0; m < kMoves; ++m) out += (m ? " " : "") + move_name(m);
@@ -152,10 +164,7 @@ std::vector<int> parse_moves(std::string_view text) {
     while (j < text.size() && !is_space(text[j])) ++j;
     const std::string_view token = text.substr(i, j - i);
     ++index;
-    int found = -1;
-    for (int m = 0; m < kMoves; ++m) {
-      if (token == move_name(m)) found = m;
-    }
+    const int found = decode_move(token);
     if (found < 0) {
       std::string shown(token.substr(0, 20));
       if (token.size() > 20) shown += "...";
@@ -167,6 +176,18 @@ std::vector<int> parse_moves(std::string_view text) {
     i = j;
   }
   return out;
+}
+
+bool is_facelet_string(std::string_view text) {
+  if (text.size() != kFacelets) return false;
+  for (char c : text) {
+    if (c != 'U' && c != 'R' && c != 'F' && c != 'D' && c != 'L' && c != 'B') return false;
+  }
+  return true;
+}
+
+CubieCube state_from_text(std::string_view text) {
+  return is_facelet_string(text) ? from_facelets(text) : apply_moves(CubieCube::solved(), parse_moves(text));
 }
 
 std::string format_moves(const std::vector<int>& seq) {

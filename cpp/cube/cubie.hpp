@@ -57,6 +57,10 @@ std::string to_facelets(const CubieCube& cube);
 // Throws std::invalid_argument on anything that is not a reachable cube, saying why.
 CubieCube from_facelets(std::string_view facelets);
 
+// A state written either way: 54 facelet letters, else a move sequence (applied to the solved cube).
+bool is_facelet_string(std::string_view text);
+CubieCube state_from_text(std::string_view text);
+
 // Throws std::invalid_argument unless the cube is reachable by face turns (one of each cubie,
 // twist sum 0 mod 3, flip sum 0 mod 2, corner and edge permutation parities equal).
 void validate(const CubieCube& cube);

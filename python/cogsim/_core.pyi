@@ -29,6 +29,7 @@ __all__: list[str] = [
     "cube_solved",
     "cube_states_from_facelets",
     "cube_states_from_moves",
+    "cube_states_from_text",
     "cube_to_facelets",
     "cube_validate",
     "kidgym_default_budget",
@@ -219,6 +220,11 @@ def cube_random_state(seed: typing.SupportsInt | typing.SupportsIndex) -> bytes:
 def cube_solved() -> bytes: ...
 def cube_states_from_facelets(facelets: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]: ...
 def cube_states_from_moves(sequences: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]: ...
+def cube_states_from_text(texts: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]:
+    """
+    States from 54-letter facelet strings or move strings, each recognised on its own.
+    """
+
 def cube_to_facelets(arg0: bytes) -> str: ...
 def cube_validate(arg0: bytes) -> None: ...
 def kidgym_default_budget(

@@ -96,27 +96,46 @@ StateLike = Union[Cube, str]
 
 
 def as_states(states: Union[StateLike, Iterable[StateLike], np.ndarray]) -> tuple[np.ndarray, bool]:
-    """Packs cubes or move strings into a (N, 40) uint8 array; also says if the input was scalar."""
+    """Packs states into a (N, 40) uint8 array; also says if the input was scalar. A state is a
+    Cube, a move string or a 54-letter facelet string; a batch is a sequence of them, a NumPy array
+    of such strings, or an already packed (N, 40) uint8 array. Strings are parsed in the core."""
     if isinstance(states, Cube):
         return np.frombuffer(states._state, dtype=np.uint8).reshape(1, 40), True
     if isinstance(states, str):
-        return _core.cube_states_from_moves([states]), True
+        return _core.cube_states_from_text([states]), True
     if isinstance(states, np.ndarray):
-        if states.ndim != 2 or states.shape[1] != 40:
-            raise ValueError(f"a state array must have shape (N, 40), got {states.shape}")
-        return np.ascontiguousarray(states, dtype=np.uint8), False
+        return _packed_array(states), False
     items = list(states)
+    if items and type(items[0]) is Cube:
+        try:  # the common batch: Cubes only, joined in one pass
+            joined = b"".join([c._state for c in items])
+        except (AttributeError, TypeError):
+            joined = b""
+        if len(joined) == 40 * len(items):
+            return np.frombuffer(joined, dtype=np.uint8).reshape(len(items), 40), False
     if all(isinstance(s, str) for s in items):
-        return _core.cube_states_from_moves(items), False
+        return _core.cube_states_from_text(items), False
     packed = np.empty((len(items), 40), dtype=np.uint8)
     for i, item in enumerate(items):
         if isinstance(item, Cube):
             packed[i] = np.frombuffer(item._state, dtype=np.uint8)
         elif isinstance(item, str):
-            packed[i] = _core.cube_states_from_moves([item])[0]
+            packed[i] = _core.cube_states_from_text([item])[0]
         else:
-            raise TypeError(f"state {i}: expected a Cube or a move string, got {type(item).__name__}")
+            raise TypeError(f"state {i}: expected a Cube or a move or facelet string, got {type(item).__name__}")
     return packed, False
+
+
+def _packed_array(states: np.ndarray) -> np.ndarray:
+    if states.dtype.kind in "US" and states.ndim == 1:  # facelet or move strings
+        texts = states.tolist() if states.dtype.kind == "U" else [b.decode("ascii", "replace") for b in states.tolist()]
+        return _core.cube_states_from_text(texts)
+    if states.ndim != 2 or states.shape[1] != 40:
+        raise ValueError(
+            f"a state array must be packed states of shape (N, 40) or a 1-D array of strings, got {states.dtype} "
+            f"of shape {states.shape}"
+        )
+    return np.ascontiguousarray(states, dtype=np.uint8)
 
 
 def _require_str(value: object, what: str) -> str:

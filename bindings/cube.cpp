@@ -48,7 +48,7 @@ StateArray write_states(const std::vector<CubieCube>& states) {
 // Parses every text into a state, large batches on all cores without the GIL; an error names the
 // first bad item's index (found again in order, so the message does not depend on thread timing).
 template <typename Parse>
-StateArray parse_each(const std::vector<std::string>& texts, const char* what, Parse parse) {
+StateArray parse_each(const std::vector<std::string>& texts, const std::string& what, Parse parse, size_t first = 0) {
   std::vector<CubieCube> states(texts.size());
   constexpr size_t kParallelFrom = 2048;
   if (texts.size() >= kParallelFrom) {
@@ -64,7 +64,7 @@ StateArray parse_each(const std::vector<std::string>& texts, const char* what, P
     if (parsed) return write_states(states);
   }
   for (size_t i = 0; i < texts.size(); ++i) {
-    states[i] = item_errors(std::string(what) + " " + std::to_string(i), [&] { return parse(texts[i]); });
+    states[i] = item_errors(what + " " + std::to_string(first + i), [&] { return parse(texts[i]); });
   }
   return write_states(states);
 }
@@ -172,10 +172,12 @@ void register_cube(py::module_& m) {
       py::arg("facelets"));
   m.def(
       "cube_states_from_text",
-      [](const std::vector<std::string>& texts) {
-        return parse_each(texts, "state", [](const std::string& s) { return state_from_text(s); });
+      [](const std::vector<std::string>& texts, const std::string& item, size_t first) {
+        return parse_each(texts, item, [](const std::string& s) { return state_from_text(s); }, first);
       },
-      py::arg("texts"), "States from 54-letter facelet strings or move strings, each recognised on its own.");
+      py::arg("texts"), py::arg("item") = "state", py::arg("first") = 0,
+      "States from 54-letter facelet strings or move strings, each recognised on its own; an error names\n"
+      "the bad text as '<item> <first + index>'.");
   m.def(
       "cube_neighbours",
       [](const StateArray& array) {

@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 .venv/bin/ruff format --check python tests benchmarks scripts
 .venv/bin/mypy                                     # files and settings: [tool.mypy] in pyproject.toml
 .venv/bin/python -m mypy.stubtest cogsim._core     # python/cogsim/_core.pyi against the built extension
-# The stub is exactly what pybind11-stubgen writes for the built extension (formatted as the tree),
-# so a changed binding signature cannot leave it behind (stubtest cannot see pybind11 signatures).
+# The extension's type signatures in _core.pyi must equal what pybind11-stubgen reads off the built
+# module (formatted as the tree): stubtest cannot see pybind11 signatures, so this catches a changed one.
 stubs="$(mktemp -d)"
 .venv/bin/pybind11-stubgen cogsim._core -o "$stubs" >/dev/null
 .venv/bin/ruff check -q --select I --fix --config line-length=120 "$stubs/cogsim/_core.pyi"

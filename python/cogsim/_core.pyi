@@ -220,9 +220,12 @@ def cube_random_state(seed: typing.SupportsInt | typing.SupportsIndex) -> bytes:
 def cube_solved() -> bytes: ...
 def cube_states_from_facelets(facelets: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]: ...
 def cube_states_from_moves(sequences: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]: ...
-def cube_states_from_text(texts: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]:
+def cube_states_from_text(
+    texts: collections.abc.Sequence[str], item: str = "state", first: typing.SupportsInt | typing.SupportsIndex = 0
+) -> numpy.typing.NDArray[numpy.uint8]:
     """
-    States from 54-letter facelet strings or move strings, each recognised on its own.
+    States from 54-letter facelet strings or move strings, each recognised on its own; an error names
+    the bad text as '<item> <first + index>'.
     """
 
 def cube_to_facelets(arg0: bytes) -> str: ...

@@ -165,6 +165,11 @@ class RunConfig:
         return cls(**data)
 
 
+def all_agents(config: "RunConfig") -> list:
+    """Every agent spec the run uses: its agents and the tasks' own."""
+    return list(config.agents) + [a for t in config.tasks for a in (t.agents or [])]
+
+
 def resumable_changes(stored: dict, new: dict) -> tuple[dict, list]:
     """(allowed changes {key: [old, new]}, names of changes a resume may not make)."""
     allowed, refused = {}, []

@@ -27,7 +27,7 @@ from typing import Optional
 
 from cogsim._ray import connect
 from cogsim.agents.base import parse_agent_spec
-from cogsim.harness.config import RunConfig
+from cogsim.harness.config import RunConfig, all_agents
 from cogsim.harness.executor import import_registering_modules, registering_modules
 from cogsim.harness.lockstep import deliver_chunk, play_chunk
 from cogsim.harness.slots import Progress, Slot
@@ -143,5 +143,4 @@ def _automatic_chunk_size(slots: int, workers: int, concurrency: int) -> int:
 
 
 def _uses_vllm(config: RunConfig) -> bool:
-    agents = list(config.agents) + [a for t in config.tasks for a in (t.agents or [])]
-    return any(parse_agent_spec(a)[0] == "vllm" for a in agents)
+    return any(parse_agent_spec(a)[0] == "vllm" for a in all_agents(config))

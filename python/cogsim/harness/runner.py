@@ -13,7 +13,7 @@ from typing import Optional
 
 from cogsim._files import open_no_follow
 from cogsim.agents import is_scripted
-from cogsim.harness.config import RunConfig, import_plugins, require_plugins, resumable_changes
+from cogsim.harness.config import RunConfig, all_agents, import_plugins, require_plugins, resumable_changes
 from cogsim.harness.executor import LocalExecutor
 from cogsim.harness.slots import FINAL_STATUSES, Progress, plan
 from cogsim.store.sqlite import DB_NAME, Store
@@ -97,7 +97,7 @@ def run(
         states = store.episode_states()
         pending = [s for s in slots if states.get(s.key(), (None, None))[1] not in FINAL_STATUSES]
         turns_before = store.turn_count()
-        executor = executor or LocalExecutor(config.workers if all(is_scripted(a) for a in _all_agents(config)) else 1)
+        executor = executor or LocalExecutor(config.workers if all(is_scripted(a) for a in all_agents(config)) else 1)
         executor.execute(out, config, pending, progress)
     return summarize_run(out, len(slots), time.perf_counter() - started, turns_before)
 
@@ -128,10 +128,6 @@ def summarize_run(out: Path, planned: int, seconds: float, turns_before: int = 0
         faults = {kind: (count, " ".join(first.split())) for kind, (count, first) in store.pending_faults().items()}
     finished = sum(statuses.get(s, 0) for s in FINAL_STATUSES)
     return RunSummary(out, planned, finished, turns, failures, errors, seconds, turns - turns_before, statuses, faults)
-
-
-def _all_agents(config: RunConfig) -> list:
-    return list(config.agents) + [a for t in config.tasks for a in (t.agents or [])]
 
 
 __all__ = ["RunSummary", "run", "run_lock", "summarize_run"]

@@ -7,11 +7,13 @@ void register_cube(py::module_& m);
 void register_rng(py::module_& m);
 void register_kidgym(py::module_& m);
 void register_wilt(py::module_& m);
+void register_pixels(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt)";
+  m.doc() = "cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt) and the renderer's pixel repacking";
   register_cube(m);
   register_rng(m);
   register_kidgym(m);
   register_wilt(m);
+  register_pixels(m);
 }

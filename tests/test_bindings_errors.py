@@ -63,3 +63,25 @@ def test_name_tables_come_from_the_core():
 
     assert [op.name for op in Op] == _core.wilt_opcodes()
     assert tasks.VERBS[tasks.DECLARE] == "declare" and tasks.KINDS[tasks.PIECE] == "piece"
+
+
+def test_rgb_tiles_drops_alpha_from_each_tile_in_row_major_order():
+    rng = np.random.default_rng(0)
+    for height, width in ((5, 7), (16, 16), (3, 1)):
+        image = rng.integers(0, 256, (2 * height, 3 * width, 4), dtype=np.uint8)
+        out = np.empty((5, height, width, 3), dtype=np.uint8)
+        _core.rgb_tiles(image, out)
+        tiles = image.reshape(2, height, 3, width, 4).transpose(0, 2, 1, 3, 4).reshape(6, height, width, 4)
+        np.testing.assert_array_equal(out, tiles[:5, ..., :3])
+
+
+def test_rgb_tiles_rejects_shapes_that_do_not_tile_and_never_writes_a_hidden_copy():
+    image = np.zeros((8, 8, 4), dtype=np.uint8)
+    with pytest.raises(ValueError, match="whole number of out's tiles"):
+        _core.rgb_tiles(image, np.empty((1, 3, 3, 3), dtype=np.uint8))
+    with pytest.raises(ValueError, match="at most as many frames"):
+        _core.rgb_tiles(image, np.empty((5, 4, 4, 3), dtype=np.uint8))
+    with pytest.raises(ValueError, match=r"\(H, W, 4\)"):
+        _core.rgb_tiles(np.zeros((8, 8, 3), dtype=np.uint8), np.empty((1, 8, 8, 3), dtype=np.uint8))
+    with pytest.raises(TypeError):  # a strided view would be copied and the copy written: refused
+        _core.rgb_tiles(image, np.empty((2, 8, 8, 3), dtype=np.uint8)[:, :, ::2])

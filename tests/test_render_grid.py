@@ -144,3 +144,49 @@ def test_bad_scenes_raise_value_error_naming_the_field(scene, field):
 def test_mixed_cell_sizes_in_one_batch_are_rejected():
     with pytest.raises(ValueError, match="cell_size"):
         renderer().grid([GridScene(cell_size=32), GridScene(cell_size=64)])
+
+
+def _rich_scenes(cell_size: int) -> list[GridScene]:
+    """Example scenes of every background, with marks in cells, slots and the hint panel."""
+    from dataclasses import replace
+
+    from cogsim.render import CellMark, Pile, ShapeTile, SlotMark, SpriteQuarter, examples
+
+    scenes = []
+    for seed, name in enumerate(sorted(grid.SCENES)):
+        scene = examples.example_grid(seed, cell_size=cell_size)
+        marks = (
+            CellMark(Pile("apple", 1 + seed % 3), 0, 0, label=seed, numeral=1 + seed),
+            CellMark(SpriteQuarter("cat", seed % 4), 4, 4),
+            SlotMark(ShapeTile("star", (200, 40, 40)), 6),
+        )
+        figure = tuple(SpriteQuarter("dog", q) for q in range(4)) if seed % 2 else ()
+        scenes.append(replace(scene, scene=name, marks=marks, hint_figure=figure, hint_sprites=()))
+    return scenes
+
+
+@pytest.mark.parametrize("cell_size", grid.CELL_SIZES)
+def test_frames_started_from_the_cached_fixed_layer_equal_a_single_pass(cell_size):
+    """The renderer draws each scene's fixed layer once and starts frames from its pixels; every pixel
+    must be what drawing the whole scene in one pass gives (draw_base then draw_state)."""
+    scenes = _rich_scenes(cell_size)
+    size = scenes[0].size
+    for scene in scenes:
+        layered = renderer().grid(scene)[0]
+        one_pass = renderer()._draw_2d([scene], (size, size), grid.draw)[0]
+        np.testing.assert_array_equal(layered, one_pass)
+
+
+def test_fixed_layer_is_drawn_once_per_scene_and_cell_size():
+    fresh = render.Renderer(backend="egl")
+    scenes = _rich_scenes(32) + _rich_scenes(32)
+    fresh.grid(scenes)
+    fresh.grid(scenes[:3])
+    assert set(fresh._grid_bases) == {(name, 32) for name in grid.SCENES}
+
+
+def test_batches_of_mixed_backgrounds_start_each_frame_from_its_own_layer():
+    scenes = _rich_scenes(32)
+    batch = renderer().grid(scenes * 2)
+    for scene, frame in zip(scenes * 2, batch):
+        assert np.abs(frame.astype(int) - renderer().grid(scene)[0]).max() <= 2

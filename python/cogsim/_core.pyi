@@ -1,5 +1,5 @@
 """
-cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt)
+cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt) and the renderer's pixel repacking
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ __all__: list[str] = [
     "pairs_flip",
     "pairs_optimal",
     "pairs_play_optimal",
+    "rgb_tiles",
     "wilt_compare",
     "wilt_compare_pairs",
     "wilt_compare_truth",
@@ -327,6 +328,11 @@ def pairs_play_optimal(
 ) -> numpy.typing.NDArray[numpy.int32]:
     """
     Plays every game to the end with the optimal policy; returns responses used.
+    """
+
+def rgb_tiles(image: numpy.typing.NDArray[numpy.uint8], out: numpy.typing.NDArray[numpy.uint8]) -> None:
+    """
+    Writes tile i (row-major, out's frame size) of an RGBA (H, W, 4) image into out[i] as RGB.
     """
 
 def wilt_compare(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional, Sequence
+
 import moderngl
 import numpy as np
 
@@ -49,24 +51,36 @@ class QuadPipeline:
             self._programs[key] = program, vao
         return self._programs[key]
 
-    def draw(self, canvas: Canvas, count: int) -> np.ndarray:
-        """Renders frames 0..count-1 of ``canvas``; returns (count, H, W, 3) uint8."""
+    def draw(
+        self, canvas: Canvas, count: int, bases: Optional[Sequence[np.ndarray]] = None, components: int = 3
+    ) -> np.ndarray:
+        """Renders frames 0..count-1 of ``canvas``; returns (count, H, W, components) uint8.
+
+        ``bases``: one RGBA (H, W, 4) frame per frame, drawn before (a frame of ``components=4``);
+        the canvas is drawn over it. Without bases frames start black.
+        """
         data = canvas.instances()
         tiles = _tiles.layout(count, canvas.width, canvas.height)
-        frames = np.empty((count, canvas.height, canvas.width, 3), dtype=np.uint8)
+        frames = np.empty((count, canvas.height, canvas.width, components), dtype=np.uint8)
         # Scenes add their items frame by frame, so each pass is one contiguous slice.
         bounds = np.searchsorted(data[:, _TILE_COLUMN], np.arange(0, count + tiles.per_pass, tiles.per_pass) - 0.5)
         for start in range(0, count, tiles.per_pass):
             n = min(tiles.per_pass, count - start)
             rows = data[bounds[start // tiles.per_pass] : bounds[start // tiles.per_pass + 1]].copy()
             rows[:, _TILE_COLUMN] -= start
-            frames[start : start + n] = self._draw_pass(rows, tiles, n)
+            pass_bases = None if bases is None else bases[start : start + n]
+            self._draw_pass(rows, tiles, pass_bases, frames[start : start + n])
         return frames
 
-    def _draw_pass(self, rows: np.ndarray, tiles: _tiles.TileLayout, count: int) -> np.ndarray:
+    def _draw_pass(
+        self, rows: np.ndarray, tiles: _tiles.TileLayout, bases: Optional[Sequence], out: np.ndarray
+    ) -> None:
         target = self._targets.get(tiles.target_size)
         target.use()
-        target.clear(0.0, 0.0, 0.0, 1.0)
+        if bases is None:
+            target.clear(0.0, 0.0, 0.0, 1.0)
+        else:
+            _tiles.write_frames(target.color_attachments[0], tiles, bases)
         if len(rows):
             rows, groups = _group_by_kind(rows)
             _write(self.instances, rows)
@@ -81,7 +95,7 @@ class QuadPipeline:
                 program["u_target_size"] = tiles.target_size
                 program["u_columns"] = tiles.columns
                 vao.render_indirect(self.commands, moderngl.TRIANGLE_STRIP, count=stop - first, first=first)
-        return _tiles.read_frames(target, tiles, count)
+        _tiles.read_frames(target, tiles, out)
 
 
 def _group_by_kind(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -47,6 +47,7 @@ class Renderer:
         self.atlases = atlases()
         self._quads = QuadPipeline(self.ctx, self.atlases)
         self._maze = maze.MazePipeline(self.ctx)
+        self._grid_bases: dict[tuple[str, int], np.ndarray] = {}  # at most 6 scenes x 3 cell sizes
 
     def _canvas(self, width: int, height: int) -> Canvas:
         return Canvas(self.atlases, width, height)
@@ -61,7 +62,22 @@ class Renderer:
     def grid(self, scenes: Union[grid.GridScene, Sequence[grid.GridScene]]) -> np.ndarray:
         scenes = [scene.validate() for scene in _as_list(scenes, grid.GridScene)]
         size = _same("cell_size", scenes, lambda s: s.size)
-        return self._draw_2d(scenes, (size, size), grid.draw)
+        # Each frame starts from its scene's fixed layer, drawn once per renderer: on llvmpipe that
+        # layer (full-frame pattern, floor, panels) is most of a frame's rasterising.
+        bases = [self._grid_base(scene) for scene in scenes]
+        canvas = self._canvas(size, size)
+        for index, scene in enumerate(scenes):
+            canvas.frame = index
+            grid.draw_state(canvas, scene)
+        return self._quads.draw(canvas, len(scenes), bases)
+
+    def _grid_base(self, scene: grid.GridScene) -> np.ndarray:
+        key = grid.base_key(scene)
+        if key not in self._grid_bases:
+            canvas = self._canvas(scene.size, scene.size)
+            grid.draw_base(canvas, scene)
+            self._grid_bases[key] = self._quads.draw(canvas, 1, components=4)[0]
+        return self._grid_bases[key]
 
     def cube_net(self, states, sticker: int = 32) -> np.ndarray:
         """``states``: one or many facelet strings (54 chars, faces U R F D L B) or Cube objects."""

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import moderngl
 import numpy as np
 
+from cogsim import _core
+
 # Framebuffer side per pass. Bigger passes save calls but not time: past ~2048 px the
 # framebuffer outgrows the CPU caches and llvmpipe slows down (measured: 512 px views, 64 per
 # pass on 4096 px took ~25% more CPU than 16 per pass on 2048 px).
@@ -38,14 +40,30 @@ def layout(count: int, width: int, height: int) -> TileLayout:
     return TileLayout(width, height, columns, rows)
 
 
-def read_frames(framebuffer, tiles: TileLayout, count: int) -> np.ndarray:
-    """The framebuffer's tiles as (count, H, W, 3) uint8 frames, in tile order."""
-    # RGB straight from the driver: its repacking (0.7 ms for 576x576 on llvmpipe) is far cheaper
-    # than reading RGBA and dropping alpha in NumPy, a strided copy (2.7 ms at that size).
-    pixels = framebuffer.read(components=3, alignment=1)
-    image = np.frombuffer(pixels, dtype=np.uint8).reshape(tiles.rows, tiles.height, tiles.columns, tiles.width, 3)
-    frames = image.transpose(0, 2, 1, 3, 4).reshape(-1, tiles.height, tiles.width, 3)
-    return frames[:count]
+def read_frames(framebuffer, tiles: TileLayout, out: np.ndarray) -> None:
+    """Fills ``out`` (N, H, W, 3 or 4) uint8 with the framebuffer's first N tiles, in tile order."""
+    width, height = tiles.target_size
+    image = np.empty((height, width, 4), dtype=np.uint8)
+    # RGBA from the driver is a plain copy; its own RGB repacking costs 0.7 ms at 576 x 576 on
+    # llvmpipe (NumPy's strided copy 2.7 ms), _core.rgb_tiles 0.2 ms.
+    framebuffer.read_into(image, components=4, alignment=1)
+    if out.shape[3] == 3:
+        _core.rgb_tiles(image, out)
+        return
+    grid = image.reshape(tiles.rows, tiles.height, tiles.columns, tiles.width, 4).transpose(0, 2, 1, 3, 4)
+    out[...] = grid.reshape(-1, tiles.height, tiles.width, 4)[: len(out)]
+
+
+def write_frames(texture, tiles: TileLayout, frames: list) -> None:
+    """Fills the target's tiles with RGBA ``frames`` (the inverse of :func:`read_frames`)."""
+    if tiles.per_pass == 1:
+        texture.write(np.ascontiguousarray(frames[0]))
+        return
+    image = np.zeros((tiles.rows, tiles.height, tiles.columns, tiles.width, 4), dtype=np.uint8)
+    for index, frame in enumerate(frames):
+        row, column = divmod(index, tiles.columns)
+        image[row, :, column] = frame
+    texture.write(image)
 
 
 class Targets:
@@ -60,7 +78,8 @@ class Targets:
             if len(self._by_size) >= self.keep:
                 self._release(self._by_size.pop(next(iter(self._by_size))))
             depth = self.ctx.depth_renderbuffer(size) if self.depth else None
-            self._by_size[size] = self.ctx.framebuffer([self.ctx.renderbuffer(size, 4)], depth)
+            # a texture rather than a renderbuffer, so a pass can start from written pixels
+            self._by_size[size] = self.ctx.framebuffer([self.ctx.texture(size, 4)], depth)
         return self._by_size[size]
 
     @staticmethod

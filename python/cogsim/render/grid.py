@@ -240,7 +240,27 @@ def backpack_slot_rect(scene: GridScene, slot: int) -> tuple[int, int, int, int]
 
 
 def draw(canvas: Canvas, scene: GridScene) -> None:
+    """The whole frame in one pass: the scene's fixed layer, then what this state shows."""
+    draw_base(canvas, scene)
+    draw_state(canvas, scene)
+
+
+def base_key(scene: GridScene) -> tuple[str, int]:
+    """What :func:`draw_base` depends on: frames with equal keys share their fixed layer."""
+    return scene.scene, scene.cell_size
+
+
+def draw_base(canvas: Canvas, scene: GridScene) -> None:
+    """The layer every state of a scene shows (background, floor, panel and bag frames); it reads
+    only ``base_key(scene)``. The renderer draws it once per key and starts each frame from it."""
     _background(canvas, scene)
+    _play_floor(canvas, scene)
+    _hint_frame(canvas, scene)
+    _bag(canvas, scene)
+
+
+def draw_state(canvas: Canvas, scene: GridScene) -> None:
+    """Everything :func:`draw_base` leaves out, in drawing order over it."""
     _play_area(canvas, scene)
     _hint_panel(canvas, scene)
     _backpack(canvas, scene)
@@ -260,7 +280,7 @@ def _background(canvas: Canvas, scene: GridScene) -> None:
         canvas.sprite(sprite, _inset((col * c, row * c, (col + 1) * c, (row + 1) * c), 0.12 * c), (255, 255, 255, 150))
 
 
-def _play_area(canvas: Canvas, scene: GridScene) -> None:
+def _play_floor(canvas: Canvas, scene: GridScene) -> None:
     *_, light, dark, _ = SCENES[scene.scene]
     c = scene.cell_size
     x0, y0, _, _ = play_cell_rect(scene, 0, 0)
@@ -269,6 +289,12 @@ def _play_area(canvas: Canvas, scene: GridScene) -> None:
     for row in range(PLAY_CELLS):
         for col in range(PLAY_CELLS):
             canvas.box(play_cell_rect(scene, row, col), light if (row + col) % 2 == 0 else dark)
+
+
+# The state's items stay inside their cells, slots and panel, clear of the frames drawn before them
+# in draw_base, so drawing those frames first changes no pixel (tests/test_render_grid.py checks).
+def _play_area(canvas: Canvas, scene: GridScene) -> None:
+    c = scene.cell_size
     for target in scene.targets:
         rect = play_cell_rect(scene, target.row, target.col)
         canvas.box(
@@ -310,11 +336,15 @@ def _badge(canvas: Canvas, rect, text: str, colour, scene: GridScene) -> None:
     canvas.fit_text(text, (x0 + x1) / 2, (y0 + y1) / 2, size, 0.72 * (x1 - x0), colour)
 
 
-def _hint_panel(canvas: Canvas, scene: GridScene) -> None:
+def _hint_frame(canvas: Canvas, scene: GridScene) -> None:
     c = scene.cell_size
     panel = _inset((0, 0, 2 * c, 8 * c), 0.08 * c)
     canvas.box(panel, PANEL, border=PANEL_EDGE, width=max(2, 0.04 * c), radius=0.15 * c)
     canvas.text("Hint", c, 0.3 * c, 0.22 * c, PANEL_EDGE)
+
+
+def _hint_panel(canvas: Canvas, scene: GridScene) -> None:
+    c = scene.cell_size
     for i, line in enumerate(_wrap(scene.hint_text, 14)[:4]):
         canvas.fit_text(line, c, (0.75 + 0.32 * i) * c, 0.17 * c, 1.7 * c, INK)
     for i, sprite in enumerate(scene.hint_sprites):
@@ -335,13 +365,19 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-def _backpack(canvas: Canvas, scene: GridScene) -> None:
+def _bag(canvas: Canvas, scene: GridScene) -> None:
     c = scene.cell_size
     canvas.box((0, 8 * c, 9 * c, 9 * c), (92, 74, 58))
     canvas.text("Bag", c, 8.5 * c, 0.24 * c, (250, 240, 220))
     for slot in range(BACKPACK_SLOTS):
         rect = _inset(backpack_slot_rect(scene, slot), 0.06 * c)
         canvas.box(rect, (236, 226, 206), border=(60, 46, 34), width=max(1.5, 0.03 * c), radius=0.1 * c)
+
+
+def _backpack(canvas: Canvas, scene: GridScene) -> None:
+    c = scene.cell_size
+    for slot in range(BACKPACK_SLOTS):
+        rect = _inset(backpack_slot_rect(scene, slot), 0.06 * c)
         sprite = scene.backpack[slot] if slot < len(scene.backpack) else None
         x0, y0, x1, y1 = rect
         if sprite is not None:  # shifted right and down, clear of the slot letter

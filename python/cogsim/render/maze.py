@@ -238,7 +238,7 @@ class MazeSet:
         frames = np.empty((len(rows), options.height, options.width, 3), dtype=np.uint8)
         for start in range(0, len(rows), tiles.per_pass):
             stop = min(start + tiles.per_pass, len(rows))
-            frames[start:stop] = self._draw_pass(maze_index[start:stop], eyes[start:stop], tiles, options)
+            self._draw_pass(maze_index[start:stop], eyes[start:stop], tiles, options, frames[start:stop])
         return frames
 
     def _check_views(self, maze, row, col, heading):
@@ -265,7 +265,7 @@ class MazeSet:
                 )
         return maze_index, rows, cols, headings
 
-    def _draw_pass(self, maze_index, eyes, tiles: _tiles.TileLayout, options: ViewOptions) -> np.ndarray:
+    def _draw_pass(self, maze_index, eyes, tiles: _tiles.TileLayout, options: ViewOptions, out: np.ndarray) -> None:
         ctx, program = self.pipeline.ctx, self.pipeline.program
         count = len(maze_index)
         cameras = np.concatenate([eyes, np.arange(count, dtype=np.float32)[:, None]], axis=1).astype(np.float32)
@@ -291,7 +291,7 @@ class MazeSet:
         self.vao.render_indirect(self.commands, moderngl.TRIANGLES, count=count)
         for plane in range(4):
             ctx.disable_direct(_GL_CLIP_DISTANCE0 + plane)
-        return _tiles.read_frames(target, tiles, count)
+        _tiles.read_frames(target, tiles, out)
 
 
 _GL_CLIP_DISTANCE0 = 0x3000

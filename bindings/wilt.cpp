@@ -64,6 +64,8 @@ py::dict comparison_dict(const Comparison& c) {
   d["true_both"] = c.true_both;
   d["fallback"] = c.fallback;
   d["first_mismatches"] = c.first_mismatches;
+  d["raised_a"] = c.raised_a;
+  d["first_raised_a"] = c.first_raised_a;
   return d;
 }
 

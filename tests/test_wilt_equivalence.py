@@ -196,3 +196,30 @@ def test_counts_and_first_counterexamples_match_full_truth_tables(pair):
         result = equivalent(guess, hidden, threads=threads, equivalence="strict")
         assert result.mismatches == differ.size
         assert result.counterexamples == tuple(cases.point(i) for i in differ[:5])
+
+
+RAISING_GUESSES = [
+    "lambda x, y, z: x / y > z",  # ZeroDivisionError where y == 0
+    "lambda x, y, z: x // (y - z) == 1",
+    "lambda x, y, z: math.isqrt(x) > y",  # ValueError on negative x, TypeError on floats
+    "lambda x, y, z: [x, y, z][5] > 0 or x > y",  # IndexError everywhere
+    "lambda x, y, z: x > y",  # never raises
+    "lambda x, y, z: x ** y > z",  # complex results on the random points: CPython decides them
+]
+
+
+@pytest.mark.parametrize("equivalence_mode", ["release", "strict"])
+@pytest.mark.parametrize("raises", ["invalid", "false"])
+@pytest.mark.parametrize("guess", RAISING_GUESSES)
+def test_one_pass_check_against_the_cached_truth_equals_the_full_truth_tables(guess, raises, equivalence_mode):
+    """The named case sets take one core pass against the hidden rule's cached truth; passing the same
+    points as an explicit CaseSet takes the per-point arrays; both must read every point alike."""
+    from cogsim.wilt.cases import cases_for
+
+    hidden = "lambda x, y, z: x > y"
+    named = equivalent(guess, hidden, equivalence=equivalence_mode, raises=raises)
+    explicit = cases_for(equivalence_mode)
+    points = CaseSet(explicit.xs.copy(), explicit.ys.copy(), explicit.zs.copy(), parts=explicit.parts)
+    assert named == equivalent(guess, hidden, cases=points, equivalence=equivalence_mode, raises=raises)
+    if raises == "invalid" and guess != hidden and "/" in guess:
+        assert named.invalid and named.raised > 0 and not named.equivalent

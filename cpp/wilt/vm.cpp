@@ -17,7 +17,7 @@
 namespace cogsim::wilt {
 namespace {
 
-constexpr size_t kBlock = 512;
+constexpr size_t kBlock = 2048;  // lanes per task; bigger blocks cut per-block work, not L1 use (chunks do)
 constexpr uint8_t kBoolBit = 1 << kBool, kIntBit = 1 << kInt, kFloatBit = 1 << kFloat;
 constexpr uint8_t kIntegral = kBoolBit | kIntBit;
 constexpr uint8_t kComplexBit = 1 << kComplex;
@@ -592,13 +592,14 @@ bool bool_kernel(Op op, const Lanes& A, const Lanes* B, uint8_t ta, uint8_t tb, 
 
 // -- Typed fast path ---------------------------------------------------------------------------------
 // A program whose values are all statically float or bool (int/bool constants exact as doubles)
-// runs as plain loops over doubles, bools held as 0.0/1.0, in chunks small enough for every live
-// value to stay in L1. No lane carries a tag or flags: an op that could raise (division, %, //,
+// runs as plain loops over doubles, bools held as 0.0/1.0, in chunks of kChunk lanes (8 KiB per
+// live value, so a typical rule's 3-5 stay in L1; at 256 lanes the per-chunk dispatch was a sixth
+// of a check's time). No lane carries a tag or flags: an op that could raise (division, %, //,
 // **, sqrt, isclose) reports whether it did anywhere in the block, and such a block is re-run on the
 // general path, which applies CPython's short-circuit rules to the error.
 
-constexpr size_t kChunk = 256;
-// Registers 2 KiB apart would put every other one at the same address modulo 4 KiB, where loads
+constexpr size_t kChunk = 1024;
+// Registers a multiple of 4 KiB apart would all sit at the same address modulo 4 KiB, where loads
 // falsely wait on stores to the other; a cache line of padding staggers them.
 constexpr size_t kSlotStride = kChunk + 8;
 
@@ -761,6 +762,11 @@ uint8_t fast_mod_one_or_two(size_t n, const double* __restrict a, double* __rest
 
 // Runs one instruction on a chunk; returns nonzero if CPython would have raised (or needs the
 // fallback) in some lane.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(COGSIM_NO_CLONES)
+// Compiled twice, and picked when the library loads: AVX2 (4 lanes per instruction) where the CPU
+// has it, SSE2 (2 lanes) elsewhere. The lane loops are all the fast path does.
+__attribute__((target_clones("avx2", "default")))
+#endif
 uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, double* __restrict o, size_t n) {
   const double* a = v[in.a];
   const double* b = (in.op == Op::Const || is_unary(in.op)) ? nullptr : v[in.b];
@@ -1338,6 +1344,13 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
             mismatches += keep & (ta[l] ^ tb[l]);
           }
         }
+        if (!a_ok) {
+          for (size_t l = 0; l < len; ++l) {
+            if (sa[l] != kRaised || (sb[l] & kNeedsFallback)) continue;
+            ++c.raised_a;
+            if (c.first_raised_a.size() < max_examples) c.first_raised_a.push_back(static_cast<int64_t>(begin + l));
+          }
+        }
         c.fallback = fallback;
         c.true_a = true_a;
         c.true_b = true_b;
@@ -1359,8 +1372,12 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
     total.true_b += c.true_b;
     total.true_both += c.true_both;
     total.fallback += c.fallback;
+    total.raised_a += c.raised_a;
     for (const int64_t i : c.first_mismatches) {
       if (total.first_mismatches.size() < max_examples) total.first_mismatches.push_back(i);
+    }
+    for (const int64_t i : c.first_raised_a) {
+      if (total.first_raised_a.size() < max_examples) total.first_raised_a.push_back(i);
     }
   }
   return total;

@@ -138,7 +138,9 @@ struct Comparison {
   int64_t mismatches = 0;
   int64_t true_a = 0, true_b = 0, true_both = 0;
   int64_t fallback = 0;  // points the VM could not decide; counts are then incomplete
+  int64_t raised_a = 0;  // decided points where rule a raised (its truth there is false)
   std::vector<int64_t> first_mismatches;
+  std::vector<int64_t> first_raised_a;  // the first max_examples of those points, in order
 };
 
 Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, const double* xs, const double* ys,

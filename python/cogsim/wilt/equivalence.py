@@ -191,6 +191,15 @@ def _from_counts(cases: CaseSet, counts: dict, raised: int = 0, invalid: bool = 
     )
 
 
+def _checked_for_raises(cases: CaseSet, counts: dict) -> Equivalence:
+    """The release's reading of a comparison: a guess that raised anywhere is invalid; its
+    counterexamples are then where it raised, if it agrees everywhere else."""
+    raised = int(counts["raised_a"])
+    if raised and not counts["first_mismatches"]:
+        counts = {**counts, "first_mismatches": counts["first_raised_a"]}
+    return _from_counts(cases, counts, raised=raised, invalid=raised > 0)
+
+
 def _from_truth(
     cases: CaseSet,
     guess: np.ndarray,
@@ -236,26 +245,22 @@ def equivalent(
     _check_modes(equivalence, raises)
     guess, hidden = compile_rule(guess), compile_rule(hidden)
     named = cases is None
+    cases = cases_for(equivalence) if named else cases
     if named:
-        cases = cases_for(equivalence)
-    if raises == "false" and named:
-        counts = _core.wilt_compare_truth(
-            guess.program,
-            _cached_truth(hidden.source, equivalence),
-            cases.xs,
-            cases.ys,
-            cases.zs,
-            max_examples,
-            threads,
-        )
+        # One pass in the core against the hidden rule's cached truth: counts, counterexamples and
+        # the points where the guess raised, with no per-point arrays crossing into Python.
+        reference = _cached_truth(hidden.source, equivalence)
+        counts = _core.wilt_compare_truth(guess.program, reference, cases.xs, cases.ys, cases.zs, max_examples, threads)
     elif raises == "false":
         counts = _core.wilt_compare(guess.program, hidden.program, cases.xs, cases.ys, cases.zs, max_examples, threads)
-    else:
+    if raises == "invalid" and (not named or counts["fallback"]):  # CPython decides what the VM could not
         truth, raised = evaluate_status(guess, cases, threads)
-        reference = _cached_truth(hidden.source, equivalence) if named else truth_table(hidden, cases)
+        reference = reference if named else truth_table(hidden, cases)
         return _from_truth(cases, truth, reference, max_examples, raised, invalid_if_raised=True)
     if counts["fallback"]:
         return _from_truth(cases, truth_table(guess, cases), truth_table(hidden, cases), max_examples)
+    if raises == "invalid":
+        return _checked_for_raises(cases, counts)
     return _from_counts(cases, counts)
 
 

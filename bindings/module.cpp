@@ -10,7 +10,9 @@ void register_wilt(py::module_& m);
 void register_pixels(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
-  m.doc() = "cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt) and the renderer's pixel repacking";
+  m.doc() =
+      "cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt) and the renderer's pixel "
+      "repacking";
   register_cube(m);
   register_rng(m);
   register_kidgym(m);

@@ -387,6 +387,11 @@ FAST_PATH_RULES = [
     "lambda x, y, z: x ** 2 + 2 * y == z ** 3 - 1",
     "lambda x, y, z: (x + 3) // (y - 1) == z",
     "lambda x, y, z: isinstance(x, float) and True and z != 2 ** 53 + 1",
+    # bools held as bytes: chains of comparisons, not, a selected bool, a bool read both ways
+    "lambda x, y, z: x > y > z > -1 and not z.is_integer()",
+    "lambda x, y, z: not (x < y) or x == z",
+    "lambda x, y, z: (x > y if z > 0 else y > x) and x != y",
+    "lambda x, y, z: ((x > y) if (x > y) else (z >= 0)) or not (y <= z)",
 ]
 
 

@@ -1,6 +1,7 @@
 #include "wilt/vm.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <initializer_list>
@@ -671,8 +672,11 @@ bool fast_eligible(const Program& p, size_t k) {
 }
 
 struct FastScratch {
+  uint64_t constants_of = 0;  // the program whose constants fill their slots (0: none)
   std::vector<double> slots;
+  std::vector<uint8_t> byte_slots;  // the same registers for values held as bytes
   std::vector<const double*> values;
+  std::vector<const uint8_t*> bytes;
 };
 
 thread_local FastScratch tls_fast;
@@ -887,6 +891,96 @@ uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, dou
   }
 }
 
+// o[l] = f(a[l], b[l]), with a constant operand read as one scalar rather than from its slot.
+template <typename F>
+__attribute__((always_inline)) inline void compare_bytes(const Program& p, const Instr& in, const double* __restrict a,
+                                                         const double* __restrict b, uint8_t* __restrict o, size_t n,
+                                                         F f) {
+  if (p.code[in.b].op == Op::Const) {
+    const double c = p.fast_constants[in.b];
+    for (size_t l = 0; l < n; ++l) o[l] = f(a[l], c);
+  } else if (p.code[in.a].op == Op::Const) {
+    const double c = p.fast_constants[in.a];
+    for (size_t l = 0; l < n; ++l) o[l] = f(c, b[l]);
+  } else {
+    for (size_t l = 0; l < n; ++l) o[l] = f(a[l], b[l]);
+  }
+}
+
+// Runs one instruction whose value is held as bytes (Program::fast_bytes) on a chunk. Operands
+// are bytes where they are held so, else doubles (bools as 0.0/1.0, numbers as they are).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(COGSIM_NO_CLONES)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void fast_byte_step(const Program& p, const Instr& in, const double* const* v, const uint8_t* const* bytes,
+                    uint8_t* __restrict o, size_t n) {
+  const bool binary = !is_unary(in.op);  // a unary op's b is an immediate, not a value
+  const double* __restrict a = v[in.a];
+  const double* __restrict b = binary ? v[in.b] : nullptr;
+  const uint8_t* __restrict a8 = bytes[in.a];
+  const uint8_t* __restrict b8 = binary ? bytes[in.b] : nullptr;
+  switch (in.op) {
+    case Op::Eq:
+      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x == y; });
+      return;
+    case Op::Ne:
+      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x != y; });
+      return;
+    case Op::Lt:
+      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x < y; });
+      return;
+    case Op::Le:
+      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x <= y; });
+      return;
+    case Op::Gt:
+      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x > y; });
+      return;
+    case Op::Ge:
+      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x >= y; });
+      return;
+    case Op::And:
+    case Op::Or: {
+      // Both operands are bools here, for which `a and b` is a & b and `a or b` is a | b.
+      const bool is_and = in.op == Op::And;
+      if (a8 && b8) {
+        if (is_and) {
+          for (size_t l = 0; l < n; ++l) o[l] = a8[l] & b8[l];
+        } else {
+          for (size_t l = 0; l < n; ++l) o[l] = a8[l] | b8[l];
+        }
+        return;
+      }
+      for (size_t l = 0; l < n; ++l) {
+        const uint8_t x = a8 ? a8[l] : a[l] != 0.0, y = b8 ? b8[l] : b[l] != 0.0;
+        o[l] = is_and ? (x & y) : (x | y);
+      }
+      return;
+    }
+    case Op::Not:
+      if (a8) {
+        for (size_t l = 0; l < n; ++l) o[l] = a8[l] ^ 1;
+      } else {
+        for (size_t l = 0; l < n; ++l) o[l] = a[l] == 0.0;
+      }
+      return;
+    case Op::Truth:
+      if (a8) {
+        std::memcpy(o, a8, n);
+      } else {
+        for (size_t l = 0; l < n; ++l) o[l] = a[l] != 0.0;
+      }
+      return;
+    case Op::IsInteger:
+      for (size_t l = 0; l < n; ++l) o[l] = std::isfinite(a[l]) && std::floor(a[l]) == a[l];
+      return;
+    case Op::IsInstance:
+      std::memset(o, (in.b & 2) ? 1 : 0, n);
+      return;
+    default:
+      return;  // not reached: byte_values() admits only the ops above
+  }
+}
+
 // t[l] = r[l] != 0. Compilers keep the double -> byte loop scalar; with SSE2 (every x86-64) the
 // 64-bit compare masks are narrowed to bytes by saturating packs, 16 lanes at a time.
 void truth_bytes(const double* __restrict r, uint8_t* __restrict t, size_t n) {
@@ -913,8 +1007,16 @@ bool run_fast(const Program& p, const double* xs, const double* ys, const double
   FastScratch& s = tls_fast;
   const size_t values = p.code.size();
   const size_t needed = static_cast<size_t>(p.fast_slots) * kSlotStride;
-  if (s.slots.size() < needed) s.slots.resize(needed);
+  if (s.slots.size() < needed) {
+    s.slots.resize(needed);
+    s.constants_of = 0;
+  }
+  // Constants keep their slots, so the blocks of one call (and of calls in a row) fill them once.
+  const bool fill_constants = s.constants_of != p.id;
+  s.constants_of = 0;
+  if (s.byte_slots.size() < needed) s.byte_slots.resize(needed);
   s.values.resize(values);
+  s.bytes.assign(values, nullptr);
   const double* args[3] = {xs, ys, zs};
   for (size_t begin = 0; begin < n; begin += kChunk) {
     const size_t len = std::min(kChunk, n - begin);
@@ -924,17 +1026,24 @@ bool run_fast(const Program& p, const double* xs, const double* ys, const double
         s.values[k] = args[in.a] + begin;
         continue;
       }
+      if (p.fast_bytes[k]) {  // the result writes the truth itself
+        uint8_t* out =
+            k + 1 == values ? truth + begin : s.byte_slots.data() + static_cast<size_t>(p.fast_slot[k]) * kSlotStride;
+        fast_byte_step(p, in, s.values.data(), s.bytes.data(), out, len);
+        s.bytes[k] = out;
+        s.values[k] = nullptr;
+        continue;
+      }
       double* out = s.slots.data() + static_cast<size_t>(p.fast_slot[k]) * kSlotStride;
       s.values[k] = out;
       if (in.op == Op::Const) {
-        if (begin == 0) std::fill(out, out + std::min(kChunk, n), p.fast_constants[k]);
+        if (fill_constants && begin == 0) std::fill(out, out + kChunk, p.fast_constants[k]);
       } else if (fast_step(p, in, s.values.data(), out, len)) {
         return false;
       }
     }
-    const double* __restrict result = s.values[values - 1];
-    uint8_t* __restrict t = truth + begin;
-    truth_bytes(result, t, len);
+    s.constants_of = p.id;  // every constant is filled once a chunk has run through
+    if (!p.fast_bytes[values - 1]) truth_bytes(s.values[values - 1], truth + begin, len);
   }
   return true;
 }
@@ -1245,9 +1354,55 @@ int32_t assign_slots(const Program& p, const std::vector<size_t>& last_use, bool
   return count;
 }
 
+// Whether an op can hold its value as bytes: a bool made from numbers or bools by an op that
+// never raises.
+bool byte_capable(const Program& p, size_t k) {
+  const Instr& in = p.code[k];
+  switch (in.op) {
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+      return numeric(p, in.a) && numeric(p, in.b);
+    case Op::And:
+    case Op::Or:
+      return p.static_tags[in.a] == kBoolBit && p.static_tags[in.b] == kBoolBit;
+    case Op::Not:
+    case Op::Truth:
+      return numeric(p, in.a) || p.static_tags[in.a] == kBoolBit;
+    case Op::IsInteger:
+    case Op::IsInstance:
+      return p.static_tags[in.a] == kFloatBit;
+    default:
+      return false;
+  }
+}
+
+// Values the fast path holds as bytes: byte-capable ones whose readers all take bytes (and, or,
+// not, truth held as bytes themselves), and the result. Readers come later in the code, so one
+// backward pass decides each value after all of its readers.
+std::vector<uint8_t> byte_values(const Program& p) {
+  const size_t n = p.code.size();
+  std::vector<uint8_t> bytes(n, 0), read_as_double(n, 0);
+  for (size_t k = n; k-- > 0;) {
+    const Instr& in = p.code[k];
+    bytes[k] = byte_capable(p, k) && !read_as_double[k];
+    const bool takes_bytes =
+        bytes[k] && (in.op == Op::And || in.op == Op::Or || in.op == Op::Not || in.op == Op::Truth);
+    for (const int32_t v : operands(p, in)) {
+      if (!takes_bytes) read_as_double[v] = 1;
+    }
+  }
+  return bytes;
+}
+
 }  // namespace
 
 void prepare(Program& p) {
+  static std::atomic<uint64_t> next_id{1};
+  p.id = next_id++;
   const size_t n = p.code.size();
   if (n == 0) throw std::invalid_argument("rule program is empty");
   p.static_tags.assign(n, 0);
@@ -1272,6 +1427,7 @@ void prepare(Program& p) {
   p.fast_slots = assign_slots(p, last_use, true, p.fast_slot);
   p.fast = true;
   p.fast_constants.assign(n, 0.0);
+  p.fast_bytes = byte_values(p);
   for (size_t k = 0; k < n; ++k) {
     p.fast = p.fast && fast_eligible(p, k);
     const Instr& in = p.code[k];

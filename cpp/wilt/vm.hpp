@@ -122,6 +122,10 @@ struct Program {
   std::vector<double> fast_constants;  // per value: its constant as a double (Const values only)
   std::vector<int32_t> fast_slot;      // registers of the fast path; constants keep theirs throughout
   int32_t fast_slots = 0;
+  // Per value: held as one byte per lane (0/1) rather than a double: a bool that only feeds
+  // and/or/not or is the result, so comparisons write bytes and the result is the truth itself.
+  std::vector<uint8_t> fast_bytes;
+  uint64_t id = 0;  // distinct for every prepared program: what a thread's filled constants belong to
 };
 
 // Checks operands and opcodes and computes static types and register slots; throws

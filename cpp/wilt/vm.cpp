@@ -173,7 +173,7 @@ uint8_t complex_operand(Op op) {
   }
 }
 
-uint8_t binary(Op op, const Val& a, const Val& b, Val& r) {
+[[gnu::always_inline]] inline uint8_t binary(Op op, const Val& a, const Val& b, Val& r) {
   if (a.tag == kComplex || b.tag == kComplex) return complex_operand(op);
   if (op <= Op::Pow) {
     if (a.tag == kFloat || b.tag == kFloat) {

@@ -185,8 +185,9 @@ def test_fixed_layer_is_drawn_once_per_scene_and_cell_size():
     assert set(fresh._grid_bases) == {(name, 32) for name in grid.SCENES}
 
 
-def test_batches_of_mixed_backgrounds_start_each_frame_from_its_own_layer():
-    scenes = _rich_scenes(32)
+@pytest.mark.parametrize("cell_size", [32, 96])  # 96 px cells: 4 frames per pass, so 3 passes
+def test_batches_of_mixed_backgrounds_start_each_frame_from_its_own_layer(cell_size):
+    scenes = _rich_scenes(cell_size)
     batch = renderer().grid(scenes * 2)
     for scene, frame in zip(scenes * 2, batch):
         assert np.abs(frame.astype(int) - renderer().grid(scene)[0]).max() <= 2

@@ -1358,14 +1358,8 @@ int32_t assign_slots(const Program& p, const std::vector<size_t>& last_use, bool
 // never raises.
 bool byte_capable(const Program& p, size_t k) {
   const Instr& in = p.code[k];
+  if (is_comparison(in.op)) return numeric(p, in.a) && numeric(p, in.b);
   switch (in.op) {
-    case Op::Eq:
-    case Op::Ne:
-    case Op::Lt:
-    case Op::Le:
-    case Op::Gt:
-    case Op::Ge:
-      return numeric(p, in.a) && numeric(p, in.b);
     case Op::And:
     case Op::Or:
       return p.static_tags[in.a] == kBoolBit && p.static_tags[in.b] == kBoolBit;

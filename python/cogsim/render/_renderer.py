@@ -52,12 +52,12 @@ class Renderer:
     def _canvas(self, width: int, height: int) -> Canvas:
         return Canvas(self.atlases, width, height)
 
-    def _draw_2d(self, scenes: list, size: tuple[int, int], draw) -> np.ndarray:
+    def _draw_2d(self, scenes: list, size: tuple[int, int], draw, bases=None) -> np.ndarray:
         canvas = self._canvas(*size)
         for index, scene in enumerate(scenes):
             canvas.frame = index
             draw(canvas, scene)
-        return self._quads.draw(canvas, len(scenes))
+        return self._quads.draw(canvas, len(scenes), bases)
 
     def grid(self, scenes: Union[grid.GridScene, Sequence[grid.GridScene]]) -> np.ndarray:
         scenes = [scene.validate() for scene in _as_list(scenes, grid.GridScene)]
@@ -65,11 +65,7 @@ class Renderer:
         # Each frame starts from its scene's fixed layer, drawn once per renderer: on llvmpipe that
         # layer (full-frame pattern, floor, panels) is most of a frame's rasterising.
         bases = [self._grid_base(scene) for scene in scenes]
-        canvas = self._canvas(size, size)
-        for index, scene in enumerate(scenes):
-            canvas.frame = index
-            grid.draw_state(canvas, scene)
-        return self._quads.draw(canvas, len(scenes), bases)
+        return self._draw_2d(scenes, (size, size), grid.draw_state, bases)
 
     def _grid_base(self, scene: grid.GridScene) -> np.ndarray:
         key = grid.base_key(scene)

@@ -246,19 +246,20 @@ def equivalent(
     guess, hidden = compile_rule(guess), compile_rule(hidden)
     named = cases is None
     cases = cases_for(equivalence) if named else cases
-    if named:
+    reference = _cached_truth(hidden.source, equivalence) if named else None
+    counts = None
+    if reference is not None:
         # One pass in the core against the hidden rule's cached truth: counts, counterexamples and
         # the points where the guess raised, with no per-point arrays crossing into Python.
-        reference = _cached_truth(hidden.source, equivalence)
         counts = _core.wilt_compare_truth(guess.program, reference, cases.xs, cases.ys, cases.zs, max_examples, threads)
     elif raises == "false":
         counts = _core.wilt_compare(guess.program, hidden.program, cases.xs, cases.ys, cases.zs, max_examples, threads)
-    if raises == "invalid" and (not named or counts["fallback"]):  # CPython decides what the VM could not
+    if counts is None or counts["fallback"]:  # per-point arrays: CPython decides what the VM could not
+        reference = truth_table(hidden, cases) if reference is None else reference
+        if raises == "false":
+            return _from_truth(cases, truth_table(guess, cases), reference, max_examples)
         truth, raised = evaluate_status(guess, cases, threads)
-        reference = reference if named else truth_table(hidden, cases)
         return _from_truth(cases, truth, reference, max_examples, raised, invalid_if_raised=True)
-    if counts["fallback"]:
-        return _from_truth(cases, truth_table(guess, cases), truth_table(hidden, cases), max_examples)
     if raises == "invalid":
         return _checked_for_raises(cases, counts)
     return _from_counts(cases, counts)

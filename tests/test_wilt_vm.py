@@ -448,3 +448,45 @@ def test_modulo_by_integer_constants_matches_cpython_values(divisor):
         .sum()
         == 0
     )
+
+
+# Bools held as one bit per lane: lengths around the 64-lane words, the 1024-lane chunks and the
+# 2048-lane blocks, where a stray bit past the end or a word off by one would show.
+BIT_LENGTHS = [1, 2, 3, 63, 64, 65, 127, 1023, 1024, 1025, 2047, 2048, 2049, 4097]
+BIT_RULES = [
+    "lambda x, y, z: x > y > z",
+    "lambda x, y, z: not (x < y)",  # not: the bits past the end are set, then masked
+    "lambda x, y, z: not (x <= 1) and not (y >= z) or x != x",  # NaN: only != holds
+    "lambda x, y, z: 0.5 < x or z == 2.0",  # a constant on the left
+    "lambda x, y, z: x.is_integer() and not y.is_integer()",
+    "lambda x, y, z: (x + y > z) == (y < 3)",  # a comparison of bools read as doubles
+    "lambda x, y, z: bool(x) and not z",  # truthiness of floats, NaN truthy
+]
+
+
+@pytest.mark.parametrize("src", BIT_RULES)
+def test_bit_held_bools_match_cpython_at_every_length(src):
+    rng = np.random.default_rng(11)
+    pool = np.array(SPECIAL_VALUES + list(rng.integers(-3, 4, 40).astype(float)))
+    for n in BIT_LENGTHS:
+        points = tuple(rng.choice(pool, n) for _ in range(3))
+        assert_matches_cpython(src, points)
+
+
+@pytest.mark.parametrize("n", BIT_LENGTHS)
+def test_counts_and_counterexamples_at_every_length(n):
+    from cogsim.wilt import equivalent
+    from cogsim.wilt.cases import CaseSet
+
+    rng = np.random.default_rng(n)
+    xs, ys, zs = rng.integers(-4, 5, size=(3, n)).astype(float)
+    cases = CaseSet(xs, ys, zs, parts={"all": slice(0, n)})
+    guess, hidden = "lambda x, y, z: not (x < y) or z == 0", "lambda x, y, z: x >= y"
+    truth = [compile_rule(r).evaluate(xs, ys, zs) for r in (guess, hidden)]
+    differ = np.flatnonzero(truth[0] != truth[1])
+    for threads in (1, 2):
+        result = equivalent(guess, hidden, cases=cases, threads=threads, raises="false")
+        assert result.mismatches == differ.size
+        assert (result.guess_true, result.hidden_true) == (truth[0].sum(), truth[1].sum())
+        assert result.both_true == (truth[0] & truth[1]).sum()
+        assert result.counterexamples == tuple(cases.point(i) for i in differ[:5])

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "common/parallel.hpp"
+#include "wilt/bits.hpp"
 #include "wilt/pyfloat.hpp"
 
 namespace cogsim::wilt {
@@ -603,6 +604,7 @@ constexpr size_t kChunk = 1024;
 // Registers a multiple of 4 KiB apart would all sit at the same address modulo 4 KiB, where loads
 // falsely wait on stores to the other; a cache line of padding staggers them.
 constexpr size_t kSlotStride = kChunk + 8;
+constexpr size_t kChunkWords = kChunk / 64;  // a bool register held as bits
 
 bool exact_constant(const Program& p, int32_t v) {
   const Instr& in = p.code[v];
@@ -674,9 +676,10 @@ bool fast_eligible(const Program& p, size_t k) {
 struct FastScratch {
   uint64_t constants_of = 0;  // the program whose constants fill their slots (0: none)
   std::vector<double> slots;
-  std::vector<uint8_t> byte_slots;  // the same registers for values held as bytes
+  std::vector<uint64_t> bit_slots;  // the same registers for values held as bits
   std::vector<const double*> values;
-  std::vector<const uint8_t*> bytes;
+  std::vector<const uint64_t*> bits;
+  std::vector<uint64_t> spare_a = std::vector<uint64_t>(kChunkWords), spare_b = std::vector<uint64_t>(kChunkWords);
 };
 
 thread_local FastScratch tls_fast;
@@ -891,119 +894,93 @@ uint8_t fast_step(const Program& p, const Instr& in, const double* const* v, dou
   }
 }
 
-// o[l] = f(a[l], b[l]), with a constant operand read as one scalar rather than from its slot.
-template <typename F>
-__attribute__((always_inline)) inline void compare_bytes(const Program& p, const Instr& in, const double* __restrict a,
-                                                         const double* __restrict b, uint8_t* __restrict o, size_t n,
-                                                         F f) {
-  if (p.code[in.b].op == Op::Const) {
-    const double c = p.fast_constants[in.b];
-    for (size_t l = 0; l < n; ++l) o[l] = f(a[l], c);
-  } else if (p.code[in.a].op == Op::Const) {
-    const double c = p.fast_constants[in.a];
-    for (size_t l = 0; l < n; ++l) o[l] = f(c, b[l]);
-  } else {
-    for (size_t l = 0; l < n; ++l) o[l] = f(a[l], b[l]);
+// A comparison operand of the bit path: a constant is read as one scalar rather than from its slot.
+bits::Operand operand(const Program& p, const double* const* v, int32_t value) {
+  if (p.code[value].op == Op::Const) return {nullptr, p.fast_constants[value]};
+  return {v[value], 0.0};
+}
+
+bits::Cmp bit_comparison(Op op) {
+  switch (op) {
+    case Op::Eq:
+      return bits::Cmp::Eq;
+    case Op::Ne:
+      return bits::Cmp::Ne;
+    case Op::Lt:
+      return bits::Cmp::Lt;
+    case Op::Le:
+      return bits::Cmp::Le;
+    case Op::Gt:
+      return bits::Cmp::Gt;
+    default:
+      return bits::Cmp::Ge;
   }
 }
 
-// Runs one instruction whose value is held as bytes (Program::fast_bytes) on a chunk. Operands
-// are bytes where they are held so, else doubles (bools as 0.0/1.0, numbers as they are).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(COGSIM_NO_CLONES)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void fast_byte_step(const Program& p, const Instr& in, const double* const* v, const uint8_t* const* bytes,
-                    uint8_t* __restrict o, size_t n) {
-  const bool binary = !is_unary(in.op);  // a unary op's b is an immediate, not a value
-  const double* __restrict a = v[in.a];
-  const double* __restrict b = binary ? v[in.b] : nullptr;
-  const uint8_t* __restrict a8 = bytes[in.a];
-  const uint8_t* __restrict b8 = binary ? bytes[in.b] : nullptr;
+// A bool operand as bits: its own where it is held so, else its 0.0/1.0 doubles turned into `spare`.
+const uint64_t* bool_bits(const double* const* v, const uint64_t* const* held, int32_t value, uint64_t* spare,
+                          size_t n) {
+  if (held[value]) return held[value];
+  bits::compare(bits::Cmp::Ne, {v[value], 0.0}, {nullptr, 0.0}, spare, n);
+  return spare;
+}
+
+// Runs one instruction whose value is held as bits (Program::fast_bits) on a chunk. Operands are
+// bits where they are held so, else doubles (bools as 0.0/1.0, numbers as they are). Bits past n
+// may be left set (by not); the result is masked once at the end.
+void fast_bit_step(const Program& p, const Instr& in, const double* const* v, const uint64_t* const* held,
+                   FastScratch& s, uint64_t* __restrict o, size_t n) {
+  const size_t words = bits::words_for(n);
+  if (is_comparison(in.op)) {
+    bits::compare(bit_comparison(in.op), operand(p, v, in.a), operand(p, v, in.b), o, n);
+    return;
+  }
   switch (in.op) {
-    case Op::Eq:
-      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x == y; });
-      return;
-    case Op::Ne:
-      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x != y; });
-      return;
-    case Op::Lt:
-      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x < y; });
-      return;
-    case Op::Le:
-      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x <= y; });
-      return;
-    case Op::Gt:
-      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x > y; });
-      return;
-    case Op::Ge:
-      compare_bytes(p, in, a, b, o, n, [](double x, double y) { return x >= y; });
-      return;
     case Op::And:
     case Op::Or: {
       // Both operands are bools here, for which `a and b` is a & b and `a or b` is a | b.
-      const bool is_and = in.op == Op::And;
-      if (a8 && b8) {
-        if (is_and) {
-          for (size_t l = 0; l < n; ++l) o[l] = a8[l] & b8[l];
-        } else {
-          for (size_t l = 0; l < n; ++l) o[l] = a8[l] | b8[l];
-        }
-        return;
-      }
-      for (size_t l = 0; l < n; ++l) {
-        const uint8_t x = a8 ? a8[l] : a[l] != 0.0, y = b8 ? b8[l] : b[l] != 0.0;
-        o[l] = is_and ? (x & y) : (x | y);
+      const uint64_t* a = bool_bits(v, held, in.a, s.spare_a.data(), n);
+      const uint64_t* b = bool_bits(v, held, in.b, s.spare_b.data(), n);
+      if (in.op == Op::And) {
+        for (size_t w = 0; w < words; ++w) o[w] = a[w] & b[w];
+      } else {
+        for (size_t w = 0; w < words; ++w) o[w] = a[w] | b[w];
       }
       return;
     }
     case Op::Not:
-      if (a8) {
-        for (size_t l = 0; l < n; ++l) o[l] = a8[l] ^ 1;
+      if (held[in.a]) {
+        for (size_t w = 0; w < words; ++w) o[w] = ~held[in.a][w];
       } else {
-        for (size_t l = 0; l < n; ++l) o[l] = a[l] == 0.0;
+        bits::compare(bits::Cmp::Eq, {v[in.a], 0.0}, {nullptr, 0.0}, o, n);  // NaN is truthy
       }
       return;
     case Op::Truth:
-      if (a8) {
-        std::memcpy(o, a8, n);
+      if (held[in.a]) {
+        std::copy(held[in.a], held[in.a] + words, o);
       } else {
-        for (size_t l = 0; l < n; ++l) o[l] = a[l] != 0.0;
+        bits::compare(bits::Cmp::Ne, {v[in.a], 0.0}, {nullptr, 0.0}, o, n);
       }
       return;
-    case Op::IsInteger:
-      for (size_t l = 0; l < n; ++l) o[l] = std::isfinite(a[l]) && std::floor(a[l]) == a[l];
+    case Op::IsInteger: {
+      const double* __restrict a = v[in.a];
+      std::fill(o, o + words, 0);
+      for (size_t l = 0; l < n; ++l) {
+        o[l / 64] |= uint64_t{std::isfinite(a[l]) && std::floor(a[l]) == a[l]} << (l % 64);
+      }
       return;
+    }
     case Op::IsInstance:
-      std::memset(o, (in.b & 2) ? 1 : 0, n);
+      std::fill(o, o + words, (in.b & 2) ? ~uint64_t{0} : 0);
       return;
     default:
-      return;  // not reached: byte_values() admits only the ops above
+      return;  // not reached: bit_values() admits only the ops above
   }
 }
 
-// t[l] = r[l] != 0. Compilers keep the double -> byte loop scalar; with SSE2 (every x86-64) the
-// 64-bit compare masks are narrowed to bytes by saturating packs, 16 lanes at a time.
-void truth_bytes(const double* __restrict r, uint8_t* __restrict t, size_t n) {
-  size_t l = 0;
-#if defined(__SSE2__)
-  const __m128d zero = _mm_setzero_pd();
-  const __m128i one = _mm_set1_epi8(1);
-  auto mask = [&](size_t k) { return _mm_castpd_si128(_mm_cmpneq_pd(_mm_loadu_pd(r + k), zero)); };
-  for (; l + 16 <= n; l += 16) {
-    const __m128i w0 = _mm_packs_epi32(mask(l), mask(l + 2)), w1 = _mm_packs_epi32(mask(l + 4), mask(l + 6));
-    const __m128i w2 = _mm_packs_epi32(mask(l + 8), mask(l + 10)), w3 = _mm_packs_epi32(mask(l + 12), mask(l + 14));
-    // A lane's mask fills two adjacent 16-bit words, then two adjacent bytes (one 16-bit word of
-    // all ones or zeros), which the last pack narrows to one byte per lane.
-    const __m128i h0 = _mm_packs_epi16(w0, w1), h1 = _mm_packs_epi16(w2, w3);
-    const __m128i bytes = _mm_packs_epi16(h0, h1);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(t + l), _mm_and_si128(bytes, one));
-  }
-#endif
-  for (; l < n; ++l) t[l] = r[l] != 0.0;
-}
-
-// Truth values of lanes [0, n) on the fast path; false if the block must run on the general path.
-bool run_fast(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth) {
+// Truth bits of lanes [0, n) on the fast path, bits past n zero; false if the block must run on the
+// general path.
+bool run_fast(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint64_t* truth) {
   FastScratch& s = tls_fast;
   const size_t values = p.code.size();
   const size_t needed = static_cast<size_t>(p.fast_slots) * kSlotStride;
@@ -1014,23 +991,25 @@ bool run_fast(const Program& p, const double* xs, const double* ys, const double
   // Constants keep their slots, so the blocks of one call (and of calls in a row) fill them once.
   const bool fill_constants = s.constants_of != p.id;
   s.constants_of = 0;
-  if (s.byte_slots.size() < needed) s.byte_slots.resize(needed);
+  const size_t bit_needed = static_cast<size_t>(p.fast_slots) * kChunkWords;
+  if (s.bit_slots.size() < bit_needed) s.bit_slots.resize(bit_needed);
   s.values.resize(values);
-  s.bytes.assign(values, nullptr);
+  s.bits.assign(values, nullptr);
   const double* args[3] = {xs, ys, zs};
   for (size_t begin = 0; begin < n; begin += kChunk) {
     const size_t len = std::min(kChunk, n - begin);
+    uint64_t* const chunk_truth = truth + begin / 64;
     for (size_t k = 0; k < values; ++k) {
       const Instr& in = p.code[k];
       if (in.op == Op::Arg) {
         s.values[k] = args[in.a] + begin;
         continue;
       }
-      if (p.fast_bytes[k]) {  // the result writes the truth itself
-        uint8_t* out =
-            k + 1 == values ? truth + begin : s.byte_slots.data() + static_cast<size_t>(p.fast_slot[k]) * kSlotStride;
-        fast_byte_step(p, in, s.values.data(), s.bytes.data(), out, len);
-        s.bytes[k] = out;
+      if (p.fast_bits[k]) {  // the result writes the truth itself
+        uint64_t* out =
+            k + 1 == values ? chunk_truth : s.bit_slots.data() + static_cast<size_t>(p.fast_slot[k]) * kChunkWords;
+        fast_bit_step(p, in, s.values.data(), s.bits.data(), s, out, len);
+        s.bits[k] = out;
         s.values[k] = nullptr;
         continue;
       }
@@ -1043,8 +1022,10 @@ bool run_fast(const Program& p, const double* xs, const double* ys, const double
       }
     }
     s.constants_of = p.id;  // every constant is filled once a chunk has run through
-    if (!p.fast_bytes[values - 1]) truth_bytes(s.values[values - 1], truth + begin, len);
+    if (!p.fast_bits[values - 1])
+      bits::compare(bits::Cmp::Ne, {s.values[values - 1], 0.0}, {nullptr, 0.0}, chunk_truth, len);
   }
+  truth[(n - 1) / 64] &= bits::tail_mask(n);
   return true;
 }
 
@@ -1286,47 +1267,19 @@ std::vector<int32_t> operands(const Program& p, const Instr& in) {
   }
 }
 
-// Truth and status of one block: the fast path when it applies, else the general VM. Returns true
-// when the fast path decided every lane (all statuses kOk), and then leaves status unwritten.
-bool evaluate_block(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint8_t* truth,
+constexpr size_t kBlockWords = kBlock / 64;
+
+// Truth bits and status of one block: the fast path when it applies, else the general VM. Returns
+// true when the fast path decided every lane (all statuses kOk), and then leaves status unwritten.
+// Bits past n are zero.
+bool evaluate_block(const Program& p, const double* xs, const double* ys, const double* zs, size_t n, uint64_t* truth,
                     uint8_t* status) {
   if (p.fast && run_fast(p, xs, ys, zs, n, truth)) return true;
+  uint8_t truth_bytes[kBlock];
   Evaluator ev(p, tls_scratch);
-  write_results(ev.run(xs, ys, zs, n), n, truth, status, p.static_tags.back());
+  write_results(ev.run(xs, ys, zs, n), n, truth_bytes, status, p.static_tags.back());
+  bits::pack(truth_bytes, truth, n);
   return false;
-}
-
-struct TrueCounts {
-  int64_t a = 0, b = 0, both = 0;
-};
-
-// Counts of a[l], b[l] and a[l] & b[l] over 0/1 bytes (SSE2: byte sums by psadbw, 16 lanes at a time).
-TrueCounts count_true(const uint8_t* __restrict a, const uint8_t* __restrict b, size_t n) {
-  TrueCounts c;
-  size_t l = 0;
-#if defined(__SSE2__)
-  __m128i sa = _mm_setzero_si128(), sb = _mm_setzero_si128(), sab = _mm_setzero_si128();
-  const __m128i zero = _mm_setzero_si128();
-  for (; l + 16 <= n; l += 16) {
-    const __m128i va = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + l));
-    const __m128i vb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + l));
-    sa = _mm_add_epi64(sa, _mm_sad_epu8(va, zero));
-    sb = _mm_add_epi64(sb, _mm_sad_epu8(vb, zero));
-    sab = _mm_add_epi64(sab, _mm_sad_epu8(_mm_and_si128(va, vb), zero));
-  }
-  auto total = [](__m128i v) {
-    alignas(16) int64_t h[2];
-    _mm_store_si128(reinterpret_cast<__m128i*>(h), v);
-    return h[0] + h[1];
-  };
-  c.a = total(sa), c.b = total(sb), c.both = total(sab);
-#endif
-  for (; l < n; ++l) {
-    c.a += a[l];
-    c.b += b[l];
-    c.both += a[l] & b[l];
-  }
-  return c;
 }
 
 // Linear-scan slots: a value's slot is reused once its last reader has run. With keep_constants,
@@ -1354,9 +1307,9 @@ int32_t assign_slots(const Program& p, const std::vector<size_t>& last_use, bool
   return count;
 }
 
-// Whether an op can hold its value as bytes: a bool made from numbers or bools by an op that
+// Whether an op can hold its value as bits: a bool made from numbers or bools by an op that
 // never raises.
-bool byte_capable(const Program& p, size_t k) {
+bool bit_capable(const Program& p, size_t k) {
   const Instr& in = p.code[k];
   if (is_comparison(in.op)) return numeric(p, in.a) && numeric(p, in.b);
   switch (in.op) {
@@ -1374,22 +1327,21 @@ bool byte_capable(const Program& p, size_t k) {
   }
 }
 
-// Values the fast path holds as bytes: byte-capable ones whose readers all take bytes (and, or,
-// not, truth held as bytes themselves), and the result. Readers come later in the code, so one
-// backward pass decides each value after all of its readers.
-std::vector<uint8_t> byte_values(const Program& p) {
+// Values the fast path holds as bits: bit-capable ones whose readers all take bits (and, or, not,
+// truth held as bits themselves), and the result. Readers come later in the code, so one backward
+// pass decides each value after all of its readers.
+std::vector<uint8_t> bit_values(const Program& p) {
   const size_t n = p.code.size();
-  std::vector<uint8_t> bytes(n, 0), read_as_double(n, 0);
+  std::vector<uint8_t> held(n, 0), read_as_double(n, 0);
   for (size_t k = n; k-- > 0;) {
     const Instr& in = p.code[k];
-    bytes[k] = byte_capable(p, k) && !read_as_double[k];
-    const bool takes_bytes =
-        bytes[k] && (in.op == Op::And || in.op == Op::Or || in.op == Op::Not || in.op == Op::Truth);
+    held[k] = bit_capable(p, k) && !read_as_double[k];
+    const bool takes_bits = held[k] && (in.op == Op::And || in.op == Op::Or || in.op == Op::Not || in.op == Op::Truth);
     for (const int32_t v : operands(p, in)) {
-      if (!takes_bytes) read_as_double[v] = 1;
+      if (!takes_bits) read_as_double[v] = 1;
     }
   }
-  return bytes;
+  return held;
 }
 
 }  // namespace
@@ -1421,7 +1373,7 @@ void prepare(Program& p) {
   p.fast_slots = assign_slots(p, last_use, true, p.fast_slot);
   p.fast = true;
   p.fast_constants.assign(n, 0.0);
-  p.fast_bytes = byte_values(p);
+  p.fast_bits = bit_values(p);
   for (size_t k = 0; k < n; ++k) {
     p.fast = p.fast && fast_eligible(p, k);
     const Instr& in = p.code[k];
@@ -1439,9 +1391,11 @@ void evaluate(const Program& program, const double* xs, const double* ys, const 
       blocks, threads,
       [&](size_t b) {
         const size_t begin = b * kBlock, len = std::min(kBlock, n - begin);
-        if (evaluate_block(program, xs + begin, ys + begin, zs + begin, len, truth + begin, status + begin)) {
+        uint64_t block_truth[kBlockWords];
+        if (evaluate_block(program, xs + begin, ys + begin, zs + begin, len, block_truth, status + begin)) {
           std::memset(status + begin, kOk, len);
         }
+        bits::expand(block_truth, truth + begin, len);
       },
       8);
 }
@@ -1466,34 +1420,39 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
   parallel_for(
       blocks, threads,
       [&](size_t blk) {
-        const size_t begin = blk * kBlock, len = std::min(kBlock, n - begin);
-        uint8_t ta[kBlock], sa[kBlock], tb_block[kBlock], sb[kBlock];
+        const size_t begin = blk * kBlock, len = std::min(kBlock, n - begin), words = bits::words_for(len);
+        uint64_t ta[kBlockWords], tb[kBlockWords], decided[kBlockWords];
+        uint8_t sa[kBlock], sb[kBlock];
         const bool a_ok = evaluate_block(a, xs + begin, ys + begin, zs + begin, len, ta, sa);
         bool b_ok = true;
-        const uint8_t* tb = truth_b ? truth_b + begin : tb_block;
-        if (b) b_ok = evaluate_block(*b, xs + begin, ys + begin, zs + begin, len, tb_block, sb);
-        if (a_ok) std::memset(sa, kOk, len);
-        if (b_ok) std::memset(sb, kOk, len);
-        Comparison& c = partial[blk];
-        int64_t fallback = 0, true_a = 0, true_b = 0, true_both = 0, mismatches = 0;
-        if ((a_ok && b_ok) || no_fallback(sa, sb, len)) {
-          // The usual block: mismatches = |A| + |B| - 2 |A and B|.
-          const TrueCounts counts = count_true(ta, tb, len);
-          true_a = counts.a;
-          true_b = counts.b;
-          true_both = counts.both;
-          mismatches = true_a + true_b - 2 * true_both;
+        if (b) {
+          b_ok = evaluate_block(*b, xs + begin, ys + begin, zs + begin, len, tb, sb);
         } else {
+          bits::pack(truth_b + begin, tb, len);
+        }
+        // Points the VM decided for both rules: the usual block has every one.
+        bool all_decided = a_ok && b_ok;
+        if (!all_decided) {
+          if (a_ok) std::memset(sa, kOk, len);
+          if (b_ok) std::memset(sb, kOk, len);
+          all_decided = no_fallback(sa, sb, len);
+        }
+        if (all_decided) {
+          std::fill(decided, decided + words, ~uint64_t{0});
+          decided[words - 1] = bits::tail_mask(len);
+        } else {
+          std::fill(decided, decided + words, 0);
           for (size_t l = 0; l < len; ++l) {
-            const int64_t skip = ((sa[l] | sb[l]) & kNeedsFallback) != 0;
-            const int64_t keep = 1 - skip;
-            fallback += skip;
-            true_a += keep & ta[l];
-            true_b += keep & tb[l];
-            true_both += keep & ta[l] & tb[l];
-            mismatches += keep & (ta[l] ^ tb[l]);
+            decided[l / 64] |= uint64_t{((sa[l] | sb[l]) & kNeedsFallback) == 0} << (l % 64);
           }
         }
+        Comparison& c = partial[blk];
+        const bits::Tally t = bits::tally(ta, tb, decided, words);
+        c.true_a = t.a;
+        c.true_b = t.b;
+        c.true_both = t.both;
+        c.mismatches = t.differ;
+        c.fallback = static_cast<int64_t>(len) - t.kept;
         if (!a_ok) {
           for (size_t l = 0; l < len; ++l) {
             if (sa[l] != kRaised || (sb[l] & kNeedsFallback)) continue;
@@ -1501,15 +1460,11 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
             if (c.first_raised_a.size() < max_examples) c.first_raised_a.push_back(static_cast<int64_t>(begin + l));
           }
         }
-        c.fallback = fallback;
-        c.true_a = true_a;
-        c.true_b = true_b;
-        c.true_both = true_both;
-        c.mismatches = mismatches;
         if (in_order && examples_found >= max_examples) return;
-        for (size_t l = 0; l < len && mismatches > 0 && c.first_mismatches.size() < max_examples; ++l) {
-          if (ta[l] != tb[l] && !((sa[l] | sb[l]) & kNeedsFallback)) {
-            c.first_mismatches.push_back(static_cast<int64_t>(begin + l));
+        for (size_t w = 0; w < words && c.first_mismatches.size() < max_examples; ++w) {
+          for (uint64_t differ = (ta[w] ^ tb[w]) & decided[w]; differ && c.first_mismatches.size() < max_examples;
+               differ &= differ - 1) {
+            c.first_mismatches.push_back(static_cast<int64_t>(begin + w * 64 + std::countr_zero(differ)));
           }
         }
         if (in_order) examples_found += c.first_mismatches.size();

@@ -122,9 +122,9 @@ struct Program {
   std::vector<double> fast_constants;  // per value: its constant as a double (Const values only)
   std::vector<int32_t> fast_slot;      // registers of the fast path; constants keep theirs throughout
   int32_t fast_slots = 0;
-  // Per value: held as one byte per lane (0/1) rather than a double: a bool that only feeds
-  // and/or/not or is the result, so comparisons write bytes and the result is the truth itself.
-  std::vector<uint8_t> fast_bytes;
+  // Per value: held as one bit per lane rather than a double: a bool that only feeds and/or/not or
+  // is the result, so comparisons write bits and the result is the truth itself.
+  std::vector<uint8_t> fast_bits;
   uint64_t id = 0;  // distinct for every prepared program: what a thread's filled constants belong to
 };
 

@@ -1,0 +1,266 @@
+#include "wilt/bits.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <utility>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(COGSIM_NO_CLONES)
+#include <immintrin.h>
+#define COGSIM_WILT_AVX2 1
+#endif
+
+namespace cogsim::wilt::bits {
+namespace {
+
+template <Cmp kOp>
+inline bool holds(double x, double y) {
+  if constexpr (kOp == Cmp::Eq) return x == y;
+  if constexpr (kOp == Cmp::Ne) return x != y;
+  if constexpr (kOp == Cmp::Lt) return x < y;
+  if constexpr (kOp == Cmp::Le) return x <= y;
+  if constexpr (kOp == Cmp::Gt) return x > y;
+  return x >= y;
+}
+
+bool holds(Cmp op, double x, double y) {
+  switch (op) {
+    case Cmp::Eq:
+      return x == y;
+    case Cmp::Ne:
+      return x != y;
+    case Cmp::Lt:
+      return x < y;
+    case Cmp::Le:
+      return x <= y;
+    case Cmp::Gt:
+      return x > y;
+    case Cmp::Ge:
+      return x >= y;
+  }
+  return false;
+}
+
+// `c op x` as `x mirrored(op) c`.
+Cmp mirrored(Cmp op) {
+  switch (op) {
+    case Cmp::Lt:
+      return Cmp::Gt;
+    case Cmp::Le:
+      return Cmp::Ge;
+    case Cmp::Gt:
+      return Cmp::Lt;
+    case Cmp::Ge:
+      return Cmp::Le;
+    default:
+      return op;
+  }
+}
+
+// Words from word `first` on, one lane at a time: the tail of every loop below, and the whole
+// job where no vector unit is compiled in.
+template <Cmp kOp>
+void compare_lanes(const double* a, Operand b, uint64_t* out, size_t first, size_t n) {
+  for (size_t w = first; w * 64 < n; ++w) {
+    const size_t begin = w * 64, end = std::min(n, begin + 64);
+    uint64_t word = 0;
+    for (size_t l = begin; l < end; ++l) {
+      word |= uint64_t{holds<kOp>(a[l], b.lanes ? b.lanes[l] : b.value)} << (l - begin);
+    }
+    out[w] = word;
+  }
+}
+
+#if defined(__SSE2__)
+template <Cmp kOp>
+inline __m128d sse2_compare(__m128d x, __m128d y) {
+  if constexpr (kOp == Cmp::Eq) return _mm_cmpeq_pd(x, y);
+  if constexpr (kOp == Cmp::Ne) return _mm_cmpneq_pd(x, y);  // unordered or unequal, as != is
+  if constexpr (kOp == Cmp::Lt) return _mm_cmplt_pd(x, y);
+  if constexpr (kOp == Cmp::Le) return _mm_cmple_pd(x, y);
+  if constexpr (kOp == Cmp::Gt) return _mm_cmpgt_pd(x, y);
+  return _mm_cmpge_pd(x, y);
+}
+
+// Whole words, two lanes per compare; returns how many words it wrote.
+template <Cmp kOp, bool kConstant>
+size_t compare_sse2(const double* a, Operand b, uint64_t* out, size_t n) {
+  const size_t words = n / 64;
+  const __m128d value = _mm_set1_pd(b.value);
+  for (size_t w = 0; w < words; ++w) {
+    const double* pa = a + w * 64;
+    const double* pb = kConstant ? nullptr : b.lanes + w * 64;
+    uint64_t word = 0;
+    for (int j = 0; j < 64; j += 2) {
+      const __m128d y = kConstant ? value : _mm_loadu_pd(pb + j);
+      word |= static_cast<uint64_t>(_mm_movemask_pd(sse2_compare<kOp>(_mm_loadu_pd(pa + j), y))) << j;
+    }
+    out[w] = word;
+  }
+  return words;
+}
+#endif
+
+#if defined(COGSIM_WILT_AVX2)
+// The predicates of CPython's float comparisons: ordered (false on NaN), and != unordered.
+template <Cmp kOp>
+constexpr int avx_predicate() {
+  if constexpr (kOp == Cmp::Eq) return _CMP_EQ_OQ;
+  if constexpr (kOp == Cmp::Ne) return _CMP_NEQ_UQ;
+  if constexpr (kOp == Cmp::Lt) return _CMP_LT_OQ;
+  if constexpr (kOp == Cmp::Le) return _CMP_LE_OQ;
+  if constexpr (kOp == Cmp::Gt) return _CMP_GT_OQ;
+  return _CMP_GE_OQ;
+}
+
+template <Cmp kOp, bool kConstant>
+__attribute__((target("avx2"))) size_t compare_avx2(const double* a, Operand b, uint64_t* out, size_t n) {
+  const size_t words = n / 64;
+  const __m256d value = _mm256_set1_pd(b.value);
+  for (size_t w = 0; w < words; ++w) {
+    const double* pa = a + w * 64;
+    const double* pb = kConstant ? nullptr : b.lanes + w * 64;
+    uint64_t word = 0;
+    for (int j = 0; j < 64; j += 4) {
+      const __m256d y = kConstant ? value : _mm256_loadu_pd(pb + j);
+      const __m256d mask = _mm256_cmp_pd(_mm256_loadu_pd(pa + j), y, avx_predicate<kOp>());
+      word |= static_cast<uint64_t>(_mm256_movemask_pd(mask)) << j;
+    }
+    out[w] = word;
+  }
+  return words;
+}
+
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+
+template <Cmp kOp>
+void compare_as(const double* a, Operand b, uint64_t* out, size_t n) {
+  size_t words = 0;
+#if defined(COGSIM_WILT_AVX2)
+  if (cpu_has_avx2()) {
+    words = b.lanes ? compare_avx2<kOp, false>(a, b, out, n) : compare_avx2<kOp, true>(a, b, out, n);
+  } else
+#endif
+  {
+#if defined(__SSE2__)
+    words = b.lanes ? compare_sse2<kOp, false>(a, b, out, n) : compare_sse2<kOp, true>(a, b, out, n);
+#endif
+  }
+  compare_lanes<kOp>(a, b, out, words, n);
+}
+
+// Inlined into its callers, so the popcount builtin becomes the instruction where the caller's
+// target has it.
+__attribute__((always_inline)) inline int64_t count(uint64_t w) { return std::popcount(w); }
+
+__attribute__((always_inline)) inline Tally tally_words(const uint64_t* a, const uint64_t* b, const uint64_t* kept,
+                                                        size_t words) {
+  Tally t;
+  for (size_t w = 0; w < words; ++w) {
+    const uint64_t wa = a[w] & kept[w], wb = b[w] & kept[w];
+    t.kept += count(kept[w]);
+    t.a += count(wa);
+    t.b += count(wb);
+    t.both += count(wa & wb);
+    t.differ += count(wa ^ wb);
+  }
+  return t;
+}
+
+#if defined(COGSIM_WILT_AVX2)
+// The baseline x86-64 target has no popcnt instruction, and GCC calls a library routine for it.
+__attribute__((target("popcnt"))) Tally tally_popcnt(const uint64_t* a, const uint64_t* b, const uint64_t* kept,
+                                                     size_t words) {
+  return tally_words(a, b, kept, words);
+}
+
+bool cpu_has_popcnt() {
+  static const bool has = __builtin_cpu_supports("popcnt");
+  return has;
+}
+#endif
+
+// expand's table: byte i of kSpread[b] is bit i of b.
+constexpr std::array<uint64_t, 256> spread_table() {
+  std::array<uint64_t, 256> table{};
+  for (unsigned b = 0; b < 256; ++b) {
+    for (unsigned i = 0; i < 8; ++i) table[b] |= static_cast<uint64_t>((b >> i) & 1) << (8 * i);
+  }
+  return table;
+}
+constexpr std::array<uint64_t, 256> kSpread = spread_table();
+
+}  // namespace
+
+void compare(Cmp op, Operand a, Operand b, uint64_t* out, size_t n) {
+  if (!a.lanes) {
+    std::swap(a, b);
+    op = mirrored(op);
+  }
+  if (!a.lanes) {  // two constants
+    const uint64_t word = holds(op, a.value, b.value) ? ~uint64_t{0} : 0;
+    std::fill(out, out + words_for(n), word);
+    if (n % 64) out[n / 64] &= tail_mask(n);
+    return;
+  }
+  switch (op) {
+    case Cmp::Eq:
+      return compare_as<Cmp::Eq>(a.lanes, b, out, n);
+    case Cmp::Ne:
+      return compare_as<Cmp::Ne>(a.lanes, b, out, n);
+    case Cmp::Lt:
+      return compare_as<Cmp::Lt>(a.lanes, b, out, n);
+    case Cmp::Le:
+      return compare_as<Cmp::Le>(a.lanes, b, out, n);
+    case Cmp::Gt:
+      return compare_as<Cmp::Gt>(a.lanes, b, out, n);
+    case Cmp::Ge:
+      return compare_as<Cmp::Ge>(a.lanes, b, out, n);
+  }
+}
+
+Tally tally(const uint64_t* a, const uint64_t* b, const uint64_t* kept, size_t words) {
+#if defined(COGSIM_WILT_AVX2)
+  if (cpu_has_popcnt()) return tally_popcnt(a, b, kept, words);
+#endif
+  return tally_words(a, b, kept, words);
+}
+
+void pack(const uint8_t* bytes, uint64_t* out, size_t n) {
+  size_t l = 0;
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  for (; l + 64 <= n; l += 64) {
+    uint64_t word = 0;
+    for (int j = 0; j < 64; j += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + l + j));
+      const auto zeros = static_cast<uint64_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero)));
+      word |= (zeros ^ 0xFFFF) << j;
+    }
+    out[l / 64] = word;
+  }
+#endif
+  for (; l < n; l += 64) {
+    const size_t end = std::min(n, l + 64);
+    uint64_t word = 0;
+    for (size_t k = l; k < end; ++k) word |= uint64_t{bytes[k] != 0} << (k - l);
+    out[l / 64] = word;
+  }
+}
+
+void expand(const uint64_t* words, uint8_t* bytes, size_t n) {
+  size_t l = 0;
+  for (; l + 8 <= n; l += 8) {
+    const uint64_t spread = kSpread[(words[l / 64] >> (l % 64)) & 0xFF];
+    for (int i = 0; i < 8; ++i) bytes[l + i] = static_cast<uint8_t>(spread >> (8 * i));  // one store
+  }
+  for (; l < n; ++l) bytes[l] = (words[l / 64] >> (l % 64)) & 1;
+}
+
+}  // namespace cogsim::wilt::bits

@@ -490,3 +490,14 @@ def test_counts_and_counterexamples_at_every_length(n):
         assert (result.guess_true, result.hidden_true) == (truth[0].sum(), truth[1].sum())
         assert result.both_true == (truth[0] & truth[1]).sum()
         assert result.counterexamples == tuple(cases.point(i) for i in differ[:5])
+
+
+def test_constants_reach_every_lane_when_a_rule_meets_more_points_than_before():
+    # The fast path fills a program's constant registers once, as far as its first call needed.
+    src = "lambda x, y, z: x + 2.5 > y * 3 or z == -4"
+    rule, reference = compile_rule(src), cpython_rule(src)
+    rng = np.random.default_rng(4)
+    for n in (3, 2000, 70, 1500):
+        xs, ys, zs = rng.integers(-5, 6, size=(3, n)).astype(float)
+        want = [reference(x, y, z) for x, y, z in zip(xs.tolist(), ys.tolist(), zs.tolist())]
+        assert rule.evaluate(xs, ys, zs).tolist() == want, n

@@ -59,18 +59,33 @@ Cmp mirrored(Cmp op) {
   }
 }
 
-// Words from word `first` on, one lane at a time: the tail of every loop below, and the whole
-// job where no vector unit is compiled in.
-template <Cmp kOp>
-void compare_lanes(const double* a, Operand b, uint64_t* out, size_t first, size_t n) {
-  for (size_t w = first; w * 64 < n; ++w) {
-    const size_t begin = w * 64, end = std::min(n, begin + 64);
+// Lanes [from, n) one at a time, into words whose bits below `from` are already written: the tail
+// of the vector loops below, and the whole job where no vector unit is compiled in.
+template <Cmp kOp, bool kConstant>
+void compare_lanes(const double* a, Operand b, uint64_t* out, size_t from, size_t n) {
+  for (size_t l = from; l < n; ++l) {
+    const uint64_t bit = uint64_t{holds<kOp>(a[l], kConstant ? b.value : b.lanes[l])} << (l % 64);
+    out[l / 64] = l % 64 ? out[l / 64] | bit : bit;
+  }
+}
+
+// The vector loops: whole words with a constant trip count, then the last word's whole groups of
+// kWidth lanes; they return how many lanes they wrote (the rest is compare_lanes' job).
+// `mask_of(l)` is the comparison's lane mask for lanes [l, l + kWidth).
+template <size_t kWidth, typename MaskOf>
+__attribute__((always_inline)) inline size_t compare_groups(uint64_t* out, size_t n, MaskOf mask_of) {
+  const size_t words = n / 64, lanes = n / kWidth * kWidth;
+  for (size_t w = 0; w < words; ++w) {
     uint64_t word = 0;
-    for (size_t l = begin; l < end; ++l) {
-      word |= uint64_t{holds<kOp>(a[l], b.lanes ? b.lanes[l] : b.value)} << (l - begin);
-    }
+    for (size_t j = 0; j < 64; j += kWidth) word |= mask_of(w * 64 + j) << j;
     out[w] = word;
   }
+  if (words * 64 < lanes) {
+    uint64_t word = 0;
+    for (size_t l = words * 64; l < lanes; l += kWidth) word |= mask_of(l) << (l % 64);
+    out[words] = word;
+  }
+  return lanes;
 }
 
 #if defined(__SSE2__)
@@ -84,22 +99,13 @@ inline __m128d sse2_compare(__m128d x, __m128d y) {
   return _mm_cmpge_pd(x, y);
 }
 
-// Whole words, two lanes per compare; returns how many words it wrote.
 template <Cmp kOp, bool kConstant>
 size_t compare_sse2(const double* a, Operand b, uint64_t* out, size_t n) {
-  const size_t words = n / 64;
   const __m128d value = _mm_set1_pd(b.value);
-  for (size_t w = 0; w < words; ++w) {
-    const double* pa = a + w * 64;
-    const double* pb = kConstant ? nullptr : b.lanes + w * 64;
-    uint64_t word = 0;
-    for (int j = 0; j < 64; j += 2) {
-      const __m128d y = kConstant ? value : _mm_loadu_pd(pb + j);
-      word |= static_cast<uint64_t>(_mm_movemask_pd(sse2_compare<kOp>(_mm_loadu_pd(pa + j), y))) << j;
-    }
-    out[w] = word;
-  }
-  return words;
+  return compare_groups<2>(out, n, [&](size_t l) {
+    const __m128d y = kConstant ? value : _mm_loadu_pd(b.lanes + l);
+    return static_cast<uint64_t>(_mm_movemask_pd(sse2_compare<kOp>(_mm_loadu_pd(a + l), y)));
+  });
 }
 #endif
 
@@ -117,20 +123,11 @@ constexpr int avx_predicate() {
 
 template <Cmp kOp, bool kConstant>
 __attribute__((target("avx2"))) size_t compare_avx2(const double* a, Operand b, uint64_t* out, size_t n) {
-  const size_t words = n / 64;
   const __m256d value = _mm256_set1_pd(b.value);
-  for (size_t w = 0; w < words; ++w) {
-    const double* pa = a + w * 64;
-    const double* pb = kConstant ? nullptr : b.lanes + w * 64;
-    uint64_t word = 0;
-    for (int j = 0; j < 64; j += 4) {
-      const __m256d y = kConstant ? value : _mm256_loadu_pd(pb + j);
-      const __m256d mask = _mm256_cmp_pd(_mm256_loadu_pd(pa + j), y, avx_predicate<kOp>());
-      word |= static_cast<uint64_t>(_mm256_movemask_pd(mask)) << j;
-    }
-    out[w] = word;
-  }
-  return words;
+  return compare_groups<4>(out, n, [&](size_t l) __attribute__((target("avx2"))) {
+    const __m256d y = kConstant ? value : _mm256_loadu_pd(b.lanes + l);
+    return static_cast<uint64_t>(_mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(a + l), y, avx_predicate<kOp>())));
+  });
 }
 
 bool cpu_has_avx2() {
@@ -141,18 +138,23 @@ bool cpu_has_avx2() {
 
 template <Cmp kOp>
 void compare_as(const double* a, Operand b, uint64_t* out, size_t n) {
-  size_t words = 0;
+  const bool constant = b.lanes == nullptr;
+  size_t lanes = 0;
 #if defined(COGSIM_WILT_AVX2)
   if (cpu_has_avx2()) {
-    words = b.lanes ? compare_avx2<kOp, false>(a, b, out, n) : compare_avx2<kOp, true>(a, b, out, n);
+    lanes = constant ? compare_avx2<kOp, true>(a, b, out, n) : compare_avx2<kOp, false>(a, b, out, n);
   } else
 #endif
   {
 #if defined(__SSE2__)
-    words = b.lanes ? compare_sse2<kOp, false>(a, b, out, n) : compare_sse2<kOp, true>(a, b, out, n);
+    lanes = constant ? compare_sse2<kOp, true>(a, b, out, n) : compare_sse2<kOp, false>(a, b, out, n);
 #endif
   }
-  compare_lanes<kOp>(a, b, out, words, n);
+  if (constant) {
+    compare_lanes<kOp, true>(a, b, out, lanes, n);
+  } else {
+    compare_lanes<kOp, false>(a, b, out, lanes, n);
+  }
 }
 
 // Inlined into its callers, so the popcount builtin becomes the instruction where the caller's

@@ -675,6 +675,7 @@ bool fast_eligible(const Program& p, size_t k) {
 
 struct FastScratch {
   uint64_t constants_of = 0;  // the program whose constants fill their slots (0: none)
+  size_t constant_lanes = 0;  // how many lanes of them
   std::vector<double> slots;
   std::vector<uint64_t> bit_slots;  // the same registers for values held as bits
   std::vector<const double*> values;
@@ -988,8 +989,10 @@ bool run_fast(const Program& p, const double* xs, const double* ys, const double
     s.slots.resize(needed);
     s.constants_of = 0;
   }
-  // Constants keep their slots, so the blocks of one call (and of calls in a row) fill them once.
-  const bool fill_constants = s.constants_of != p.id;
+  // Constants keep their slots, so the blocks of one call (and of calls in a row) fill them once,
+  // as far as the first chunk reaches (a few lanes when many rules meet a few points).
+  const size_t constant_lanes = std::min(kChunk, n);
+  const bool fill_constants = s.constants_of != p.id || s.constant_lanes < constant_lanes;
   s.constants_of = 0;
   const size_t bit_needed = static_cast<size_t>(p.fast_slots) * kChunkWords;
   if (s.bit_slots.size() < bit_needed) s.bit_slots.resize(bit_needed);
@@ -1016,12 +1019,13 @@ bool run_fast(const Program& p, const double* xs, const double* ys, const double
       double* out = s.slots.data() + static_cast<size_t>(p.fast_slot[k]) * kSlotStride;
       s.values[k] = out;
       if (in.op == Op::Const) {
-        if (fill_constants && begin == 0) std::fill(out, out + kChunk, p.fast_constants[k]);
+        if (fill_constants && begin == 0) std::fill(out, out + constant_lanes, p.fast_constants[k]);
       } else if (fast_step(p, in, s.values.data(), out, len)) {
         return false;
       }
     }
     s.constants_of = p.id;  // every constant is filled once a chunk has run through
+    if (fill_constants) s.constant_lanes = constant_lanes;
     if (!p.fast_bits[values - 1])
       bits::compare(bits::Cmp::Ne, {s.values[values - 1], 0.0}, {nullptr, 0.0}, chunk_truth, len);
   }

@@ -394,7 +394,8 @@ def report(eq_rows, eq_meta, matrix, agents, protocols) -> str:
         f"({ms(base)} ms); {sum(r['cached'] < 1e-3 for r in eq_rows)}/50 rules are under 1 ms. The slowest is rule "
         f"{slowest['rule']} ({ms(slowest['cached'])} ms). Rules whose values are all statically float or bool "
         "(comparisons, and/or/not, + - * /, min/max, abs, `%` and `//`, `**` with an integral constant exponent) "
-        "run the VM's typed fast path: tag- and flag-free double loops over L1-sized chunks; `%` by 1 and 2 as "
+        "run the VM's typed fast path: tag- and flag-free double loops over L1-sized chunks, bools that only feed "
+        "and/or/not held as one bit per point; `%` by 1 and 2 as "
         "branch-free vector loops; `**` still calls libm's pow per point, as CPython does (only exact squares skip "
         "it). Rules that make ints (`int`, `round`, `math.gcd`, bitwise ops) run the general typed-lane VM.",
         f"- At least 10x the NumPy baseline: {'met' if matrix['numpy'] >= 10 * matrix['one_thread'] else 'NOT met'} "
@@ -404,15 +405,17 @@ def report(eq_rows, eq_meta, matrix, agents, protocols) -> str:
         f"{other_vs_numpy:.2f}x for the median non-equivalent pair (per rule from {min(per_rule):.2f}x to "
         f"{max(per_rule):.2f}x). Against CPython, the reference semantics, the single check is "
         f"{med('cpython') / base:.0f}x faster.",
-        f"- Why 10x NumPy is out of reach for one check: merely reading the three coordinate arrays costs "
-        f"{ms(eq_meta['read'])} ms here, while 10x the median NumPy time would be {ms(med('numpy_cached') / 10)} ms. "
-        "Even ignoring memory, SSE2 (the default build has no -march) loads two doubles per instruction, so the three "
-        "loads of a point alone cost about 0.75 cycles, about 25 us for the case set at this machine's clock, against "
-        "NumPy's ~100 us for the simplest rules: about 4x NumPy at best for a single pair. Generating the integer grid's "
-        "points (74% of the set) from their index instead of loading them was tried and measured slower than "
-        "loading (the arrays stream from L2/L3 faster than SSE2 builds three coordinates per point). The cogsim "
-        f"median is {base / eq_meta['read']:.1f}x the array-read floor; the per-rule gap to it comes from libm `pow` (rules "
-        "27-29, 34, as CPython calls it), the general VM for int-producing rules (30-34) and fixed per-block overhead.",
+        f"- Why 10x NumPy is out of reach for one check: 10x the median NumPy time would be "
+        f"{ms(med('numpy_cached') / 10)} ms, while merely reading the three coordinate arrays costs "
+        f"{ms(eq_meta['read'])} ms here (the cogsim median is {base / eq_meta['read']:.1f}x that). An interpreter runs "
+        "one pass per operation and each pass loads its operands again (16 bytes per point for a comparison of two "
+        "values); what limits those passes is the cores' load ports, not memory (a case set small enough to stay in L2 "
+        "checks no faster per point). `benchmarks/wilt_floor.py` times hand-written AVX2 loops with no interpreter: "
+        "5-8x NumPy reading the points, about 13x specialised to the release set's layout with invariant work hoisted "
+        "out of the inner loop, which is what a rule compiler (machine code generated from model-written rules, "
+        "which cogsim does not do) would reach. The per-rule gap to the median comes from libm `pow` (rules 27-29, 34, "
+        "as CPython calls it), the general VM for int-producing rules (30-34) and about 15 us of Python and binding "
+        "per call.",
         "- Before this round (the previous recorded run, commit 62f0b87, ratios from that same run): median cached "
         "check 0.438 ms vs NumPy 0.122 ms (0.28x), 34/50 rules under 1 ms, hypothesis matrix 23.8x NumPy.",
     ]

@@ -59,9 +59,50 @@ class QuadPipeline:
         ``bases``: one RGBA (H, W, 4) frame per frame, drawn before (a frame of ``components=4``);
         the canvas is drawn over it. Without bases frames start black.
         """
-        data = canvas.instances()
-        tiles = _tiles.layout(count, canvas.width, canvas.height)
-        frames = np.empty((count, canvas.height, canvas.width, components), dtype=np.uint8)
+        return self.draw_instances(canvas.instances(), (canvas.width, canvas.height), count, bases, components)
+
+    def draw_parts(self, parts: Sequence[tuple[np.ndarray, Optional[Sequence[np.ndarray]], np.ndarray]], size):
+        """The frames of several canvases of one size, in as few passes as one canvas of them all:
+        ``parts`` holds (instance rows, bases or None, output frames) per canvas. Frames come out as
+        each part alone would draw them (see shaders/quad.vert)."""
+        if len(parts) == 1:
+            data, bases, out = parts[0]
+            self.draw_instances(data, size, len(out), bases, out=out)
+            return
+        rows, all_bases, first = [], [], 0
+        with_bases = any(bases is not None for _, bases, _ in parts)
+        black = None
+        for data, bases, out in parts:
+            count = len(out)
+            shifted = data.copy()
+            shifted[:, _TILE_COLUMN] += first
+            rows.append(shifted)
+            if with_bases and bases is None and black is None:
+                black = np.zeros((size[1], size[0], 4), dtype=np.uint8)
+                black[..., 3] = 255  # what a pass without bases clears to
+            if with_bases:
+                all_bases.extend(bases if bases is not None else [black] * count)
+            first += count
+        frames = self.draw_instances(np.concatenate(rows), size, first, all_bases if with_bases else None)
+        first = 0
+        for _, _, out in parts:
+            out[...] = frames[first : first + len(out)]
+            first += len(out)
+
+    def draw_instances(
+        self,
+        data: np.ndarray,
+        size: tuple[int, int],
+        count: int,
+        bases: Optional[Sequence[np.ndarray]] = None,
+        components: int = 3,
+        out: Optional[np.ndarray] = None,
+    ) -> np.ndarray:
+        """:meth:`draw` from a canvas's instance rows (frame column ascending), as ``Canvas.instances``
+        gives them; into ``out`` (count, H, W, components) when given."""
+        width, height = size
+        tiles = _tiles.layout(count, width, height)
+        frames = np.empty((count, height, width, components), dtype=np.uint8) if out is None else out
         # Scenes add their items frame by frame, so each pass is one contiguous slice.
         bounds = np.searchsorted(data[:, _TILE_COLUMN], np.arange(0, count + tiles.per_pass, tiles.per_pass) - 0.5)
         for start in range(0, count, tiles.per_pass):
@@ -89,10 +130,16 @@ class QuadPipeline:
             self.glyphs.use(1)
             self.ctx.enable_only(moderngl.BLEND)
             self.ctx.blend_func = moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA
+            self.ctx.viewport = (
+                0,
+                0,
+                _tiles.VIEWPORT_SIZE,
+                _tiles.VIEWPORT_SIZE,
+            )  # larger than the target: see quad.vert
             for key, first, stop in _runs(groups[:, 0]):
                 program, vao = self._program(key)
                 program["u_frame_size"] = (tiles.width, tiles.height)
-                program["u_target_size"] = tiles.target_size
+                program["u_viewport_size"] = (_tiles.VIEWPORT_SIZE, _tiles.VIEWPORT_SIZE)
                 program["u_columns"] = tiles.columns
                 vao.render_indirect(self.commands, moderngl.TRIANGLE_STRIP, count=stop - first, first=first)
         _tiles.read_frames(target, tiles, out)

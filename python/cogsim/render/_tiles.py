@@ -14,6 +14,10 @@ from cogsim import _core
 # pass on 4096 px took ~25% more CPU than 16 per pass on 2048 px).
 MAX_TARGET = 2048
 MAX_FRAME = 4096
+# The 2D passes map frame pixels through this power-of-two viewport, at least as large as any
+# target, so that a frame is drawn the same in every tile (see shaders/quad.vert).
+VIEWPORT_SIZE = 4096
+assert VIEWPORT_SIZE >= max(MAX_TARGET, MAX_FRAME) and VIEWPORT_SIZE & (VIEWPORT_SIZE - 1) == 0
 
 
 @dataclass(frozen=True)

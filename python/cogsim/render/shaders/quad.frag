@@ -16,9 +16,8 @@ uniform sampler2D u_sprites;
 uniform sampler2D u_glyphs;
 uniform vec2 u_frame_size;
 
-in vec2 v_local;
-in vec2 v_pixel;
-in vec2 v_uv;
+flat in vec2 v_origin;
+flat in vec4 v_rect;
 flat in vec2 v_size;
 flat in vec4 v_color;
 flat in vec4 v_color2;
@@ -119,6 +118,9 @@ uint pcg_hash(uint v) {
 }
 
 void main() {
+    vec2 v_pixel = gl_FragCoord.xy - v_origin;  // frame pixels, as the vertex shader's
+    vec2 v_local = (v_pixel - v_rect.xy) / v_size;  // 0..1 across the item
+    vec2 v_uv = mix(v_uv_rect.xy, v_uv_rect.zw, v_local);
     // Items never draw outside their own frame tile.
     if (any(lessThan(v_pixel, vec2(0.0))) || any(greaterThan(v_pixel, u_frame_size))) discard;
     vec2 half_size = 0.5 * v_size;

@@ -1,6 +1,7 @@
 """KidGym throughput and baselines.
 
 python benchmarks/bench_kidgym.py throughput   # episodes/s generated and played in the core, frames/s, env steps/s
+python benchmarks/bench_kidgym.py vector       # envs stepped together: frames in shared passes or one call each
 python benchmarks/bench_kidgym.py baselines    # random (500 episodes) and oracle tables per task and level
 python -m pytest benchmarks/bench_kidgym.py    # the throughput cases under pytest-benchmark
 """
@@ -57,6 +58,42 @@ def env_steps(name: str, level: int, images: bool, episodes: int = 20) -> tuple[
     return steps, time.perf_counter() - start
 
 
+def vector_steps(name: str, envs: int, batched: bool, cell_size: int = 64, steps: int = 0) -> float:
+    """Steps/s of ``envs`` KidGym envs stepped together (random agent, level 2), with their frames
+    drawn in shared passes (``render.frame_batch``, what ``TextVectorEnv`` does) or one call each."""
+    from contextlib import nullcontext
+
+    from cogsim.envs import vector
+
+    vec = cogsim.make_vec(f"kidgym/{name}", envs, autoreset_mode="SameStep", level=2, cell_size=cell_size)
+    vec.reset(seed=list(range(envs)))
+    rng = np.random.default_rng(0)
+    steps = steps or max(30, 300 // envs)  # at least 300 frames
+    together = vector._frames_together
+    vector._frames_together = together if batched else nullcontext
+    try:
+        start = time.perf_counter()
+        for _ in range(steps):
+            vec.step([env.scripted_response("random", rng) for env in vec.envs])
+        return envs * steps / (time.perf_counter() - start)
+    finally:
+        vector._frames_together = together
+
+
+def vector_table() -> str:
+    lines = [
+        "| envs stepped together (kidgym/maze, level 2) | frame size | steps/s, one frame per call | steps/s, frames batched | ratio |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
+    for envs in (1, 8, 32):
+        for cell_size in (32, 64):
+            alone = max(vector_steps("maze", envs, False, cell_size) for _ in range(2))
+            batched = max(vector_steps("maze", envs, True, cell_size) for _ in range(2))
+            side = 9 * cell_size
+            lines.append(f"| {envs} | {side} px | {alone:,.0f} | {batched:,.0f} | {batched / alone:.2f}x |")
+    return "\n".join(lines)
+
+
 def _rate(fn, units: int, repeats: int = 3) -> float:
     best = float("inf")
     for _ in range(repeats):
@@ -90,7 +127,7 @@ def throughput_table() -> str:
         for images in (False, True):
             steps, seconds = env_steps(name, 2, images)
             lines.append(f"| kidgym/{name} | {images} | {steps / seconds:,.0f} |")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n\n" + vector_table()
 
 
 def baseline_tables(episodes: int = 500) -> str:
@@ -148,6 +185,7 @@ def test_render_batch(benchmark):
 
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "throughput"
-    if mode not in ("throughput", "baselines"):
-        raise SystemExit("usage: bench_kidgym.py [throughput|baselines]")
-    print(throughput_table() if mode == "throughput" else baseline_tables())
+    tables = {"throughput": throughput_table, "baselines": baseline_tables, "vector": vector_table}
+    if mode not in tables:
+        raise SystemExit("usage: bench_kidgym.py [throughput|baselines|vector]")
+    print(tables[mode]())

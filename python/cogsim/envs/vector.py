@@ -47,39 +47,52 @@ class TextVectorEnv(gym.vector.VectorEnv):
 
     def reset(self, *, seed: Optional[int | Sequence[int]] = None, options: Optional[dict] = None):
         seeds = _seeds(seed, self.num_envs)
-        results = [env.reset(seed=s, options=options) for env, s in zip(self.envs, seeds)]
+        with _frames_together():
+            results = [env.reset(seed=s, options=options) for env, s in zip(self.envs, seeds)]
         self._ended[:] = False
         return tuple(r[0] for r in results), {"per_env": [r[1] for r in results]}
 
     def step(self, actions: Sequence[str]):
         if isinstance(actions, str) or len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions (one reply text per env), got {actions!r:.80}")
-        obs, rewards = [None] * self.num_envs, np.zeros(self.num_envs, dtype=np.float64)
-        terminated, truncated = np.zeros(self.num_envs, dtype=bool), np.zeros(self.num_envs, dtype=bool)
-        infos: list = [None] * self.num_envs
-        final_obs, final_info = [None] * self.num_envs, [None] * self.num_envs
-        for i, (env, action) in enumerate(zip(self.envs, actions)):
-            if self._ended[i]:
-                if self.autoreset_mode == AutoresetMode.DISABLED:
-                    raise ResetNeeded(f"env {i} of the vector env has ended (autoreset disabled): call reset() first")
-                obs[i], infos[i] = env.reset()
-                self._ended[i] = False
-                continue
-            obs[i], rewards[i], terminated[i], truncated[i], infos[i] = env.step(action)
-            if terminated[i] or truncated[i]:
-                if self.autoreset_mode == AutoresetMode.SAME_STEP:
-                    final_obs[i], final_info[i] = obs[i], infos[i]
-                    obs[i], infos[i] = env.reset()
-                else:
-                    self._ended[i] = True
+        with _frames_together():
+            results = [self._step_one(i, action) for i, action in enumerate(actions)]
+        obs, rewards, terminated, truncated, infos, final_obs, final_info = (list(column) for column in zip(*results))
         info: dict[str, Any] = {"per_env": infos}
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
             info["final_obs"], info["final_info"] = final_obs, final_info
-        return tuple(obs), rewards, terminated, truncated, info
+        flags = (np.array(terminated, dtype=bool), np.array(truncated, dtype=bool))
+        return tuple(obs), np.array(rewards, dtype=np.float64), *flags, info
+
+    def _step_one(self, i: int, action: str) -> tuple:
+        """Env i's (obs, reward, terminated, truncated, info, final obs, final info) for this step."""
+        env = self.envs[i]
+        if self._ended[i]:
+            if self.autoreset_mode == AutoresetMode.DISABLED:
+                raise ResetNeeded(f"env {i} of the vector env has ended (autoreset disabled): call reset() first")
+            self._ended[i] = False
+            obs, info = env.reset()
+            return obs, 0.0, False, False, info, None, None
+        obs, reward, terminated, truncated, info = env.step(action)
+        final_obs = final_info = None
+        if terminated or truncated:
+            if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                final_obs, final_info = obs, info
+                obs, info = env.reset()
+            else:
+                self._ended[i] = True
+        return obs, reward, terminated, truncated, info, final_obs, final_info
 
     def close(self, **kwargs: Any) -> None:
         for env in self.envs:
             env.close()
+
+
+def _frames_together():
+    """The envs' frames of one reset or step drawn in shared passes (identical frames, less time)."""
+    from cogsim.render import frame_batch  # the renderer only for envs that draw
+
+    return frame_batch()
 
 
 def _autoreset_mode(mode) -> AutoresetMode:

@@ -45,6 +45,15 @@ from cogsim.harness.slots import Progress, Slot
 from cogsim.store.sqlite import EpisodeRow, Store, TurnRow, image_ref
 
 
+def _frames_together():
+    """Frames the envs draw inside the block come out of shared render passes, identical to frames
+    drawn alone; every frame the block reads was drawn before it began (a step reads the frames of
+    the step before)."""
+    from cogsim.render import frame_batch  # the renderer only for runs whose envs draw
+
+    return frame_batch()
+
+
 class ReplayMismatch(RuntimeError):
     """The env or a scripted agent did not reproduce a stored turn: it is not deterministic."""
 
@@ -173,12 +182,14 @@ class _LockstepRunner:
         try:
             while (pending or active) and self.stopped is None:
                 started, failed = [], []
-                while pending and len(active) < self.config.concurrency:
-                    episode = self._start(pending.popleft(), stored)
-                    if episode.new:
-                        started.append(episode.row)
-                    (failed if episode.finished else active).append(episode)
-                turns, finished = self._step(active)
+                with _frames_together():  # the new episodes' first frames in shared passes
+                    while pending and len(active) < self.config.concurrency:
+                        episode = self._start(pending.popleft(), stored)
+                        if episode.new:
+                            started.append(episode.row)
+                        (failed if episode.finished else active).append(episode)
+                with _frames_together():  # the frames the step's answers lead to, likewise
+                    turns, finished = self._step(active)
                 self.store.write_step(started, turns, [e.row for e in failed + finished])
                 for episode in finished:
                     if episode.row.status not in ("error", "running"):  # an env that raised may be in any state

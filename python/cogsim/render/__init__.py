@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cogsim.render._assets import atlases as _atlases
 from cogsim.render._context import BACKENDS, ContextError
-from cogsim.render._renderer import Renderer, shared_renderer
+from cogsim.render._renderer import Renderer, frame_batch, shared_renderer
 from cogsim.render.cards import CardBoard
 from cogsim.render.grid import CellMark, GridScene, Item, Pile, ShapeTile, SlotMark, SpriteQuarter, Target
 from cogsim.render.maze import MapView, Maze, ViewOptions
@@ -35,6 +35,7 @@ __all__ = [
     "SpriteQuarter",
     "Target",
     "ViewOptions",
+    "frame_batch",
     "save_png",
     "shared_renderer",
     "to_png_bytes",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Sequence, Union
+from collections import defaultdict
+from contextlib import contextmanager
+from typing import Iterator, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -14,6 +16,7 @@ from cogsim.render._canvas import Canvas
 from cogsim.render._quads import QuadPipeline
 
 _THREAD_STATE = threading.local()
+_BATCH_STATE = threading.local()  # frame_batch(): depth of the blocks, renderers with deferred draws
 
 
 def shared_renderer(backend: str = "egl") -> "Renderer":
@@ -29,6 +32,48 @@ def shared_renderer(backend: str = "egl") -> "Renderer":
     if backend not in renderers:
         renderers[backend] = Renderer(backend)
     return renderers[backend]
+
+
+@contextmanager
+def frame_batch() -> Iterator[None]:
+    """Draws the 2D frames (grid, cube_net, cards, minimap, patch) that this thread asks any renderer
+    for inside the block in as few passes as possible. Each call still returns its array at once,
+    but the array is filled when the outermost block ends; frames of one size share passes. The
+    frames are bit for bit those drawn one call at a time, so batching is invisible except for the
+    time. Read no frame inside the block. Envs stepped together use it (``TextVectorEnv`` and the
+    harness's lockstep runner): a step's frames of all envs then cost one pass.
+    """
+    state = _batch_state()
+    state.depth += 1
+    try:
+        yield
+    finally:
+        state.depth -= 1
+        if state.depth == 0:
+            waiting, state.waiting = state.waiting, []
+            failures = []
+            for renderer in waiting:  # every renderer, so none is left holding draws
+                try:
+                    renderer._flush()
+                except Exception as error:  # noqa: BLE001 - raised below, after the others
+                    failures.append(error)
+            if failures:
+                raise failures[0]
+
+
+def _batch_state():
+    if not hasattr(_BATCH_STATE, "depth"):
+        _BATCH_STATE.depth, _BATCH_STATE.waiting = 0, []
+    return _BATCH_STATE
+
+
+class _Deferred(NamedTuple):
+    """A 2D draw call waiting for the end of a frame batch: its canvas's rows and where they go."""
+
+    size: tuple[int, int]
+    instances: np.ndarray
+    bases: Optional[list]
+    out: np.ndarray
 
 
 def _as_list(value, kind):
@@ -48,6 +93,7 @@ class Renderer:
         self._quads = QuadPipeline(self.ctx, self.atlases)
         self._maze = maze.MazePipeline(self.ctx)
         self._grid_bases: dict[tuple[str, int], np.ndarray] = {}  # at most 6 scenes x 3 cell sizes
+        self._deferred: list[_Deferred] = []  # inside frame_batch()
 
     def _canvas(self, width: int, height: int) -> Canvas:
         return Canvas(self.atlases, width, height)
@@ -57,7 +103,23 @@ class Renderer:
         for index, scene in enumerate(scenes):
             canvas.frame = index
             draw(canvas, scene)
-        return self._quads.draw(canvas, len(scenes), bases)
+        state = _batch_state()
+        if not state.depth:
+            return self._quads.draw(canvas, len(scenes), bases)
+        # The scenes are drawn into the canvas now, so later changes to them cannot reach the frames.
+        out = np.empty((len(scenes), size[1], size[0], 3), dtype=np.uint8)
+        if not self._deferred:
+            state.waiting.append(self)
+        self._deferred.append(_Deferred(size, canvas.instances(), bases, out))
+        return out
+
+    def _flush(self) -> None:
+        deferred, self._deferred = self._deferred, []
+        by_size = defaultdict(list)
+        for call in deferred:
+            by_size[call.size].append(call)
+        for size, calls in by_size.items():
+            self._quads.draw_parts([(c.instances, c.bases, c.out) for c in calls], size)
 
     def grid(self, scenes: Union[grid.GridScene, Sequence[grid.GridScene]]) -> np.ndarray:
         scenes = [scene.validate() for scene in _as_list(scenes, grid.GridScene)]

@@ -21,7 +21,6 @@ answers is not published.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, ClassVar, Optional
 
 import numpy as np
@@ -37,11 +36,11 @@ _MAZES = {"maze", "decode_maze", "memory_maze"}
 EXAMPLE_SEED = 2_000_000_011  # the in-context example episode (shifted if it equals the episode's seed)
 
 
-@lru_cache(maxsize=1)
 def renderer():
-    from cogsim import render
+    """This thread's renderer (a GL context belongs to one thread and process)."""
+    from cogsim.render import shared_renderer
 
-    return render.Renderer()
+    return shared_renderer()
 
 
 class KidGymEnv(TextEnv):

@@ -105,3 +105,27 @@ def test_a_lockstep_run_stores_the_same_frames_with_and_without_batching(tmp_pat
     batched, alone = stored_frames(tmp_path / "batched"), stored_frames(tmp_path / "alone")
     assert len(batched) >= 16 and all(row[3] for row in batched)  # every turn showed a frame
     assert batched == alone  # frames are stored under their content's hash
+
+
+def test_an_env_that_reads_its_frames_while_stepping_is_never_deferred():
+    """Envs opt in (TextEnv.batches_frames); one that does not, such as this plugin that reports a
+    pixel sum of the frame it just drew, steps together with others and still reads real pixels."""
+    import cogsim
+    from cogsim.envs import TextEnv, observation, register
+
+    class ReadsItsFrame(TextEnv):
+        def _reset(self, seed, options):
+            self.seed_value = seed
+            return self._observe()
+
+        def _step(self, action):
+            return self._observe(), 0.0, True, False, {}
+
+        def _observe(self):
+            frame = shared_renderer().grid(examples.example_grid(self.seed_value, cell_size=32))[0]
+            return observation(f"pixel sum {int(frame.sum())}", (frame,))
+
+    register("test/reads-its-frame", ReadsItsFrame)
+    expected = [int(shared_renderer().grid(examples.example_grid(s, cell_size=32))[0].sum()) for s in (1, 2)]
+    obs, _ = cogsim.make_vec("test/reads-its-frame", 2).reset(seed=[1, 2])
+    assert [o["text"] for o in obs] == [f"pixel sum {e}" for e in expected]

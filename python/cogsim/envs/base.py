@@ -78,6 +78,7 @@ class TextEnv(gym.Env):
         default_history:    the conversation policy the paper used: "full", "last:K" or "current"
         scripted_policies:  names accepted by ``scripted_response``
         num_players:        agents taking turns in one episode (2 for duels)
+        batches_frames:     its frames may be drawn in passes shared with other envs (see below)
     """
 
     metadata: dict[str, Any] = {"render_modes": []}  # Gymnasium declares it this way
@@ -85,6 +86,10 @@ class TextEnv(gym.Env):
     default_history: ClassVar[str] = "full"
     scripted_policies: ClassVar[tuple[str, ...]] = ("oracle", "random")
     num_players: ClassVar[int] = 1
+    # True for an env that only hands its frames on (into observations) and never reads their pixels
+    # while it resets or steps: callers that step several envs together may then draw all their frames
+    # in shared passes (render.frame_batch), which fills the arrays after the last env has stepped.
+    batches_frames: ClassVar[bool] = False
 
     def __init__(self, env_id: str = "", **options: Any):
         self.env_id = env_id

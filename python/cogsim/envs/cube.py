@@ -68,6 +68,7 @@ class CubeBenchEnv(TextEnv):
 
     suite = "cube"
     default_history = "current"
+    batches_frames = True
     test: ClassVar[str] = ""
     modalities: ClassVar[tuple[str, ...]] = prompts.MODALITIES
     default_modality: ClassVar[str] = "image+text"

@@ -66,6 +66,7 @@ class KidGymEnv(TextEnv):
     """
 
     suite: ClassVar[str] = "kidgym"
+    batches_frames: ClassVar[bool] = True
     default_history: ClassVar[str] = "current"
     scripted_policies: ClassVar[tuple[str, ...]] = ("oracle", "random")
 

@@ -51,6 +51,7 @@ VIEW_LABELS = {
 class MazeNavEnv(TextEnv):
     suite = "maze3d"
     default_history = "full"
+    batches_frames = True
     scripted_policies = agents.POLICIES
 
     def __init__(self, env_id: str = "maze3d/nav", **options):

@@ -52,6 +52,7 @@ POLICIES = ("oracle", "optimal", "forgetful", "random")
 
 class PairsEnv(TextEnv):
     suite = "pairs"
+    batches_frames = True
     default_history = "full"
     scripted_policies = POLICIES
     num_players = 1

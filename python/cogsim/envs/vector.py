@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any, Callable, Optional, Sequence, Union
 
 import gymnasium as gym
@@ -43,11 +44,12 @@ class TextVectorEnv(gym.vector.VectorEnv):
         self.observation_space = spaces.Tuple([self.single_observation_space] * self.num_envs)
         self.action_space = spaces.Tuple([self.single_action_space] * self.num_envs)
         self.metadata = {**self.envs[0].metadata, "autoreset_mode": self.autoreset_mode}
+        self._frames_shared = all(env.batches_frames for env in self.envs)
         self._ended = np.zeros(self.num_envs, dtype=bool)
 
     def reset(self, *, seed: Optional[int | Sequence[int]] = None, options: Optional[dict] = None):
         seeds = _seeds(seed, self.num_envs)
-        with _frames_together():
+        with _frames_together(self._frames_shared):
             results = [env.reset(seed=s, options=options) for env, s in zip(self.envs, seeds)]
         self._ended[:] = False
         return tuple(r[0] for r in results), {"per_env": [r[1] for r in results]}
@@ -55,7 +57,7 @@ class TextVectorEnv(gym.vector.VectorEnv):
     def step(self, actions: Sequence[str]):
         if isinstance(actions, str) or len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions (one reply text per env), got {actions!r:.80}")
-        with _frames_together():
+        with _frames_together(self._frames_shared):
             results = [self._step_one(i, action) for i, action in enumerate(actions)]
         obs, rewards, terminated, truncated, infos, final_obs, final_info = (list(column) for column in zip(*results))
         info: dict[str, Any] = {"per_env": infos}
@@ -88,8 +90,11 @@ class TextVectorEnv(gym.vector.VectorEnv):
             env.close()
 
 
-def _frames_together():
-    """The envs' frames of one reset or step drawn in shared passes (identical frames, less time)."""
+def _frames_together(shared: bool):
+    """The envs' frames of one reset or step drawn in shared passes (identical frames, less time),
+    where every env allows it (``TextEnv.batches_frames``)."""
+    if not shared:
+        return nullcontext()
     from cogsim.render import frame_batch  # the renderer only for envs that draw
 
     return frame_batch()

@@ -29,6 +29,7 @@ import time
 import traceback
 import zlib
 from collections import defaultdict, deque
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -45,13 +46,24 @@ from cogsim.harness.slots import Progress, Slot
 from cogsim.store.sqlite import EpisodeRow, Store, TurnRow, image_ref
 
 
-def _frames_together():
+def _frames_together(shared: bool):
     """Frames the envs draw inside the block come out of shared render passes, identical to frames
-    drawn alone; every frame the block reads was drawn before it began (a step reads the frames of
-    the step before)."""
+    drawn alone, where every env allows it (``TextEnv.batches_frames``); every frame the runner reads
+    inside was drawn before the block began (a step reads the frames of the step before)."""
+    if not shared:
+        return nullcontext()
     from cogsim.render import frame_batch  # the renderer only for runs whose envs draw
 
     return frame_batch()
+
+
+def _class_batches_frames(env_id: str) -> bool:
+    """Whether the env class behind an id allows shared passes; a factory entry point says nothing, and
+    an unknown id fails where its episodes start, as before."""
+    try:
+        return bool(getattr(env_spec(env_id).entry_point, "batches_frames", False))
+    except (ValueError, ImportError):
+        return False
 
 
 class ReplayMismatch(RuntimeError):
@@ -174,6 +186,7 @@ class _LockstepRunner:
         self.agents = {}
         self.free_envs = defaultdict(list)
         self.stopped: Optional[str] = None  # a run-stopping backend fault: no new episodes, no more steps
+        self.starts_share_frames = all(_class_batches_frames(task.env_id) for task in config.tasks)
 
     def run(self, slots: list[Slot]) -> None:
         pending = deque(slots)
@@ -182,13 +195,14 @@ class _LockstepRunner:
         try:
             while (pending or active) and self.stopped is None:
                 started, failed = [], []
-                with _frames_together():  # the new episodes' first frames in shared passes
+                with _frames_together(self.starts_share_frames):  # the new episodes' first frames
                     while pending and len(active) < self.config.concurrency:
                         episode = self._start(pending.popleft(), stored)
                         if episode.new:
                             started.append(episode.row)
                         (failed if episode.finished else active).append(episode)
-                with _frames_together():  # the frames the step's answers lead to, likewise
+                shared = all(e.env is None or e.env.batches_frames for e in active)
+                with _frames_together(shared):  # the frames the step's answers lead to
                     turns, finished = self._step(active)
                 self.store.write_step(started, turns, [e.row for e in failed + finished])
                 for episode in finished:

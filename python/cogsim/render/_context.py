@@ -48,6 +48,14 @@ def gl_context(backend: str = "egl") -> moderngl.Context:
     return context
 
 
+def make_current(context: moderngl.Context) -> None:
+    """Makes ``context`` current in this thread and leaves it so. Another GL user in the same thread
+    (a pyglet window, a peer simulator, a second context) makes its own context current, and GL calls
+    go to whichever is, so every entry into the GL (a draw pass, an upload) calls this first.
+    ``with context:`` would not do: leaving it releases the context rather than restoring another."""
+    context.__enter__()
+
+
 def _key(backend: str) -> tuple[int, int, str]:
     return (os.getpid(), threading.get_ident(), backend)
 

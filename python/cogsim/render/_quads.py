@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 import moderngl
 import numpy as np
 
-from cogsim.render import _tiles
+from cogsim.render import _context, _tiles
 from cogsim.render._assets import AtlasSet, shader_source
 from cogsim.render._canvas import KIND_PATTERN, KIND_SHAPE, Canvas
 
@@ -116,6 +116,7 @@ class QuadPipeline:
     def _draw_pass(
         self, rows: np.ndarray, tiles: _tiles.TileLayout, bases: Optional[Sequence], out: np.ndarray
     ) -> None:
+        _context.make_current(self.ctx)
         target = self._targets.get(tiles.target_size)
         target.use()
         if bases is None:

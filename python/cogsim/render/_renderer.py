@@ -89,6 +89,7 @@ class Renderer:
 
     def __init__(self, backend: str = "egl"):
         self.ctx = _context.gl_context(backend)
+        _context.make_current(self.ctx)  # the thread's context may exist already, not current
         self.atlases = atlases()
         self._quads = QuadPipeline(self.ctx, self.atlases)
         self._maze = maze.MazePipeline(self.ctx)

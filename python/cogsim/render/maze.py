@@ -20,7 +20,7 @@ from typing import Optional, Sequence, Union
 import moderngl
 import numpy as np
 
-from cogsim.render import _check, _tiles
+from cogsim.render import _check, _context, _tiles
 from cogsim.render._assets import shader_source
 from cogsim.render._canvas import Canvas
 
@@ -210,6 +210,7 @@ class MazeSet:
         self.first = np.concatenate(([0], np.cumsum(counts)[:-1]))
         self.count = counts
         ctx = pipeline.ctx
+        _context.make_current(ctx)
         self.vertices = ctx.buffer(np.concatenate(geometry).tobytes())
         self.cameras = ctx.buffer(reserve=64 * 20, dynamic=True)
         self.commands = ctx.buffer(reserve=64 * 20, dynamic=True)
@@ -219,6 +220,7 @@ class MazeSet:
         )
 
     def release(self) -> None:
+        _context.make_current(self.pipeline.ctx)
         for resource in (self.vao, self.vertices, self.cameras, self.commands):
             resource.release()
 
@@ -274,6 +276,7 @@ class MazeSet:
         commands = np.zeros((count, 5), dtype=np.uint32)
         commands[:, 0], commands[:, 1] = self.count[maze_index], 1
         commands[:, 2], commands[:, 3] = self.first[maze_index], np.arange(count)
+        _context.make_current(ctx)
         _write(self.cameras, cameras)
         _write(self.commands, commands)
         program["u_focal"] = 1.0 / math.tan(math.radians(options.fov) / 2)

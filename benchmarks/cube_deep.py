@@ -47,8 +47,8 @@ def _time_build(directory: str, phase1: str) -> None:
         )
 
 
-def _random_states(oracle, count: int, budget: int) -> None:
-    for seed in range(count):
+def _random_states(oracle, first: int, count: int, budget: int) -> None:
+    for seed in range(first, first + count):
         packed, _ = cube.as_states(cube.Cube.random_state(seed))
         started = time.perf_counter()
         try:
@@ -73,6 +73,7 @@ def main() -> None:
     parser.add_argument("--per-depth", type=int, default=5)
     parser.add_argument("--compare-max-depth", type=int, default=15)
     parser.add_argument("--random", type=int, default=1, help="random states to attempt")
+    parser.add_argument("--random-first", type=int, default=0, help="seed of the first random state")
     parser.add_argument("--random-max-nodes", type=float, default=4e9)
     parser.add_argument("--build", action="store_true", help="time a fresh build of the --phase1 table")
     args = parser.parse_args()
@@ -99,7 +100,7 @@ def main() -> None:
         else:
             row += " - | - | - |"
         print(row, flush=True)
-    _random_states(deep, args.random, int(args.random_max_nodes))
+    _random_states(deep, args.random_first, args.random, int(args.random_max_nodes))
 
 
 if __name__ == "__main__":

@@ -378,13 +378,19 @@ void Oracle::load_or_build_perimeter(const Progress& progress) {
   }
 }
 
+// A parallel iteration's subtree searches each hold what was left of the budget, so the message
+// that reaches the caller is written by run(), which knows the query's own max_nodes.
 void Oracle::count_nodes(Search& search, int count) {
   search.nodes += static_cast<uint64_t>(count);
-  if (search.nodes > search.max_nodes) {
-    throw SearchLimitExceeded("search exceeded max_nodes=" + std::to_string(search.max_nodes) +
-                              " while proving the distance is above " + std::to_string(search.bound - 1) +
-                              "; for deep states raise max_nodes or use the sorted phase-1 table (phase1='sorted')");
-  }
+  if (search.nodes > search.max_nodes) throw SearchLimitExceeded("node budget spent");
+}
+
+std::string Oracle::limit_message(uint64_t max_nodes, int bound) const {
+  const std::string advice = config_.phase1 == Phase1Kind::kSorted
+                                 ? "raise max_nodes (random states can take billions of nodes)"
+                                 : "raise max_nodes or use the sorted phase-1 table (phase1='sorted')";
+  return "search exceeded max_nodes=" + std::to_string(max_nodes) + " while proving the distance is above " +
+         std::to_string(bound - 1) + "; for deep states " + advice;
 }
 
 // The last level above the perimeter: a child within the bound must be inside the perimeter, so
@@ -570,9 +576,19 @@ void Oracle::iterate(Search& search, const SearchNode& root, int first_bound) co
 }
 
 Oracle::Found Oracle::run(const CubieCube& cube, uint64_t max_nodes, SearchStats* stats) const {
-  SearchNode root = node_of(cube, false);
   Search search;
   search.max_nodes = max_nodes;
+  try {
+    search_from(cube, search);
+  } catch (const SearchLimitExceeded&) {
+    throw SearchLimitExceeded(limit_message(max_nodes, search.bound));
+  }
+  if (stats) stats->nodes = search.nodes;
+  return search.found;
+}
+
+void Oracle::search_from(const CubieCube& cube, Search& search) const {
+  SearchNode root = node_of(cube, false);
   const int exact = exact_distance(root);
   if (exact >= 0) {
     search.found.length = exact;
@@ -591,8 +607,6 @@ Oracle::Found Oracle::run(const CubieCube& cube, uint64_t max_nodes, SearchStats
     }
     if (search.found.length < 0) throw std::logic_error("cube search found no solution: invalid state?");
   }
-  if (stats) stats->nodes = search.nodes;
-  return search.found;
 }
 
 int Oracle::distance(const CubieCube& cube, uint64_t max_nodes, SearchStats* stats) const {

@@ -152,6 +152,8 @@ class Oracle {
   static void count_nodes(Search& search, int count);
   int database_bound(const SearchNode& s) const;
   Found run(const CubieCube& cube, uint64_t max_nodes, SearchStats* stats) const;
+  void search_from(const CubieCube& cube, Search& search) const;
+  std::string limit_message(uint64_t max_nodes, int bound) const;
   void load_or_build_perimeter(const Progress& progress);
   void load_or_build_shell(const Progress& progress);
   SearchNode node_of_key(const Perimeter::Entry& key) const;

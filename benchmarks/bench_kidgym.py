@@ -69,15 +69,15 @@ def vector_steps(name: str, envs: int, batched: bool, cell_size: int = 64, steps
     vec.reset(seed=list(range(envs)))
     rng = np.random.default_rng(0)
     steps = steps or max(30, 300 // envs)  # at least 300 frames
-    together = vector._frames_together
-    vector._frames_together = together if batched else nullcontext
+    together = vector.shared_frame_passes
+    vector.shared_frame_passes = together if batched else nullcontext
     try:
         start = time.perf_counter()
         for _ in range(steps):
             vec.step([env.scripted_response("random", rng) for env in vec.envs])
         return envs * steps / (time.perf_counter() - start)
     finally:
-        vector._frames_together = together
+        vector.shared_frame_passes = together
 
 
 def vector_table() -> str:

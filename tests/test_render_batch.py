@@ -100,7 +100,7 @@ def test_a_lockstep_run_stores_the_same_frames_with_and_without_batching(tmp_pat
 
     config = RunConfig([Task("kidgym/maze", 4, {"cell_size": 32})], ["oracle", "random"], concurrency=8, max_turns=6)
     run(config, tmp_path / "batched")
-    monkeypatch.setattr(lockstep, "_frames_together", nullcontext)
+    monkeypatch.setattr(lockstep, "shared_frame_passes", nullcontext)
     run(config, tmp_path / "alone")
     batched, alone = stored_frames(tmp_path / "batched"), stored_frames(tmp_path / "alone")
     assert len(batched) >= 16 and all(row[3] for row in batched)  # every turn showed a frame

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <type_traits>
 #include <utility>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -25,22 +26,23 @@ inline bool holds(double x, double y) {
   return x >= y;
 }
 
-bool holds(Cmp op, double x, double y) {
+// Calls f with the comparison as a compile-time constant (std::integral_constant<Cmp, op>).
+template <typename F>
+void with_comparison(Cmp op, F&& f) {
   switch (op) {
     case Cmp::Eq:
-      return x == y;
+      return f(std::integral_constant<Cmp, Cmp::Eq>{});
     case Cmp::Ne:
-      return x != y;
+      return f(std::integral_constant<Cmp, Cmp::Ne>{});
     case Cmp::Lt:
-      return x < y;
+      return f(std::integral_constant<Cmp, Cmp::Lt>{});
     case Cmp::Le:
-      return x <= y;
+      return f(std::integral_constant<Cmp, Cmp::Le>{});
     case Cmp::Gt:
-      return x > y;
+      return f(std::integral_constant<Cmp, Cmp::Gt>{});
     case Cmp::Ge:
-      return x >= y;
+      return f(std::integral_constant<Cmp, Cmp::Ge>{});
   }
-  return false;
 }
 
 // `c op x` as `x mirrored(op) c`.
@@ -205,26 +207,12 @@ void compare(Cmp op, Operand a, Operand b, uint64_t* out, size_t n) {
     std::swap(a, b);
     op = mirrored(op);
   }
-  if (!a.lanes) {  // two constants
-    const uint64_t word = holds(op, a.value, b.value) ? ~uint64_t{0} : 0;
-    std::fill(out, out + words_for(n), word);
+  with_comparison(op, [&](auto kind) {
+    constexpr Cmp kOp = decltype(kind)::value;
+    if (a.lanes) return compare_as<kOp>(a.lanes, b, out, n);
+    std::fill(out, out + words_for(n), holds<kOp>(a.value, b.value) ? ~uint64_t{0} : 0);  // two constants
     if (n % 64) out[n / 64] &= tail_mask(n);
-    return;
-  }
-  switch (op) {
-    case Cmp::Eq:
-      return compare_as<Cmp::Eq>(a.lanes, b, out, n);
-    case Cmp::Ne:
-      return compare_as<Cmp::Ne>(a.lanes, b, out, n);
-    case Cmp::Lt:
-      return compare_as<Cmp::Lt>(a.lanes, b, out, n);
-    case Cmp::Le:
-      return compare_as<Cmp::Le>(a.lanes, b, out, n);
-    case Cmp::Gt:
-      return compare_as<Cmp::Gt>(a.lanes, b, out, n);
-    case Cmp::Ge:
-      return compare_as<Cmp::Ge>(a.lanes, b, out, n);
-  }
+  });
 }
 
 Tally tally(const uint64_t* a, const uint64_t* b, const uint64_t* kept, size_t words) {

@@ -5,9 +5,6 @@
 #include <bit>
 #include <cstring>
 #include <initializer_list>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <numeric>
 #include <stdexcept>
 #include <string>

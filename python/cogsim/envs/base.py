@@ -22,6 +22,7 @@ rng)`` answers as the named policy would, in the benchmark's answer format. Ever
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar, Optional
 
 import gymnasium as gym
@@ -124,3 +125,14 @@ class TextEnv(gym.Env):
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         """The answer text the named scripted policy gives for the current observation."""
         raise NotImplementedError(f"{type(self).__name__} has no scripted policy {policy!r}")
+
+
+def shared_frame_passes(allowed: bool) -> AbstractContextManager[None]:
+    """A block in which envs that step together draw their frames in shared render passes
+    (``render.frame_batch``: identical frames, less time), where every one of them allows it
+    (``TextEnv.batches_frames``); otherwise a block that does nothing."""
+    if not allowed:
+        return nullcontext()
+    from cogsim.render import frame_batch  # the renderer only for envs that draw
+
+    return frame_batch()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import Any, Callable, Optional, Sequence, Union
 
 import gymnasium as gym
@@ -10,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from cogsim.envs.base import ResetNeeded, TextEnv
+from cogsim.envs.base import ResetNeeded, TextEnv, shared_frame_passes
 
 AUTORESET_MODES = tuple(mode.value for mode in AutoresetMode)
 
@@ -49,7 +48,7 @@ class TextVectorEnv(gym.vector.VectorEnv):
 
     def reset(self, *, seed: Optional[int | Sequence[int]] = None, options: Optional[dict] = None):
         seeds = _seeds(seed, self.num_envs)
-        with _frames_together(self._frames_shared):
+        with shared_frame_passes(self._frames_shared):
             results = [env.reset(seed=s, options=options) for env, s in zip(self.envs, seeds)]
         self._ended[:] = False
         return tuple(r[0] for r in results), {"per_env": [r[1] for r in results]}
@@ -57,7 +56,7 @@ class TextVectorEnv(gym.vector.VectorEnv):
     def step(self, actions: Sequence[str]):
         if isinstance(actions, str) or len(actions) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions (one reply text per env), got {actions!r:.80}")
-        with _frames_together(self._frames_shared):
+        with shared_frame_passes(self._frames_shared):
             results = [self._step_one(i, action) for i, action in enumerate(actions)]
         obs, rewards, terminated, truncated, infos, final_obs, final_info = (list(column) for column in zip(*results))
         info: dict[str, Any] = {"per_env": infos}
@@ -88,16 +87,6 @@ class TextVectorEnv(gym.vector.VectorEnv):
     def close(self, **kwargs: Any) -> None:
         for env in self.envs:
             env.close()
-
-
-def _frames_together(shared: bool):
-    """The envs' frames of one reset or step drawn in shared passes (identical frames, less time),
-    where every env allows it (``TextEnv.batches_frames``)."""
-    if not shared:
-        return nullcontext()
-    from cogsim.render import frame_batch  # the renderer only for envs that draw
-
-    return frame_batch()
 
 
 def _autoreset_mode(mode) -> AutoresetMode:

@@ -29,7 +29,6 @@ import time
 import traceback
 import zlib
 from collections import defaultdict, deque
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -41,20 +40,10 @@ from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent, image_key
 from cogsim.agents.history import HistoryPolicy
 from cogsim.envs import spec as env_spec
+from cogsim.envs.base import shared_frame_passes
 from cogsim.harness.config import RunConfig, require_plugins
 from cogsim.harness.slots import Progress, Slot
 from cogsim.store.sqlite import EpisodeRow, Store, TurnRow, image_ref
-
-
-def _frames_together(shared: bool):
-    """Frames the envs draw inside the block come out of shared render passes, identical to frames
-    drawn alone, where every env allows it (``TextEnv.batches_frames``); every frame the runner reads
-    inside was drawn before the block began (a step reads the frames of the step before)."""
-    if not shared:
-        return nullcontext()
-    from cogsim.render import frame_batch  # the renderer only for runs whose envs draw
-
-    return frame_batch()
 
 
 def _class_batches_frames(env_id: str) -> bool:
@@ -195,14 +184,16 @@ class _LockstepRunner:
         try:
             while (pending or active) and self.stopped is None:
                 started, failed = [], []
-                with _frames_together(self.starts_share_frames):  # the new episodes' first frames
+                # Inside these blocks the runner reads only frames drawn before them (a step shows the
+                # frames of the step before), so the frames drawn inside may be filled at their end.
+                with shared_frame_passes(self.starts_share_frames):  # the new episodes' first frames
                     while pending and len(active) < self.config.concurrency:
                         episode = self._start(pending.popleft(), stored)
                         if episode.new:
                             started.append(episode.row)
                         (failed if episode.finished else active).append(episode)
                 shared = all(e.env is None or e.env.batches_frames for e in active)
-                with _frames_together(shared):  # the frames the step's answers lead to
+                with shared_frame_passes(shared):  # the frames the step's answers lead to
                     turns, finished = self._step(active)
                 self.store.write_step(started, turns, [e.row for e in failed + finished])
                 for episode in finished:

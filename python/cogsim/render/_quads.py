@@ -131,16 +131,12 @@ class QuadPipeline:
             self.glyphs.use(1)
             self.ctx.enable_only(moderngl.BLEND)
             self.ctx.blend_func = moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA
-            self.ctx.viewport = (
-                0,
-                0,
-                _tiles.VIEWPORT_SIZE,
-                _tiles.VIEWPORT_SIZE,
-            )  # larger than the target: see quad.vert
+            side = _tiles.VIEWPORT_SIZE  # larger than the target: see quad.vert
+            self.ctx.viewport = (0, 0, side, side)
             for key, first, stop in _runs(groups[:, 0]):
                 program, vao = self._program(key)
                 program["u_frame_size"] = (tiles.width, tiles.height)
-                program["u_viewport_size"] = (_tiles.VIEWPORT_SIZE, _tiles.VIEWPORT_SIZE)
+                program["u_viewport_size"] = (side, side)
                 program["u_columns"] = tiles.columns
                 vao.render_indirect(self.commands, moderngl.TRIANGLE_STRIP, count=stop - first, first=first)
         _tiles.read_frames(target, tiles, out)

@@ -24,7 +24,8 @@ uint32_t face_moves(int face) { return 7u << (3 * face); }
 
 }  // namespace
 
-CosetSolver::CosetSolver(std::shared_ptr<const CosetTable> table) : table_(std::move(table)) {
+CosetSolver::CosetSolver(std::shared_ptr<const CosetTable> table)
+    : table_(std::move(table)), vectorised_(coset_kernel::ssse3_available()) {
   if (!table_ || table_->empty()) throw std::invalid_argument("a coset solver needs a loaded table");
   data_.table = table_.get();
   const Symmetries& sym = symmetries();
@@ -48,11 +49,9 @@ CosetSolver::CosetSolver(std::shared_ptr<const CosetTable> table) : table_(std::
   }
 }
 
-bool CosetSolver::vectorised() const { return coset_kernel::ssse3_available(); }
-
 std::vector<int> CosetSolver::solve(const CubieCube& cube, uint64_t max_nodes, SearchStats* stats,
                                     unsigned threads) const {
-  if (coset_kernel::ssse3_available()) return coset_kernel::solve_ssse3(data_, cube, max_nodes, stats, threads);
+  if (vectorised_) return coset_kernel::solve_ssse3(data_, cube, max_nodes, stats, threads);
   return coset_kernel::solve_portable(data_, cube, max_nodes, stats, threads);
 }
 

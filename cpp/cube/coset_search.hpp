@@ -58,12 +58,15 @@ class CosetSolver {
   int bound(const CubieCube& cube) const;
 
   const CosetTable& table() const { return *table_; }
-  // Whether the search runs on byte shuffles (SSSE3) rather than their portable form.
-  bool vectorised() const;
+  // Whether the search runs on byte shuffles (SSSE3) rather than their portable form: where the CPU
+  // has SSSE3, unless use_portable_search() was called (tests compare the two).
+  bool vectorised() const { return vectorised_; }
+  void use_portable_search() { vectorised_ = false; }
 
  private:
   std::shared_ptr<const CosetTable> table_;
   CosetSearchData data_;
+  bool vectorised_;
 };
 
 namespace coset_kernel {

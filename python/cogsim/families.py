@@ -51,6 +51,7 @@ class FamilyImportError(ImportError):
 _KIDGYM_TASKS = (
     "classification",
     "counting",
+    "decode",
     "decode_maze",
     "filling",
     "maze",

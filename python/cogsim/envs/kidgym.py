@@ -5,9 +5,10 @@ paper's policy), the goal and the executable high-level actions as shuffled lett
 answer is decoded as the paper does (see ``cogsim.kidgym.decode``); when 'continue' is the only option
 any answer counts as it, as in the release's evaluation loop. Every task has the release's step budget
 (``max_steps`` of its registered tasks: CL 4/8/12, SE 2/3/4, SO 2/3/4, MA 3/5/7, MMA 4/6/8, MDE 2/3/4,
-FI, PU 1/2/3, MFI 2/3/4, PL 1, CO 5, DMA 4/6/8). Except for Counting, Memory Decode (one choice after
-'continue') and Decode Maze (one step of slack) that is the fewest steps that solve the task, so any
-wasted or wrong step fails the episode.
+FI, PU 1/2/3, MFI 2/3/4, PL 1, CO 5, DMA 4/6/8, DE 1/2/3). Except for Counting, Decode (one choice),
+Memory Decode (one choice after 'continue') and Decode Maze (one step of slack) that is the fewest
+steps that solve the task, so any wasted or wrong step fails the episode. ``kidgym/decode`` is the
+release's thirteenth family; the paper's tables use the other twelve (``kidgym.PAPER_TASKS``).
 
 Each turn's text is the release's: the goal and the lettered actions, with no feedback on the last
 answer (``feedback=True`` adds cogsim's one line on what the last answer did). ``prompt_template`` reads
@@ -48,7 +49,8 @@ class KidGymEnv(TextEnv):
 
     task, level            which task (``cogsim.kidgym.TASKS``) and level 1..3
     prompt                 "zero_shot" | "cot" | "in_context"
-    max_steps              step budget; 0 = the paper's (fewest steps that solve the task)
+    max_steps              step budget; 0 = the release's registered budget (the fewest steps that solve
+                           the task, plus the release's slack for CO, DE, MDE and DMA)
     images                 render frames (False: text only, for fast simulation of scripted agents)
     cell_size              32, 64 (the paper's 576 px frame) or 96
     describe_backpack      state the backpack in words (default on for mazes, whose key colours the
@@ -117,7 +119,7 @@ class KidGymEnv(TextEnv):
         self.answer_tags, self.feedback, self.goal_texts = answer_tags, bool(feedback), goal_texts
         self.template = prompts.load_template(prompt_template) if prompt_template is not None else None
         if not isinstance(max_steps, int) or max_steps < 0:
-            raise ValueError(f"max_steps must be a non-negative integer (0: the paper's budget), got {max_steps!r}")
+            raise ValueError(f"max_steps must be a non-negative integer (0: the release's budget), got {max_steps!r}")
         if cell_size not in (32, 64, 96):
             raise ValueError(f"cell_size must be 32, 64 or 96, got {cell_size!r}")
         unknown = set(generator_options) - set(catalog.CatalogOptions.__dataclass_fields__)

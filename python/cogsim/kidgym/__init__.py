@@ -16,13 +16,14 @@ import numpy as np
 from cogsim import _core
 from cogsim.kidgym import catalog
 from cogsim.kidgym.decode import decode_answer, format_options, letter_list
-from cogsim.kidgym.tasks import CAPABILITIES, TASKS, TaskSpec, action_text, goal_text
+from cogsim.kidgym.tasks import CAPABILITIES, PAPER_TASKS, TASKS, TaskSpec, action_text, goal_text
 
 LEVELS = (1, 2, 3)
 
 __all__ = [
     "CAPABILITIES",
     "LEVELS",
+    "PAPER_TASKS",
     "TASKS",
     "TaskSpec",
     "action_text",

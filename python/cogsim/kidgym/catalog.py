@@ -122,7 +122,7 @@ class CatalogOptions:
     """Generator knobs the paper leaves open (named so runs can state them)."""
 
     selection_extra: int = 2  # Selection: distractors in the scene = level + selection_extra
-    decode_extra: int = 1  # Memory Decode: distractors = 2 level + decode_extra (the release: 2L+1)
+    decode_extra: int = 1  # Decode, Memory Decode: distractors = 2 level + decode_extra (the release: 2L+1)
     memory_chests: int = 3  # Memory Maze: chests after 'continue' (one holds the diamond)
     maze_decoy_keys: int = 1  # mazes: extra keys of a colour no key in use has (see tasks: the release has
     # none but lists unreachable actions too); Decode Maze level 1 also gets the release's trap key

@@ -91,7 +91,8 @@ def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
         asked = goal[12]
         source = catalog.item_name(goal[4 * asked], goal[4 * asked + 1])
         target = catalog.item_name(goal[4 * asked + 2], goal[4 * asked + 3])
-        return f"The target {source} was paired with the {target} in the first image, and the {target} has label {a}."
+        where = "the code table" if spec.name == "decode" else "the first image"
+        return f"The target {source} was paired with the {target} in {where}, and the {target} has label {a}."
     if verb == PLACE and spec.name == "sorting":
         rule = catalog.SORTING_RULES[goal[0]]
         animal = catalog.item_name(0, state.bag[a][2])

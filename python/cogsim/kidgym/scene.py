@@ -93,15 +93,10 @@ def hint(spec: TaskSpec, state) -> tuple[str, tuple[str, ...]]:
         return "Choose them", ()
     if spec.name == "memory_decode":
         if phase == 0:
-            sprites = []
-            for k in range(level):
-                sprites += [
-                    catalog.item_sprite(goal[4 * k], goal[4 * k + 1]),
-                    catalog.item_sprite(goal[4 * k + 2], goal[4 * k + 3]),
-                ]
-            return "Remember pairs left->right", tuple(sprites)
-        asked = goal[12]
-        return "Target", (catalog.item_sprite(goal[4 * asked], goal[4 * asked + 1]),)
+            return "Remember pairs left->right", _code_table(goal, level)
+        return "Target", (_asked(goal),)
+    if spec.name == "decode":  # the code table, and the target alone on the row below it
+        return "Pairs left->right, target below", _code_table(goal, level) + (_asked(goal),)
     if spec.name == "decode_maze":
         pairs = [(key, door) for key, door in enumerate(goal[:4]) if door != 255]
         return " ".join(
@@ -120,6 +115,22 @@ def hint(spec: TaskSpec, state) -> tuple[str, tuple[str, ...]]:
         rotation = catalog.ROTATIONS[goal[1]]
         return (text + f" then {rotation}" if rotation else text), ()
     return "", ()
+
+
+def _code_table(goal, level: int) -> tuple[str, ...]:
+    """The pairs of Decode and Memory Decode, row by row: source, partner."""
+    sprites = []
+    for k in range(level):
+        sprites += [
+            catalog.item_sprite(goal[4 * k], goal[4 * k + 1]),
+            catalog.item_sprite(goal[4 * k + 2], goal[4 * k + 3]),
+        ]
+    return tuple(sprites)
+
+
+def _asked(goal) -> str:
+    asked = goal[12]
+    return catalog.item_sprite(goal[4 * asked], goal[4 * asked + 1])
 
 
 def backpack(spec: TaskSpec, state) -> tuple[tuple, tuple, tuple]:

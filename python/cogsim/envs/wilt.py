@@ -3,8 +3,10 @@
 
 Default episode rules (``protocol="release"``, those of RiotGames/WILT's harness): the instruction, then
 one reply per turn. A reply containing "final guess:" (or "### final guess") is the single final guess:
-code in backticks, correct when equivalent to the hidden rule on the release's points (a guess that
-raises anywhere is "Invalid lambda function." and scores 0); without backticks it is sent back once
+code in backticks, checked point by point as the release checks it (``cogsim.wilt.verdict``): its value
+compared with ``==`` to the rule's bool, stopping at the first point that fails; a mismatch there is
+"Sorry, that's not the correct rule. ..." and a guess that raises there is "Invalid lambda function.",
+both 0 points; passing every point is correct. Without backticks the guess is sent back once
 ("Please wrap your function in backticks..."), then the episode aborts. A reply containing
 "test case:" is a test: "Result for input (1.0, 2.0, 3.0): True. Attempts Remaining: 30" (the count
 before this test), "Maximum attempts reached. Please make a guess." once ``max_attempts`` tests are
@@ -28,8 +30,11 @@ Options:
     prompt_as_system:   put the instruction in ``system_prompt`` and open with "Please begin."
     protocol:           "release" (default) or "prototype" (see above); recorded in every episode
     equivalence:        point set of the final check: "release" (default) or "strict" (cogsim's float traps)
-    raises:             a guess that raises at some point is "invalid" (default, scored wrong) or those
-                        points count as "false" (cogsim's earlier reading)
+    raises:             "release" (default): a guess that raises before its first mismatch is invalid, one
+                        that raises only later is just wrong; "invalid": invalid whenever it raises
+                        anywhere; "false": raising points read as False (cogsim's earlier readings)
+    compare:            "equals" (default, the release): the guess's value == the rule's bool (2 is neither
+                        True nor False); "truthiness": its truth value (cogsim's earlier reading)
     prompt_file:        read the instruction from this file instead ("{max_attempts}" is replaced)
     approx:             "approximately correct" by the deterministic "proxy" (default, see cogsim.wilt.judge)
                         or cogsim's earlier "jaccard" >= 0.9
@@ -46,8 +51,9 @@ import numpy as np
 
 from cogsim.envs import register
 from cogsim.envs.base import TextEnv, observation
-from cogsim.wilt import EQUIVALENCE_MODES, RAISE_MODES, RuleError, compile_rule, equivalent
+from cogsim.wilt import EQUIVALENCE_MODES, RuleError, compile_rule
 from cogsim.wilt import protocol as proto
+from cogsim.wilt import verdict as verdicts
 from cogsim.wilt.agents import best_split, load_space, random_test
 from cogsim.wilt.generator import procedural_rule
 from cogsim.wilt.splits import RELEASE_FULL_SOURCES, SPLITS, TIERS
@@ -61,7 +67,8 @@ DEFAULTS = {
     "prompt_as_system": False,
     "protocol": "release",
     "equivalence": "release",
-    "raises": "invalid",
+    "raises": "release",
+    "compare": "equals",
     "prompt_file": None,
     "approx": "proxy",
     "judge": None,
@@ -91,7 +98,8 @@ class WiltEnv(TextEnv):
             raise ValueError(f"max_attempts must be a non-negative int, got {self.config['max_attempts']!r}")
         _check_choice("protocol", self.config["protocol"], PROTOCOLS)
         _check_choice("equivalence", self.config["equivalence"], EQUIVALENCE_MODES)
-        _check_choice("raises", self.config["raises"], RAISE_MODES)
+        _check_choice("raises", self.config["raises"], verdicts.RAISES)
+        _check_choice("compare", self.config["compare"], verdicts.COMPARES)
         _check_choice("approx", self.config["approx"], APPROX_METHODS)
         self.protocol = self.config["protocol"]
         self.judge = None
@@ -137,6 +145,7 @@ class WiltEnv(TextEnv):
         self.protocol = config["protocol"]
         self.equivalence_mode = config["equivalence"]
         self.raises_mode = config["raises"]
+        self.compare_mode = config["compare"]
         self.attempts = 0  # the release's counter: tests plus replies that cost an attempt
         self.mulligan = False  # the release's one-retry flag
         self.aborted = False
@@ -262,7 +271,13 @@ class WiltEnv(TextEnv):
         try:
             guess = compile_rule(parsed.source)
             # evaluation can exceed the integer bounds (RuleError): the guess is invalid, not a crash
-            verdict = equivalent(guess, self.hidden, equivalence=self.equivalence_mode, raises=self.raises_mode)
+            verdict = verdicts.final_verdict(
+                guess,
+                self.hidden,
+                equivalence=self.equivalence_mode,
+                raises=self.raises_mode,
+                compare=self.compare_mode,
+            )
         except RuleError as error:
             reply = (
                 proto.INVALID_GUESS_REPLY if self.protocol == "release" else f"{proto.INVALID_GUESS_REPLY} ({error})"
@@ -333,6 +348,7 @@ class WiltEnv(TextEnv):
             "protocol": self.protocol,
             "equivalence": self.equivalence_mode,
             "raises": self.raises_mode,
+            "compare": self.compare_mode,
             "invalid": bool(verdict and verdict.invalid),
             "aborted": self.aborted,
             "points": self.points,

@@ -31,8 +31,15 @@ def _oracle(cube_oracle):
 
 def make(env_id, **options):
     """These tests pin cogsim's own protocol variant (strict one-line parsers, cogsim colours and
-    labelled-face text, progress credit); the release's defaults are tested in tests/fidelity/."""
-    defaults = {"parser": "strict", "colours": "cogsim", "state_format": "cogsim", "scrambles": "cogsim"}
+    labelled-face text, cogsim's scrambles and balanced layout, progress credit); the release's
+    defaults are tested in tests/fidelity/."""
+    defaults = {
+        "parser": "strict",
+        "colours": "cogsim",
+        "state_format": "cogsim",
+        "scrambles": "cogsim",
+        "layout": "cogsim",
+    }
     if env_id == "cube/closed-loop":
         defaults["credit"] = "progress"
     return cogsim.make(env_id, **{**defaults, **options})

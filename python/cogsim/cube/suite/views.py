@@ -102,3 +102,32 @@ def release_net_text(state) -> str:
     lines += ["".join(cells(faces[f][r]) for f in ("L", "F", "R", "B")) for r in range(3)]
     lines += [" " * 9 + cells(row) for row in faces["D"]]
     return "\n".join(lines) + "\n"
+
+
+# -- the invariance sweep's image variants (newest release line) ----------------------------------
+# recolor: every sticker repainted white<->yellow, orange<->red, green<->blue (the image only): the face
+# letters swap U<->D, L<->R, F<->B, which is that repainting in either colour scheme.
+_RECOLOUR_FACES = str.maketrans("UDLRFB", "DURLBF")
+OCCLUSION_FRACTION = 0.15  # the black band's share of the image height (at least 6 px), centred
+BRIGHTNESS = 0.8
+
+
+def variant_image(state, variant: str, sticker: int) -> np.ndarray:
+    """The net image of ``state`` as the release's sweep perturbs it: "clean"; "occl" (a black band
+    across the middle, 15% of the height); "bright" (every channel x 0.8, truncated as PIL's blend
+    does); "recolor" (the repainted cube)."""
+    if variant == "recolor":
+        return net_image(facelets(state).translate(_RECOLOUR_FACES), sticker)
+    image = net_image(state, sticker)
+    if variant == "clean":
+        return image
+    if variant == "occl":
+        height = image.shape[0]
+        band = max(6, int(OCCLUSION_FRACTION * height))
+        top = (height - band) // 2
+        image = image.copy()
+        image[top : top + band] = 0
+        return image
+    if variant == "bright":
+        return (image.astype(np.float32) * BRIGHTNESS).astype(np.uint8)
+    raise ValueError(f"variant must be one of clean, occl, bright, recolor, got {variant!r}")

@@ -12,6 +12,12 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("run", help="run agents through suites into a results store (resumable)")
     p.add_argument("suites", nargs="*", metavar="SUITE", help="env ids or family prefixes ('wilt' = every wilt/* id)")
     p.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="a paper's main-table protocol instead of SUITEs: paper:kidgym, paper:wilt, paper:cubebench or "
+        "paper:rngbench (its report shows the run beside the published rows)",
+    )
+    p.add_argument(
         "--agent",
         action="append",
         dest="agents",
@@ -20,7 +26,9 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
         "(repeat for several agents: each plays alone; in duels they take the seats, or with more "
         "agents than seats play every seating); default oracle",
     )
-    p.add_argument("--episodes", type=int, default=10, help="episodes per env id and agent (default 10)")
+    p.add_argument(
+        "--episodes", type=int, help="episodes per env id and agent (default 10; a preset's own counts unless given)"
+    )
     p.add_argument("--seed", type=int, default=0, help="episode i gets seed SEED+i (default 0)")
     p.add_argument(
         "--concurrency",
@@ -107,7 +115,7 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from cogsim.harness import RunConfig, Task, import_plugins, parse_option_values, resolve_suites, run
+    from cogsim.harness import RunConfig, import_plugins, parse_option_values, run
 
     config = None
     if args.resume:
@@ -116,13 +124,12 @@ def _run(args: argparse.Namespace) -> int:
         out = Path(args.resume if isinstance(args.resume, str) else (args.out or ""))
         if str(out) == ".":
             raise ValueError("--resume needs a run directory: --resume DIR, or --out DIR --resume")
-    elif not args.suites:
-        raise ValueError("run: give at least one SUITE (see `cogsim list`)")
+    elif not args.suites and not args.preset:
+        raise ValueError("run: give at least one SUITE (see `cogsim list`) or a --preset")
     import_plugins(args.imports)  # the only code a run imports: named here, never read from the run directory
-    if args.suites:  # with --resume: the same command again; its settings must match the stored run
-        env_options = parse_option_values(args.env_option, "--env-option")
+    if args.suites or args.preset:  # with --resume: the same command again; its settings must match the stored run
         config = RunConfig(
-            tasks=[Task(env_id, args.episodes, env_options) for env_id in resolve_suites(args.suites)],
+            tasks=_tasks(args),
             agents=args.agents or ["oracle"],
             seed=args.seed,
             concurrency=args.concurrency or 64,
@@ -133,6 +140,7 @@ def _run(args: argparse.Namespace) -> int:
             max_turns=args.max_turns,
             imports=args.imports,
             on_overflow=args.on_overflow,
+            preset=args.preset,
         )
         if not args.resume:
             out = Path(args.out or time.strftime("runs/run-%Y%m%d-%H%M%S"))
@@ -177,6 +185,22 @@ def _run(args: argparse.Namespace) -> int:
 
 
 EXIT_BACKEND_FAULT = 3
+
+
+def _tasks(args: argparse.Namespace) -> list:
+    """The run's tasks: the SUITEs with --episodes and --env-option, then a preset's cells (the paper's
+    episode counts unless --episodes is given; --env-option adds to their options)."""
+    from cogsim.harness import Task, parse_option_values, resolve_suites
+    from cogsim.report.papers import preset_cells
+
+    env_options = parse_option_values(args.env_option, "--env-option")
+    episodes = 10 if args.episodes is None else args.episodes
+    tasks = [Task(env_id, episodes, dict(env_options)) for env_id in resolve_suites(args.suites)]
+    for cell in preset_cells(args.preset, args.agents or ["oracle"]) if args.preset else []:
+        count = cell.episodes if args.episodes is None else args.episodes
+        seats = list(cell.seats) if cell.seats else None
+        tasks.append(Task(cell.env_id, count, {**cell.options, **env_options}, seats))
+    return tasks
 
 
 class _ProgressBar:

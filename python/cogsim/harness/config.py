@@ -124,6 +124,7 @@ class RunConfig:
     max_turns: int = 1000
     imports: list = field(default_factory=list)
     on_overflow: str = "fail-episode"
+    preset: Optional[str] = None  # "paper:<benchmark>" when the tasks came from a paper preset
     version: str = cogsim.__version__
 
     def __post_init__(self):
@@ -147,6 +148,10 @@ class RunConfig:
             raise ValueError(
                 f"seed {self.seed}: episode seeds run up to {last}, past {MAX_SEED}; choose a smaller --seed"
             )
+        if self.preset is not None:
+            from cogsim.report.papers import paper
+
+            paper(self.preset)  # a clear error naming the known presets
         if self.on_overflow not in ON_OVERFLOW:
             raise ValueError(f"on_overflow must be one of {', '.join(ON_OVERFLOW)}, got {self.on_overflow!r}")
 

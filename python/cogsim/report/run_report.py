@@ -11,6 +11,7 @@ from cogsim import metrics
 from cogsim._files import refuse_links, write_text_atomic
 from cogsim.metrics import Table, bootstrap, wilson
 from cogsim.report.document import Code, Document, Text
+from cogsim.report.papers import add_paper_section
 from cogsim.store.sqlite import Store, open_store
 
 FAILURE_EXAMPLES = 10
@@ -33,6 +34,7 @@ def build_report(run_dir: str | Path, title: Optional[str] = None) -> Document:
         document = Document(title or Text(f"cogsim run report: {run_dir.name}"))
         document.paragraph(*_config_line(config))
         add_run_tables(document, store)
+        add_paper_tables(document, store, config)
         for suite in _suites(store):
             add_suite_section(document, store, suite, run_dir)
         add_failure_examples(document, store)
@@ -156,6 +158,18 @@ def throughput_table(store: Store) -> Table:
     table = Table("Throughput", ["turns", "wall time (s)", "turns/s", "processes"])
     table.rows.append([turns, wall, turns / wall if wall > 0 else "n/a", sessions])
     return table
+
+
+def add_paper_tables(document: Document, store: Store, config: dict) -> None:
+    """A preset run's tables in its paper's layout with the published rows (``cogsim.report.papers``)."""
+    preset = config.get("preset")
+    if not preset:
+        return
+    try:
+        add_paper_section(document, str(preset), store.episodes(("done",)), config.get("history"))
+    except Exception:  # a malformed record must not hide the rest of the report
+        document.paragraph("The paper tables of preset ", Code(str(preset)), " failed:")
+        document.code(traceback.format_exc(limit=5))
 
 
 def add_suite_section(document: Document, store: Store, suite: str, run_dir: Path) -> None:

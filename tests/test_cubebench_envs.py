@@ -81,6 +81,7 @@ def test_the_seven_tests_are_registered():
         ("cube/reflection", {"regime": "guided-unredacted", "modality": "text"}, "final_correct"),
         ("cube/closed-loop", {"modality": "text"}, "perfect_solve"),
         ("cube/closed-loop", {"modality": "text", "abstention": True}, "perfect_solve"),
+        ("cube/closed-loop", {"modality": "text", "credit": "teacher"}, "perfect_solve"),  # picks the teacher's
         ("cube/move-effect", {"modality": "text"}, "all_labels_correct"),
         ("cube/recovery", {"modality": "text", "start": "injected"}, "solved"),
         ("cube/recovery", {"modality": "text", "start": "closed-loop"}, "failure_step"),

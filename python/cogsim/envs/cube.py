@@ -689,9 +689,17 @@ class ClosedLoopEnv(CubeBenchEnv):
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        choice = self.current["gold"] if policy == "oracle" else str(rng.choice(list(self.labels)))
+        choice = self._oracle_label() if policy == "oracle" else str(rng.choice(list(self.labels)))
         answer = _tagged("IDK" if choice == ABSTAIN_LABEL else choice)  # the prompt's abstention answer
         return f"<REASONING>Scripted {policy} choice.</REASONING>\n{answer}" if self.reasoning else answer
+
+    def _oracle_label(self) -> str:
+        """The step's gold letter; under teacher credit the teacher's move, which the newest line's
+        gold (the first progress option) need not be."""
+        options = list(self.current["options"])
+        if self.credit_rule == "teacher" and self.plan and self.plan[0] in options:
+            return LABELS[options.index(self.plan[0])]
+        return self.current["gold"]
 
 
 def step_system_prompt(abstention: bool, reasoning: bool = False) -> str:

@@ -8,18 +8,9 @@ import pytest
 import cogsim
 from cogsim import cube
 from cogsim.cube.suite import releases, views
+from cogsim.cube.suite.items import TESTS
 from cogsim.envs.cube import RELEASE_DECODING
 
-TESTS = [
-    "reconstruction",
-    "verification",
-    "optimal-move",
-    "reflection",
-    "closed-loop",
-    "move-effect",
-    "recovery",
-    "invariance",
-]
 OLDER = {"release": "1ca7d58"}
 
 

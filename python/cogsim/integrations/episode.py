@@ -170,7 +170,8 @@ def table_values(table: Table) -> dict[str, float]:
     labels = [
         i
         for i in range(len(table.columns))
-        if all(_number(row[i]) is None for row in table.rows) and len({str(row[i]) for row in table.rows}) > 1
+        if all(_number(row[i]) is None and str(row[i]) not in _MISSING for row in table.rows)
+        and len({str(row[i]) for row in table.rows}) > 1
     ]
     values: dict[str, float] = {}
     for row in table.rows:
@@ -185,6 +186,9 @@ def table_values(table: Table) -> dict[str, float]:
             if low is not None and high is not None:
                 values[f"{name} 95% low"], values[f"{name} 95% high"] = low, high
     return values
+
+
+_MISSING = ("", "-", "n/a")  # how the tables show a value they cannot give
 
 
 def _number(cell: Any) -> Optional[tuple[float, Optional[float], Optional[float]]]:

@@ -13,6 +13,7 @@ from reply_server import ReplyServer
 from verifiers.types import ClientConfig
 
 from cogsim.harness import RunConfig, Task, run
+from cogsim.integrations.episode import Episode, EpisodeSpec
 from cogsim.integrations.verifiers import load_environment
 from cogsim.store import open_store
 
@@ -57,6 +58,12 @@ def test_rollouts_give_the_rewards_of_cogsim_run_for_the_same_replies(server, tm
     got = {o["info"]["seed"]: o["reward"] for o in outputs}
     assert got == cogsim_rewards(server, tmp_path, env_id, 3, **options)
     assert all(o["metrics"]["cogsim/unscored"] == 0.0 for o in outputs)
+    for output in outputs:  # the completion holds the whole episode: its answers give the reward again
+        episode = Episode(EpisodeSpec(env_id, options), output["info"]["seed"])
+        for message in output["completion"]:
+            if message["role"] == "assistant":
+                episode.step(message["content"])
+        assert episode.finished and episode.total_reward == output["reward"]
     if env_id == "kidgym/counting":  # frames went out as OpenAI image parts
         sent = [m for body in server.requests for m in body["messages"] if isinstance(m["content"], list)]
         assert sent and sent[0]["content"][0]["type"] == "image_url"

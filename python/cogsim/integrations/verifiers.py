@@ -88,7 +88,11 @@ def load_environment(
         eval_dataset=lambda: Dataset.from_list(rows),
         rubric=EpisodeRubric(),
         sampling_args=decoding,
-        env_args={"env_id": env_id, "episodes": episodes, "seed": seed, **options},
+        # what verifiers' env server passes to load_environment again (as "env": it passes its own env_id)
+        env_args={
+            "env": env_id, "episodes": episodes, "seed": seed, "history": history, "max_images": max_images,
+            "max_turns": max_turns, "opponent": opponent, "seat": seat, **options,
+        },  # fmt: skip
     )
 
 
@@ -108,6 +112,7 @@ class CogsimEnv(vf.MultiTurnEnv):
         self._episodes[state["trajectory_id"]] = episode
         state["cogsim_images"] = ImageURLCache()
         self._play_opponent(episode, state)
+        state["prompt"] = self._prompt(episode, state)  # the episode's first prompt, in place of the row's label
         return state
 
     async def get_prompt_messages(self, state: vf.State) -> vf.Messages:
@@ -118,6 +123,20 @@ class CogsimEnv(vf.MultiTurnEnv):
         state["cogsim"] = episode.record()
         if episode.finished:
             state["final_env_response"] = normalize_messages([{"role": "user", "content": episode.obs["text"]}])
+        return self._prompt(episode, state)
+
+    async def render_completion(self, state: vf.State) -> None:
+        """The whole episode after its first prompt: each answer, then the observation it led to."""
+        completion: list = []
+        for index, step in enumerate(state["trajectory"]):
+            if index:
+                completion.append(step["prompt"][-1])
+            completion.extend(step["completion"])
+        completion.extend(state.get("final_env_response") or [])
+        state["completion"] = completion
+
+    @staticmethod
+    def _prompt(episode: Episode, state: vf.State) -> vf.Messages:
         return normalize_messages(openai_messages(episode.prompt(), state["cogsim_images"]))
 
     async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any) -> vf.Messages:

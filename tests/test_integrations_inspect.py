@@ -200,7 +200,9 @@ def test_metric_values_flatten_cogsim_tables():
 
     values = table_values(table)
     assert values["T: acc [depth=1]"] == 0.75 and values["T: acc [depth=2] 95% high"] == 90.0
-    assert values["T: ratio [depth=1]"] == 0.5 and not any("n/a" in k or "[depth=2]" in k and "ratio" in k for k in values)
+    assert values["T: ratio [depth=1]"] == 0.5 and not any(
+        "n/a" in k or "[depth=2]" in k and "ratio" in k for k in values
+    )
 
 
 def test_episode_matches_play_scripted_and_records_for_the_metrics():

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.log import read_eval_log
-from reply_server import ReplyServer
 
 from cogsim.cli import main
 from cogsim.harness import RunConfig, Task, run
 from cogsim.store import open_store
+from reply_server import ReplyServer
 
 
 def test_a_run_exports_as_an_inspect_log(tmp_path, capsys):
@@ -62,7 +62,9 @@ def test_backend_faults_export_as_errored_samples_with_token_usage(tmp_path):
     assert log.samples and all(s.error and "backend fault (http)" in s.error.message for s in log.samples)
     assert all(not s.scores for s in log.samples)
     first = log.samples[0]
-    assert first.model_usage["openai/m"].input_tokens == 11 and first.messages[-1].content == "Test Case: ```(1, 2, 3)```"
+    assert (
+        first.model_usage["openai/m"].input_tokens == 11 and first.messages[-1].content == "Test Case: ```(1, 2, 3)```"
+    )
 
 
 def test_export_refuses_the_store_itself_and_unreadable_images(tmp_path):
@@ -77,5 +79,11 @@ def test_export_refuses_the_store_itself_and_unreadable_images(tmp_path):
     os.symlink("/etc/hostname", image)  # a run directory is untrusted: links are not followed
     assert main(["export", str(out), "--format", "inspect", "--out", str(tmp_path / "x.eval")]) == 0
     log = read_eval_log(str(tmp_path / "x.eval"), resolve_attachments=True)
-    texts = [c.text for m in log.samples[0].messages if m.role == "user" and not isinstance(m.content, str) for c in m.content if c.type == "text"]
+    texts = [
+        c.text
+        for m in log.samples[0].messages
+        if m.role == "user" and not isinstance(m.content, str)
+        for c in m.content
+        if c.type == "text"
+    ]
     assert any("could not be read" in t for t in texts)

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 import verifiers as vf
-from reply_server import ReplyServer
 from verifiers.types import ClientConfig
 
 from cogsim.harness import RunConfig, Task, run
 from cogsim.integrations.episode import Episode, EpisodeSpec
 from cogsim.integrations.verifiers import load_environment
 from cogsim.store import open_store
+from reply_server import ReplyServer
 
 
 def reply(body):
@@ -25,7 +25,9 @@ def reply(body):
     text = last if isinstance(last, str) else " ".join(p.get("text", "") for p in last if p["type"] == "text")
     if "Test Case" in text or "lambda" in text or "Final Guess" in text:  # WILT
         n = len(messages)
-        return f"Test Case: ```({n}, {n % 3}, {len(text) % 7})```" if n < 7 else "Final Guess: ```lambda x, y, z: x < y```"
+        return (
+            f"Test Case: ```({n}, {n % 3}, {len(text) % 7})```" if n < 7 else "Final Guess: ```lambda x, y, z: x < y```"
+        )
     images = sum(isinstance(m["content"], list) for m in messages)
     return f"<answer>{'ABCD'[(len(messages) + images + len(text)) % 4]}</answer>"
 
@@ -52,7 +54,9 @@ def verifiers_outputs(server, env_id, episodes, **options):
     return env.evaluate_sync(client=client, model="m", num_examples=episodes, rollouts_per_example=1)["outputs"]
 
 
-@pytest.mark.parametrize(("env_id", "options"), [("wilt/lite", {}), ("kidgym/counting", {}), ("pairs/single", {"rows": 2, "cols": 2})])
+@pytest.mark.parametrize(
+    ("env_id", "options"), [("wilt/lite", {}), ("kidgym/counting", {}), ("pairs/single", {"rows": 2, "cols": 2})]
+)
 def test_rollouts_give_the_rewards_of_cogsim_run_for_the_same_replies(server, tmp_path, env_id, options):
     outputs = verifiers_outputs(server, env_id, 3, **options)
     got = {o["info"]["seed"]: o["reward"] for o in outputs}

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from e2e.test_llamacpp_loop import LlamaServer
 from inspect_ai.log import read_eval_log
 
 from cogsim.integrations.episode import Episode, EpisodeSpec
+from e2e.test_llamacpp_loop import LlamaServer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

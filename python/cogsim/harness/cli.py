@@ -97,9 +97,7 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE")
     p.set_defaults(handler=_list)
 
-    p = subparsers.add_parser(
-        "export", help="export a run: JSONL trajectories, chat-format SFT data or an inspect log"
-    )
+    p = subparsers.add_parser("export", help="export a run: JSONL trajectories, chat-format SFT data or an inspect log")
     p.add_argument("run_dir", metavar="DIR")
     p.add_argument("--format", choices=("jsonl", "sft", "inspect"), default="jsonl")
     p.add_argument("--out", required=True, help="output file (.jsonl; inspect: .eval or .json)")

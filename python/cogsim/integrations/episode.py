@@ -14,9 +14,9 @@ from typing import Any, Optional
 import numpy as np
 
 import cogsim
+from cogsim import metrics
 from cogsim.agents.base import Message, ScriptedAgent, parse_agent_spec
 from cogsim.agents.history import HistoryPolicy
-from cogsim import metrics
 from cogsim.envs import spec as env_spec
 from cogsim.harness.config import RunConfig, Task
 from cogsim.metrics import Estimate, Table

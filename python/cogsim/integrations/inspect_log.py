@@ -19,7 +19,7 @@ import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from inspect_ai.log import (
     EvalConfig,
@@ -71,7 +71,9 @@ def export_inspect(run_dir: str | Path, path: str | Path) -> int:
         config = store.config() or {}
         records = store.episodes(("done", "truncated", "error", "running"))
         systems = dict(store.query("SELECT id, system_prompt FROM episodes"))
-        samples = [_sample(store, run_dir, record, from_db_text(systems.get(record["episode_id"]))) for record in records]
+        samples = [
+            _sample(store, run_dir, record, from_db_text(systems.get(record["episode_id"]))) for record in records
+        ]
         spans = store.session_spans()
     agents = list(dict.fromkeys(a for r in records for a in r["agents"])) or list(config.get("agents", []))
     env_ids = list(dict.fromkeys(r["env_id"] for r in records))
@@ -192,8 +194,8 @@ def _results(samples: list[EvalSample]) -> EvalResults:
     if scored:
         from inspect_ai.log import EvalMetric
 
-        metrics["mean"] = EvalMetric(name="mean", value=float(mean()(scored)))
-        metrics["stderr"] = EvalMetric(name="stderr", value=float(stderr()(scored)))
+        for name, compute in (("mean", mean()), ("stderr", stderr())):  # inspect's own metrics
+            metrics[name] = EvalMetric(name=name, value=float(cast(Any, compute)(scored)))
         episodes = [e for s in scored for e in (s.score.metadata or {}).get("episodes", [])]
         for name, value in metric_values(episodes).items():
             metrics[name] = EvalMetric(name=name, group="cogsim_metrics", value=value)
@@ -216,7 +218,8 @@ def _run_error(samples: list[EvalSample]) -> Optional[EvalError]:
     errored = [s for s in samples if s.error]
     if not errored:
         return None
-    message = f"{len(errored)} of {len(samples)} episodes were not scored: " + errored[0].error.message
+    first = errored[0].error.message if errored[0].error else ""
+    message = f"{len(errored)} of {len(samples)} episodes were not scored: {first}"
     return EvalError(message=message, traceback="", traceback_ansi="")
 
 

@@ -52,11 +52,11 @@ class ScriptedModel(ModelAPI):
         model_name: str,
         base_url: Optional[str] = None,
         api_key: Optional[str] = None,
-        config: GenerateConfig = GenerateConfig(),
+        config: Optional[GenerateConfig] = None,
         p: Optional[float] = None,
         **model_args: Any,
     ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         if model_args:
             raise ValueError(f"model {PROVIDER}/{model_name}: unknown model arguments {sorted(model_args)}; known: p")
         self.spec = scripted_spec(model_name, p)

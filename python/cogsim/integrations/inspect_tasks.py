@@ -49,8 +49,8 @@ from inspect_ai.scorer import (
     Metric,
     SampleScore,
     Score,
-    ScoreReducer,
     Scorer,
+    ScoreReducer,
     Target,
     mean,
     metric,
@@ -140,8 +140,10 @@ def play_episode(spec: EpisodeSpec, opponent: Optional[str] = None, players: int
                     state = await _model_turn(state, generate, episode, urls, transcript)
                 elif isinstance(rival, str):
                     episode.step(episode.scripted_answer(rival))
-                else:
+                elif rival is not None:
                     episode.step(await _rival_turn(rival, episode, urls))
+                else:
+                    raise RuntimeError(f"{spec.env_id}: player {episode.player} to move, but no one takes that seat")
                 state.store.set(STORE_KEY, episode.record(" vs ".join(seats) if len(seats) > 1 else seats[0]))
         finally:
             episode.close()
@@ -176,7 +178,9 @@ async def _model_turn(
 async def _rival_turn(rival: Model, episode: Episode, urls: ImageURLCache) -> str:
     token = SCRIPTED_TURN.set(episode)
     try:
-        output = await rival.generate(chat_messages(episode.prompt(), urls), config=GenerateConfig(**_decoding(episode)))
+        output = await rival.generate(
+            chat_messages(episode.prompt(), urls), config=GenerateConfig(**_decoding(episode))
+        )
     finally:
         SCRIPTED_TURN.reset(token)
     fault = not_an_answer(output)
@@ -340,6 +344,8 @@ def _register(env_id: str) -> str:
         return episode_task(env_id, episodes, seed, history, max_images, max_turns, opponent, seat, **options)
 
     make_task.__name__ = make_task.__qualname__ = name
-    make_task.__doc__ = f"cogsim {env_id}: one sample per episode (task arguments: the env's options, episodes, seed, history, ...)"
+    make_task.__doc__ = (
+        f"cogsim {env_id}: one sample per episode (task arguments: the env's options, episodes, seed, history, ...)"
+    )
     task(name=name)(make_task)
     return name

@@ -90,8 +90,15 @@ def load_environment(
         sampling_args=decoding,
         # what verifiers' env server passes to load_environment again (as "env": it passes its own env_id)
         env_args={
-            "env": env_id, "episodes": episodes, "seed": seed, "history": history, "max_images": max_images,
-            "max_turns": max_turns, "opponent": opponent, "seat": seat, **options,
+            "env": env_id,
+            "episodes": episodes,
+            "seed": seed,
+            "history": history,
+            "max_images": max_images,
+            "max_turns": max_turns,
+            "opponent": opponent,
+            "seat": seat,
+            **options,
         },  # fmt: skip
     )
 

@@ -6,6 +6,7 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 import cogsim
+from cogsim.families import declared_env_ids
 from cogsim.harness import RunConfig, Task, run
 from cogsim.integrations.episode import Episode, EpisodeSpec, metric_values
 from cogsim.integrations.inspect_tasks import task_name
@@ -45,7 +46,7 @@ def inspect_rewards(logs) -> dict:
 
 
 def test_every_env_id_is_an_inspect_task_with_the_oracle_rewards_of_cogsim_run(tmp_path):
-    env_ids = [e for e in cogsim.list_envs() if cogsim.make(e).num_players == 1]
+    env_ids = [e for e in declared_env_ids() if cogsim.make(e).num_players == 1]
     logs = inspect_logs(tmp_path, env_ids, "cogsim/oracle", episodes=EPISODES)
     got = inspect_rewards(logs)
     assert got == cogsim_rewards(tmp_path, env_ids, "oracle")
@@ -61,7 +62,7 @@ def test_every_env_id_is_an_inspect_task_with_the_oracle_rewards_of_cogsim_run(t
 
 
 def test_duels_as_inspect_tasks(tmp_path):
-    duels = [e for e in cogsim.list_envs() if cogsim.make(e).num_players > 1]
+    duels = [e for e in declared_env_ids() if cogsim.make(e).num_players > 1]
     assert duels
     got = inspect_rewards(inspect_logs(tmp_path, duels, "cogsim/oracle", episodes=EPISODES, **DUEL))
     assert got == cogsim_rewards(tmp_path, duels, "oracle")

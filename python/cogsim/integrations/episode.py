@@ -25,6 +25,9 @@ from cogsim.metrics import Estimate, Table
 RUN_ARGS = ("episodes", "seed", "history", "max_images", "max_turns", "opponent", "seat")
 DEFAULT_EPISODES = 10  # as cogsim run
 DEFAULT_MAX_TURNS = 1000  # as cogsim run --max-turns
+# A duel's scripted opponent by default: the first the env knows. The paper duels models with each
+# other; forgetful (optimal play with a six-flip memory) is cogsim's reference between random and optimal.
+DEFAULT_OPPONENTS = ("forgetful", "random")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,16 @@ def checked_env(env_id: str, episodes: int, seed: int, spec: EpisodeSpec, label:
         return cogsim.make(env_id, **spec.options)
     except ValueError as error:
         raise ValueError(f"{label}: {error} (the task's own arguments: {', '.join(RUN_ARGS)})") from None
+
+
+def reference_opponent(env) -> str:
+    return next((p for p in DEFAULT_OPPONENTS if p in env.scripted_policies), "random")
+
+
+def decoding_defaults(env) -> dict:
+    """The env's decoding defaults (``env.metadata["cogsim.decoding"]``), greedy unless they say
+    otherwise, as cogsim's own backends decode."""
+    return {"temperature": 0.0, **dict((getattr(env, "metadata", None) or {}).get("cogsim.decoding") or {})}
 
 
 def check_scripted(spec: str, env) -> str:
@@ -91,8 +104,7 @@ class Episode:
 
     @property
     def decoding(self) -> dict:
-        """The env's decoding defaults (``env.metadata["cogsim.decoding"]``)."""
-        return dict((getattr(self.env, "metadata", None) or {}).get("cogsim.decoding") or {})
+        return decoding_defaults(self.env)
 
     def user_message(self) -> Message:
         return Message("user", self.obs["text"], tuple(self.obs.get("images", ())))

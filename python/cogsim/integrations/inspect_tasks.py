@@ -61,6 +61,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 import cogsim
+from cogsim import families
 from cogsim.agents.base import ImageURLCache, Message
 from cogsim.integrations.episode import (
     DEFAULT_EPISODES,
@@ -69,13 +70,14 @@ from cogsim.integrations.episode import (
     EpisodeSpec,
     check_scripted,
     checked_env,
+    decoding_defaults,
     metric_values,
+    reference_opponent,
 )
 from cogsim.integrations.inspect_models import SCRIPTED_TURN, ScriptedModel
 
 STORE_KEY = "cogsim_episode"
 OPPONENT_ROLE = "opponent"
-DEFAULT_OPPONENTS = ("forgetful", "random")  # the first the env knows: cogsim's reference opponent
 
 
 class BackendFault(RuntimeError):
@@ -178,9 +180,7 @@ async def _model_turn(
 async def _rival_turn(rival: Model, episode: Episode, urls: ImageURLCache) -> str:
     token = SCRIPTED_TURN.set(episode)
     try:
-        output = await rival.generate(
-            chat_messages(episode.prompt(), urls), config=GenerateConfig(**_decoding(episode))
-        )
+        output = await rival.generate(chat_messages(episode.prompt(), urls), config=GenerateConfig(**episode.decoding))
     finally:
         SCRIPTED_TURN.reset(token)
     fault = not_an_answer(output)
@@ -201,10 +201,6 @@ def _opponent(opponent: Optional[str]) -> Union[str, Model, None]:
 
 def _agent_name(model: Model) -> str:
     return model.api.spec if isinstance(model.api, ScriptedModel) else str(model)
-
-
-def _decoding(episode: Episode) -> dict:
-    return {"temperature": 0.0, **episode.decoding}
 
 
 # -- scorer, metrics, reducer ---------------------------------------------------------------------
@@ -268,7 +264,7 @@ def episode_task(
     try:
         seats = _model_seats(label, seat, probe.num_players)
         opponent = _check_opponent(label, opponent, probe)
-        decoding = {"temperature": 0.0, **dict(probe.metadata.get("cogsim.decoding") or {})}
+        decoding = decoding_defaults(probe)
     finally:
         probe.close()
     samples = [
@@ -309,7 +305,7 @@ def _check_opponent(label: str, opponent: Optional[str], probe) -> Optional[str]
             raise ValueError(f"{label}: opponent: the env has one player, got {opponent!r}")
         return None
     if opponent is None:
-        return next((p for p in DEFAULT_OPPONENTS if p in probe.scripted_policies), "random")
+        return reference_opponent(probe)
     if not isinstance(opponent, str) or not opponent:
         raise ValueError(f"{label}: opponent must be a scripted agent's name or a model, got {opponent!r}")
     if "/" in opponent:
@@ -321,27 +317,16 @@ def _check_opponent(label: str, opponent: Optional[str], probe) -> Optional[str]
 
 
 def register_tasks() -> list[str]:
-    """Registers one inspect task per env id (``cogsim.list_envs()``) and returns their names."""
-    names = []
-    for env_id in cogsim.list_envs():
-        names.append(_register(env_id))
-    return names
+    """Registers one inspect task per env id the families declare (built in, or added through the
+    ``cogsim.families`` entry points) and returns their names."""
+    return [_register(env_id) for env_id in families.declared_env_ids()]
 
 
 def _register(env_id: str) -> str:
     name = task_name(env_id)
 
-    def make_task(
-        episodes: int = DEFAULT_EPISODES,
-        seed: int = 0,
-        history: Optional[str] = None,
-        max_images: Optional[int] = None,
-        max_turns: int = DEFAULT_MAX_TURNS,
-        opponent: Optional[str] = None,
-        seat: Union[int, str, None] = None,
-        **options: Any,
-    ) -> Task:
-        return episode_task(env_id, episodes, seed, history, max_images, max_turns, opponent, seat, **options)
+    def make_task(**task_args: Any) -> Task:  # every -T argument reaches episode_task, which checks them
+        return episode_task(env_id, **task_args)
 
     make_task.__name__ = make_task.__qualname__ = name
     make_task.__doc__ = (

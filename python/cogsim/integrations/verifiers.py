@@ -36,9 +36,10 @@ from cogsim.integrations.episode import (
     EpisodeSpec,
     check_scripted,
     checked_env,
+    decoding_defaults,
+    reference_opponent,
 )
 
-DEFAULT_OPPONENTS = ("forgetful", "random")
 RUNNER_FIELDS = frozenset({"seed", "task", "episode_index", "turns", "total_reward"})
 
 
@@ -66,11 +67,11 @@ def load_environment(
         if probe.num_players > 1:
             if isinstance(seat, bool) or seat not in range(probe.num_players):
                 raise ValueError(f"{label}: seat must be a seat number from 0 to {probe.num_players - 1}, got {seat!r}")
-            opponent = opponent or next((p for p in DEFAULT_OPPONENTS if p in probe.scripted_policies), "random")
+            opponent = opponent or reference_opponent(probe)
             check_scripted(opponent, probe)
         elif opponent is not None or seat != 0:
             raise ValueError(f"{label}: opponent and seat are for duels; the env has one player")
-        decoding = {"temperature": 0.0, **dict(probe.metadata.get("cogsim.decoding") or {})}
+        decoding = decoding_defaults(probe)
     finally:
         probe.close()
     rows = [

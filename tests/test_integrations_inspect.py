@@ -226,3 +226,20 @@ def test_import_cogsim_imports_no_integration():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_epochs_give_the_family_metrics_every_epoch(tmp_path):
+    logs = inspect_ai.eval(
+        "cogsim/wilt_lite",
+        model="cogsim/noisy-oracle:0.5",
+        task_args={"episodes": 2},
+        epochs=3,
+        log_dir=str(tmp_path / "epochs"),
+        display="none",
+    )
+    log = read_eval_log(logs[0].location)
+    assert log.status == "success" and len(log.samples) == 6
+    (reduction,) = log.reductions
+    assert [len(s.metadata["episodes"]) for s in reduction.samples] == [3, 3]
+    metrics = {m.name: m.value for m in log.results.scores[0].metrics.values()}
+    assert "WILT: results by agent: accuracy %" in metrics

@@ -29,3 +29,10 @@ def choice(options: dict, name: str, default: str, allowed) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}")
     return value
+
+
+def known(options: dict, env_id: str, allowed) -> None:
+    """ValueError naming any option the env does not take, and the ones it takes."""
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown option(s) {', '.join(unknown)} for {env_id}; allowed: {', '.join(allowed)}")

@@ -36,12 +36,18 @@ from cogsim.envs import register
 from cogsim.envs._options import choice as _choice
 from cogsim.envs._options import flag as _flag
 from cogsim.envs._options import integer as _integer
+from cogsim.envs._options import known as _known
 from cogsim.envs.base import TextEnv, observation
 from cogsim.maze import _maze, agents, release, text
 from cogsim.maze._maze import Sight
 
 MODALITIES = ("3d", "patch", "text")
 HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
+OPTIONS = (
+    "generator", "step", "size", "loop_rate", "modality", "text_view", "feedback", "cot", "parser", "parse_failure",
+    "parse_retries", "memory_map", "minimap", "wall_tags", "ask_output", "history", "window", "vision_range",
+    "image_size", "patch_radius", "max_steps", "prompt_file",
+)  # fmt: skip
 VIEW_LABELS = {
     "3d": "Current 3D View:",
     "patch": "Local 2D map (the 3x3 cells around you, north up, no history):",
@@ -55,6 +61,7 @@ class MazeNavEnv(TextEnv):
     scripted_policies = agents.POLICIES
 
     def __init__(self, env_id: str = "maze3d/nav", **options):
+        _known(options, env_id, OPTIONS)
         super().__init__(env_id, **options)
         self.generator = _choice(options, "generator", "v6", release.GENERATORS)
         self.step_mode = _choice(options, "step", "slide", release.STEPS)

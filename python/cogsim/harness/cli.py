@@ -105,10 +105,10 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE")
     p.set_defaults(handler=_list)
 
-    p = subparsers.add_parser("export", help="export a run: JSONL trajectories or chat-format SFT data")
+    p = subparsers.add_parser("export", help="export a run: JSONL trajectories, chat-format SFT data or an inspect log")
     p.add_argument("run_dir", metavar="DIR")
-    p.add_argument("--format", choices=("jsonl", "sft"), default="jsonl")
-    p.add_argument("--out", required=True, help="output .jsonl file")
+    p.add_argument("--format", choices=("jsonl", "sft", "inspect"), default="jsonl")
+    p.add_argument("--out", required=True, help="output file (.jsonl; inspect: .eval or .json)")
     p.add_argument("--agent", action="append", dest="agents", help="sft: episodes of these agents (default oracle)")
     p.add_argument("--per-turn", action="store_true", help="sft: one example per turn with the context the agent saw")
     p.set_defaults(handler=_export)
@@ -298,7 +298,18 @@ def _export(args: argparse.Namespace) -> int:
     if args.format == "jsonl":
         count = export_jsonl(args.run_dir, args.out)
         print(f"{count} episodes written to {args.out}")
+    elif args.format == "inspect":
+        count = _export_inspect(args.run_dir, args.out)
+        print(f"{count} episodes written to {args.out} (inspect log: inspect view, inspect log dump)")
     else:
         count = export_sft(args.run_dir, args.out, agents=tuple(args.agents or ["oracle"]), per_turn=args.per_turn)
         print(f"{count} examples written to {args.out}")
     return 0
+
+
+def _export_inspect(run_dir: str, out: str) -> int:
+    try:
+        from cogsim.integrations.inspect_log import export_inspect
+    except ImportError as error:
+        raise ValueError(f"--format inspect needs inspect_ai: pip install 'cogsim[inspect]' ({error})") from None
+    return export_inspect(run_dir, out)

@@ -15,13 +15,18 @@ from cogsim.store.sqlite import DB_NAME, open_store
 def _output(run_dir: str | Path, path: str | Path):
     """A writer for an export file, which must not be one of the run's own files; the file appears
     only when the export is complete."""
+    return atomic_writer(checked_output(run_dir, path), text=True)
+
+
+def checked_output(run_dir: str | Path, path: str | Path) -> Path:
+    """The resolved path of an export file; ValueError if it is one of the run's own files or a directory."""
     target = Path(path).resolve()
     run = Path(run_dir).resolve()
     if target.parent == run and (target.name.startswith(DB_NAME) or target.name == "run.lock"):
         raise ValueError(f"--out {path}: that is the run's own store; write the export to another file")
     if target.is_dir():
         raise ValueError(f"--out {path} is a directory; give a file name such as run.jsonl")
-    return atomic_writer(target, text=True)
+    return target
 
 
 def export_jsonl(run_dir: str | Path, path: str | Path) -> int:

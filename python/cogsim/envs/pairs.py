@@ -50,6 +50,25 @@ HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
 POLICIES = ("oracle", "optimal", "forgetful", "random")
 
 
+OPTIONS = (
+    "rows",
+    "cols",
+    "modality",
+    "theme",
+    "feedback",
+    "cot",
+    "memory_map",
+    "max_resp_per_pair",
+    "max_responses",
+    "card_width",
+    "history",
+    "deal",
+    "max_retries",
+    "coords",
+    "faces",
+)
+
+
 class PairsEnv(TextEnv):
     suite = "pairs"
     batches_frames = True
@@ -58,6 +77,9 @@ class PairsEnv(TextEnv):
     num_players = 1
 
     def __init__(self, env_id: str = "pairs/single", **options):
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown pairs option(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(OPTIONS)}")
         super().__init__(env_id, **options)
         self.rows, self.cols = _pairs.check_shape(options.get("rows", 4), options.get("cols", 4))
         self.pairs = self.rows * self.cols // 2

@@ -127,6 +127,21 @@ class CatalogOptions:
     maze_decoy_keys: int = 1  # mazes: extra keys of a colour no key in use has (see tasks: the release has
     # none but lists unreachable actions too); Decode Maze level 1 also gets the release's trap key
 
+    def __post_init__(self):
+        for name, (low, high) in CATALOG_OPTION_RANGES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
+
+
+# The ranges the core's generator accepts (kidgym::validate_catalog).
+CATALOG_OPTION_RANGES = {
+    "selection_extra": (0, 4),
+    "decode_extra": (0, 6),
+    "memory_chests": (2, 5),
+    "maze_decoy_keys": (0, 1),
+}
+
 
 @lru_cache(maxsize=None)
 def core_catalog(options: CatalogOptions = CatalogOptions()) -> "_core.KidCatalog":

@@ -24,6 +24,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from cogsim import cube
+from cogsim._untrusted import load_json, read_file
 from cogsim.cube import DECREASE, INCREASE, MOVES, NO_CHANGE, Cube
 from cogsim.cube.suite import views
 from cogsim.cube.suite.parsers import COLOURS, EFFECT_LABELS
@@ -33,6 +34,7 @@ LABELS = "ABCD"
 TESTS = ("reconstruction", "verification", "optimal-move", "reflection", "closed-loop", "move-effect", "recovery")
 EFFECT_NAMES = {DECREASE: "DECREASE", NO_CHANGE: "NO_CHANGE", INCREASE: "INCREASE"}
 SEED_LIST_FORMAT = "cogsim-cubebench-seed-list/1"
+MAX_SEED_LIST_BYTES = 64 << 20
 MAX_DEPTH = 20
 
 
@@ -421,7 +423,12 @@ def export_seed_list(seed_list: dict, path: Union[str, Path]) -> Path:
 def load_seed_list(source: Union[str, Path, dict]) -> dict:
     """Reads a seed list (a path or an already-loaded dict) and checks its shape and its ground
     truth: each item must equal what its seed generates (so edited lists are refused, not trusted)."""
-    data = json.loads(Path(source).read_text()) if isinstance(source, (str, Path)) else source
+    if isinstance(source, (str, Path)):
+        data = load_json(
+            read_file(source, "seed_list", MAX_SEED_LIST_BYTES), f"seed_list {source}", MAX_SEED_LIST_BYTES
+        )
+    else:
+        data = source
     if not isinstance(data, dict) or data.get("format") != SEED_LIST_FORMAT:
         raise ValueError(f"seed_list must be a {SEED_LIST_FORMAT} JSON object")
     episodes = data.get("episodes")

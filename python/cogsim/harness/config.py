@@ -29,6 +29,7 @@ RESUMABLE_AGENT_OPTIONS = frozenset(
         "backoff_s",
         "max_backoff_s",
         "concurrency",
+        "max_response_bytes",
         # vLLM engine limits
         "max_model_len",
         "gpu_memory_utilization",

@@ -1,6 +1,7 @@
-"""Files the CLI reads (docs/security.md): ``cube distances`` streams its input
+"""Files the CLI reads and the exports write (docs/security.md): ``cube distances`` streams its input
 in bounded memory and writes as it goes, reads only regular files, escapes what it quotes from them
-(the core's messages keep NUL bytes and escape sequences escaped)."""
+(the core's messages keep NUL bytes and escape sequences escaped); the SFT export names only
+regular files inside the run's own ``images/``."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ import tracemalloc
 
 import pytest
 
+import loop_envs  # noqa: F401  (registers the looptest envs)
 from cogsim import _core
 from cogsim.cli import main as cogsim_main
+from cogsim.harness import RunConfig, Task, run
+from cogsim.store import export_sft
+from cogsim.store.sqlite import StoreError
 
 SOLVED = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 
@@ -96,3 +101,18 @@ def test_errors_quote_bad_input_escaped_and_whole(tmp_path, capsys, line, shown)
 def test_a_command_line_state_with_undecodable_bytes_is_a_clear_error(capsys):
     assert cogsim_main(["cube", "distance", "R \udcff\udcfe"]) == 2  # bytes the shell passed undecoded
     assert r"invalid move '\xff\xfe'" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)
+def test_sft_export_names_only_regular_files_inside_the_runs_images(tmp_path):
+    out = tmp_path / "run"
+    run(RunConfig([Task("looptest/choice", 1)], ["oracle"]), out)
+    assert export_sft(out, tmp_path / "ok.jsonl") == 1
+    image = sorted((out / "images").rglob("*.png"))[0]
+    image.unlink()
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"private")
+    image.symlink_to(secret)  # a link planted where a frame should be
+    with pytest.raises(StoreError, match=r"is not a regular file in the run's images/ folder"):
+        export_sft(out, tmp_path / "linked.jsonl")
+    assert not (tmp_path / "linked.jsonl").exists()

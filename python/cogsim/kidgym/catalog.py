@@ -113,6 +113,11 @@ def item_name(category: int, item: int) -> str:
     return ITEMS[CATEGORIES[category]][item].replace("_", " ")
 
 
+def picture_name(category: int, picture: int) -> str:
+    """An item's name, or "target figure" for the abstract figures of Puzzle (which have none)."""
+    return "target figure" if category == FIGURE_CATEGORY else item_name(category, picture)
+
+
 def item_sprite(category: int, item: int) -> str:
     return ITEMS[CATEGORIES[category]][item]
 

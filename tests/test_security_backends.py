@@ -18,6 +18,8 @@ from cogsim.agents.openai import parse_chat_completion
 from cogsim.cli import main as cogsim_main
 from hostile_servers import Server, answer, completion, endless, headers, trickle, trickle_headers
 
+pytestmark = pytest.mark.timeout(60)  # every case is time-bound; slower ones say more
+
 PROMPT = [[Message("user", "How many?")]]
 
 

@@ -20,6 +20,8 @@ from cogsim import families
 from cogsim.envs import spec
 from cogsim.kidgym.catalog import CatalogOptions
 
+pytestmark = pytest.mark.timeout(60)  # every case is time-bound; slower ones say more
+
 ENV_IDS = sorted(families.declared_env_ids())  # cogsim's own: other tests register toy envs that check nothing
 WILD_VALUES = st.one_of(
     st.none(),

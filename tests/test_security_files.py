@@ -18,6 +18,8 @@ from cogsim.harness import RunConfig, Task, run
 from cogsim.store import export_sft
 from cogsim.store.sqlite import StoreError
 
+pytestmark = pytest.mark.timeout(60)  # every case is time-bound; slower ones say more
+
 SOLVED = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
 
 

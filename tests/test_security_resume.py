@@ -17,6 +17,8 @@ from cogsim.cli import main as cogsim_main
 from cogsim.store import open_store
 from hostile_servers import Server, answer, completion, headers
 
+pytestmark = pytest.mark.timeout(60)  # every case is time-bound; slower ones say more
+
 SECRET_KEY = "sk-users-own-secret"
 KIDGYM = ["kidgym/maze", "--env-option", "images=false", "--episodes", "2"]
 

@@ -26,6 +26,8 @@ from cogsim.report import build_report
 from cogsim.store import export_jsonl, export_sft, open_store
 from cogsim.store.sqlite import SCHEMA_VERSION, TURN_COLUMNS, StoreError
 
+pytestmark = pytest.mark.timeout(60)  # every case is time-bound; slower ones say more
+
 LOOP_ENVS = str(Path(loop_envs.__file__).resolve())
 SPIN = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
 

@@ -476,9 +476,9 @@ State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int 
     throw std::invalid_argument("kidgym: level must be 1, 2 or 3, got " + std::to_string(level));
   const int fewest = fewest_steps(task, level);
   if (budget == 0) budget = default_budget(task, level);
-  if (budget < fewest || budget > 60)
-    throw std::invalid_argument("kidgym: max_steps must be in " + std::to_string(fewest) +
-                                "..60 for this task and level, got " + std::to_string(budget));
+  if (budget < fewest || budget > kMaxBudget)
+    throw std::invalid_argument("kidgym: max_steps must be in " + std::to_string(fewest) + ".." +
+                                std::to_string(kMaxBudget) + " for this task and level, got " + std::to_string(budget));
   SplitMix64 rng(derive_seed(seed, 16 * static_cast<uint64_t>(task) + level));
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     State s = blank(task, level, fewest, rng.next());

@@ -152,6 +152,8 @@ int default_budget(Task task, int level);
 // The length of the plan generation aims for: the fewest steps that solve the task (the budget,
 // except where the release gives slack: Counting, Decode, Memory Decode and Decode Maze).
 int fewest_steps(Task task, int level);
+// The largest step budget an episode may be given (max_steps).
+constexpr int kMaxBudget = 60;
 bool exact_budget(Task task);
 const char* task_name(Task task);
 

@@ -32,6 +32,7 @@ __all__: list[str] = [
     "cube_states_from_text",
     "cube_to_facelets",
     "cube_validate",
+    "kidgym_budget_range",
     "kidgym_default_budget",
     "kidgym_generate",
     "kidgym_kinds",
@@ -231,6 +232,13 @@ def cube_states_from_text(
 
 def cube_to_facelets(arg0: bytes) -> str: ...
 def cube_validate(arg0: bytes) -> None: ...
+def kidgym_budget_range(
+    task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex
+) -> tuple[int, int]:
+    """
+    The step budgets (max_steps) an episode of the task at the level may have.
+    """
+
 def kidgym_default_budget(
     task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex
 ) -> int: ...

@@ -27,6 +27,7 @@ __all__ = [
     "observation",
     "play_scripted",
     "register",
+    "file_options",
     "make",
     "make_vec",
     "list_envs",
@@ -72,6 +73,11 @@ def spec(env_id: str) -> EnvSpec:
         return _REGISTRY[env_id]
     except KeyError:
         raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(list_envs())}") from None
+
+
+def file_options(env_id: str) -> dict[str, str]:
+    """The env's options whose value names a file (``TextEnv.file_options``): name -> "text" or "json"."""
+    return dict(getattr(spec(env_id).entry_point, "file_options", {}))
 
 
 def make(env_id: str, **options: Any) -> TextEnv:

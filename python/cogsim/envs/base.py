@@ -29,9 +29,25 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from cogsim._untrusted import shown
+
+MAX_SEED = 2**32 - 1  # every env's episode seeds are integers in [0, MAX_SEED]
+
 
 class ResetNeeded(gym.error.ResetNeeded, RuntimeError):
     """step() with no episode running: before the first reset(), or after the last step."""
+
+
+class InvalidSeed(gym.error.Error, ValueError):
+    """reset(seed=...) with a seed that is not an integer in [0, MAX_SEED] (nor None)."""
+
+
+def check_seed(seed: Any) -> int:
+    """The seed as an int; InvalidSeed names what was given (a huge integer by its size, not its digits)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+        kind = "" if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else f"{type(seed).__name__} "
+        raise InvalidSeed(f"seed must be an integer in [0, {MAX_SEED}] or None, got {kind}{shown(seed)}")
+    return int(seed)
 
 
 class FreeText(spaces.Text):
@@ -91,6 +107,10 @@ class TextEnv(gym.Env):
     # while it resets or steps: callers that step several envs together may then draw all their frames
     # in shared passes (render.frame_batch), which fills the arrays after the last env has stepped.
     batches_frames: ClassVar[bool] = False
+    # Options whose value names a file, by option name: "text" (a template, read as UTF-8 text) or "json".
+    # A run records such a file's content instead of its path (cogsim.harness.config.record_file_options),
+    # so a resume never opens a path read from a run directory.
+    file_options: ClassVar[dict[str, str]] = {}
 
     def __init__(self, env_id: str = "", **options: Any):
         self.env_id = env_id
@@ -101,6 +121,8 @@ class TextEnv(gym.Env):
 
     # -- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        if seed is not None:
+            seed = check_seed(seed)
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(0, 2**31 - 1))

@@ -71,6 +71,7 @@ class CubeBenchEnv(TextEnv):
     modalities: ClassVar[tuple[str, ...]] = prompts.MODALITIES
     default_modality: ClassVar[str] = "image+text"
     test_options: ClassVar[tuple[str, ...]] = ()  # options a subclass reads itself
+    file_options: ClassVar[dict[str, str]] = {"seed_list": "json"}
 
     def __init__(
         self,

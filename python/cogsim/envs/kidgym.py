@@ -61,8 +61,8 @@ class KidGymEnv(TextEnv):
     feedback               add a line on what the last answer did (cogsim's; the release gives none)
     goal_texts             "release" (the release's templates word for word) or "adapted" (Memory Decode
                            worded for cogsim's frames, which show the target in the hint bar)
-    prompt_template        path of a text file for each turn's text, with ``{goal}``, ``{actions}``... (see
-                           ``kidgym.prompts.TEMPLATE_FIELDS``)
+    prompt_template        path of a text file for each turn's text (or its content as a run records it), with
+                           plain placeholders ``{goal}``, ``{actions}``... (see ``kidgym.prompts.TEMPLATE_FIELDS``)
     invalid_answer_costs_step  an unparseable answer spends a step (True) or is simply re-asked (False)
     selection_extra, decode_extra, memory_chests, maze_decoy_keys   generator knobs (``catalog.CatalogOptions``)
     """
@@ -71,6 +71,7 @@ class KidGymEnv(TextEnv):
     batches_frames: ClassVar[bool] = True
     default_history: ClassVar[str] = "current"
     scripted_policies: ClassVar[tuple[str, ...]] = ("oracle", "random")
+    file_options: ClassVar[dict[str, str]] = {"prompt_template": "text"}
 
     def __init__(
         self,
@@ -86,7 +87,7 @@ class KidGymEnv(TextEnv):
         answer_tags: str = "release",
         feedback: bool = False,
         goal_texts: str = "release",
-        prompt_template: Optional[str] = None,
+        prompt_template: Any = None,
         invalid_answer_costs_step: bool = True,
         **generator_options: Any,
     ):
@@ -118,8 +119,16 @@ class KidGymEnv(TextEnv):
             raise ValueError(f"goal_texts must be one of {', '.join(GOAL_TEXTS)}, got {goal_texts!r}")
         self.answer_tags, self.feedback, self.goal_texts = answer_tags, bool(feedback), goal_texts
         self.template = prompts.load_template(prompt_template) if prompt_template is not None else None
-        if not isinstance(max_steps, int) or max_steps < 0:
-            raise ValueError(f"max_steps must be a non-negative integer (0: the release's budget), got {max_steps!r}")
+        fewest, most = kidgym.budget_range(self.task.name, self.level)
+        if (
+            isinstance(max_steps, bool)
+            or not isinstance(max_steps, int)
+            or not (max_steps == 0 or fewest <= max_steps <= most)
+        ):
+            raise ValueError(
+                f"max_steps must be 0 (the release's budget) or an integer in [{fewest}, {most}] for {self.task.name} "
+                f"level {self.level}, got {max_steps!r}"
+            )
         if cell_size not in (32, 64, 96):
             raise ValueError(f"cell_size must be 32, 64 or 96, got {cell_size!r}")
         unknown = set(generator_options) - set(catalog.CatalogOptions.__dataclass_fields__)

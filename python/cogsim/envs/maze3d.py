@@ -21,17 +21,18 @@ Options (all keyword arguments of ``cogsim.make("maze3d/nav", ...)``):
     "last:3" | "last:5" | "last:10" | "current"); window ("release": "last:K" trims as the release's
     history_window=K does | "exchanges": K whole earlier exchanges); vision_range (4);
     image_size (256); patch_radius (1); max_steps (None: the release's max(4 L*, 80));
-    prompt_file (None): a text file to use as the system prompt (e.g. the published one), with
-    {maze_size}, {wall_size}, {vision_range}, {max_steps}, {minimap_size} filled in.
+    prompt_file (None): a text file to use as the system prompt (e.g. the published one), with the
+    plain placeholders {maze_size}, {wall_size}, {vision_range}, {max_steps}, {minimap_size} filled in
+    ({{ and }} for literal braces); a run records its content. Unknown options are refused.
 """
 
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 
+from cogsim._template import load_template
 from cogsim.envs import register
 from cogsim.envs._options import choice as _choice
 from cogsim.envs._options import flag as _flag
@@ -41,6 +42,7 @@ from cogsim.envs.base import TextEnv, observation
 from cogsim.maze import _maze, agents, release, text
 from cogsim.maze._maze import Sight
 
+PROMPT_FIELDS = ("maze_size", "wall_size", "vision_range", "max_steps", "minimap_size")
 MODALITIES = ("3d", "patch", "text")
 HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
 OPTIONS = (
@@ -59,6 +61,8 @@ class MazeNavEnv(TextEnv):
     default_history = "full"
     batches_frames = True
     scripted_policies = agents.POLICIES
+
+    file_options = {"prompt_file": "text"}
 
     def __init__(self, env_id: str = "maze3d/nav", **options):
         _known(options, env_id, OPTIONS)
@@ -97,12 +101,9 @@ class MazeNavEnv(TextEnv):
         self.patch_radius = _integer(options, "patch_radius", 1, 1, 8)
         self.max_steps = _integer(options, "max_steps", None, 1, 100_000)
         prompt_file = options.get("prompt_file")
-        if prompt_file is not None and not isinstance(prompt_file, (str, Path)):
-            raise ValueError(f"prompt_file must be a path or None, got {prompt_file!r}")
-        try:
-            self.prompt_template = Path(prompt_file).read_text(encoding="utf-8") if prompt_file is not None else None
-        except (OSError, UnicodeDecodeError) as error:
-            raise ValueError(f"prompt_file must name a readable UTF-8 text file: {error}") from None
+        self.prompt_template = (
+            load_template(prompt_file, PROMPT_FIELDS, "prompt_file") if prompt_file is not None else None
+        )
         self._scene = None
 
     # -- episode ---------------------------------------------------------------------------------
@@ -129,19 +130,13 @@ class MazeNavEnv(TextEnv):
 
     def _system_prompt(self) -> str:
         if self.prompt_template is not None:
-            fields = {
-                "maze_size": self.size,
-                "wall_size": 2 * self.size + 1,
-                "vision_range": self.vision_range,
-                "max_steps": self.budget,
-                "minimap_size": 140,
-            }
-            try:
-                return self.prompt_template.format(**fields)
-            except (KeyError, IndexError, ValueError) as error:
-                raise ValueError(
-                    f"prompt_file may use only the fields {', '.join(fields)} in braces: {error}"
-                ) from None
+            return self.prompt_template.fill(
+                maze_size=self.size,
+                wall_size=2 * self.size + 1,
+                vision_range=self.vision_range,
+                max_steps=self.budget,
+                minimap_size=140,
+            )
         return text.task_prompt(
             self.size,
             self.budget,

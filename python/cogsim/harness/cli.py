@@ -173,7 +173,7 @@ def _run(args: argparse.Namespace) -> int:
     for line in summary.fault_lines():
         print(line, file=sys.stderr)
     if args.report:
-        _write_report(out)
+        _write_report(out, save_metrics=True)
     if summary.faults:
         print(
             f"the run is incomplete: fix the backend, then `cogsim run --resume {out}` retries these episodes "
@@ -245,10 +245,10 @@ class _ProgressBar:
             self.bar.close()
 
 
-def _write_report(run_dir: Path) -> None:
+def _write_report(run_dir: Path, save_metrics: bool = False) -> None:
     from cogsim.report import write_report
 
-    markdown, page = write_report(run_dir)
+    markdown, page = write_report(run_dir, save_metrics=save_metrics)
     print(f"report written to {markdown} and {page}")
 
 
@@ -258,7 +258,8 @@ def _report(args: argparse.Namespace) -> int:
 
     import_plugins(args.imports)
     with open_store(args.run_dir) as store:
-        recorded = (store.config() or {}).get("imports", [])
+        recorded = (store.config() or {}).get("imports")
+    recorded = [name for name in recorded if isinstance(name, str)] if isinstance(recorded, list) else []
     missing = [name for name in recorded if name not in args.imports]
     if missing:  # never imported from the run directory's word: the user decides
         print(

@@ -36,6 +36,7 @@ from typing import Optional
 import numpy as np
 
 import cogsim
+from cogsim._untrusted import content_reference
 from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent, image_key
 from cogsim.agents.history import HistoryPolicy
@@ -55,8 +56,9 @@ def _class_batches_frames(env_id: str) -> bool:
         return False
 
 
-class ReplayMismatch(RuntimeError):
-    """The env or a scripted agent did not reproduce a stored turn: it is not deterministic."""
+class ReplayMismatch(RuntimeError, ValueError):
+    """The env or a scripted agent did not reproduce a stored turn: the env is not deterministic, or the
+    store holds turns cogsim did not write (a ValueError too: the CLI reports it as bad input)."""
 
 
 def run_slots(
@@ -243,7 +245,7 @@ class _LockstepRunner:
             slot.seats,
             slot.episode_index,
             slot.seed,
-            {**entry.defaults, **self.config.tasks[slot.task].options},
+            {k: content_reference(v) for k, v in {**entry.defaults, **self.config.tasks[slot.task].options}.items()},
             None,
             self.config.history or "",
             id=episode_id,
@@ -268,6 +270,11 @@ class _LockstepRunner:
 
     def _replay(self, episode: _Episode, turns) -> None:
         for stored in turns:
+            if episode.finished:
+                raise ReplayMismatch(
+                    f"{episode.slot.env_id} seed {episode.slot.seed} turn {stored.turn}: the store holds turns past "
+                    "the episode's end"
+                )
             if stored.prompt != episode.obs["text"]:
                 raise ReplayMismatch(
                     f"{episode.slot.env_id} seed {episode.slot.seed} turn {stored.turn}: the env showed a different "

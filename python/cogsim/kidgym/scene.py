@@ -152,7 +152,12 @@ def backpack_text(state) -> str:
     """The backpack in words, for what the frame cannot show (the renderer draws keys without colour)."""
     parts = []
     for slot, (kind, category, item, _) in enumerate(state.bag):
-        name = f"{catalog.KEY_COLOURS[item][0]} key" if kind == KEY else catalog.item_name(category, item)
+        if kind == KEY:
+            name = f"{catalog.KEY_COLOURS[item][0]} key"
+        elif kind == PIECE:
+            name = f"a piece of the {catalog.picture_name(category, item)}"
+        else:
+            name = catalog.item_name(category, item)
         parts.append(f"{slot_letter(slot)}) {name}")
     return ", ".join(parts) if parts else "empty"
 

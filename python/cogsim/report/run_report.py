@@ -17,19 +17,21 @@ from cogsim.store.sqlite import Store, open_store
 FAILURE_EXAMPLES = 10
 
 
-def write_report(run_dir: str | Path, title: Optional[str] = None) -> tuple[Path, Path]:
-    """Write ``report.md`` and ``report.html`` (and ``plots/``) into the run directory."""
+def write_report(run_dir: str | Path, title: Optional[str] = None, save_metrics: bool = False) -> tuple[Path, Path]:
+    """Write ``report.md`` and ``report.html`` (and ``plots/``) into the run directory. The store is
+    opened read-only unless ``save_metrics`` (the run that wrote it): then the metric tables are also
+    stored in it."""
     run_dir = Path(run_dir)
-    document = build_report(run_dir, title)
+    document = build_report(run_dir, title, save_metrics)
     markdown, page = run_dir / "report.md", run_dir / "report.html"
     write_text_atomic(markdown, document.markdown())
     write_text_atomic(page, document.html())
     return markdown, page
 
 
-def build_report(run_dir: str | Path, title: Optional[str] = None) -> Document:
+def build_report(run_dir: str | Path, title: Optional[str] = None, save_metrics: bool = False) -> Document:
     run_dir = Path(run_dir)
-    with open_store(run_dir) as store:
+    with open_store(run_dir, writable=save_metrics) as store:
         config = store.config() or {}
         document = Document(title or Text(f"cogsim run report: {run_dir.name}"))
         document.paragraph(*_config_line(config))
@@ -42,10 +44,11 @@ def build_report(run_dir: str | Path, title: Optional[str] = None) -> Document:
 
 
 def _config_line(config: dict) -> list:
-    """The run's settings as paragraph parts (everything read from the store is untrusted)."""
+    """The run's settings as paragraph parts (everything read from the store is untrusted: a setting of
+    an unexpected shape is shown as it is, never walked)."""
     parts = ["cogsim ", Text(config.get("version", "?")), "; agents "]
-    for i, agent in enumerate(config.get("agents", [])):
-        parts += [", " if i else "", Code(agent)]
+    for i, agent in enumerate(_list(config.get("agents"))):
+        parts += [", " if i else "", Code(str(agent))]
     parts += [
         "; seed ",
         Text(config.get("seed")),
@@ -53,10 +56,25 @@ def _config_line(config: dict) -> list:
         Text(config.get("history") or "env default"),
         "; tasks: ",
     ]
-    for i, task in enumerate(config.get("tasks", [])):
-        options = "".join(f" {k}={v}" for k, v in sorted((task.get("options") or {}).items()))
-        parts += [", " if i else "", Code(task.get("env_id", "?")), Text(f"{options} x{task.get('episodes')}")]
+    for i, task in enumerate(t for t in _list(config.get("tasks")) if isinstance(t, dict)):
+        options = "".join(f" {k}={_shown_option(v)}" for k, v in sorted(_dict(task.get("options")).items()))
+        parts += [", " if i else "", Code(str(task.get("env_id", "?"))), Text(f"{options} x{task.get('episodes')}")]
     return parts + ["."]
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _shown_option(value) -> str:
+    """An option's value in the report: a recorded file by its name and hash, anything else as it is."""
+    if isinstance(value, dict) and set(value) == {"file", "sha256", "text"}:
+        return f"{value['file']} (sha256 {str(value['sha256'])[:12]})"
+    return str(value)
 
 
 def _suites(store: Store) -> list[str]:
@@ -66,7 +84,8 @@ def _suites(store: Store) -> list[str]:
 def add_run_tables(document: Document, store: Store) -> None:
     """Generic tables every run gets, whatever its suites."""
     document.heading("Run")
-    task_options = {i: t.get("options") or {} for i, t in enumerate((store.config() or {}).get("tasks", []))}
+    tasks = _list((store.config() or {}).get("tasks"))
+    task_options = {i: _dict(t.get("options")) for i, t in enumerate(tasks) if isinstance(t, dict)}
     rows = store.episode_counts()
     turn_stats = store.turn_stats()
     rewards = defaultdict(list, store.finished_rewards())
@@ -94,7 +113,7 @@ def add_run_tables(document: Document, store: Store) -> None:
         failures, invalid, cut, reasons, latency, tokens_in, tokens_out = turn_stats.get(
             (task, agent), (0, 0, 0, 0, None, None, None)
         )
-        options = ", ".join(f"{k}={v}" for k, v in sorted(task_options.get(task, {}).items()))
+        options = ", ".join(f"{k}={_shown_option(v)}" for k, v in sorted(task_options.get(task, {}).items()))
         table.rows.append(
             [
                 Code(env_id + (f" {options}" if options else "")),
@@ -183,7 +202,8 @@ def add_suite_section(document: Document, store: Store, suite: str, run_dir: Pat
         return
     try:
         tables = metrics.summarize(suite, episodes)
-        store.save_metrics(suite, [_table_dict(t) for t in tables])
+        if not store.readonly:
+            store.save_metrics(suite, [_table_dict(t) for t in tables])
         for table in tables:
             document.table(table)
         plots_dir = _plots_dir(run_dir)

@@ -30,6 +30,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from cogsim import cube
+from cogsim._untrusted import load_json, read_file
 from cogsim.cube import DECREASE, INCREASE, MOVES, NO_CHANGE, Cube
 from cogsim.cube.suite import views
 from cogsim.cube.suite.parsers import COLOURS, EFFECT_LABELS
@@ -50,6 +51,7 @@ EFFECT_NAMES = {DECREASE: "DECREASE", NO_CHANGE: "NO_CHANGE", INCREASE: "INCREAS
 SEED_LIST_FORMAT = "cogsim-cubebench-seed-list/2"
 # Lists of format /1 named the older line's sampler "release"; they read it as "release-1ca7d58".
 _LEGACY_SEED_LIST_FORMAT = "cogsim-cubebench-seed-list/1"
+MAX_SEED_LIST_BYTES = 64 << 20
 MAX_DEPTH = 20
 
 
@@ -590,7 +592,12 @@ def export_seed_list(seed_list: dict, path: Union[str, Path]) -> Path:
 def load_seed_list(source: Union[str, Path, dict]) -> dict:
     """Reads a seed list (a path or an already-loaded dict) and checks its shape and its ground
     truth: each item must equal what its seed generates (so edited lists are refused, not trusted)."""
-    data = json.loads(Path(source).read_text()) if isinstance(source, (str, Path)) else source
+    if isinstance(source, (str, Path)):
+        data = load_json(
+            read_file(source, "seed_list", MAX_SEED_LIST_BYTES), f"seed_list {source}", MAX_SEED_LIST_BYTES
+        )
+    else:
+        data = source
     if not isinstance(data, dict) or data.get("format") not in (SEED_LIST_FORMAT, _LEGACY_SEED_LIST_FORMAT):
         raise ValueError(f"seed_list must be a {SEED_LIST_FORMAT} JSON object")
     episodes = data.get("episodes")

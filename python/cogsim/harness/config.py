@@ -40,6 +40,7 @@ RESUMABLE_AGENT_OPTIONS = frozenset(
         # vLLM engine limits
         "max_model_len",
         "gpu_memory_utilization",
+        "kv_cache_memory_bytes",
         "max_num_seqs",
         "max_num_batched_tokens",
         "tensor_parallel_size",

@@ -184,6 +184,7 @@ class _LockstepRunner:
         active: list[_Episode] = []
         stored = self.store.episode_states()
         try:
+            self._start_model_backends(slots)
             while (pending or active) and self.stopped is None:
                 started, failed = [], []
                 # Inside these blocks the runner reads only frames drawn before them (a step shows the
@@ -215,6 +216,14 @@ class _LockstepRunner:
                 env.close()
 
     # -- starting and replaying ------------------------------------------------------------------------
+    def _start_model_backends(self, slots: list[Slot]) -> None:
+        """Model backends start before any env: an engine that cannot start fails before an episode
+        does, and an in-process engine's libraries load before the renderer's (Triton's LLVM loaded
+        after Mesa llvmpipe's crashes the process; the other order works)."""
+        for spec in dict.fromkeys(seat for slot in slots for seat in slot.seats):
+            if not is_scripted(spec):
+                self._agent(spec)
+
     def _agent(self, spec: str):
         if spec not in self.agents:
             options = dict(self.config.agent_options)

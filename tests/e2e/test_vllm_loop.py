@@ -77,13 +77,14 @@ def cogsim(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess:
 
 
 def new_run(run_dir: Path, model: Path, tasks: list, **settings) -> None:
-    from cogsim.harness import RunConfig, Task
+    from cogsim.harness import RunConfig, Task, trust
     from cogsim.store import Store
 
     agent_options = {"max_tokens": MAX_TOKENS, "temperature": 0.0, **ENGINE}
     config = RunConfig([Task(**t) for t in tasks], [f"vllm:{model}"], agent_options=agent_options, **settings)
     with Store(run_dir) as store:
-        store.init_run(config.to_dict())
+        record = config.to_dict()
+        store.init_run(record, trust.sign(record))  # written as the user's own run: signed with their key
 
 
 def stored_turns(run_dir: Path) -> dict:

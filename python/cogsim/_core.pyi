@@ -1,5 +1,5 @@
 """
-cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt) and the renderer's pixel repacking
+cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt), the renderer's pixel repacking and its CPU compositor of 2D frames
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy
 import numpy.typing
 
 __all__: list[str] = [
+    "Compositor",
     "CubeOracle",
     "KidCatalog",
     "KidState",
@@ -204,6 +205,43 @@ class WiltProgram:
 class WiltProgramSet:
     def __init__(self, programs: collections.abc.Sequence[WiltProgram]) -> None: ...
     def __len__(self) -> int: ...
+
+class Compositor:
+    """
+    Composes 2D frames from stamps of draw items (render._compose); see cpp/render/compose.hpp.
+    """
+    def __init__(self, max_bytes: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def add_base(self, rgba: numpy.typing.NDArray[numpy.uint8]) -> int: ...
+    def add_stamp(
+        self,
+        row: numpy.typing.NDArray[numpy.float32],
+        width: typing.SupportsInt | typing.SupportsIndex,
+        height: typing.SupportsInt | typing.SupportsIndex,
+        rgba: numpy.typing.NDArray[numpy.uint8],
+    ) -> None: ...
+    def compose(
+        self,
+        rows: numpy.typing.NDArray[numpy.float32],
+        base_ids: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+        outs: list[numpy.typing.NDArray[numpy.uint8]],
+        threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    ) -> list[int]:
+        """
+        Composes the frames of outs (arrays of frames, in order); returns the rows whose stamps are missing (then no frame is written).
+        """
+    def placement(
+        self,
+        row: numpy.typing.NDArray[numpy.float32],
+        width: typing.SupportsInt | typing.SupportsIndex,
+        height: typing.SupportsInt | typing.SupportsIndex,
+    ) -> tuple[int, int, int, int]:
+        """
+        The frame pixels (x0, y0, x1, y1) whose stamp a row needs (empty if it draws nothing there).
+        """
+    @property
+    def stamp_bytes(self) -> int: ...
+    @property
+    def stamp_count(self) -> int: ...
 
 def cube_apply(arg0: bytes, arg1: str) -> bytes: ...
 def cube_format_moves(arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> str: ...

@@ -91,6 +91,10 @@ class TextEnv(gym.Env):
     # while it resets or steps: callers that step several envs together may then draw all their frames
     # in shared passes (render.frame_batch), which fills the arrays after the last env has stepped.
     batches_frames: ClassVar[bool] = False
+    # What draws its 2D frames ("gl" or "compositor", cogsim.render.RENDER_PATHS; None: automatic). Set by
+    # the ``render_path`` option of ``cogsim.make``; both paths give the same pixels.
+    render_path: Optional[str] = None
+    _frames_renderer: Any = None  # the renderer that drew its frames, once it has drawn one
 
     def __init__(self, env_id: str = "", **options: Any):
         self.env_id = env_id
@@ -125,6 +129,25 @@ class TextEnv(gym.Env):
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         """The answer text the named scripted policy gives for the current observation."""
         raise NotImplementedError(f"{type(self).__name__} has no scripted policy {policy!r}")
+
+    # -- frames ----------------------------------------------------------------------------------
+    def set_render_path(self, path: Optional[str]) -> None:
+        """Chooses what draws this env's 2D frames (see ``render_path``); ValueError for an unknown path."""
+        from cogsim.render import check_render_path  # the renderer only for envs that draw
+
+        self.render_path = check_render_path(path)
+        self.options["render_path"] = path
+
+    def renderer(self):
+        """This thread's renderer for the env's render path (a GL context belongs to one thread)."""
+        from cogsim.render import shared_renderer
+
+        self._frames_renderer = shared_renderer(path=self.render_path)
+        return self._frames_renderer
+
+    def frames_drawn_by(self) -> Optional[dict]:
+        """What drew the env's frames ({"path", "gl_renderer"}), or None before it has drawn any."""
+        return None if self._frames_renderer is None else self._frames_renderer.describe()
 
 
 def shared_frame_passes(allowed: bool) -> AbstractContextManager[None]:

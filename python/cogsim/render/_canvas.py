@@ -3,6 +3,7 @@ the quad pipeline draws the whole list with one instanced call."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -23,10 +24,16 @@ SUBPIXELS = 256.0
 MAX_COORDINATE = 32768.0
 
 
-def rgba(colour: Colour) -> tuple[float, float, float, float]:
+@lru_cache(maxsize=4096)
+def _rgba(colour: tuple) -> tuple[float, float, float, float]:
     if len(colour) == 3:
         return (colour[0] / 255.0, colour[1] / 255.0, colour[2] / 255.0, 1.0)
     return tuple(c / 255.0 for c in colour)  # type: ignore[return-value]
+
+
+def rgba(colour: Colour) -> tuple[float, float, float, float]:
+    """A 0..255 RGB or RGBA colour as 0..1 RGBA (scenes repeat a few colours: cached)."""
+    return _rgba(colour if type(colour) is tuple else tuple(colour))
 
 
 class Canvas:

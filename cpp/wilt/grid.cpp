@@ -12,6 +12,10 @@
 #include "wilt/bits.hpp"
 #include "wilt/lanes.hpp"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(COGSIM_NO_CLONES)
+#include <immintrin.h>
+#endif
+
 namespace cogsim::wilt {
 namespace {
 
@@ -102,6 +106,7 @@ struct GridScratch {
   std::vector<Lanes> views, own;
   std::vector<uint8_t> truth_bytes, status_bytes;
   std::vector<CompareTables> compare_tables;  // per instruction, built on the first slab
+  std::vector<uint64_t> marks, greater;
 };
 thread_local GridScratch tls_grid;
 
@@ -109,71 +114,167 @@ thread_local GridScratch tls_grid;
 // lane comparisons they save: at most this many keys per row of the comparison.
 constexpr size_t kTableKeysPerRow = 8;
 
-// Whether every value is a finite whole number (from 2^52 up every finite double is one).
-bool whole_numbers(const double* v, size_t n) {
+// Keys are whole numbers of at most this magnitude (they and their differences fit int32).
+constexpr double kMaxKey = 1e9;
+
+// Whether every value is a finite whole number (from 2^52 up every finite double is one), and their
+// range. Below 2^52, adding and taking away 2^52 rounds to a whole number: the same one if v is whole.
+bool whole_range_scalar(const double* v, size_t from, size_t n, double& lo, double& hi) {
   constexpr double kTwo52 = 4503599627370496.0;
-  for (size_t e = 0; e < n; ++e) {
+  for (size_t e = from; e < n; ++e) {
     const double magnitude = std::fabs(v[e]);
-    if (!(magnitude < kTwo52 ? static_cast<double>(static_cast<int64_t>(v[e])) == v[e] : magnitude <= DBL_MAX)) {
-      return false;
-    }
+    if (!(magnitude < kTwo52 ? (magnitude + kTwo52) - kTwo52 == magnitude : magnitude <= DBL_MAX)) return false;
+    lo = std::min(lo, v[e]);
+    hi = std::max(hi, v[e]);
   }
   return true;
 }
 
-// floor(x) for |x| <= 1e9, without libm (the baseline x86-64 target has no rounding instruction).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(COGSIM_NO_CLONES)
+__attribute__((target("avx2"))) bool whole_range_avx2(const double* v, size_t n, double& lo, double& hi) {
+  const __m256d two52 = _mm256_set1_pd(4503599627370496.0), largest = _mm256_set1_pd(DBL_MAX);
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  __m256d low = _mm256_set1_pd(lo), high = _mm256_set1_pd(hi);
+  __m256d bad = _mm256_setzero_pd();
+  size_t e = 0;
+  for (; e + 4 <= n; e += 4) {
+    const __m256d x = _mm256_loadu_pd(v + e), magnitude = _mm256_andnot_pd(sign, x);
+    const __m256d small = _mm256_cmp_pd(magnitude, two52, _CMP_LT_OQ);
+    const __m256d rounded = _mm256_sub_pd(_mm256_add_pd(magnitude, two52), two52);
+    const __m256d whole = _mm256_blendv_pd(_mm256_cmp_pd(magnitude, largest, _CMP_LE_OQ),
+                                           _mm256_cmp_pd(rounded, magnitude, _CMP_EQ_OQ), small);
+    bad = _mm256_or_pd(bad, _mm256_xor_pd(whole, _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
+    low = _mm256_min_pd(low, x);
+    high = _mm256_max_pd(high, x);
+  }
+  if (_mm256_movemask_pd(bad)) return false;
+  alignas(32) double lows[4], highs[4];
+  _mm256_store_pd(lows, low);
+  _mm256_store_pd(highs, high);
+  for (int k = 0; k < 4; ++k) {
+    lo = std::min(lo, lows[k]);
+    hi = std::max(hi, highs[k]);
+  }
+  return whole_range_scalar(v, e, n, lo, hi);
+}
+#endif
+
+bool whole_range(const double* v, size_t n, double& lo, double& hi) {
+  lo = hi = v[0];
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(COGSIM_NO_CLONES)
+  if (__builtin_cpu_supports("avx2")) return whole_range_avx2(v, n, lo, hi);
+#endif
+  return whole_range_scalar(v, 0, n, lo, hi);
+}
+
+// The range of the finite values, none beyond kMaxKey (false if one is); [0, 0] when none is finite.
+bool finite_range(const double* s, size_t n, double& lo, double& hi) {
+  bool any = false;
+  for (size_t e = 0; e < n; ++e) {
+    if (!(std::fabs(s[e]) <= DBL_MAX)) continue;  // inf or NaN: keys of their own
+    if (std::fabs(s[e]) > kMaxKey) return false;
+    lo = any ? std::min(lo, s[e]) : s[e];
+    hi = any ? std::max(hi, s[e]) : s[e];
+    any = true;
+  }
+  if (!any) lo = hi = 0.0;
+  return true;
+}
+
+// floor(x) for |x| <= kMaxKey + 1, without libm (the baseline x86-64 target has no rounding instruction).
 int64_t floor_of(double x) {
   const auto t = static_cast<int64_t>(x);
   return static_cast<double>(t) > x ? t - 1 : t;
 }
 
-// One vector row's words for `s op v`: key by key, the lanes where it holds. `marks[t - base]` holds
-// the lanes whose value is t.
-void fill_row_table(const std::vector<uint64_t>& marks, bits::Cmp op, uint64_t* out) {
-  const auto count = static_cast<int64_t>(marks.size());
-  std::vector<uint64_t> greater(marks.size());  // lanes with v > t
+// The key of each scalar for tables of keys base .. base + count - 1: 2 (floor - base), plus one if
+// the scalar is not whole; scalars beyond either end (inf too) take that end's whole key, NaN 2 count.
+void table_keys_scalar(const double* s, size_t from, size_t n, int64_t base, int64_t count, uint32_t* keys) {
+  const auto first = static_cast<double>(base), last = static_cast<double>(base + count - 1);
+  for (size_t e = from; e < n; ++e) {
+    const double x = s[e];
+    if (x != x) {
+      keys[e] = static_cast<uint32_t>(2 * count);
+      continue;
+    }
+    const double c = std::min(std::max(x, first), last);
+    const int64_t floor = floor_of(c);
+    keys[e] = static_cast<uint32_t>(2 * (floor - base) + (static_cast<double>(floor) != c));
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(COGSIM_NO_CLONES)
+// Four at a time: AVX's floor, truncation to int32, the not-whole mask narrowed to int32 lanes.
+__attribute__((target("avx2"))) void table_keys_avx2(const double* s, size_t n, int64_t base, int64_t count,
+                                                     uint32_t* keys) {
+  const __m256d first = _mm256_set1_pd(static_cast<double>(base));
+  const __m256d last = _mm256_set1_pd(static_cast<double>(base + count - 1));
+  const __m128i base32 = _mm_set1_epi32(static_cast<int32_t>(base)),
+                nan_key = _mm_set1_epi32(static_cast<int32_t>(2 * count));
+  const __m256i narrow = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);  // the low halves of four 64-bit lanes
+  size_t e = 0;
+  for (; e + 4 <= n; e += 4) {
+    const __m256d x = _mm256_loadu_pd(s + e);
+    const __m256d nan = _mm256_cmp_pd(x, x, _CMP_UNORD_Q);
+    const __m256d c = _mm256_min_pd(_mm256_max_pd(_mm256_blendv_pd(x, first, nan), first), last);
+    const __m256d floor = _mm256_floor_pd(c);
+    const __m256i fraction64 = _mm256_castpd_si256(_mm256_cmp_pd(floor, c, _CMP_NEQ_OQ));
+    const __m128i fraction = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(fraction64, narrow));  // -1 or 0
+    const __m128i nan32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(nan), narrow));
+    const __m128i offset = _mm_sub_epi32(_mm256_cvttpd_epi32(floor), base32);
+    const __m128i key = _mm_sub_epi32(_mm_add_epi32(offset, offset), fraction);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(keys + e), _mm_blendv_epi8(key, nan_key, nan32));
+  }
+  table_keys_scalar(s, e, n, base, count, keys);
+}
+#endif
+
+void table_keys(const double* s, size_t n, int64_t base, int64_t count, uint32_t* keys) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(COGSIM_NO_CLONES)
+  if (__builtin_cpu_supports("avx2")) return table_keys_avx2(s, n, base, count, keys);
+#endif
+  table_keys_scalar(s, 0, n, base, count, keys);
+}
+
+// One vector row's words for `s op v`: key by key, the lanes where it holds (its whole word, then its
+// `between` word). `marks[t - base]` holds the lanes whose value is t; `greater` is scratch.
+void fill_row_table(const std::vector<uint64_t>& marks, bits::Cmp op, std::vector<uint64_t>& greater, uint64_t* out) {
+  const size_t count = marks.size();
+  greater.resize(count);  // lanes with v > t
   uint64_t above = 0;
-  for (int64_t k = count - 1; k >= 0; --k) {
+  for (size_t k = count; k-- > 0;) {
     greater[k] = above;
     above |= marks[k];
   }
-  uint64_t at_most = 0;  // lanes with v <= t
-  for (int64_t k = 0; k < count; ++k) {
-    const uint64_t equal = marks[k];
-    at_most |= equal;
-    uint64_t* whole = out + 2 * k;  // then `between`
-    switch (op) {
-      case bits::Cmp::Eq:
-        whole[0] = equal, whole[1] = 0;
-        break;
-      case bits::Cmp::Ne:
-        whole[0] = ~equal, whole[1] = ~uint64_t{0};
-        break;
-      case bits::Cmp::Lt:
-        whole[0] = greater[k], whole[1] = greater[k];
-        break;
-      case bits::Cmp::Le:
-        whole[0] = greater[k] | equal, whole[1] = greater[k];
-        break;
-      case bits::Cmp::Gt:
-        whole[0] = at_most & ~equal, whole[1] = at_most;
-        break;
-      case bits::Cmp::Ge:
-        whole[0] = at_most, whole[1] = at_most;
-        break;
+  const auto fill = [&](auto whole, auto between) {
+    uint64_t at_most = 0;  // lanes with v <= t
+    for (size_t k = 0; k < count; ++k) {
+      at_most |= marks[k];
+      out[2 * k] = whole(marks[k], greater[k], at_most);
+      out[2 * k + 1] = between(greater[k], at_most);
     }
+  };
+  switch (op) {
+    case bits::Cmp::Eq:
+      fill([](uint64_t eq, uint64_t, uint64_t) { return eq; }, [](uint64_t, uint64_t) { return uint64_t{0}; });
+      break;
+    case bits::Cmp::Ne:
+      fill([](uint64_t eq, uint64_t, uint64_t) { return ~eq; }, [](uint64_t, uint64_t) { return ~uint64_t{0}; });
+      break;
+    case bits::Cmp::Lt:
+      fill([](uint64_t, uint64_t gt, uint64_t) { return gt; }, [](uint64_t gt, uint64_t) { return gt; });
+      break;
+    case bits::Cmp::Le:
+      fill([](uint64_t eq, uint64_t gt, uint64_t) { return gt | eq; }, [](uint64_t gt, uint64_t) { return gt; });
+      break;
+    case bits::Cmp::Gt:
+      fill([](uint64_t eq, uint64_t, uint64_t le) { return le & ~eq; }, [](uint64_t, uint64_t le) { return le; });
+      break;
+    case bits::Cmp::Ge:
+      fill([](uint64_t, uint64_t, uint64_t le) { return le; }, [](uint64_t, uint64_t le) { return le; });
+      break;
   }
   out[2 * count] = op == bits::Cmp::Ne ? ~uint64_t{0} : 0;  // NaN: unordered
-}
-
-// The key of a scalar for tables of keys base .. base + count - 1 (those at either end stand for every
-// scalar beyond them, whole or not).
-uint32_t table_key(double s, int64_t base, int64_t count) {
-  if (s != s) return static_cast<uint32_t>(2 * count);
-  if (s <= static_cast<double>(base)) return 0;
-  if (s >= static_cast<double>(base + count - 1)) return static_cast<uint32_t>(2 * (count - 1));
-  const int64_t floor = floor_of(s);
-  return static_cast<uint32_t>(2 * (floor - base) + (static_cast<double>(floor) != s));
 }
 
 template <typename T>
@@ -213,7 +314,7 @@ class GridEvaluator {
   bool fast_values(size_t k, size_t i);
   void fast_bits(size_t k, size_t i);
   bool table_rows(size_t k, size_t i, uint64_t* out);
-  void build_tables(int32_t vector, int32_t scalar, bits::Cmp op, CompareTables& tables) const;
+  void build_tables(int32_t vector, int32_t scalar, bits::Cmp op, size_t lookups, CompareTables& tables) const;
   bits::BitRows bool_rows(int32_t v, uint8_t vars, size_t i, uint64_t* spare) const;
   uint64_t* own_words(size_t k) { return s_.words.data() + k * shape_.size * shape_.size; }
   const uint64_t* own_words(size_t k) const { return s_.words.data() + k * shape_.size * shape_.size; }
@@ -306,7 +407,7 @@ void GridEvaluator::fast_bits(size_t k, size_t i) {
   uint64_t* spare_a = s_.spare.data();
   uint64_t* spare_b = spare_a + shape_.size;
   if (is_comparison(in.op)) {
-    if (vars == kAllVars && table_rows(k, i, out)) return;
+    if (std::popcount(vars) >= 2 && table_rows(k, i, out)) return;
     bits::compare_rows(bit_comparison(in.op), row_operand(in.a, vars, i), row_operand(in.b, vars, i), out, rows, lanes);
     return;
   }
@@ -344,67 +445,72 @@ void GridEvaluator::fast_bits(size_t k, size_t i) {
   }
 }
 
-// A comparison of all three variables whose one operand has no z (a scalar per row: x, y, x and y, or a
-// constant) and whose other has z but not all three (a vector per row: z, x and z, y and z) with whole
-// numbers for values, as on the integer grid: each of the vector's own rows gets a table from the
-// scalar's key (its floor, and whether it is whole) to the row's bits, built on the first slab, so a
-// row of the comparison costs a lookup rather than P lane comparisons. False if it does not apply.
+// A comparison of two or three variables whose one operand lacks the space's lane variable (a scalar
+// per row: x for x > y, x + y for x + y == z, or a constant) and whose other has it (a vector per row,
+// not a slab of all three) with whole numbers for values, as on the integer grid: each of the
+// vector's own rows gets a table from the scalar's key (its floor, and whether it is whole) to the
+// row's bits, built on the first slab, so a row costs a lookup rather than P lane comparisons. False
+// if it does not apply.
 bool GridEvaluator::table_rows(size_t k, size_t i, uint64_t* out) {
   const Instr& in = p_.code[k];
-  const bool a_vector = (vars_[in.a] & kVarZ) != 0, b_vector = (vars_[in.b] & kVarZ) != 0;
+  const uint8_t vars = vars_[k], lane = lane_variable(vars);
+  const bool a_vector = (vars_[in.a] & lane) != 0, b_vector = (vars_[in.b] & lane) != 0;
   if (a_vector == b_vector || vars_[a_vector ? in.a : in.b] == kAllVars) return false;
   const int32_t vector = a_vector ? in.a : in.b, scalar = a_vector ? in.b : in.a;
   CompareTables& tables = s_.compare_tables[k];
-  if (i == 0)
-    build_tables(vector, scalar, a_vector ? bits::mirrored(bit_comparison(in.op)) : bit_comparison(in.op), tables);
+  if (i == 0) {
+    const bits::Cmp op = bit_comparison(in.op);
+    build_tables(vector, scalar, a_vector ? bits::mirrored(op) : op,
+                 space_rows(vars) * (vars == kAllVars ? shape_.size : 1), tables);
+  }
   if (!tables.usable) return false;
-  const RowMap s_map = shape_.map(vars_[scalar], kAllVars, i), v_map = shape_.map(vars_[vector], kAllVars, i);
+  const RowMap s_map = shape_.map(vars_[scalar], vars, i), v_map = shape_.map(vars_[vector], vars, i);
   const uint32_t* keys = tables.keys.data() + s_map.offset;
-  // The vector's own row for the slab's row r (its offset and stride count lanes of whole rows).
+  // The vector's own row for the space's row r (its offset and stride count lanes of whole rows).
   const uint64_t* words = tables.words.data() + v_map.offset / shape_.lanes * tables.row_words;
   const size_t step = v_map.stride / shape_.lanes * tables.row_words;
-  for (size_t r = 0; r < shape_.size; ++r) out[r] = words[r * step + keys[r * s_map.stride]];
+  for (size_t r = 0, rows = space_rows(vars); r < rows; ++r) out[r] = words[r * step + keys[r * s_map.stride]];
   return true;
 }
 
-// The tables of `scalar op vector`, if the vector holds whole numbers and the scalar spans few of them.
-// Keys run from t0 - 1 to t1 + 1, where t0 - 1 and t1 + 1 lie just beyond the floors of the scalar's
-// finite values: a vector value below t0 compares with every scalar as t0 does, one above t1 as t1
-// does, so each is marked there; -inf and inf take the outermost keys.
-void GridEvaluator::build_tables(int32_t vector, int32_t scalar, bits::Cmp op, CompareTables& tables) const {
+// The tables of `scalar op vector`, if the vector holds whole numbers and the keys pay. Keys run over
+// the whole numbers t0 - 1 .. t1 + 1, where [t0, t1] is the vector's range if it is narrow, else the
+// range just around the floors of the scalar's finite values: a vector value below t0 compares with
+// every scalar as t0 does and one above t1 as t1 does, so each is marked there, and every scalar
+// beyond the keys (inf too) compares as the outermost one.
+void GridEvaluator::build_tables(int32_t vector, int32_t scalar, bits::Cmp op, size_t lookups,
+                                 CompareTables& tables) const {
   tables.usable = false;
+  const size_t rows = shape_.rows(vars_[vector]), lanes = shape_.lanes;
+  const double* values = value(vector);
+  double lo = 0.0, hi = 0.0;
+  if (!whole_range(values, rows * lanes, lo, hi)) return;
+  const auto most_keys = static_cast<double>(kTableKeysPerRow * lookups / rows);
   const size_t scalars = shape_.elements(vars_[scalar]);
   const double* s = value(scalar);
-  double lo = 0.0, hi = 0.0;
-  bool any = false;
-  for (size_t e = 0; e < scalars; ++e) {
-    if (!std::isfinite(s[e])) continue;
-    if (std::fabs(s[e]) > 1e9) return;  // keys would be too many
-    lo = any ? std::min(lo, s[e]) : s[e];
-    hi = any ? std::max(hi, s[e]) : s[e];
-    any = true;
+  if (!(hi - lo + 3 <= most_keys && std::fabs(lo) <= kMaxKey && std::fabs(hi) <= kMaxKey)) {
+    if (!finite_range(s, scalars, lo, hi)) return;
+    lo = static_cast<double>(floor_of(lo) - 1);
+    hi = static_cast<double>(floor_of(hi) + 1);
+    if (!(hi - lo + 3 <= most_keys)) return;
   }
-  const int64_t t0 = floor_of(lo) - 1, t1 = floor_of(hi) + 1;
-  const size_t rows = shape_.rows(vars_[vector]), lanes = shape_.lanes;
+  const auto t0 = static_cast<int64_t>(lo), t1 = static_cast<int64_t>(hi);
   tables.base = t0 - 1;
   tables.count = t1 - t0 + 3;
-  if (static_cast<size_t>(tables.count) * rows > kTableKeysPerRow * shape_.size * shape_.size) return;
-  const double* values = value(vector);
-  if (!whole_numbers(values, rows * lanes)) return;
   tables.row_words = 2 * static_cast<size_t>(tables.count) + 1;
   tables.words.resize(rows * tables.row_words);
-  std::vector<uint64_t> marks;
+  std::vector<uint64_t>& marks = s_.marks;
   for (size_t r = 0; r < rows; ++r) {
     marks.assign(static_cast<size_t>(tables.count), 0);
     const double* row = values + r * lanes;
     for (size_t l = 0; l < lanes; ++l) {
-      const double v = std::clamp(row[l], static_cast<double>(t0), static_cast<double>(t1));
+      const double v = std::clamp(row[l], lo, hi);
       marks[static_cast<size_t>(static_cast<int64_t>(v) - tables.base)] |= uint64_t{1} << l;
     }
-    fill_row_table(marks, op, tables.words.data() + r * tables.row_words);
+    fill_row_table(marks, op, s_.greater, tables.words.data() + r * tables.row_words);
   }
   tables.keys.resize(scalars);
-  for (size_t e = 0; e < scalars; ++e) tables.keys[e] = table_key(s[e], tables.base, tables.count);
+  table_keys(s, scalars, tables.base, tables.count, tables.keys.data());
   tables.usable = true;
 }
 

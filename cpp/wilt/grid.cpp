@@ -670,24 +670,9 @@ void GridEvaluator::general_result_rows(size_t i, GridTruth& out) {
 // Comparison counts of rule a against packed truth bits on points [offset, offset + count).
 Comparison compare_range(const Program& a, const uint64_t* truth, const Cases& cases, size_t offset, size_t count,
                          size_t max_examples, unsigned threads) {
-  const size_t blocks = (count + kBlock - 1) / kBlock;
-  std::vector<Comparison> partial(blocks);
-  constexpr size_t kBlocksPerTask = 16;
-  const bool in_order = (threads == 0 ? default_threads() : threads) <= 1 || blocks <= kBlocksPerTask;
-  size_t examples_found = 0;
-  parallel_for(
-      blocks, threads,
-      [&](size_t blk) {
-        const size_t begin = blk * kBlock, len = std::min(kBlock, count - begin), at = offset + begin;
-        Comparison& c = partial[blk];
-        detail::compare_block(a, nullptr, truth + begin / 64, cases.xs + at, cases.ys + at, cases.zs + at, len, at,
-                              max_examples, !in_order || examples_found < max_examples, c);
-        if (in_order) examples_found += c.first_mismatches.size();
-      },
-      kBlocksPerTask);
-  Comparison total;
-  for (const Comparison& c : partial) detail::add_comparison(total, c, max_examples);
-  return total;
+  const auto packed = [truth](size_t begin, size_t, uint64_t*) { return truth + begin / 64; };
+  return detail::compare_blocks(a, nullptr, packed, cases.xs + offset, cases.ys + offset, cases.zs + offset, count,
+                                offset, max_examples, threads);
 }
 
 // The first mismatching points of the grid rows (where kept, if given), in point order.

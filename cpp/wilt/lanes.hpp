@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "wilt/bits.hpp"
@@ -80,6 +81,17 @@ void write_results(const Lanes& result, size_t n, uint8_t* truth, uint8_t* statu
 void compare_block(const Program& a, const Program* b, const uint64_t* tb, const double* xs, const double* ys,
                    const double* zs, size_t len, size_t offset, size_t max_examples, bool want_examples,
                    Comparison& out);
+
+// The packed truth of points [begin, begin + len) of a range (len <= kBlock, begin a multiple of
+// kBlock): a pointer into packed bits, or `scratch` (kBlock / 64 words) filled with them.
+using BlockTruth = std::function<const uint64_t*(size_t begin, size_t len, uint64_t* scratch)>;
+
+// compare_block over the n points at xs, ys, zs in blocks (over threads), against rule b or, where b
+// is null, the truth `truth` gives; `offset` is the index of the first point. Counts cover every
+// point, examples come in point order.
+Comparison compare_blocks(const Program& a, const Program* b, const BlockTruth& truth, const double* xs,
+                          const double* ys, const double* zs, size_t n, size_t offset, size_t max_examples,
+                          unsigned threads);
 
 // Adds a later part's counts to total, and its examples while total holds fewer than max_examples.
 void add_comparison(Comparison& total, const Comparison& part, size_t max_examples);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <numeric>
 #include <stdexcept>
@@ -1476,8 +1477,11 @@ void add_comparison(Comparison& total, const Comparison& c, size_t max_examples)
 
 }  // namespace detail
 
-Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, const double* xs, const double* ys,
-                   const double* zs, size_t n, size_t max_examples, unsigned threads) {
+namespace detail {
+
+Comparison compare_blocks(const Program& a, const Program* b, const BlockTruth& truth, const double* xs,
+                          const double* ys, const double* zs, size_t n, size_t offset, size_t max_examples,
+                          unsigned threads) {
   const size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<Comparison> partial(blocks);
   // Run in block order (one thread), later blocks need not look for counterexamples once the earlier
@@ -1489,17 +1493,28 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
       blocks, threads,
       [&](size_t blk) {
         const size_t begin = blk * kBlock, len = std::min(kBlock, n - begin);
-        uint64_t tb[kBlockWords];
-        if (!b) bits::pack(truth_b + begin, tb, len);
+        uint64_t scratch[kBlockWords];
+        const uint64_t* tb = b ? nullptr : truth(begin, len, scratch);
         Comparison& c = partial[blk];
-        detail::compare_block(a, b, tb, xs + begin, ys + begin, zs + begin, len, begin, max_examples,
-                              !in_order || examples_found < max_examples, c);
+        compare_block(a, b, tb, xs + begin, ys + begin, zs + begin, len, offset + begin, max_examples,
+                      !in_order || examples_found < max_examples, c);
         if (in_order) examples_found += c.first_mismatches.size();
       },
       kBlocksPerTask);
   Comparison total;
-  for (const Comparison& c : partial) detail::add_comparison(total, c, max_examples);
+  for (const Comparison& c : partial) add_comparison(total, c, max_examples);
   return total;
+}
+
+}  // namespace detail
+
+Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, const double* xs, const double* ys,
+                   const double* zs, size_t n, size_t max_examples, unsigned threads) {
+  const auto pack = [truth_b](size_t begin, size_t len, uint64_t* scratch) {
+    bits::pack(truth_b + begin, scratch, len);
+    return static_cast<const uint64_t*>(scratch);
+  };
+  return detail::compare_blocks(a, b, pack, xs, ys, zs, n, 0, max_examples, threads);
 }
 
 }  // namespace cogsim::wilt

@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/parallel.hpp"
 #include "wilt/bits.hpp"
 #include "wilt/lanes.hpp"
 
@@ -19,7 +18,6 @@
 namespace cogsim::wilt {
 namespace {
 
-using detail::kBlock;
 using detail::Lanes;
 
 // The variables a value depends on, as bits: x 1, y 2, z 4.

@@ -39,9 +39,9 @@ def frame_specs(name: str, level: int, cell_size: int = 64, count: int = FRAMES)
 
 
 def render_batch(specs):
-    from cogsim.envs.kidgym import renderer
+    from cogsim.render import shared_renderer
 
-    return _overlay.render(renderer(), specs)
+    return _overlay.render(shared_renderer(), specs)
 
 
 def env_steps(name: str, level: int, images: bool, episodes: int = 20) -> tuple[int, float]:

@@ -111,6 +111,10 @@ class TextEnv(gym.Env):
     # A run records such a file's content instead of its path (cogsim.harness.config.record_file_options),
     # so a resume never opens a path read from a run directory.
     file_options: ClassVar[dict[str, str]] = {}
+    # What draws its 2D frames ("gl" or "compositor", cogsim.render.RENDER_PATHS; None: automatic). Set by
+    # the ``render_path`` option of ``cogsim.make``; both paths give the same pixels.
+    render_path: Optional[str] = None
+    _frames_renderer: Any = None  # the renderer that drew its frames, once it has drawn one
 
     def __init__(self, env_id: str = "", **options: Any):
         self.env_id = env_id
@@ -147,6 +151,25 @@ class TextEnv(gym.Env):
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         """The answer text the named scripted policy gives for the current observation."""
         raise NotImplementedError(f"{type(self).__name__} has no scripted policy {policy!r}")
+
+    # -- frames ----------------------------------------------------------------------------------
+    def set_render_path(self, path: Optional[str]) -> None:
+        """Chooses what draws this env's 2D frames (see ``render_path``); ValueError for an unknown path."""
+        from cogsim.render import check_render_path  # the renderer only for envs that draw
+
+        self.render_path = check_render_path(path)
+        self.options["render_path"] = path
+
+    def renderer(self):
+        """This thread's renderer for the env's render path (a GL context belongs to one thread)."""
+        from cogsim.render import shared_renderer
+
+        self._frames_renderer = shared_renderer(path=self.render_path)
+        return self._frames_renderer
+
+    def frames_drawn_by(self) -> Optional[dict]:
+        """What drew the env's frames ({"path", "gl_renderer"}), or None before it has drawn any."""
+        return None if self._frames_renderer is None else self._frames_renderer.describe()
 
 
 def shared_frame_passes(allowed: bool) -> AbstractContextManager[None]:

@@ -191,7 +191,9 @@ class CubeBenchEnv(TextEnv):
 
     def _images(self, facelets: str) -> tuple:
         return (
-            () if self.modality == "text" else (views.net_image(views.recolour(facelets, self.colours), self.sticker),)
+            ()
+            if self.modality == "text"
+            else (views.net_image(views.recolour(facelets, self.colours), self.sticker, self.renderer()),)
         )
 
     def _state_text(self, facelets: str) -> str:

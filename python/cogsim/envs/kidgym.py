@@ -37,13 +37,6 @@ _MAZES = {"maze", "decode_maze", "memory_maze"}
 EXAMPLE_SEED = 2_000_000_011  # the in-context example episode (shifted if it equals the episode's seed)
 
 
-def renderer():
-    """This thread's renderer (a GL context belongs to one thread and process)."""
-    from cogsim.render import shared_renderer
-
-    return shared_renderer()
-
-
 class KidGymEnv(TextEnv):
     """One KidGym task at one level. Options:
 
@@ -164,7 +157,7 @@ class KidGymEnv(TextEnv):
     def _frame(self, state) -> tuple:
         if not self.images:
             return ()
-        return (_overlay.render(renderer(), [scene.frame_spec(self.task, state, self.cell_size)])[0],)
+        return (_overlay.render(self.renderer(), [scene.frame_spec(self.task, state, self.cell_size)])[0],)
 
     def _observe(self, feedback: str) -> dict:
         state = self.state
@@ -271,7 +264,7 @@ class KidGymEnv(TextEnv):
             example.steps.append((texts, letter, f"{why} So the action is {letter}: '{texts[index]}'."))
             state.apply(options[index])
         if self.images:
-            example.frames = list(_overlay.render(renderer(), scenes))
+            example.frames = list(_overlay.render(self.renderer(), scenes))
         return example
 
 

@@ -335,9 +335,9 @@ class MazeNavEnv(TextEnv):
         )
 
     def _frame(self) -> np.ndarray:
-        from cogsim.render import Maze, ViewOptions, shared_renderer
+        from cogsim.render import Maze, ViewOptions
 
-        renderer = shared_renderer()
+        renderer = self.renderer()
         if self.modality == "patch":
             return renderer.patch(self._map_view(False), radius=self.patch_radius, size=self.image_size)[0]
         if self._scene is None:
@@ -346,9 +346,7 @@ class MazeNavEnv(TextEnv):
         return self._scene.views(0, row, col, heading, ViewOptions(self.image_size, self.image_size))[0]
 
     def _minimap(self) -> np.ndarray:
-        from cogsim.render import shared_renderer
-
-        return shared_renderer().minimap(self._map_view(True), size=self.image_size)[0]
+        return self.renderer().minimap(self._map_view(True), size=self.image_size)[0]
 
     def _release_scene(self) -> None:
         if self._scene is not None:

@@ -354,7 +354,7 @@ class PairsEnv(TextEnv):
     def _render(self, snapshots) -> list:
         if not snapshots:
             return []
-        from cogsim.render import CardBoard, shared_renderer
+        from cogsim.render import CardBoard
 
         boards = []
         for state, revealed in snapshots:
@@ -372,7 +372,7 @@ class PairsEnv(TextEnv):
                     labels=self.coords,
                 )
             )
-        return list(shared_renderer().cards(boards))
+        return list(self.renderer().cards(boards))
 
     def _final_text(self) -> str:
         matched = sum(self.game.scores())

@@ -273,6 +273,7 @@ class _LockstepRunner:
         decoding = _env_decoding(env)
         if decoding:
             row.loop["decoding"] = decoding
+        _note_frames(env, row)
         if episode_id is not None:
             self._replay(episode, self.store.turns(episode_id))
         return episode
@@ -444,11 +445,21 @@ class _LockstepRunner:
         elif episode.turn >= self.config.max_turns:
             row.status, row.outcome = "truncated", {"runner_truncated": True}
             episode.finished = True
+        if episode.finished:
+            _note_frames(episode.env, row)
         return reward, info, bool(terminated), bool(truncated)
 
     def _fail(self, episode: _Episode, error: str) -> None:
         episode.row.status, episode.row.error = "error", error
         episode.finished = True
+
+
+def _note_frames(env, row: EpisodeRow) -> None:
+    """Records in the episode's loop settings what drew its frames (render path and GL device), once
+    the env has drawn one; both render paths give the same pixels, so this is for the record only."""
+    drawn_by = env.frames_drawn_by() if hasattr(env, "frames_drawn_by") else None
+    if drawn_by is not None and row.loop is not None:
+        row.loop["frames"] = drawn_by
 
 
 def _env_decoding(env) -> dict:

@@ -42,11 +42,11 @@ def _label(value: int):
 
 
 def cell_items(spec: TaskSpec, state) -> tuple[tuple[Item, ...], tuple[Target, ...], Overlay]:
-    cells, phase = state.cells, state.phase
+    cells, phase = state.cells.tolist(), state.phase  # Python ints at once, not one NumPy scalar at a time
     items, targets, piles, pieces = [], [], [], []
     for row in range(5):
         for col in range(5):
-            kind, kind_type, aux, label, placed, placed_category, extra, _ = (int(v) for v in cells[row, col])
+            kind, kind_type, aux, label, placed, placed_category, extra, _ = cells[row][col]
             label = _label(label)
             if kind == ITEM and spec.name == "counting":
                 piles.append((row, col, catalog.item_sprite(aux, kind_type), extra, label))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import traceback
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Optional
 
@@ -141,6 +142,10 @@ def add_run_tables(document: Document, store: Store) -> None:
     )
     document.table(table)
     document.table(throughput_table(store))
+    drawn = frames_drawn_by(store)
+    if drawn:
+        lines = [f"{path} on {device} ({count:,} episodes)" for (path, device), count in drawn.most_common()]
+        document.paragraph("Frames drawn by: ", Text("; ".join(lines)), " (both render paths give the same pixels).")
     faults = store.pending_faults()
     if faults:
         faults_table = Table("Backend faults (episodes waiting for a resume)", ["reason", "episodes", "first error"])
@@ -159,6 +164,18 @@ def add_run_tables(document: Document, store: Store) -> None:
         for env_id, agent, seed, error in errors:
             document.paragraph(Code(env_id), f" seed {seed}, agent ", Code(agent), ":")
             document.code(error)
+
+
+def frames_drawn_by(store: Store) -> Counter:
+    """Episodes per (render path, GL device) that drew their frames, from the episodes' loop records."""
+    drawn: Counter = Counter()
+    for (loop,) in store.query("SELECT loop FROM episodes WHERE loop IS NOT NULL"):
+        try:
+            frames = json.loads(loop).get("frames")
+            drawn[(str(frames["path"]), str(frames["gl_renderer"]))] += 1
+        except (TypeError, ValueError, KeyError, AttributeError):  # no frames, or a damaged record
+            continue
+    return drawn
 
 
 def throughput_table(store: Store) -> Table:

@@ -46,11 +46,13 @@ def centres_text(state) -> str:
     return "\n".join(f"{face}: {COLOUR_NAMES[face_rows(state, face)[1][1]]}" for face in ("U", "R", "F", "D", "L", "B"))
 
 
-def net_image(state, sticker: int) -> np.ndarray:
-    """The cube-net image (H, W, 3 uint8) of one state."""
-    from cogsim.render import shared_renderer
+def net_image(state, sticker: int, renderer=None) -> np.ndarray:
+    """The cube-net image (H, W, 3 uint8) of one state (``renderer``: the thread's shared one if None)."""
+    if renderer is None:
+        from cogsim.render import shared_renderer
 
-    return shared_renderer().cube_net(facelets(state), sticker=sticker)[0]
+        renderer = shared_renderer()
+    return renderer.cube_net(facelets(state), sticker=sticker)[0]
 
 
 def inverse_move(move: str) -> str:

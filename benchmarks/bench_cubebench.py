@@ -54,15 +54,17 @@ def test_oracle_episodes(benchmark, env_id, depth, modality):
 
 def baseline_episodes(episodes_per_depth: int, depths) -> list:
     """Oracle and random agents on every test and variant, text modality where the test has one
-    (scripted agents ignore the image; tests 1 and 2 are image-only and render for real)."""
+    (scripted agents ignore the image; reconstruction, verification and the invariance sweep are
+    image tests and render for real)."""
     variants = {
         "cube/reconstruction": [{}],
         "cube/verification": [{}],
         "cube/optimal-move": [{"modality": "text"}],
         "cube/reflection": [{"modality": "text", "regime": r} for r in ("guided-redacted", "guided-unredacted")],
+        "cube/invariance": [{}],
         "cube/closed-loop": [
             {"modality": "text"},
-            {"modality": "text", "credit": "progress"},
+            {"modality": "text", "credit": "teacher"},
             {"modality": "text", "abstention": True},
         ],
         "cube/move-effect": [{"modality": "text"}],

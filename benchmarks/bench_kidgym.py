@@ -39,9 +39,9 @@ def frame_specs(name: str, level: int, cell_size: int = 64, count: int = FRAMES)
 
 
 def render_batch(specs):
-    from cogsim.envs.kidgym import renderer
+    from cogsim.render import shared_renderer
 
-    return _overlay.render(renderer(), specs)
+    return _overlay.render(shared_renderer(), specs)
 
 
 def env_steps(name: str, level: int, images: bool, episodes: int = 20) -> tuple[int, float]:
@@ -157,14 +157,18 @@ def baseline_tables(episodes: int = 500) -> str:
                 cells.append(wilson(wins, episodes).format(percent=True))
             out.append(f"| {spec.code} ({spec.name}) | {', '.join(spec.capabilities)} | " + " | ".join(cells) + " |")
         out.append("")
-    table = [t for t in kidgym_metrics.summarize(records) if t.title == "KidGym capability scores"][0]
+    paper_records = [r for r in records if r["code"] in kidgym_metrics.PAPER_TASK_CODES]
+    tables = [
+        [t for t in kidgym_metrics.summarize(chosen) if t.title == "KidGym capability scores"][0]
+        for chosen in (paper_records, records)  # the paper's twelve tasks, then with Decode
+    ]
     out += [
         "### Capability scores (100 x mean over tasks of 0.2 p1 + 0.3 p2 + 0.5 p3)",
         "",
-        "| agent | " + " | ".join(table.columns[1:]) + " |",
-        "| --- |" + " --- |" * (len(table.columns) - 1),
+        "| " + " | ".join(tables[0].columns) + " |",
+        "| --- |" + " --- |" * (len(tables[0].columns) - 1),
     ]
-    out += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in table.rows]
+    out += ["| " + " | ".join(str(cell) for cell in row) + " |" for table in tables for row in table.rows]
     return "\n".join(out)
 
 

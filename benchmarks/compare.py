@@ -2,14 +2,19 @@
 in the same run, and each line prints the ratio (cogsim's rate / the peer's rate; above 1: cogsim
 is faster). Installs nothing: a peer that is missing is reported as skipped, with why.
 
-    python benchmarks/compare.py [--seconds 2] [--rubikoptimal-tables DIR]
+    python benchmarks/compare.py [--seconds 2] [--rounds 3] [--render-path auto|gl|compositor]
+                                 [--rubikoptimal-tables DIR]
 
 Peers (pip install minigrid miniworld RubikOptimal==1.1.0 to run them all):
 - NumPy: a WILT equivalence check (a rule against a fresh copy of itself, over the whole standard
   case set) against the same rule as vectorised NumPy over the same points, both rules evaluated;
   the median over the rules of the release's full split that translate to NumPy.
 - MiniGrid: a new KidGym episode's first 576 px frame (reset) against MiniGrid DoorKey-16x16
-  reset + render at 36 px tiles (576 px); and one frame of each alone.
+  reset + render at 36 px tiles (576 px); and one frame of each alone. Then every KidGym task and
+  level the same way, each measured in rounds that alternate cogsim and MiniGrid (the machine may be
+  shared): a row per task-level (median ratio of its rounds, and their range) and the median and
+  minimum over the 36. Frames come from the renderer's automatic path, printed first
+  (--render-path picks one; both give the same pixels).
 - Miniworld: a 3D maze step with its 128 px egocentric frame against a MiniWorld-Maze step with a
   128 px observation (pyglet headless).
 - RubikOptimal: optimal distances of the same scrambles (its tables, about 1 GB, take hours to
@@ -99,6 +104,8 @@ def kidgym_vs_minigrid(seconds: float) -> list[str]:
         peer_env.reset(seed=next(seeds))
         return peer_env.render()
 
+    rate(peer_reset, seconds)  # both warm up: MiniGrid's rendered tiles, cogsim's stamps
+    rate(lambda: ours_env.reset(seed=next(seeds)), seconds)
     ours_reset_rate = rate(lambda: ours_env.reset(seed=next(seeds)), seconds)
     peer_reset_rate = rate(peer_reset, seconds)
     ours_frame_rate = rate(lambda: ours_env._frame(ours_env.state), seconds)
@@ -111,6 +118,43 @@ def kidgym_vs_minigrid(seconds: float) -> list[str]:
             "/s",
         ),
         row("576 px frame alone (KidGym maze vs MiniGrid DoorKey-16x16)", ours_frame_rate, peer_frame_rate, "/s"),
+    ]
+
+
+def kidgym_tasks_vs_minigrid(seconds: float, rounds: int) -> list[str]:
+    """Every KidGym task-level's reset (new episode, first 576 px frame) against MiniGrid's reset + render,
+    in ``rounds`` alternating measurements of ``seconds`` each side, after a warm-up of both."""
+    import gymnasium as gym
+    import minigrid  # noqa: F401  (registers its envs)
+
+    import cogsim
+    from cogsim import kidgym
+
+    peer_env = gym.make("MiniGrid-DoorKey-16x16-v0", render_mode="rgb_array", tile_size=36)
+    seeds = iter(range(10**9))
+
+    def peer_reset():
+        peer_env.reset(seed=next(seeds))
+        return peer_env.render()
+
+    rate(peer_reset, seconds)  # MiniGrid caches its rendered tiles: warm them up first
+    lines, medians = [], []
+    for task in kidgym.TASKS:
+        for level in (1, 2, 3):
+            env = cogsim.make(f"kidgym/{task}", level=level)
+            rate(lambda: env.reset(seed=next(seeds)), seconds)  # the renderer's stamps of this task
+            ratios = []
+            for _ in range(rounds):
+                ours = rate(lambda: env.reset(seed=next(seeds)), seconds)
+                ratios.append(ours / rate(peer_reset, seconds))
+            medians.append(statistics.median(ratios))
+            lines.append(
+                f"| KidGym {task} level {level}: reset + first 576 px frame vs MiniGrid DoorKey-16x16 | "
+                f"{ours:,.1f} /s | | {medians[-1]:.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) |"
+            )
+    return lines + [
+        f"| KidGym, all {len(medians)} task-levels vs MiniGrid: median, minimum | | | "
+        f"{statistics.median(medians):.2f}x, {min(medians):.2f}x |"
     ]
 
 
@@ -188,12 +232,19 @@ def cube_vs_rubikoptimal(tables: Path, seconds: float) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per KidGym task-level")
+    parser.add_argument("--render-path", choices=("auto", "gl", "compositor"), default="auto")
     parser.add_argument("--rubikoptimal-tables", type=Path, help="folder holding RubikOptimal's built tables")
     args = parser.parse_args()
+    os.environ["COGSIM_RENDER_PATH"] = args.render_path
+    from cogsim import render
+
+    print(f"2D frames: {render.shared_renderer().describe()}\n")
     print("| workload | cogsim | peer | cogsim / peer |\n| --- | ---: | ---: | ---: |")
     sections = [
         ("NumPy", ("numpy",), lambda: wilt_vs_numpy(args.seconds)),
         ("MiniGrid", ("minigrid",), lambda: kidgym_vs_minigrid(args.seconds)),
+        ("MiniGrid", ("minigrid",), lambda: kidgym_tasks_vs_minigrid(args.seconds / 4, args.rounds)),
         ("Miniworld", ("miniworld", "pyglet"), lambda: maze3d_vs_miniworld(args.seconds)),
         ("RubikOptimal", ("optimal",), lambda: cube_vs_rubikoptimal(args.rubikoptimal_tables, args.seconds)),
     ]

@@ -164,6 +164,13 @@ void register_kidgym(py::module_& m) {
         return default_budget(task_of(task), level);
       },
       py::arg("task"), py::arg("level"));
+  m.def(
+      "kidgym_budget_range",
+      [](int task, int level) {
+        require_level(level);
+        return std::make_pair(fewest_steps(task_of(task), level), kMaxBudget);
+      },
+      py::arg("task"), py::arg("level"), "The step budgets (max_steps) an episode of the task at the level may have.");
   m.def("kidgym_verbs", [] { return std::vector<std::string>(std::begin(kVerbNames), std::end(kVerbNames)); });
   m.def("kidgym_kinds", [] { return std::vector<std::string>(std::begin(kKindNames), std::end(kKindNames)); });
 

@@ -13,6 +13,7 @@
 #include "common/parallel.hpp"
 #include "common/rng.hpp"
 #include "convention.hpp"
+#include "wilt/grid.hpp"
 #include "wilt/vm.hpp"
 
 namespace py = pybind11;
@@ -91,6 +92,19 @@ py::tuple evaluate_many(const std::vector<ProgramPtr>& programs, const Doubles& 
 
 struct ProgramSet {
   std::vector<ProgramPtr> programs;
+};
+
+// A case set converted once (its arrays kept alive here), with its grid part if it has one.
+struct CaseSet {
+  Doubles xs, ys, zs;
+  Cases cases;
+};
+using CaseSetPtr = std::shared_ptr<const CaseSet>;
+
+// A rule's truth on a case set, packed once for repeated checks against it.
+struct ReferenceTruth {
+  CaseSetPtr cases;
+  Reference packed;
 };
 
 }  // namespace
@@ -205,6 +219,78 @@ void register_wilt(py::module_& m) {
         return counts;
       },
       py::arg("guesses"), py::arg("hidden"), py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("threads") = 0);
+
+  py::class_<CaseSet, std::shared_ptr<CaseSet>>(m, "WiltCases",
+                                                "The points of WILT checks, converted once, and their grid part.")
+      .def(py::init([](const Doubles& xs, const Doubles& ys, const Doubles& zs, size_t grid_begin,
+                       const std::vector<double>& grid_axis) {
+             const Points pts = read_points(xs, ys, zs);
+             auto set = std::make_shared<CaseSet>(CaseSet{pts.xs, pts.ys, pts.zs, {}});
+             set->cases = {set->xs.data(), set->ys.data(), set->zs.data(), pts.n, grid_axis, grid_begin};
+             require(grid_axis.size() <= kMaxGridAxis,
+                     "grid_axis must hold at most " + std::to_string(kMaxGridAxis) + " values");
+             require(grid_axis.empty() || grid_matches(set->cases),
+                     "the points from grid_begin must be grid_axis^3 in itertools.product order, bit for bit");
+             return set;
+           }),
+           py::arg("xs"), py::arg("ys"), py::arg("zs"), py::arg("grid_begin") = 0,
+           py::arg("grid_axis") = std::vector<double>{})
+      .def("__len__", [](const CaseSet& set) { return set.cases.n; })
+      .def_property_readonly("grid_points", [](const CaseSet& set) { return set.cases.grid_size(); });
+
+  py::class_<ReferenceTruth, std::shared_ptr<ReferenceTruth>>(m, "WiltReference",
+                                                              "A rule's truth on a WiltCases, packed for checks.")
+      .def(py::init(
+               [](const CaseSetPtr& cases, const py::array_t<bool, py::array::c_style | py::array::forcecast>& truth) {
+                 require(truth.ndim() == 1 && static_cast<size_t>(truth.shape(0)) == cases->cases.n,
+                         "truth must be a bool array with one value per point");
+                 return std::make_shared<ReferenceTruth>(ReferenceTruth{
+                     cases, pack_reference(cases->cases, reinterpret_cast<const uint8_t*>(truth.data()))});
+               }),
+           py::arg("cases"), py::arg("truth"));
+
+  m.def(
+      "wilt_check",
+      [](const ProgramPtr& a, const ReferenceTruth& reference, size_t max_examples, unsigned threads) {
+        Comparison c;
+        {
+          py::gil_scoped_release release;
+          c = check(*a, reference.packed, reference.cases->cases, max_examples, threads);
+        }
+        return py::make_tuple(c.mismatches, c.true_a, c.true_b, c.true_both, c.fallback, c.raised_a, c.first_mismatches,
+                              c.first_raised_a);
+      },
+      py::arg("a"), py::arg("reference"), py::arg("max_examples") = 5, py::arg("threads") = 0,
+      "wilt_compare_truth against a packed reference, the case set's grid part evaluated factored: (mismatches, "
+      "true_a, true_b, true_both, fallback, raised_a, first_mismatches, first_raised_a).");
+
+  m.def(
+      "wilt_evaluate_grid",
+      [](const ProgramPtr& program, const std::vector<double>& axis) {
+        require(!axis.empty() && axis.size() <= kMaxGridAxis,
+                "axis must hold 1.." + std::to_string(kMaxGridAxis) + " values");
+        GridTruth g;
+        {
+          py::gil_scoped_release release;
+          evaluate_grid(*program, axis, g);
+        }
+        const auto size = static_cast<py::ssize_t>(axis.size());
+        py::array_t<bool> truth({size, size, size});
+        auto* t = reinterpret_cast<uint8_t*>(truth.mutable_data());
+        for (size_t row = 0; row < g.rows.size(); ++row) {
+          for (size_t k = 0; k < axis.size(); ++k) t[row * axis.size() + k] = (g.rows[row] >> k) & 1;
+        }
+        py::object status = py::none();
+        if (!g.status.empty()) {
+          py::array_t<uint8_t> s({size, size, size});
+          std::copy(g.status.begin(), g.status.end(), s.mutable_data());
+          status = s;
+        }
+        return py::make_tuple(truth, status);
+      },
+      py::arg("program"), py::arg("axis"),
+      "Truth (L, L, L) of the program on axis^3 (x, y, z) evaluated factored, and statuses (None: all decided, "
+      "none raised).");
 
   m.def(
       "wilt_uniform_points",

@@ -70,7 +70,7 @@ def executable_actions(task: str, state) -> set[tuple[int, int, int]]:
             out |= {(OBTAIN, label(r, c), 0) for r, c in cells_of(KEY)}
         out |= {(OBTAIN, label(r, c), 0) for r, c in cells_of(CHEST if task == "memory_maze" else DIAMOND)}
         out |= {(UNLOCK, s, label(r, c)) for s in slots(KEY) for r, c in cells_of(DOOR)}
-    elif task in ("selection", "memory_decode"):
+    elif task in ("selection", "memory_decode", "decode"):
         if not full:
             out |= {(CHOOSE, label(r, c), 0) for r, c in cells_of(ITEM)}
     elif task in ("sorting", "placement"):

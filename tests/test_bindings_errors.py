@@ -25,7 +25,7 @@ from cogsim.kidgym.catalog import core_catalog
         (lambda: _core.maze_extra_openings(9, 2.0), "loop_rate must be in [0, 1]"),
         (lambda: _core.pairs_deal(3, 3, 1), "rows * cols must be even"),
         (lambda: _core.kidgym_default_budget(0, 4), "level must be 1, 2 or 3, got 4"),
-        (lambda: _core.kidgym_generate(99, 1, [1], core_catalog()), "task id must be in 0..11, got 99"),
+        (lambda: _core.kidgym_generate(99, 1, [1], core_catalog()), "task id must be in 0..12, got 99"),
         (lambda: _core.wilt_uniform_points(0, 3, 1.0, 0.0), "lo must be below hi"),
     ],
 )

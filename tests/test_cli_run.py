@@ -185,7 +185,7 @@ def test_report_of_an_interrupted_run_counts_its_stored_turns(tmp_path, capsys):
             ]
         )
         assert code == 0
-        with open_store(out) as store:  # make one episode look stopped by a fault after 2 stored turns
+        with open_store(out, writable=True) as store:  # make one episode look stopped by a fault after 2 turns
             store.db.execute(
                 "UPDATE episodes SET status = 'running', num_turns = 0, fault = 'timeout', "
                 "error = 'turn 2: timeout after 300 s' WHERE episode_index = 1"

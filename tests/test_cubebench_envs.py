@@ -31,8 +31,15 @@ def _oracle(cube_oracle):
 
 def make(env_id, **options):
     """These tests pin cogsim's own protocol variant (strict one-line parsers, cogsim colours and
-    labelled-face text, progress credit); the release's defaults are tested in tests/fidelity/."""
-    defaults = {"parser": "strict", "colours": "cogsim", "state_format": "cogsim", "scrambles": "cogsim"}
+    labelled-face text, cogsim's scrambles and balanced layout, progress credit); the release's
+    defaults are tested in tests/fidelity/."""
+    defaults = {
+        "parser": "strict",
+        "colours": "cogsim",
+        "state_format": "cogsim",
+        "scrambles": "cogsim",
+        "layout": "cogsim",
+    }
     if env_id == "cube/closed-loop":
         defaults["credit"] = "progress"
     return cogsim.make(env_id, **{**defaults, **options})
@@ -74,6 +81,7 @@ def test_the_seven_tests_are_registered():
         ("cube/reflection", {"regime": "guided-unredacted", "modality": "text"}, "final_correct"),
         ("cube/closed-loop", {"modality": "text"}, "perfect_solve"),
         ("cube/closed-loop", {"modality": "text", "abstention": True}, "perfect_solve"),
+        ("cube/closed-loop", {"modality": "text", "credit": "teacher"}, "perfect_solve"),  # picks the teacher's
         ("cube/move-effect", {"modality": "text"}, "all_labels_correct"),
         ("cube/recovery", {"modality": "text", "start": "injected"}, "solved"),
         ("cube/recovery", {"modality": "text", "start": "closed-loop"}, "failure_step"),

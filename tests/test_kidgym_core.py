@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cogsim import _core, kidgym
-from cogsim.kidgym.tasks import CONTINUE, ITEM, PLACE, TASKS
+from cogsim.kidgym.tasks import CHOOSE, CONTINUE, ITEM, PLACE, TASKS
 from kidgym_reference import executable_actions
 
 CASES = [(name, level) for name in TASKS for level in kidgym.LEVELS]
@@ -34,6 +34,8 @@ def test_oracle_solves_every_seed_in_exactly_the_budget(name, level):
         assert (steps == fewest).all() and (steps <= budget).all()
     elif name == "memory_decode":  # the release's budget level + 1 for 'continue' and one choice
         assert (steps == 2).all() and budget == level + 1
+    elif name == "decode":  # the release's budget is the level (1/2/3) for one choice
+        assert (steps == 1).all() and budget == level
     elif name == "decode_maze":  # the release registers one step of slack: 4/6/8 for plans of 3/5/7
         assert (steps == 2 * level + 1).all() and budget == 2 * level + 2
     else:  # every other task is budgeted at its fewest steps
@@ -93,7 +95,7 @@ def _no_shorter_plan(state, depth: int) -> bool:
 def test_no_plan_is_shorter_than_the_oracle_plan(name):
     for state in kidgym.generate(name, 1, range(10)):
         fewest = state.oracle_plan_length()
-        assert fewest == state.budget or name in ("counting", "memory_decode", "decode_maze")
+        assert fewest == state.budget or name in ("counting", "memory_decode", "decode_maze", "decode")
         assert _no_shorter_plan(state, fewest - 1)
 
 
@@ -194,7 +196,7 @@ def _verdict(name: str, state) -> bool:
         return kinds[goal[0] // 5, goal[0] % 5] != CHEST
     if name == "selection":
         return {(c, t) for _, c, t, _ in bag} == {(goal[0], goal[1 + i]) for i in range(level)}
-    if name == "memory_decode":
+    if name in ("memory_decode", "decode"):
         wanted = [(goal[4 * goal[12] + 2], goal[4 * goal[12] + 3])]
         return [(c, t) for _, c, t, _ in bag] == wanted
     if name == "sorting":
@@ -229,11 +231,15 @@ def test_success_matches_an_independent_verdict(name, level):
 
 
 @pytest.mark.parametrize("level", kidgym.LEVELS)
-def test_memory_decode_asks_one_pair_among_the_releases_candidates(level):
-    for state in kidgym.generate("memory_decode", level, range(30)):
+@pytest.mark.parametrize("name", ["memory_decode", "decode"])
+def test_decode_tasks_ask_one_pair_among_the_releases_candidates(name, level):
+    for state in kidgym.generate(name, level, range(30)):
         asked = int(state.goal[12])
         assert 0 <= asked < level
-        state.apply((CONTINUE, 0, 0))
+        if name == "memory_decode":
+            state.apply((CONTINUE, 0, 0))
+        else:  # no memory phase: the choice is offered from the first turn
+            assert state.phase == 0 and all(action[0] == CHOOSE for action in state.enumerate())
         cells = state.cells
         shown = {
             (int(cells[r, c, 2]), int(cells[r, c, 1])) for r in range(5) for c in range(5) if cells[r, c, 0] == ITEM

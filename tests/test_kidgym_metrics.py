@@ -41,7 +41,17 @@ def test_summary_tables_with_wilson_intervals():
     assert cl[1].value == pytest.approx(0.75) and cl[1].n == 4 and cl[1].low < 0.75 < cl[1].high
     assert cl[4] == pytest.approx(100 * (0.2 * 0.75 + 0.3 * 0.25))
     row = capabilities.rows[0]
-    assert row[0] == "oracle" and row[1] == pytest.approx(round(100 * (0.2 * 0.75 + 0.3 * 0.25), 1)) and row[4] == 100.0
+    assert row[:2] == ["oracle", "paper's 12"]
+    assert row[2] == pytest.approx(round(100 * (0.2 * 0.75 + 0.3 * 0.25), 1)) and row[5] == 100.0
+
+
+def test_decode_counts_in_learning_and_the_table_says_so():
+    episodes = [e for lv in (1, 2, 3) for e in _episodes("SO", lv, 2, 4) + _episodes("DE", lv, 4, 4)]
+    row = metrics.summarize("kidgym", episodes)[-1].rows[0]
+    assert row[1] == "+DE" and row[2 + km.CAPABILITIES.index("Learning")] == pytest.approx(75.0)
+    rates = {"SO": {1: 0.5, 2: 0.5, 3: 0.5}, "DE": {1: 1.0, 2: 1.0, 3: 1.0}}
+    assert km.capability_scores(rates, km.PAPER_TASK_CODES)["Learning"] == pytest.approx(50.0)
+    assert km.TASK_CAPABILITIES["DE"] == ("decode", ("Learning",)) and "DE" not in km.PAPER_TASK_CODES
 
 
 def test_groups_by_agent_and_prompt():

@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "python" / "cogsim"
-TOP = {"cli.py", "demo.py", "__init__.py", "harness"}  # the facade and the layers above the envs
+TOP = {"cli.py", "demo.py", "__init__.py", "integrations", "harness"}  # the facade and the layers above the envs
 
 
 def _submodules() -> set[str]:

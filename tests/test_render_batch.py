@@ -13,6 +13,13 @@ from cogsim.render import examples
 from cogsim.render._renderer import shared_renderer
 
 
+@pytest.fixture(autouse=True, params=("gl", "compositor"))
+def render_path(request, monkeypatch):
+    """Every test on both render paths of 2D frames (shared_renderer() follows the variable)."""
+    monkeypatch.setenv(render.RENDER_PATH_VARIABLE, request.param)
+    return request.param
+
+
 def _requests():
     """A mix of kinds and sizes, as envs stepped together ask for them."""
     r = shared_renderer()
@@ -107,11 +114,8 @@ def test_a_lockstep_run_stores_the_same_frames_with_and_without_batching(tmp_pat
     assert batched == alone  # frames are stored under their content's hash
 
 
-def test_an_env_that_reads_its_frames_while_stepping_is_never_deferred():
-    """Envs opt in (TextEnv.batches_frames); one that does not, such as this plugin that reports a
-    pixel sum of the frame it just drew, steps together with others and still reads real pixels."""
-    import cogsim
-    from cogsim.envs import TextEnv, observation, register
+def _reads_its_frame_env(**options):
+    from cogsim.envs import TextEnv, observation
 
     class ReadsItsFrame(TextEnv):
         def _reset(self, seed, options):
@@ -125,7 +129,16 @@ def test_an_env_that_reads_its_frames_while_stepping_is_never_deferred():
             frame = shared_renderer().grid(examples.example_grid(self.seed_value, cell_size=32))[0]
             return observation(f"pixel sum {int(frame.sum())}", (frame,))
 
-    register("test/reads-its-frame", ReadsItsFrame)
+    return ReadsItsFrame(**options)
+
+
+def test_an_env_that_reads_its_frames_while_stepping_is_never_deferred():
+    """Envs opt in (TextEnv.batches_frames); one that does not, such as this plugin that reports a
+    pixel sum of the frame it just drew, steps together with others and still reads real pixels."""
+    import cogsim
+    from cogsim.envs import register
+
+    register("test/reads-its-frame", _reads_its_frame_env)
     expected = [int(shared_renderer().grid(examples.example_grid(s, cell_size=32))[0].sum()) for s in (1, 2)]
     obs, _ = cogsim.make_vec("test/reads-its-frame", 2).reset(seed=[1, 2])
     assert [o["text"] for o in obs] == [f"pixel sum {e}" for e in expected]

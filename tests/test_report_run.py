@@ -10,7 +10,7 @@ from cogsim.store import Store
 
 def test_report_has_metric_tables_plots_and_run_tables(tmp_path):
     run(RunConfig([Task("looptest/count", 6), Task("looptest/choice", 3)], ["oracle", "random"]), tmp_path)
-    markdown, page = write_report(tmp_path)
+    markdown, page = write_report(tmp_path, save_metrics=True)
     report = markdown.read_text()
     # oracle: 6 of 6 successes, Wilson interval [0.61, 1.00]; targets 3 4 5 6 3 4 = 25 turns
     assert "| looptest/count | oracle | 6 | 1.00 [0.61, 1.00] | 0.000 [0.000, 0.000] |" in report

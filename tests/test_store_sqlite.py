@@ -117,7 +117,7 @@ def test_turn_rows_and_stored_turns_follow_the_one_column_list():
     assert tuple(f.name for f in fields(TurnRow)) == ("episode", *TURN_COLUMNS)
 
 
-def test_a_schema_1_store_is_migrated_when_opened(tmp_path):
+def test_an_older_store_is_read_as_it_is_and_migrated_when_opened_for_writing(tmp_path):
     import sqlite3
 
     from cogsim.store.sqlite import _SCHEMA, SCHEMA_VERSION, Store
@@ -127,7 +127,18 @@ def test_a_schema_1_store_is_migrated_when_opened(tmp_path):
     with sqlite3.connect(run_dir / "store.sqlite") as db:  # schema 1: the tables without the later columns
         db.executescript(_SCHEMA)
         db.execute("INSERT INTO runs (id, schema_version, created, config) VALUES (1, 1, 0, '{}')")
+        db.execute(
+            "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, history, status, "
+            "started, session) VALUES (0, 'looptest/count', 'looptest', 'oracle', '[\"oracle\"]', 0, 0, '{}', 'full', "
+            "'running', 0, 0)"
+        )
+    before = (run_dir / "store.sqlite").read_bytes()
+    with open_store(run_dir) as store:  # read-only: the later columns read as older rows have them
+        assert store.pending_faults() == {} and store.episodes(("running",))[0]["env_id"] == "looptest/count"
+        assert store.query("SELECT schema_version FROM runs")[0][0] == 1
+    assert (run_dir / "store.sqlite").read_bytes() == before
     with Store(run_dir) as store:
-        assert store.query("SELECT schema_version FROM runs")[0][0] == SCHEMA_VERSION == 2
+        assert store.query("SELECT schema_version FROM runs")[0][0] == SCHEMA_VERSION == 3
         turn_columns = {row[1] for row in store.query("PRAGMA table_info(turns)")}
         assert {"finish_reason", "history_dropped"} <= turn_columns
+        assert "signature" in {row[1] for row in store.query("PRAGMA table_info(runs)")}

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "common/text.hpp"
+
 namespace cogsim::cube {
 namespace {
 
@@ -166,10 +168,8 @@ std::vector<int> parse_moves(std::string_view text) {
     ++index;
     const int found = decode_move(token);
     if (found < 0) {
-      std::string shown(token.substr(0, 20));
-      if (token.size() > 20) shown += "...";
       throw std::invalid_argument(
-          "invalid move '" + shown + "' (token " + std::to_string(index) +
+          "invalid move '" + shown_text(token) + "' (token " + std::to_string(index) +
           " of the move string); moves are whitespace-separated face turns: " + allowed_moves_list());
     }
     out.push_back(found);

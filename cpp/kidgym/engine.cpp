@@ -132,8 +132,11 @@ void enumerate_bag_onto(const State& s, const std::array<int, kCells>& dist, Kin
 }  // namespace
 
 int default_budget(Task task, int level) {
-  // The release registers Decode Maze with one step of slack over its fewest (4/6/8 for 3/5/7).
-  return task == Task::DecodeMaze ? fewest_steps(task, level) + 1 : fewest_steps(task, level);
+  // The release registers Decode Maze with one step of slack over its fewest (4/6/8 for 3/5/7), and
+  // Decode with `level` steps for its one choice (1/2/3).
+  if (task == Task::DecodeMaze) return fewest_steps(task, level) + 1;
+  if (task == Task::Decode) return level;
+  return fewest_steps(task, level);
 }
 
 int fewest_steps(Task task, int level) {
@@ -162,16 +165,18 @@ int fewest_steps(Task task, int level) {
       return level;
     case Task::MemoryFilling:
       return level + 1;
+    case Task::Decode:
+      return 1;
   }
   return 0;
 }
 
-bool exact_budget(Task task) { return task != Task::Counting && task != Task::MemoryDecode; }
+bool exact_budget(Task task) { return task != Task::Counting && task != Task::MemoryDecode && task != Task::Decode; }
 
 const char* task_name(Task task) {
-  static const char* names[] = {"classification", "maze",        "selection",   "placement",
-                                "sorting",        "decode_maze", "memory_maze", "memory_decode",
-                                "counting",       "filling",     "puzzle",      "memory_filling"};
+  static const char* names[] = {"classification", "maze",           "selection",     "placement", "sorting",
+                                "decode_maze",    "memory_maze",    "memory_decode", "counting",  "filling",
+                                "puzzle",         "memory_filling", "decode"};
   return names[static_cast<int>(task)];
 }
 
@@ -208,6 +213,7 @@ std::vector<Action> enumerate(const State& s) {
       break;
     case Task::Selection:
     case Task::MemoryDecode:
+    case Task::Decode:
       if (!bag_full(s)) for_reachable(s, dist, Kind::Item, emit_label(Verb::Choose));
       break;
     case Task::Placement:
@@ -446,6 +452,7 @@ int lower_bound(const State& s) {
     case Task::Selection:
       return unstarted + (s.level - s.progress);  // one correct choice each
     case Task::MemoryDecode:
+    case Task::Decode:
       return unstarted + (1 - s.progress);
     case Task::Sorting:
       return (s.level + 1 - s.progress > bag) ? kImpossible : bag;  // every animal is placed

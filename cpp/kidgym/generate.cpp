@@ -253,10 +253,11 @@ void gen_selection(Builder& b, const Catalog& catalog) {
   b.label({Kind::Item});
 }
 
-// Memory Decode, as the KidGym release plays it: `level` pairs are shown first; after 'continue' the
-// source of one pair is asked and its partner is offered among 2 level + decode_extra distractors
-// that belong to no pair. One choice decides the episode.
-void gen_memory_decode(Builder& b, const Catalog& catalog) {
+// Decode and Memory Decode, as the KidGym release plays them: `level` pairs (the code table), the
+// source of one pair asked, and its partner offered among 2 level + decode_extra distractors that
+// belong to no pair. One choice decides the episode. Memory Decode shows the table first and hides
+// it after 'continue'; Decode shows table and target together.
+void gen_decode(Builder& b, const Catalog& catalog) {
   const int level = b.s.level;
   b.s.scene = catalog.mixed_scene;
   // all items distinct across categories: draw (category, id) pairs without repeats
@@ -265,7 +266,8 @@ void gen_memory_decode(Builder& b, const Catalog& catalog) {
     for (uint8_t i = 0; i < catalog.category_sizes[c]; ++i) pool.push_back({c, i});
   const int needed = 4 * level + catalog.decode_extra;
   if (static_cast<int>(pool.size()) < needed)
-    throw std::invalid_argument("kidgym catalog: too few items for memory_decode");
+    throw std::invalid_argument(std::string("kidgym catalog: too few items for ") +
+                                task_name(static_cast<Task>(b.s.task)));
   b.rng.shuffle(pool.begin(), pool.end());
   for (int k = 0; k < level; ++k) {
     b.s.goal[4 * k] = pool[2 * k].first;
@@ -474,9 +476,9 @@ State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int 
     throw std::invalid_argument("kidgym: level must be 1, 2 or 3, got " + std::to_string(level));
   const int fewest = fewest_steps(task, level);
   if (budget == 0) budget = default_budget(task, level);
-  if (budget < fewest || budget > 60)
-    throw std::invalid_argument("kidgym: max_steps must be in " + std::to_string(fewest) +
-                                "..60 for this task and level, got " + std::to_string(budget));
+  if (budget < fewest || budget > kMaxBudget)
+    throw std::invalid_argument("kidgym: max_steps must be in " + std::to_string(fewest) + ".." +
+                                std::to_string(kMaxBudget) + " for this task and level, got " + std::to_string(budget));
   SplitMix64 rng(derive_seed(seed, 16 * static_cast<uint64_t>(task) + level));
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     State s = blank(task, level, fewest, rng.next());
@@ -505,7 +507,8 @@ State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int 
           gen_memory_maze(b, catalog);
           break;
         case Task::MemoryDecode:
-          gen_memory_decode(b, catalog);
+        case Task::Decode:
+          gen_decode(b, catalog);
           break;
         case Task::Counting:
           gen_counting(b, catalog);

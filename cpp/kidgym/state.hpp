@@ -32,8 +32,9 @@ enum class Task : uint8_t {
   Filling = 9,
   Puzzle = 10,
   MemoryFilling = 11,
+  Decode = 12,  // the release's thirteenth family (DE), not one of the paper's twelve
 };
-inline constexpr int kNumTasks = 12;
+inline constexpr int kNumTasks = 13;
 
 enum class Kind : uint8_t {
   Empty = 0,
@@ -134,22 +135,25 @@ struct Catalog {
   std::vector<float> animal_values;     // Sorting: per animal id, the real-world quantity ranked (<= 0: unusable)
   std::vector<uint8_t> rule_ascending;  // Sorting: per rule, 1 if position I holds the smallest value
   uint8_t selection_extra = 2;          // Selection: distractors = level + selection_extra
-  uint8_t decode_extra = 1;             // Memory Decode: distractors = 2 level + decode_extra (the release's 2L+1)
-  uint8_t memory_chests = 3;            // Memory Maze: chests in the scene (one holds the diamond)
-  uint8_t maze_decoy_keys = 1;          // mazes: extra keys of a colour no key in use has (0 or 1)
-  uint8_t puzzle_figures = 0;           // Puzzle: abstract figures in the catalog (each 4 tiles); at least 8,
-                                        // no default: Python's catalog names them
+  uint8_t decode_extra = 1;     // Decode, Memory Decode: distractors = 2 level + decode_extra (the release's 2L+1)
+  uint8_t memory_chests = 3;    // Memory Maze: chests in the scene (one holds the diamond)
+  uint8_t maze_decoy_keys = 1;  // mazes: extra keys of a colour no key in use has (0 or 1)
+  uint8_t puzzle_figures = 0;   // Puzzle: abstract figures in the catalog (each 4 tiles); at least 8,
+                                // no default: Python's catalog names them
   std::vector<uint8_t> counting_categories = {1, 2};  // Counting: categories piles are drawn from (fruits, foods)
 };
 
-// Task-level parameters: the paper's step budgets. All tasks but Counting and Memory Decode must be
-// solved in exactly their budget (every step must be right); Counting allows up to 5 steps, and
-// Memory Decode's one choice (after 'continue') leaves its budget of level + 1 slack, as in the release.
+// Task-level parameters: the release's step budgets. All tasks but Counting, Decode and Memory Decode
+// must be solved in exactly their budget (every step must be right); Counting allows up to 5 steps,
+// and the one choice of Decode (budget = level) and of Memory Decode (after 'continue', budget
+// level + 1) leaves slack, as in the release.
 // The release's registered step budget of a task at a level (its max_steps).
 int default_budget(Task task, int level);
 // The length of the plan generation aims for: the fewest steps that solve the task (the budget,
-// except where the release gives slack: Counting, Memory Decode and Decode Maze).
+// except where the release gives slack: Counting, Decode, Memory Decode and Decode Maze).
 int fewest_steps(Task task, int level);
+// The largest step budget an episode may be given (max_steps).
+constexpr int kMaxBudget = 60;
 bool exact_budget(Task task);
 const char* task_name(Task task);
 

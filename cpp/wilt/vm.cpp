@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <numeric>
 #include <stdexcept>
@@ -11,21 +12,22 @@
 
 #include "common/parallel.hpp"
 #include "wilt/bits.hpp"
+#include "wilt/lanes.hpp"
 #include "wilt/pyfloat.hpp"
 
 namespace cogsim::wilt {
+using detail::bit_comparison;
+using detail::kBlock;  // lanes per task; bigger blocks cut per-block work, not L1 use (chunks do)
+using detail::kBoolBit;
+using detail::kFloatBit;
+using detail::kIntBit;
+using detail::Lanes;
+using detail::Val;
+
 namespace {
 
-constexpr size_t kBlock = 2048;  // lanes per task; bigger blocks cut per-block work, not L1 use (chunks do)
-constexpr uint8_t kBoolBit = 1 << kBool, kIntBit = 1 << kInt, kFloatBit = 1 << kFloat;
 constexpr uint8_t kIntegral = kBoolBit | kIntBit;
 constexpr uint8_t kComplexBit = 1 << kComplex;
-
-struct Val {
-  uint8_t tag;
-  double f;
-  int64_t i;
-};
 
 inline Val boolean(bool b) { return {kBool, 0.0, b ? 1 : 0}; }
 inline Val integer(int64_t i) { return {kInt, 0.0, i}; }
@@ -37,7 +39,7 @@ bool is_binary(Op op) {
   return (op >= Op::Add && op <= Op::Pow) || (op >= Op::BitAnd && op <= Op::Ge) || op == Op::Min || op == Op::Max ||
          op == Op::Gcd;
 }
-bool is_comparison(Op op) { return op >= Op::Eq && op <= Op::Ge; }
+using detail::is_comparison;
 bool is_unary(Op op) {
   return (op >= Op::Neg && op <= Op::Truth) || (op >= Op::Abs && op <= Op::Round) ||
          (op >= Op::Floor && op <= Op::Fabs) || op == Op::IsInteger || op == Op::IsInstance;
@@ -344,25 +346,6 @@ uint8_t result_tags(const Program& p, const Instr& in) {
       return kBoolBit;  // Not, Truth, comparisons, IsClose, IsInteger, IsInstance
   }
 }
-
-struct Lanes {
-  double* f;
-  int64_t* i;
-  uint8_t* t;
-  uint8_t* fl;
-  Val load(size_t l) const { return {t[l], f[l], i[l]}; }
-  void store(size_t l, const Val& v, uint8_t flags) const {
-    t[l] = v.tag;
-    f[l] = v.f;
-    i[l] = v.i;
-    fl[l] = flags;
-  }
-  void store_flags(size_t l, uint8_t flags) const {
-    t[l] = kBool;
-    i[l] = 0;
-    fl[l] = flags;
-  }
-};
 
 struct Scratch {
   std::vector<double> f, promoted_a, promoted_b;
@@ -898,23 +881,6 @@ bits::Operand operand(const Program& p, const double* const* v, int32_t value) {
   return {v[value], 0.0};
 }
 
-bits::Cmp bit_comparison(Op op) {
-  switch (op) {
-    case Op::Eq:
-      return bits::Cmp::Eq;
-    case Op::Ne:
-      return bits::Cmp::Ne;
-    case Op::Lt:
-      return bits::Cmp::Lt;
-    case Op::Le:
-      return bits::Cmp::Le;
-    case Op::Gt:
-      return bits::Cmp::Gt;
-    default:
-      return bits::Cmp::Ge;
-  }
-}
-
 // A bool operand as bits: its own where it is held so, else its 0.0/1.0 doubles turned into `spare`.
 const uint64_t* bool_bits(const double* const* v, const uint64_t* const* held, int32_t value, uint64_t* spare,
                           size_t n) {
@@ -1032,7 +998,10 @@ bool run_fast(const Program& p, const double* xs, const double* ys, const double
 
 class Evaluator {
  public:
-  Evaluator(const Program& p, Scratch& s) : p_(p), s_(s) { s_.reserve(p.num_slots); }
+  // views: where operand values are read (views[v] for value v) instead of the program's registers.
+  Evaluator(const Program& p, Scratch& s, const Lanes* views = nullptr) : p_(p), s_(s), views_(views) {
+    s_.reserve(p.num_slots);
+  }
 
   // Runs lanes [0, n) of one block; returns the lanes of the program's result.
   Lanes run(const double* xs, const double* ys, const double* zs, size_t n) {
@@ -1041,54 +1010,59 @@ class Evaluator {
       arg_views_[k] = {const_cast<double*>(args[k]), s_.zero_ints.data(), s_.float_tags.data(), s_.zero_flags.data()};
     }
     for (size_t k = 0; k < p_.code.size(); ++k) {
-      const Instr& in = p_.code[k];
-      if (in.op == Op::Arg) continue;  // read in place through arg_views_
-      const Lanes out = lanes(static_cast<int32_t>(k));
-      switch (in.op) {
-        case Op::Const: {
-          const Constant& c = p_.constants[in.a];
-          std::fill(out.f, out.f + n, c.f);
-          std::fill(out.i, out.i + n, c.i);
-          std::memset(out.t, c.tag, n);
-          std::memset(out.fl, 0, n);
-          break;
-        }
-        case Op::And:
-        case Op::Or: {
-          const Lanes A = lanes(in.a), B = lanes(in.b);
-          if (!bool_kernel(in.op, A, &B, p_.static_tags[in.a], p_.static_tags[in.b], out, n)) {
-            select_short_circuit(in, out, n);
-          }
-          break;
-        }
-        case Op::Select:
-          select_branch(in, out, n);
-          break;
-        case Op::Seq:
-          sequence(in, out, n);
-          break;
-        case Op::RoundDigits:
-          round_digits_lanes(in, out, n);
-          break;
-        case Op::IsClose:
-          isclose_lanes(in, out, n);
-          break;
-        case Op::Sum:
-          sum_lanes(in, out, n);
-          break;
-        default:
-          if (is_binary(in.op)) {
-            binary_lanes(in, out, n);
-          } else {
-            unary_lanes(in, out, n);
-          }
-      }
+      if (p_.code[k].op == Op::Arg) continue;  // read in place through arg_views_
+      step(k, lanes(static_cast<int32_t>(k)), n);
     }
     return lanes(static_cast<int32_t>(p_.code.size()) - 1);
   }
 
+  // Instruction k (not Arg) on lanes [0, n) into out.
+  void step(size_t k, const Lanes& out, size_t n) {
+    const Instr& in = p_.code[k];
+    switch (in.op) {
+      case Op::Const: {
+        const Constant& c = p_.constants[in.a];
+        std::fill(out.f, out.f + n, c.f);
+        std::fill(out.i, out.i + n, c.i);
+        std::memset(out.t, c.tag, n);
+        std::memset(out.fl, 0, n);
+        break;
+      }
+      case Op::And:
+      case Op::Or: {
+        const Lanes A = lanes(in.a), B = lanes(in.b);
+        if (!bool_kernel(in.op, A, &B, p_.static_tags[in.a], p_.static_tags[in.b], out, n)) {
+          select_short_circuit(in, out, n);
+        }
+        break;
+      }
+      case Op::Select:
+        select_branch(in, out, n);
+        break;
+      case Op::Seq:
+        sequence(in, out, n);
+        break;
+      case Op::RoundDigits:
+        round_digits_lanes(in, out, n);
+        break;
+      case Op::IsClose:
+        isclose_lanes(in, out, n);
+        break;
+      case Op::Sum:
+        sum_lanes(in, out, n);
+        break;
+      default:
+        if (is_binary(in.op)) {
+          binary_lanes(in, out, n);
+        } else {
+          unary_lanes(in, out, n);
+        }
+    }
+  }
+
  private:
   Lanes lanes(int32_t value) {
+    if (views_) return views_[value];
     const Instr& in = p_.code[value];
     return in.op == Op::Arg ? arg_views_[in.a] : s_.lanes(p_.slot[value]);
   }
@@ -1219,13 +1193,14 @@ class Evaluator {
 
   const Program& p_;
   Scratch& s_;
+  const Lanes* views_;
   Lanes arg_views_[3]{};
 };
 
 thread_local Scratch tls_scratch;
 
-void write_results(const Lanes& result, size_t n, uint8_t* __restrict truth, uint8_t* __restrict status,
-                   uint8_t static_tags) {
+void result_lanes_to_bytes(const Lanes& result, size_t n, uint8_t* __restrict truth, uint8_t* __restrict status,
+                           uint8_t static_tags) {
   static constexpr uint8_t kStatusOf[4] = {kOk, kRaised, kNeedsFallback, kNeedsFallback};
   static_assert(int{kError} == int{kRaised} && int{kFallback} == int{kNeedsFallback});  // flags double as statuses
   const uint8_t* __restrict fl = result.fl;
@@ -1278,7 +1253,7 @@ bool evaluate_block(const Program& p, const double* xs, const double* ys, const 
   if (p.fast && run_fast(p, xs, ys, zs, n, truth)) return true;
   uint8_t truth_bytes[kBlock];
   Evaluator ev(p, tls_scratch);
-  write_results(ev.run(xs, ys, zs, n), n, truth_bytes, status, p.static_tags.back());
+  result_lanes_to_bytes(ev.run(xs, ys, zs, n), n, truth_bytes, status, p.static_tags.back());
   bits::pack(truth_bytes, truth, n);
   return false;
 }
@@ -1375,6 +1350,18 @@ void prepare(Program& p) {
   p.fast = true;
   p.fast_constants.assign(n, 0.0);
   p.fast_bits = bit_values(p);
+  p.variables.assign(n, 0);
+  p.operand_lists.clear();
+  p.operand_start.assign(1, 0);
+  for (size_t k = 0; k < n; ++k) {
+    const Instr& in = p.code[k];
+    if (in.op == Op::Arg) p.variables[k] = static_cast<uint8_t>(1 << in.a);
+    for (const int32_t v : operands(p, in)) {
+      p.variables[k] |= p.variables[v];
+      p.operand_lists.push_back(v);
+    }
+    p.operand_start.push_back(static_cast<uint32_t>(p.operand_lists.size()));
+  }
   for (size_t k = 0; k < n; ++k) {
     p.fast = p.fast && fast_eligible(p, k);
     const Instr& in = p.code[k];
@@ -1409,8 +1396,92 @@ bool no_fallback(const uint8_t* __restrict sa, const uint8_t* __restrict sb, siz
 }
 }  // namespace
 
-Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, const double* xs, const double* ys,
-                   const double* zs, size_t n, size_t max_examples, unsigned threads) {
+namespace detail {
+
+std::vector<int32_t> operands(const Program& p, const Instr& in) { return wilt::operands(p, in); }
+
+void general_step(const Program& p, size_t k, const Lanes* views, const Lanes& out, size_t n) {
+  Evaluator(p, tls_scratch, views).step(k, out, n);
+}
+
+uint8_t fast_step(const Program& p, const Instr& in, const double* const* values, double* out, size_t n) {
+  return wilt::fast_step(p, in, values, out, n);
+}
+
+void write_results(const Lanes& result, size_t n, uint8_t* truth, uint8_t* status, uint8_t static_tags) {
+  result_lanes_to_bytes(result, n, truth, status, static_tags);
+}
+
+void compare_block(const Program& a, const Program* b, const uint64_t* tb, const double* xs, const double* ys,
+                   const double* zs, size_t len, size_t offset, size_t max_examples, bool want_examples,
+                   Comparison& c) {
+  const size_t words = bits::words_for(len);
+  uint64_t ta[kBlockWords], tb_own[kBlockWords], decided[kBlockWords];
+  uint8_t sa[kBlock], sb[kBlock];
+  const bool a_ok = evaluate_block(a, xs, ys, zs, len, ta, sa);
+  bool b_ok = true;
+  if (b) {
+    b_ok = evaluate_block(*b, xs, ys, zs, len, tb_own, sb);
+    tb = tb_own;
+  }
+  // Points the VM decided for both rules: the usual block has every one.
+  bool all_decided = a_ok && b_ok;
+  if (!all_decided) {
+    if (a_ok) std::memset(sa, kOk, len);
+    if (b_ok) std::memset(sb, kOk, len);
+    all_decided = no_fallback(sa, sb, len);
+  }
+  if (all_decided) {
+    std::fill(decided, decided + words, ~uint64_t{0});
+    decided[words - 1] = bits::tail_mask(len);
+  } else {
+    std::fill(decided, decided + words, 0);
+    for (size_t l = 0; l < len; ++l) decided[l / 64] |= uint64_t{((sa[l] | sb[l]) & kNeedsFallback) == 0} << (l % 64);
+  }
+  const bits::Tally t = bits::tally(ta, tb, decided, words);
+  c.true_a = t.a;
+  c.true_b = t.b;
+  c.true_both = t.both;
+  c.mismatches = t.differ;
+  c.fallback = static_cast<int64_t>(len) - t.kept;
+  if (!a_ok) {
+    for (size_t l = 0; l < len; ++l) {
+      if (sa[l] != kRaised || (sb[l] & kNeedsFallback)) continue;
+      ++c.raised_a;
+      if (c.first_raised_a.size() < max_examples) c.first_raised_a.push_back(static_cast<int64_t>(offset + l));
+    }
+  }
+  if (!want_examples) return;
+  for (size_t w = 0; w < words && c.first_mismatches.size() < max_examples; ++w) {
+    for (uint64_t differ = (ta[w] ^ tb[w]) & decided[w]; differ && c.first_mismatches.size() < max_examples;
+         differ &= differ - 1) {
+      c.first_mismatches.push_back(static_cast<int64_t>(offset + w * 64 + std::countr_zero(differ)));
+    }
+  }
+}
+
+void add_comparison(Comparison& total, const Comparison& c, size_t max_examples) {
+  total.mismatches += c.mismatches;
+  total.true_a += c.true_a;
+  total.true_b += c.true_b;
+  total.true_both += c.true_both;
+  total.fallback += c.fallback;
+  total.raised_a += c.raised_a;
+  for (const int64_t i : c.first_mismatches) {
+    if (total.first_mismatches.size() < max_examples) total.first_mismatches.push_back(i);
+  }
+  for (const int64_t i : c.first_raised_a) {
+    if (total.first_raised_a.size() < max_examples) total.first_raised_a.push_back(i);
+  }
+}
+
+}  // namespace detail
+
+namespace detail {
+
+Comparison compare_blocks(const Program& a, const Program* b, const BlockTruth& truth, const double* xs,
+                          const double* ys, const double* zs, size_t n, size_t offset, size_t max_examples,
+                          unsigned threads) {
   const size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<Comparison> partial(blocks);
   // Run in block order (one thread), later blocks need not look for counterexamples once the earlier
@@ -1421,72 +1492,29 @@ Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, c
   parallel_for(
       blocks, threads,
       [&](size_t blk) {
-        const size_t begin = blk * kBlock, len = std::min(kBlock, n - begin), words = bits::words_for(len);
-        uint64_t ta[kBlockWords], tb[kBlockWords], decided[kBlockWords];
-        uint8_t sa[kBlock], sb[kBlock];
-        const bool a_ok = evaluate_block(a, xs + begin, ys + begin, zs + begin, len, ta, sa);
-        bool b_ok = true;
-        if (b) {
-          b_ok = evaluate_block(*b, xs + begin, ys + begin, zs + begin, len, tb, sb);
-        } else {
-          bits::pack(truth_b + begin, tb, len);
-        }
-        // Points the VM decided for both rules: the usual block has every one.
-        bool all_decided = a_ok && b_ok;
-        if (!all_decided) {
-          if (a_ok) std::memset(sa, kOk, len);
-          if (b_ok) std::memset(sb, kOk, len);
-          all_decided = no_fallback(sa, sb, len);
-        }
-        if (all_decided) {
-          std::fill(decided, decided + words, ~uint64_t{0});
-          decided[words - 1] = bits::tail_mask(len);
-        } else {
-          std::fill(decided, decided + words, 0);
-          for (size_t l = 0; l < len; ++l) {
-            decided[l / 64] |= uint64_t{((sa[l] | sb[l]) & kNeedsFallback) == 0} << (l % 64);
-          }
-        }
+        const size_t begin = blk * kBlock, len = std::min(kBlock, n - begin);
+        uint64_t scratch[kBlockWords];
+        const uint64_t* tb = b ? nullptr : truth(begin, len, scratch);
         Comparison& c = partial[blk];
-        const bits::Tally t = bits::tally(ta, tb, decided, words);
-        c.true_a = t.a;
-        c.true_b = t.b;
-        c.true_both = t.both;
-        c.mismatches = t.differ;
-        c.fallback = static_cast<int64_t>(len) - t.kept;
-        if (!a_ok) {
-          for (size_t l = 0; l < len; ++l) {
-            if (sa[l] != kRaised || (sb[l] & kNeedsFallback)) continue;
-            ++c.raised_a;
-            if (c.first_raised_a.size() < max_examples) c.first_raised_a.push_back(static_cast<int64_t>(begin + l));
-          }
-        }
-        if (in_order && examples_found >= max_examples) return;
-        for (size_t w = 0; w < words && c.first_mismatches.size() < max_examples; ++w) {
-          for (uint64_t differ = (ta[w] ^ tb[w]) & decided[w]; differ && c.first_mismatches.size() < max_examples;
-               differ &= differ - 1) {
-            c.first_mismatches.push_back(static_cast<int64_t>(begin + w * 64 + std::countr_zero(differ)));
-          }
-        }
+        compare_block(a, b, tb, xs + begin, ys + begin, zs + begin, len, offset + begin, max_examples,
+                      !in_order || examples_found < max_examples, c);
         if (in_order) examples_found += c.first_mismatches.size();
       },
       kBlocksPerTask);
   Comparison total;
-  for (const Comparison& c : partial) {
-    total.mismatches += c.mismatches;
-    total.true_a += c.true_a;
-    total.true_b += c.true_b;
-    total.true_both += c.true_both;
-    total.fallback += c.fallback;
-    total.raised_a += c.raised_a;
-    for (const int64_t i : c.first_mismatches) {
-      if (total.first_mismatches.size() < max_examples) total.first_mismatches.push_back(i);
-    }
-    for (const int64_t i : c.first_raised_a) {
-      if (total.first_raised_a.size() < max_examples) total.first_raised_a.push_back(i);
-    }
-  }
+  for (const Comparison& c : partial) add_comparison(total, c, max_examples);
   return total;
+}
+
+}  // namespace detail
+
+Comparison compare(const Program& a, const Program* b, const uint8_t* truth_b, const double* xs, const double* ys,
+                   const double* zs, size_t n, size_t max_examples, unsigned threads) {
+  const auto pack = [truth_b](size_t begin, size_t len, uint64_t* scratch) {
+    bits::pack(truth_b + begin, scratch, len);
+    return static_cast<const uint64_t*>(scratch);
+  };
+  return detail::compare_blocks(a, b, pack, xs, ys, zs, n, 0, max_examples, threads);
 }
 
 }  // namespace cogsim::wilt

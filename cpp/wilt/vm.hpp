@@ -125,6 +125,11 @@ struct Program {
   // Per value: held as one bit per lane rather than a double: a bool that only feeds and/or/not or
   // is the result, so comparisons write bits and the result is the truth itself.
   std::vector<uint8_t> fast_bits;
+  // Per value: the arguments it depends on (bit 0 x, 1 y, 2 z) and the values it reads
+  // (operand_lists[operand_start[k] .. operand_start[k + 1])), for the grid evaluator (grid.hpp).
+  std::vector<uint8_t> variables;
+  std::vector<int32_t> operand_lists;
+  std::vector<uint32_t> operand_start;
   uint64_t id = 0;  // distinct for every prepared program: what a thread's filled constants belong to
 };
 

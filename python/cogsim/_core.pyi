@@ -1,5 +1,5 @@
 """
-cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt) and the renderer's pixel repacking
+cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt), the renderer's pixel repacking and its CPU compositor of 2D frames
 """
 
 from __future__ import annotations
@@ -11,14 +11,16 @@ import numpy
 import numpy.typing
 
 __all__: list[str] = [
+    "Compositor",
     "CosetSolver",
     "CubeOracle",
     "KidCatalog",
     "KidState",
     "SearchLimitError",
-    "TableMemoryError",
+    "WiltCases",
     "WiltProgram",
     "WiltProgramSet",
+    "WiltReference",
     "cube_apply",
     "cube_coset_build",
     "cube_coset_sizes",
@@ -36,6 +38,7 @@ __all__: list[str] = [
     "cube_states_from_text",
     "cube_to_facelets",
     "cube_validate",
+    "kidgym_budget_range",
     "kidgym_default_budget",
     "kidgym_generate",
     "kidgym_kinds",
@@ -53,10 +56,12 @@ __all__: list[str] = [
     "pairs_optimal",
     "pairs_play_optimal",
     "rgb_tiles",
+    "wilt_check",
     "wilt_compare",
     "wilt_compare_pairs",
     "wilt_compare_truth",
     "wilt_evaluate",
+    "wilt_evaluate_grid",
     "wilt_evaluate_many",
     "wilt_evaluate_set",
     "wilt_opcodes",
@@ -65,9 +70,6 @@ __all__: list[str] = [
 ]
 
 class SearchLimitError(RuntimeError):
-    pass
-
-class TableMemoryError(MemoryError):
     pass
 
 class CubeOracle:
@@ -172,6 +174,15 @@ class CosetSolver:
         One optimal solution (move indices) per state and the search nodes of each; with on_limit='mark',
         None for a state over max_nodes.
         """
+    def time_random_reads(self, reads: typing.SupportsInt | typing.SupportsIndex = 2000000) -> tuple[float, float]:
+        """
+        Nanoseconds per read of a random stripe of the table, one read waiting for the other and 16
+        prefetched at a time: the memory latency the search meets on this machine.
+        """
+    def use_portable_search(self) -> None:
+        """
+        Searches with the portable build of the search from now on, even where the CPU has SSSE3.
+        """
 
 class KidCatalog:
     def __init__(
@@ -270,13 +281,77 @@ class WiltProgramSet:
     def __init__(self, programs: collections.abc.Sequence[WiltProgram]) -> None: ...
     def __len__(self) -> int: ...
 
+class WiltCases:
+    """
+    The points of WILT checks, converted once, and their grid part.
+    """
+    def __init__(
+        self,
+        xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+        ys: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+        zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
+        grid_begin: typing.SupportsInt | typing.SupportsIndex = 0,
+        grid_axis: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex] = [],
+    ) -> None: ...
+    def __len__(self) -> int: ...
+    @property
+    def grid_points(self) -> int: ...
+
+class WiltReference:
+    """
+    A rule's truth on a WiltCases, packed for checks.
+    """
+    def __init__(self, cases: WiltCases, truth: typing.Annotated[numpy.typing.ArrayLike, numpy.bool]) -> None: ...
+
+class Compositor:
+    """
+    Composes 2D frames from stamps of draw items (render._compose); see cpp/render/compose.hpp.
+    """
+    def __init__(self, max_bytes: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def add_base(self, rgba: numpy.typing.NDArray[numpy.uint8]) -> int: ...
+    def add_stamp(
+        self,
+        row: numpy.typing.NDArray[numpy.float32],
+        width: typing.SupportsInt | typing.SupportsIndex,
+        height: typing.SupportsInt | typing.SupportsIndex,
+        rgba: numpy.typing.NDArray[numpy.uint8],
+    ) -> None: ...
+    def compose(
+        self,
+        rows: numpy.typing.NDArray[numpy.float32],
+        base_ids: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+        outs: list[numpy.typing.NDArray[numpy.uint8]],
+        threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    ) -> list[int]:
+        """
+        Composes the frames of outs (arrays of frames, in order); returns the rows whose stamps are missing (then no frame is written).
+        """
+    def placement(
+        self,
+        row: numpy.typing.NDArray[numpy.float32],
+        width: typing.SupportsInt | typing.SupportsIndex,
+        height: typing.SupportsInt | typing.SupportsIndex,
+    ) -> tuple[int, int, int, int]:
+        """
+        The frame pixels (x0, y0, x1, y1) whose stamp a row needs (empty if it draws nothing there).
+        """
+    @property
+    def stamp_bytes(self) -> int: ...
+    @property
+    def stamp_count(self) -> int: ...
+
 def cube_apply(arg0: bytes, arg1: str) -> bytes: ...
 def cube_coset_build(
-    size: str, path: str, threads: typing.SupportsInt | typing.SupportsIndex = 0, progress: typing.Any = None
-) -> None:
+    size: str,
+    path: str,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    progress: typing.Any = None,
+    checkpoint_seconds: typing.SupportsFloat | typing.SupportsIndex = 60.0,
+) -> dict:
     """
     Builds the coset table of `size` into `path` (resuming a killed build's checkpoint), unless a
-    valid one is there. progress(done, total, stage) is called from the building threads.
+    valid one is there; says whether it built and how long it took. progress(done, total, stage) is
+    called from the building threads.
     """
 
 def cube_coset_sizes() -> list: ...
@@ -305,6 +380,13 @@ def cube_states_from_text(
 
 def cube_to_facelets(arg0: bytes) -> str: ...
 def cube_validate(arg0: bytes) -> None: ...
+def kidgym_budget_range(
+    task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex
+) -> tuple[int, int]:
+    """
+    The step budgets (max_steps) an episode of the task at the level may have.
+    """
+
 def kidgym_default_budget(
     task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex
 ) -> int: ...
@@ -409,6 +491,16 @@ def rgb_tiles(image: numpy.typing.NDArray[numpy.uint8], out: numpy.typing.NDArra
     Writes tile i (row-major, out's frame size) of an RGBA (H, W, 4) image into out[i] as RGB.
     """
 
+def wilt_check(
+    a: WiltProgram,
+    reference: WiltReference,
+    max_examples: typing.SupportsInt | typing.SupportsIndex = 5,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> tuple[int, int, int, int, int, int, list[int], list[int]]:
+    """
+    wilt_compare_truth against a packed reference, the case set's grid part evaluated factored: (mismatches, true_a, true_b, true_both, fallback, raised_a, first_mismatches, first_raised_a).
+    """
+
 def wilt_compare(
     a: WiltProgram,
     b: WiltProgram,
@@ -442,6 +534,13 @@ def wilt_evaluate(
     zs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],
     threads: typing.SupportsInt | typing.SupportsIndex = 0,
 ) -> tuple[numpy.typing.NDArray[numpy.bool], numpy.typing.NDArray[numpy.uint8]]: ...
+def wilt_evaluate_grid(
+    program: WiltProgram, axis: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex]
+) -> tuple[numpy.typing.NDArray[numpy.bool], typing.Any]:
+    """
+    Truth (L, L, L) of the program on axis^3 (x, y, z) evaluated factored, and statuses (None: all decided, none raised).
+    """
+
 def wilt_evaluate_many(
     programs: collections.abc.Sequence[WiltProgram],
     xs: typing.Annotated[numpy.typing.ArrayLike, numpy.float64],

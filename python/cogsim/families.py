@@ -51,6 +51,7 @@ class FamilyImportError(ImportError):
 _KIDGYM_TASKS = (
     "classification",
     "counting",
+    "decode",
     "decode_maze",
     "filling",
     "maze",
@@ -62,7 +63,16 @@ _KIDGYM_TASKS = (
     "selection",
     "sorting",
 )
-_CUBE_TESTS = ("closed-loop", "move-effect", "optimal-move", "reconstruction", "recovery", "reflection", "verification")
+_CUBE_TESTS = (
+    "closed-loop",
+    "invariance",
+    "move-effect",
+    "optimal-move",
+    "reconstruction",
+    "recovery",
+    "reflection",
+    "verification",
+)
 
 BUILTIN: tuple[Family, ...] = (
     Family("cube", tuple(f"cube/{t}" for t in _CUBE_TESTS), "cogsim.envs.cube", "cogsim.metrics.cube"),

@@ -105,7 +105,7 @@ def cogsim(*args: str) -> subprocess.CompletedProcess:
 def test_real_model_run_killed_server_resume_and_report(tmp_path):
     import sqlite3
 
-    from cogsim.harness import RunConfig, Task
+    from cogsim.harness import RunConfig, Task, trust
     from cogsim.store import Store
 
     run_dir = tmp_path / "run"
@@ -121,7 +121,8 @@ def test_real_model_run_killed_server_resume_and_report(tmp_path):
     server = LlamaServer(tmp_path / "server1.log")
     config.agent_options["base_url"] = server.url
     with Store(run_dir) as store:
-        store.init_run(config.to_dict())
+        record = config.to_dict()
+        store.init_run(record, trust.sign(record))  # written as the user's own run: signed with their key
 
     def kill_when_turns_stored():
         while server.process.poll() is None:

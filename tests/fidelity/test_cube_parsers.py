@@ -1,6 +1,7 @@
-"""Cube Bench parsers: the default (release) extraction gives, on every sample reply, the parse that
-the released harness's own functions gave (tests/fidelity/data/cube_replies.json, produced offline),
-and every parser, release or strict, finishes on 1 MB hostile replies."""
+"""Cube Bench parsers: the release extraction gives, on every sample reply, the parse that the
+released harness's own functions gave (the newest line by default, the older line 1ca7d58 with
+``line="1ca7d58"``; tests/fidelity/data/cube_replies.json, produced offline), and every parser,
+release or strict, finishes on 1 MB hostile replies."""
 
 import json
 from pathlib import Path
@@ -11,6 +12,7 @@ from cogsim.cube.suite import parsers
 
 DATA = json.loads((Path(__file__).parent / "data" / "cube_replies.json").read_text())
 OPTIONS = ("R", "R'", "U2", "F")
+OLDER = "1ca7d58"
 
 
 def test_data_names_its_source():
@@ -18,12 +20,14 @@ def test_data_names_its_source():
 
 
 @pytest.mark.parametrize("case", DATA["choice"], ids=lambda c: c["reply"][:30])
-def test_choice_matches_release(case):
-    got = parsers.release_choice(case["reply"])
+def test_choice_matches_both_release_lines(case):
+    newest = parsers.release_choice(case["reply"], options=OPTIONS)
+    assert (newest.value if newest.ok else None) == case["letter_newest"]
+    got = parsers.release_choice(case["reply"], line=OLDER)
     assert (got.value if got.ok else None) == case["letter"]
-    with_options = parsers.release_choice(case["reply"], options=OPTIONS)
+    with_options = parsers.release_choice(case["reply"], options=OPTIONS, line=OLDER)
     assert (with_options.value if with_options.ok else None) == case["letter_with_options"]
-    abstaining = parsers.release_choice(case["reply"], allow_idk=True)
+    abstaining = parsers.release_choice(case["reply"], allow_idk=True, line=OLDER)
     if case["idk"]:
         assert abstaining.value == parsers.IDK
     else:
@@ -84,7 +88,8 @@ HOSTILE = [
 
 @pytest.mark.parametrize("reply", HOSTILE, ids=range(len(HOSTILE)))
 def test_every_parser_finishes_on_hostile_replies(reply):
-    assert parsers.release_choice(reply, allow_idk=True, options=OPTIONS).status != parsers.OK
+    for line in ("731aff82", OLDER):
+        assert parsers.release_choice(reply, allow_idk=True, options=OPTIONS, line=line).status != parsers.OK
     assert not parsers.release_yes_no(reply).ok
     assert not parsers.release_effects(reply).ok
     assert not parsers.release_grid(reply).ok

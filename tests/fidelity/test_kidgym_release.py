@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 import cogsim
 from cogsim import _core
-from cogsim.kidgym import TASKS
+from cogsim.kidgym import PAPER_TASKS, TASKS
 from cogsim.kidgym.decode import decode_answer, tagged_span
 
 DATA = Path(__file__).parent / "data"
-BUDGETS = json.loads((DATA / "kidgym_budgets.json").read_text())["budgets"]
+RELEASE = json.loads((DATA / "kidgym_budgets.json").read_text())
+BUDGETS = RELEASE["budgets"]
 TEMPLATES = json.loads((DATA / "kidgym_templates.json").read_text())["tasks"]
 LEVELS = (1, 2, 3)
 
@@ -30,6 +31,30 @@ def test_budgets_are_the_releases_for_every_task_and_level():
             env = cogsim.make(f"kidgym/{name}", level=level, images=False)
             env.reset(seed=3)
             assert env.state.budget == budget, (name, level)
+
+
+def test_the_thirteen_families_are_the_releases_and_the_paper_reports_twelve():
+    assert {spec.code: name for name, spec in TASKS.items()} == RELEASE["families"]
+    assert sorted(PAPER_TASKS) == sorted(set(TASKS) - {"decode"})
+    assert sorted(f"kidgym/{name}" for name in TASKS) == [e for e in cogsim.list_envs() if e.startswith("kidgym/")]
+    assert TASKS["decode"].capabilities == ("Learning",) and not TASKS["decode"].memory
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_decode_is_one_choice_among_the_partner_and_2l_plus_1_others(level):
+    """The release's Decode: the code table and the target from the first turn (no 'continue'), one
+    'choose the item with label N' per item, the partner among 2L+1 others; the first choice decides."""
+    env = cogsim.make("kidgym/decode", level=level, images=False)
+    rng = np.random.default_rng(level)
+    for seed in range(6):
+        obs, _ = env.reset(seed=seed)
+        assert len(obs["options"]) == 2 * level + 2 and all(
+            o.startswith("choose the item with label ") for o in obs["options"]
+        )
+        right = decode_answer(env.scripted_response("oracle", rng), obs["options"])
+        wrong = "ABCDEFGH"[(right + 1) % len(obs["options"])]
+        obs, reward, terminated, truncated, info = env.step(f"<answer>{wrong}</answer>")
+        assert terminated and reward == 0.0 and info["episode"]["steps"] == 1 <= info["episode"]["budget"] == level
 
 
 def _pattern(template: str) -> re.Pattern:

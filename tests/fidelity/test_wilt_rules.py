@@ -20,9 +20,7 @@ def test_data_names_its_source():
 
 def test_full_split_is_the_releases_fifty_in_order_and_tiers():
     assert list(wilt.RELEASE_FULL_SOURCES) == DATA["full"]
-    # Every rule is the release's text, except 46, spelled out because the compiler refuses tuple targets.
-    differ = [i + 1 for i, (ours, theirs) in enumerate(zip(wilt.FULL_SPLIT, DATA["full"])) if ours != theirs]
-    assert differ == [46]
+    assert list(wilt.FULL_SPLIT) == DATA["full"]  # every rule as the release writes it, 46's tuple targets too
     assert list(wilt.FULL_TIERS) == DATA["full_tiers"]
     assert wilt.FULL_TIERS.count("easy") == 14 and wilt.FULL_TIERS.count("very hard") == 11
 
@@ -37,16 +35,19 @@ def test_every_rule_compiles(split):
         wilt.compile_rule(src)
 
 
-def test_release_rules_that_the_compiler_refuses_verbatim():
-    refused = []
-    for i, src in enumerate(DATA["full"]):
-        try:
-            wilt.compile_rule(src)
-        except wilt.RuleError:
-            refused.append(i + 1)
-    # Rule 46 uses "for a, b in [...]" (a tuple target); if the language grows to accept it, the
-    # rewrite in splits.py can go and this list shrinks.
-    assert set(refused) <= {46}
+def test_the_compiler_takes_every_release_rule_verbatim():
+    for src in DATA["full"] + DATA["lite"]:
+        wilt.compile_rule(src)  # rule 46's "for a, b in [(x, y), ...]" included
+
+
+def test_rule_46_as_written_is_the_coprimality_of_the_pairs_spelled_out():
+    written = DATA["full"][45]
+    spelled = (
+        "lambda x, y, z: all([m % 1 == 0 for m in [x, y, z]]) and math.gcd(int(x), int(y)) == 1 "
+        "and math.gcd(int(y), int(z)) == 1 and math.gcd(int(z), int(x)) == 1"
+    )
+    for equivalence in ("release", "strict"):
+        assert wilt.equivalent(written, spelled, equivalence=equivalence).equivalent
 
 
 def test_compiled_rules_agree_with_the_release_lambdas_on_its_points():

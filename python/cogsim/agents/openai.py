@@ -6,6 +6,11 @@ other 4xx, a prompt longer than the context, images sent to a text-only model, m
 answers without choices or content fail at once. A failure is a ``Completion`` with ``text=None``,
 an ``error`` and a ``fault`` kind: the runner stops that episode (resumable) and never scores it.
 
+The server is untrusted (docs/security.md): ``timeout_s`` bounds each whole request (connecting,
+the headers and the body: a server that trickles bytes cannot stretch it), the body is read as a
+stream and given up past ``max_response_bytes`` (default 8 MiB), and a body that is not a chat
+completion, however malformed or deeply nested, is a ``bad_response`` fault.
+
 ``concurrency`` (requests in flight, default 4) is independent of the runner's episodes in flight:
 a local single-slot server (llama.cpp) serves one request at a time, and many queued requests only
 run into timeouts; raise it for hosted APIs and ``vllm serve`` (see benchmarks/results_harness.md).
@@ -14,7 +19,6 @@ run into timeouts; raise it for hosted APIs and ``vllm serve`` (see benchmarks/r
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import time
@@ -22,11 +26,14 @@ from typing import Any, Optional, Sequence
 
 import httpx
 
+from cogsim._untrusted import MAX_VALUE_BYTES, load_json, shown, size_text
 from cogsim.agents.base import Completion, ImageURLCache, Message, ModelBackend, classify_fault, openai_messages
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 DEFAULT_CONCURRENCY = 4
+DEFAULT_MAX_RESPONSE_BYTES = 8 << 20
+ERROR_BODY_BYTES = 64 << 10  # of an error reply, only so much is read (for its message)
 
 
 class OpenAIBackend(ModelBackend):
@@ -44,22 +51,30 @@ class OpenAIBackend(ModelBackend):
         max_tokens: Optional[int] = None,
         seed: Optional[int] = None,
         extra_body: Optional[dict] = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         **unknown: Any,
     ):
         if unknown:
             raise ValueError(
                 f"openai backend: unknown options {sorted(unknown)}; known: base_url, api_key, concurrency, "
-                "max_retries, timeout_s, backoff_s, max_backoff_s, temperature, max_tokens, seed, extra_body"
+                "max_retries, timeout_s, backoff_s, max_backoff_s, temperature, max_tokens, seed, extra_body, "
+                "max_response_bytes"
             )
         self.spec = f"openai:{model}"
         self.model = model
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = _http_url((base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"))
         self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.concurrency = _positive_int("concurrency", concurrency)
         self.max_retries = _non_negative_int("max_retries", max_retries)
-        self.timeout_s = float(timeout_s)
-        self.backoff_s = float(backoff_s)
-        self.max_backoff_s = float(max_backoff_s)
+        self.timeout_s = _positive_seconds("timeout_s", timeout_s)
+        self.backoff_s = _positive_seconds("backoff_s", backoff_s, allow_zero=True)
+        self.max_backoff_s = _positive_seconds("max_backoff_s", max_backoff_s, allow_zero=True)
+        self.max_response_bytes = _positive_int("max_response_bytes", max_response_bytes)
+        if self.max_response_bytes > MAX_VALUE_BYTES:
+            raise ValueError(
+                f"openai backend: max_response_bytes may be at most {MAX_VALUE_BYTES} (the longest reply a store "
+                f"keeps), got {shown(max_response_bytes)}"
+            )
         self.sampling = {"temperature": 0.0 if temperature is None else float(temperature)}  # greedy unless set
         # an env's decoding defaults replace only the settings the user did not give
         self.user_set = {
@@ -102,6 +117,7 @@ class OpenAIBackend(ModelBackend):
     async def _complete_all(self, bodies: list[dict]) -> list[Completion]:
         if self._client is None:
             headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+            headers["Accept-Encoding"] = "identity"  # a body's size on the wire is its size in memory
             limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
             self._client = httpx.AsyncClient(headers=headers, limits=limits, timeout=self.timeout_s)
         gate = asyncio.Semaphore(self.concurrency)
@@ -143,33 +159,66 @@ class OpenAIBackend(ModelBackend):
         return Completion(None, error=error, latency_s=time.perf_counter() - started, attempts=attempt + 1, fault=fault)
 
     async def _attempt(self, body: dict) -> tuple[Completion | tuple[str, Optional[int]], Optional[float]]:
-        """A Completion, or ((error text, HTTP status), retry delay hint: None = do not retry, 0 = use backoff)."""
+        """A Completion, or ((error text, HTTP status), retry delay hint: None = do not retry, 0 = use backoff).
+        ``timeout_s`` bounds the whole request, however slowly the server sends."""
         try:
-            response = await self._client.post(f"{self.base_url}/chat/completions", json=body)
+            return await asyncio.wait_for(self._request(body), self.timeout_s)
+        except asyncio.TimeoutError:
+            return (f"timeout after {self.timeout_s:g} s (the whole request: connecting, headers and body)", None), 0.0
+
+    async def _request(self, body: dict) -> tuple[Completion | tuple[str, Optional[int]], Optional[float]]:
+        try:
+            async with self._client.stream("POST", f"{self.base_url}/chat/completions", json=body) as response:
+                status = response.status_code
+                if status >= 400:
+                    text = (await _read_body(response, ERROR_BODY_BYTES, cut=True) or b"").decode("utf-8", "replace")
+                    error = (f"HTTP {status}: {_snippet(text)}", status)
+                    return error, (_retry_after(response) if status in RETRYABLE_STATUS else None)
+                payload = await _read_body(response, self.max_response_bytes)
         except httpx.TimeoutException:
             return (f"timeout after {self.timeout_s:g} s", None), 0.0
+        except httpx.DecodingError as exc:
+            return (f"malformed response body: {type(exc).__name__}: {_snippet(str(exc))}", None), None
         except httpx.TransportError as exc:
-            return (f"connection error: {type(exc).__name__}: {exc}", None), 0.0
-        if response.status_code in RETRYABLE_STATUS:
-            return (f"HTTP {response.status_code}: {_snippet(response.text)}", response.status_code), _retry_after(
-                response
+            return (f"connection error: {type(exc).__name__}: {_snippet(str(exc))}", None), 0.0
+        if payload is None:
+            error = (
+                f"response body larger than max_response_bytes ({size_text(self.max_response_bytes)}); raise the "
+                "agent option max_response_bytes if the server's replies are that long"
             )
-        if response.status_code >= 400:
-            return (f"HTTP {response.status_code}: {_snippet(response.text)}", response.status_code), None
-        parsed = parse_chat_completion(response.content)
-        return (parsed if isinstance(parsed, Completion) else (parsed, None)), None
+            return Completion(None, error=error, fault="bad_response"), None
+        parsed = parse_chat_completion(payload)
+        # not a chat completion: whatever words the body holds, the fault is the reply's form
+        return (
+            parsed if isinstance(parsed, Completion) else Completion(None, error=parsed, fault="bad_response")
+        ), None
 
     def _backoff(self, attempt: int, retry_after: float) -> float:
         delay = min(self.max_backoff_s, self.backoff_s * 2**attempt)
         return max(retry_after, delay * (0.5 + random.random() / 2))
 
 
+async def _read_body(response: httpx.Response, limit: int, cut: bool = False) -> Optional[bytes]:
+    """The body, read as it arrives: None once it passes ``limit`` bytes (or, with ``cut``, its first
+    ``limit`` bytes); a declared Content-Length past the limit is refused before reading."""
+    declared = response.headers.get("content-length", "")
+    if not cut and declared.isdigit() and len(declared) < 20 and int(declared) > limit:
+        return None
+    buffer = bytearray()
+    async for chunk in response.aiter_bytes():
+        buffer += chunk
+        if len(buffer) > limit:
+            return bytes(buffer[:limit]) if cut else None
+    return bytes(buffer)
+
+
 def parse_chat_completion(payload: bytes) -> Completion | str:
-    """The answer text and token counts of a chat-completions response body, or an error text."""
+    """The answer text and token counts of a chat-completions response body, or an error text (for
+    any body: malformed, deeply nested, of the wrong shape)."""
     try:
-        data = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
-        return f"malformed JSON response: {_snippet(payload.decode('utf-8', 'replace'))}"
+        data = load_json(payload, "the response body", len(payload))
+    except ValueError as error:
+        return f"malformed JSON response: {_snippet(str(error))}: {_snippet(payload[:2000].decode('utf-8', 'replace'))}"
     if not isinstance(data, dict):
         return f"response is not a JSON object: {_snippet(str(data))}"
     choices = data.get("choices")
@@ -185,7 +234,7 @@ def parse_chat_completion(payload: bytes) -> Completion | str:
         text,
         prompt_tokens=_int_or_none(usage.get("prompt_tokens")),
         completion_tokens=_int_or_none(usage.get("completion_tokens")),
-        finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
+        finish_reason=choice["finish_reason"][:100] if isinstance(choice.get("finish_reason"), str) else None,
     )
 
 
@@ -236,18 +285,39 @@ def _snippet(text: str, limit: int = 500) -> str:
 
 
 def _int_or_none(value) -> Optional[int]:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """A token count as stored (a 64-bit integer), or None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63 else None
+
+
+def _http_url(url: str) -> str:
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError) as error:
+        raise ValueError(f"openai backend: base_url is not a URL ({error})") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ValueError(f"openai backend: base_url must be an http:// or https:// URL, got {shown(url, 200)}")
+    return url
+
+
+def _positive_seconds(name: str, value, allow_zero: bool = False) -> float:
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not (seconds > 0 or (allow_zero and seconds == 0)) or seconds == float("inf"):
+        raise ValueError(f"openai backend: {name} must be a positive number of seconds, got {shown(value)}")
+    return seconds
 
 
 def _positive_int(name: str, value) -> int:
-    number = int(value)
-    if number < 1:
-        raise ValueError(f"openai backend: {name} must be a positive integer, got {value!r}")
-    return number
+    return _integer(name, value, 1, "a positive integer")
 
 
 def _non_negative_int(name: str, value) -> int:
-    number = int(value)
-    if number < 0:
-        raise ValueError(f"openai backend: {name} must be >= 0, got {value!r}")
-    return number
+    return _integer(name, value, 0, "an integer >= 0")
+
+
+def _integer(name: str, value, low: int, wanted: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value < 2**63:
+        raise ValueError(f"openai backend: {name} must be {wanted}, got {shown(value)}")
+    return value

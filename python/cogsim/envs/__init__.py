@@ -27,6 +27,7 @@ __all__ = [
     "observation",
     "play_scripted",
     "register",
+    "file_options",
     "make",
     "make_vec",
     "list_envs",
@@ -74,9 +75,21 @@ def spec(env_id: str) -> EnvSpec:
         raise ValueError(f"unknown env id {env_id!r}; known: {', '.join(list_envs())}") from None
 
 
+def file_options(env_id: str) -> dict[str, str]:
+    """The env's options whose value names a file (``TextEnv.file_options``): name -> "text" or "json"."""
+    return dict(getattr(spec(env_id).entry_point, "file_options", {}))
+
+
 def make(env_id: str, **options: Any) -> TextEnv:
+    """A new env; every option but ``render_path`` (what draws its 2D frames: "auto", "gl" or
+    "compositor", see ``cogsim.render.render_path``) goes to the env itself."""
     env_spec = spec(env_id)
-    return env_spec.entry_point(env_id=env_id, **{**env_spec.defaults, **options})
+    options = {**env_spec.defaults, **options}
+    render_path = options.pop("render_path", None)
+    env = env_spec.entry_point(env_id=env_id, **options)
+    if render_path is not None:
+        env.set_render_path(render_path)
+    return env
 
 
 def make_vec(env_id: str, num_envs: int, autoreset_mode: str = "NextStep", **options: Any) -> TextVectorEnv:

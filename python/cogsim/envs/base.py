@@ -29,9 +29,25 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from cogsim._untrusted import shown
+
+MAX_SEED = 2**32 - 1  # every env's episode seeds are integers in [0, MAX_SEED]
+
 
 class ResetNeeded(gym.error.ResetNeeded, RuntimeError):
     """step() with no episode running: before the first reset(), or after the last step."""
+
+
+class InvalidSeed(gym.error.Error, ValueError):
+    """reset(seed=...) with a seed that is not an integer in [0, MAX_SEED] (nor None)."""
+
+
+def check_seed(seed: Any) -> int:
+    """The seed as an int; InvalidSeed names what was given (a huge integer by its size, not its digits)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= MAX_SEED:
+        kind = "" if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else f"{type(seed).__name__} "
+        raise InvalidSeed(f"seed must be an integer in [0, {MAX_SEED}] or None, got {kind}{shown(seed)}")
+    return int(seed)
 
 
 class FreeText(spaces.Text):
@@ -91,6 +107,14 @@ class TextEnv(gym.Env):
     # while it resets or steps: callers that step several envs together may then draw all their frames
     # in shared passes (render.frame_batch), which fills the arrays after the last env has stepped.
     batches_frames: ClassVar[bool] = False
+    # Options whose value names a file, by option name: "text" (a template, read as UTF-8 text) or "json".
+    # A run records such a file's content instead of its path (cogsim.harness.config.record_file_options),
+    # so a resume never opens a path read from a run directory.
+    file_options: ClassVar[dict[str, str]] = {}
+    # What draws its 2D frames ("gl" or "compositor", cogsim.render.RENDER_PATHS; None: automatic). Set by
+    # the ``render_path`` option of ``cogsim.make``; both paths give the same pixels.
+    render_path: Optional[str] = None
+    _frames_renderer: Any = None  # the renderer that drew its frames, once it has drawn one
 
     def __init__(self, env_id: str = "", **options: Any):
         self.env_id = env_id
@@ -101,6 +125,8 @@ class TextEnv(gym.Env):
 
     # -- gymnasium API -------------------------------------------------------------------------
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        if seed is not None:
+            seed = check_seed(seed)
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(0, 2**31 - 1))
@@ -125,6 +151,25 @@ class TextEnv(gym.Env):
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         """The answer text the named scripted policy gives for the current observation."""
         raise NotImplementedError(f"{type(self).__name__} has no scripted policy {policy!r}")
+
+    # -- frames ----------------------------------------------------------------------------------
+    def set_render_path(self, path: Optional[str]) -> None:
+        """Chooses what draws this env's 2D frames (see ``render_path``); ValueError for an unknown path."""
+        from cogsim.render import check_render_path  # the renderer only for envs that draw
+
+        self.render_path = check_render_path(path)
+        self.options["render_path"] = path
+
+    def renderer(self):
+        """This thread's renderer for the env's render path (a GL context belongs to one thread)."""
+        from cogsim.render import shared_renderer
+
+        self._frames_renderer = shared_renderer(path=self.render_path)
+        return self._frames_renderer
+
+    def frames_drawn_by(self) -> Optional[dict]:
+        """What drew the env's frames ({"path", "gl_renderer"}), or None before it has drawn any."""
+        return None if self._frames_renderer is None else self._frames_renderer.describe()
 
 
 def shared_frame_passes(allowed: bool) -> AbstractContextManager[None]:

@@ -1,4 +1,5 @@
-"""Cube Bench: the seven tests of the paper as registered envs (``cube/<test>``).
+"""Cube Bench: the seven tests of the paper and the release's invariance sweep as registered envs
+(``cube/<test>``).
 
 Every episode is generated from (depth, seed) by ``cogsim.cube.suite.items`` (or read from an
 imported seed list); prompts live in ``cogsim.cube.suite.prompts`` and answers go through the
@@ -8,15 +9,19 @@ carries the per-episode outcomes that ``cogsim.metrics.cube`` turns into the pap
 
 Options common to all tests: ``depth`` (scramble depth, 1..20; keep <= 7 for fast oracle labels),
 ``sticker`` (net image sticker size in px), ``seed_list`` (path or dict from
-``items.build_seed_list``: episode ``seed`` then means the list's index), and the protocol options,
-each defaulting to the release's (docs/fidelity.md): ``parser`` ("release" | "strict"),
-``colours`` ("release" | "cogsim"), ``state_format`` ("release" | "cogsim"), ``scrambles``
-("release" | "cogsim"); ``env.protocol`` names the variant and every episode records it, and
-``env.metadata["cogsim.decoding"]`` holds the release's max_tokens and temperature. Per test: ``modality``
-("image+text" | "image" | "text"), ``negatives`` (verification), ``abstention`` / ``abstain_policy``
-/ ``credit`` (closed-loop), ``regime`` / ``reveal_choice`` (reflection), ``start`` (recovery). Prompts and
-protocols follow the paper's released harness (github.com/dana-23/cube-bench); where it is ambiguous
-the alternative reading is a named option.
+``items.build_seed_list``: episode ``seed`` then means the list's index), ``release`` (which line of
+the authors' harness "release" means: "731aff82", the newest and the default, or "1ca7d58", the
+older ``main``; ``cogsim.cube.suite.releases``) and the protocol options, each "release" by default
+(that line's reading, docs/fidelity.md): ``parser`` ("release" | "strict"), ``colours`` ("release" |
+"cogsim"), ``state_format`` ("release" | "cogsim"), ``scrambles`` ("release" | "cogsim"), ``layout``
+("release": the newest line's seeded option sets and verification cells where reproducible |
+"cogsim"); ``env.protocol`` names the variant and every episode records it, and
+``env.metadata["cogsim.decoding"]`` holds the line's max_tokens, temperature and top_p. Per test:
+``modality`` ("image+text" | "image" | "text" | "image+text-no-authority"), ``negatives``
+(verification), ``abstention`` / ``abstain_policy`` / ``credit`` (closed-loop), ``regime`` /
+``reveal_choice`` (reflection), ``start`` (recovery). Prompts and protocols follow the paper's
+released harness (github.com/dana-23/cube-bench); where it is ambiguous the alternative reading is a
+named option.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import numpy as np
 from cogsim import cube
 from cogsim.cube import Cube
 from cogsim.cube.suite import items as items_mod
-from cogsim.cube.suite import parsers, prompts, views
+from cogsim.cube.suite import parsers, prompts, releases, views
 from cogsim.cube.suite.items import LABELS
 from cogsim.envs import register
 from cogsim.envs.base import ResetNeeded, TextEnv, observation
@@ -38,17 +43,10 @@ ABSTAIN_POLICIES = ("teacher_on_abstain", "skip_item")
 REGIMES = ("guided-redacted", "guided-unredacted")
 RECOVERY_STARTS = ("closed-loop", "injected")
 NEGATIVE_KINDS = ("image-move", "text-edit")
-CREDITS = ("release", "progress")
-# The release's decoding per test (tests/*.py of dana-23/cube-bench): max_new_tokens and temperature.
-RELEASE_DECODING = {
-    "reconstruction": {"max_tokens": 65536, "temperature": 0.1},
-    "verification": {"max_tokens": 16384, "temperature": 0.0},
-    "optimal-move": {"max_tokens": 65536, "temperature": 0.1},
-    "reflection": {"max_tokens": 65536, "temperature": 0.0},  # the reflection turn itself: 0.4
-    "closed-loop": {"max_tokens": 65536, "temperature": 0.0},
-    "move-effect": {"max_tokens": 65536, "temperature": 0.0},
-    "recovery": {"max_tokens": 65536, "temperature": 0.0},
-}
+CREDITS = ("release", "progress", "teacher")
+PROTOCOL_CHOICES = ("release", "cogsim")
+# The newest release line's decoding per test (its generation contracts): max tokens, temperature, top_p.
+RELEASE_DECODING = releases.DECODING[releases.NEWEST]
 
 
 def _one_of(name: str, value: object, allowed: tuple) -> Any:
@@ -73,6 +71,7 @@ class CubeBenchEnv(TextEnv):
     modalities: ClassVar[tuple[str, ...]] = prompts.MODALITIES
     default_modality: ClassVar[str] = "image+text"
     test_options: ClassVar[tuple[str, ...]] = ()  # options a subclass reads itself
+    file_options: ClassVar[dict[str, str]] = {"seed_list": "json"}
 
     def __init__(
         self,
@@ -81,10 +80,12 @@ class CubeBenchEnv(TextEnv):
         modality: Optional[str] = None,
         sticker: int = 32,
         seed_list=None,
+        release: str = releases.NEWEST,
         parser: str = "release",
         colours: str = "release",
         state_format: str = "release",
         scrambles: str = "release",
+        layout: str = "release",
         **options: Any,
     ):
         unknown = sorted(set(options) - set(self.test_options))
@@ -94,10 +95,12 @@ class CubeBenchEnv(TextEnv):
                 "modality",
                 "sticker",
                 "seed_list",
+                "release",
                 "parser",
                 "colours",
                 "state_format",
                 "scrambles",
+                "layout",
                 *self.test_options,
             ]
             raise ValueError(
@@ -109,17 +112,21 @@ class CubeBenchEnv(TextEnv):
             depth=depth,
             modality=modality,
             sticker=sticker,
+            release=release,
             parser=parser,
             colours=colours,
             state_format=state_format,
             scrambles=scrambles,
+            layout=layout,
             **options,
         )
+        self.release = releases.check_line(release)
         self.parser = _one_of("parser", parser, parsers.PARSERS)
         self.colours = _one_of("colours", colours, views.COLOUR_SCHEMES)
         self.state_format = _one_of("state_format", state_format, views.STATE_FORMATS)
-        self.scrambles = _one_of("scrambles", scrambles, items_mod.SCRAMBLES)
-        self.metadata = {**type(self).metadata, "cogsim.decoding": dict(RELEASE_DECODING[self.test])}
+        self.scrambles = _one_of("scrambles", scrambles, PROTOCOL_CHOICES)
+        self.layout = _one_of("layout", layout, PROTOCOL_CHOICES)
+        self.metadata = {**type(self).metadata, "cogsim.decoding": self._decoding()}
         self.depth = items_mod.check_depth(depth)
         self.modality = _one_of("modality", modality, self.modalities)
         self.sticker = _sticker(sticker)
@@ -141,15 +148,36 @@ class CubeBenchEnv(TextEnv):
         return result
 
     # -- episode setup -------------------------------------------------------------------------
+    @property
+    def newest(self) -> bool:
+        return self.release == releases.NEWEST
+
+    @property
+    def sampler(self) -> str:
+        """The item sampler: the line's release sampler, or cogsim's."""
+        if self.scrambles == "cogsim":
+            return "cogsim"
+        return "release" if self.newest else "release-1ca7d58"
+
+    @property
+    def item_layout(self) -> str:
+        """The newest line's seeded layout where asked for; the older line's choices are not reproducible."""
+        return "release" if self.layout == "release" and self.newest else "cogsim"
+
+    def _decoding(self) -> dict:
+        return dict(releases.DECODING[self.release][self.test])
+
     def _load_item(self, seed: int) -> dict:
         if self.seed_list is not None:
             return items_mod.seed_list_item(self.seed_list, self.test, self.depth, seed)
-        return items_mod.make_item(self.test, self.depth, seed, scrambles=self.scrambles)
+        return items_mod.make_item(self.test, self.depth, seed, scrambles=self.sampler, layout=self.item_layout)
 
     @property
     def protocol(self) -> str:
-        """ "release" when every protocol option is the release's, else the options that differ."""
-        changed = [f"{name}={value}" for name, value in self._protocol_options().items() if value != "release"]
+        """ "release" when every protocol option follows the newest release line; "release=1ca7d58" and
+        the options that differ otherwise."""
+        changed = [] if self.newest else [f"release={self.release}"]
+        changed += [f"{name}={value}" for name, value in self._protocol_options().items() if value != "release"]
         return ",".join(changed) or "release"
 
     def _protocol_options(self) -> dict:
@@ -158,11 +186,14 @@ class CubeBenchEnv(TextEnv):
             "colours": self.colours,
             "state_format": self.state_format,
             "scrambles": self.scrambles,
+            "layout": self.layout,
         }
 
     def _images(self, facelets: str) -> tuple:
         return (
-            () if self.modality == "text" else (views.net_image(views.recolour(facelets, self.colours), self.sticker),)
+            ()
+            if self.modality == "text"
+            else (views.net_image(views.recolour(facelets, self.colours), self.sticker, self.renderer()),)
         )
 
     def _state_text(self, facelets: str) -> str:
@@ -191,7 +222,7 @@ class CubeBenchEnv(TextEnv):
         self, action: str, allow_idk: bool = False, last_line: bool = False, options: Optional[list] = None
     ) -> parsers.Parsed:
         if self.parser == "release":
-            return parsers.release_choice(action, LABELS, allow_idk=allow_idk, options=options)
+            return parsers.release_choice(action, LABELS, allow_idk=allow_idk, options=options, line=self.release)
         return parsers.parse_choice(
             action, LABELS, allow_idk=allow_idk, idk_label=ABSTAIN_LABEL if allow_idk else None, last_line=last_line
         )
@@ -280,9 +311,12 @@ class ReconstructionEnv(CubeBenchEnv):
 
 
 class VerificationEnv(CubeBenchEnv):
-    """Image plus a textual Front-face grid: does the text match the image? (Yes/No.) ``negatives``:
-    "image-move" (default, the paper: the image shows the cube one face turn later) or "text-edit"
-    (the text is edited instead: sticker edits or the face after one extra move)."""
+    """Image plus a textual Front-face grid. Under the newest release's layout the grid comes in a
+    claim, affirmative ("is exactly this") or negated ("is NOT this"), and the answer says whether
+    the claim is true (Yes/No); otherwise the question is whether the text matches the image.
+    ``negatives``: "image-move" (default, the paper: the image shows the cube one face turn later)
+    or "text-edit" (cogsim's layout only: the text is edited instead, sticker edits or the face after
+    one extra move)."""
 
     test = "verification"
     test_options = ("negatives",)
@@ -299,9 +333,14 @@ class VerificationEnv(CubeBenchEnv):
         shown, image = item["shown_grid"], item["image_facelets"]
         if self.negatives == "text-edit" and item["text_edit"] is not None:
             shown, image = item["text_edit"]["shown_grid"], item["facelets"]
-        text = prompts.VERIFICATION.format(
-            layout=prompts.NET_LAYOUT, colours=prompts.COLOUR_KEY, grid=views.grid_text(self._grid(shown))
-        )
+        grid = views.grid_text(self._grid(shown))
+        if item.get("layout") == "release":
+            self.system_prompt = prompts.CLAIM_SYSTEM
+            claim = prompts.CLAIMS[item["polarity"]][item["claim_form"]].format(grid=grid)
+            text = prompts.CLAIM.format(layout=prompts.NET_LAYOUT, colours=prompts.COLOUR_KEY, claim=claim)
+        else:
+            self.system_prompt = prompts.VERIFICATION_SYSTEM
+            text = prompts.VERIFICATION.format(layout=prompts.NET_LAYOUT, colours=prompts.COLOUR_KEY, grid=grid)
         return observation(text, self._images(image))
 
     def _step(self, action: str):
@@ -319,6 +358,9 @@ class VerificationEnv(CubeBenchEnv):
             correct=bool(correct),
             negatives=self.negatives,
             negative_kind=kind,
+            polarity=self.item.get("polarity", "affirmative"),
+            template=f"{self.item.get('polarity', 'affirmative')}:{self.item.get('claim_form', 0)}",
+            states_match=self.item.get("states_match", self.item["gold"] == "Yes"),
         )
         return observation(""), float(correct), True, False, {**_choice_info(parsed), "episode": episode}
 
@@ -408,19 +450,29 @@ class ReflectionEnv(OptimalMoveEnv):
         self.draft: Optional[dict] = None
         self.reflection: Optional[str] = None
         self.system_prompt = self._draft_system_prompt()
+        self._decode_reflection_turn(False)
         return self._question()
+
+    def _decode_reflection_turn(self, reflecting: bool) -> None:
+        """The line's decoding for the next turn: the older line sampled the reflection at 0.4."""
+        decoding = self._decoding()
+        if reflecting:
+            decoding["temperature"] = releases.REFLECTION_TURN_TEMPERATURE[self.release]
+        self.metadata = {**self.metadata, "cogsim.decoding": decoding}
 
     def _step(self, action: str):
         if self.draft is None:
             parsed = self._parse_choice(action, options=self.item["options"])
             self.draft = self._outcome(parsed)
             self.system_prompt = prompts.REFLECTION_SYSTEM
+            self._decode_reflection_turn(True)
             return self._turn(self._reflection_prompt()), 0.0, False, False, _choice_info(parsed)
         if self.reflection is None:  # free text: any reflection is accepted and passed on verbatim
             self.reflection = (
                 action if len(action) <= parsers.MAX_RESPONSE_CHARS else action[: parsers.MAX_RESPONSE_CHARS]
             )
             self.system_prompt = prompts.REANSWER_SYSTEM
+            self._decode_reflection_turn(False)
             return self._turn(self._reanswer_prompt()), 0.0, False, False, {"parse": parsers.OK, "parsed": None}
         parsed = self._parse_choice(action)
         final = self._outcome(parsed)
@@ -487,14 +539,15 @@ class ReflectionEnv(OptimalMoveEnv):
 class ClosedLoopEnv(CubeBenchEnv):
     """From a depth-d state, choose one of four moves per step; the chosen move is executed. The
     options hold the teacher's move, one other progress move when there is one, and non-progress
-    moves. ``credit="release"`` (default, the released step-by-step test): only the teacher's move
-    is credited; another progress move is executed uncredited and the episode goes on along the
-    teacher's original path; the prompt states the depth less the credited and teacher-helped
-    steps. ``credit="progress"`` (cogsim's reading of the paper): any progress move is credited, the
-    teacher replans after a non-teacher one, the prompt states the true distance. Either way it
-    stops at the first non-progress step or parse failure, when solved, or after d decisions. With
-    ``abstention`` a fifth option E (IDK) is offered: teacher_on_abstain applies the teacher's move
-    and goes on, skip_item ends the item."""
+    moves (under layout "release" the newest release's seeded set, whose correct letter is the first
+    progress option). ``credit``: "release" is the line's rule. "progress" (the newest line's, and
+    cogsim's reading of the paper): any progress move is credited, the teacher replans after a
+    non-teacher one, the prompt states the true distance. "teacher" (the older line 1ca7d58): only
+    the teacher's move is credited; another progress move is executed uncredited and the episode
+    goes on along the teacher's original path; the prompt states the depth less the credited and
+    teacher-helped steps. Either way it stops at the first non-progress step or parse failure, when
+    solved, or after d decisions. With ``abstention`` a fifth option E (IDK) is offered:
+    teacher_on_abstain applies the teacher's move and goes on, skip_item ends the item."""
 
     test = "closed-loop"
     test_options = ("abstention", "abstain_policy", "credit")
@@ -509,6 +562,9 @@ class ClosedLoopEnv(CubeBenchEnv):
     ):
         super().__init__(env_id, abstention=abstention, abstain_policy=abstain_policy, credit=credit, **options)
         self.credit = _one_of("credit", credit, CREDITS)
+        if credit == "release":
+            credit = "progress" if self.newest else "teacher"
+        self.credit_rule = credit
         if not isinstance(abstention, bool):
             raise ValueError(f"abstention must be True or False, got {abstention!r}")
         self.abstention = abstention
@@ -530,6 +586,10 @@ class ClosedLoopEnv(CubeBenchEnv):
         recorded = self.item["steps"][step] if step < len(self.item["steps"]) else None
         if recorded is not None and recorded["facelets"] == facelets and self.plan[0] == self.item["teacher"][step]:
             self.current = recorded  # still on the teacher path: the item already holds this step
+        elif self.item.get("layout") == "release":
+            self.current = items_mod.release_closed_loop_step(
+                self.depth, self.item["seed"], step, self.state, self.plan[0]
+            )
         else:
             self.current = items_mod.closed_loop_step(
                 self.depth, self.item["seed"], self.item["index"], step, self.state, self.plan[0]
@@ -566,27 +626,32 @@ class ClosedLoopEnv(CubeBenchEnv):
         return observation(""), reward, True, False, info
 
     def _protocol_options(self) -> dict:
-        return {**super()._protocol_options(), "credit": self.credit}
+        line_rule = "progress" if self.newest else "teacher"
+        return {
+            **super()._protocol_options(),
+            "credit": "release" if self.credit_rule == line_rule else self.credit_rule,
+        }
 
     def _stated_distance(self) -> int:
-        """The distance the step prompt states. The release states the scramble depth less the
+        """The distance the step prompt states. The older line states the scramble depth less the
         credited and the teacher-helped (abstained) steps, which is stale after an uncredited
-        detour or for a scramble shorter than its depth; credit="progress" states the true distance."""
-        if self.credit == "release":
+        detour or for a scramble shorter than its depth; under progress credit (the newest line) it
+        is the true distance."""
+        if self.credit_rule == "teacher":
             helped = self.outcomes.count("abstain") if self.abstain_policy == "teacher_on_abstain" else 0
             return self.depth - self.outcomes.count("teacher") - helped
         return int(cube.distance(self.state))
 
     def _credited(self) -> tuple:
-        return ("teacher",) if self.credit == "release" else ("teacher", "progress")
+        return ("teacher",) if self.credit_rule == "teacher" else ("teacher", "progress")
 
     def _execute(self, chosen: str) -> str:
-        """credit="progress": applies a progress move (teacher's: pop the plan; another: replan); a
-        non-progress move is not applied and the episode stops there. credit="release" (the release's
-        step-by-step test): the teacher's move is applied and credited even where an earlier detour
-        made it stale; another progress move is applied without credit and the teacher's path is NOT
-        replanned (its next move is simply the next one); anything else stops the episode."""
-        if self.credit == "release":
+        """Progress credit: applies a progress move (teacher's: pop the plan; another: replan); a
+        non-progress move is not applied and the episode stops there. Teacher credit (the older
+        line's step-by-step test): the teacher's move is applied and credited even where an earlier
+        detour made it stale; another progress move is applied without credit and the teacher's path
+        is NOT replanned (its next move is simply the next one); anything else stops the episode."""
+        if self.credit_rule == "teacher":
             if chosen == self.plan[0]:
                 self.state, self.plan = self.state.apply(chosen), self.plan[1:]
                 return "teacher"
@@ -611,7 +676,7 @@ class ClosedLoopEnv(CubeBenchEnv):
         return self._episode(
             abstention=self.abstention,
             abstain_policy=self.abstain_policy if self.abstention else None,
-            credit=self.credit,
+            credit=self.credit_rule,
             steps_total=self.depth,
             outcomes=list(self.outcomes),
             adherent=correct,
@@ -627,9 +692,17 @@ class ClosedLoopEnv(CubeBenchEnv):
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)
-        choice = self.current["gold"] if policy == "oracle" else str(rng.choice(list(self.labels)))
+        choice = self._oracle_label() if policy == "oracle" else str(rng.choice(list(self.labels)))
         answer = _tagged("IDK" if choice == ABSTAIN_LABEL else choice)  # the prompt's abstention answer
         return f"<REASONING>Scripted {policy} choice.</REASONING>\n{answer}" if self.reasoning else answer
+
+    def _oracle_label(self) -> str:
+        """The step's gold letter; under teacher credit the teacher's move, which the newest line's
+        gold (the first progress option) need not be."""
+        options = list(self.current["options"])
+        if self.credit_rule == "teacher" and self.plan and self.plan[0] in options:
+            return LABELS[options.index(self.plan[0])]
+        return self.current["gold"]
 
 
 def step_system_prompt(abstention: bool, reasoning: bool = False) -> str:
@@ -817,6 +890,66 @@ class RecoveryEnv(CubeBenchEnv):
         return _tagged(self.current["gold"] if policy == "oracle" else str(rng.choice(list(LABELS))))
 
 
+# -- the release's invariance sweep ---------------------------------------------------------------
+
+
+class InvarianceEnv(CubeBenchEnv):
+    """The newest release's invariance sweep: one optimal-move item (the teacher's next move among
+    four), asked four times with the same text state and question, each time beside another image
+    of the state: clean, occluded by a black band, darkened (x 0.8) and recoloured (white<->yellow,
+    orange<->red, green<->blue; the text stays authoritative). One turn per variant, each on its
+    own (no history); the release decodes at most 64 new tokens. The episode records every
+    variant's answer; the metrics give accuracy per variant and its change from clean."""
+
+    test = "invariance"
+    modalities = ("image+text",)
+    default_modality = "image+text"
+
+    def __init__(self, env_id: str = "", **options: Any):
+        super().__init__(env_id, **options)
+        self.system_prompt = prompts.INVARIANCE_SYSTEM
+
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.item = self._load_item(seed)
+        self.answers: list = []
+        return self._variant_observation()
+
+    def _variant(self) -> str:
+        return items_mod.INVARIANCE_VARIANTS[len(self.answers)]
+
+    def _variant_observation(self) -> dict:
+        item = self.item
+        text = prompts.INVARIANCE.format(
+            state=self._state_text(item["facelets"]),
+            depth=self.depth,
+            options=prompts.lettered_options(LABELS, item["options"]),
+        )
+        image = views.variant_image(views.recolour(item["facelets"], self.colours), self._variant(), self.sticker)
+        return observation(text, (image,), item["options"])
+
+    def _step(self, action: str):
+        parsed = self._parse_choice(action)
+        correct = bool(parsed.ok and parsed.value == self.item["gold"])
+        self.answers.append(
+            {"variant": self._variant(), "parse": parsed.status, "answer": parsed.value, "correct": correct}
+        )
+        info = _choice_info(parsed)
+        if len(self.answers) < len(items_mod.INVARIANCE_VARIANTS):
+            return self._variant_observation(), float(correct), False, False, info
+        info["episode"] = self._episode(
+            gold=self.item["gold"],
+            variants=[a["variant"] for a in self.answers],
+            answers=[a["answer"] for a in self.answers],
+            parses=[a["parse"] for a in self.answers],
+            correct=[a["correct"] for a in self.answers],
+        )
+        return observation(""), float(correct), True, False, info
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        self._check_policy(policy)
+        return _tagged(self.item["gold"] if policy == "oracle" else str(rng.choice(list(LABELS))))
+
+
 _DESCRIPTIONS = {
     ReconstructionEnv: "Cube Bench 1: read the Front face off a cube-net image (3x3 colour grid)",
     VerificationEnv: "Cube Bench 2: does a textual Front-face grid match the image? (Yes/No)",
@@ -825,6 +958,7 @@ _DESCRIPTIONS = {
     ClosedLoopEnv: "Cube Bench 5: closed-loop solving, one A-D move per step (optional IDK abstention)",
     MoveEffectEnv: "Cube Bench 6: label four candidate moves DECREASE / NO_CHANGE / INCREASE of distance",
     RecoveryEnv: "Cube Bench 7: recover from the first failure under accept-progress control",
+    InvarianceEnv: "Cube Bench (release): invariance sweep, one item beside clean/occluded/darkened/recoloured images",
 }
 
 for _env_class, _description in _DESCRIPTIONS.items():
@@ -884,4 +1018,5 @@ DEMO_SUITES = [
         "episodes": 8,
         "agents": ["oracle", "random"],
     },
+    {"env_id": "cube/invariance", "options": {"depth": 3}, "episodes": 8, "agents": ["oracle", "random"]},
 ]

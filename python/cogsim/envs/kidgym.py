@@ -5,9 +5,10 @@ paper's policy), the goal and the executable high-level actions as shuffled lett
 answer is decoded as the paper does (see ``cogsim.kidgym.decode``); when 'continue' is the only option
 any answer counts as it, as in the release's evaluation loop. Every task has the release's step budget
 (``max_steps`` of its registered tasks: CL 4/8/12, SE 2/3/4, SO 2/3/4, MA 3/5/7, MMA 4/6/8, MDE 2/3/4,
-FI, PU 1/2/3, MFI 2/3/4, PL 1, CO 5, DMA 4/6/8). Except for Counting, Memory Decode (one choice after
-'continue') and Decode Maze (one step of slack) that is the fewest steps that solve the task, so any
-wasted or wrong step fails the episode.
+FI, PU 1/2/3, MFI 2/3/4, PL 1, CO 5, DMA 4/6/8, DE 1/2/3). Except for Counting, Decode (one choice),
+Memory Decode (one choice after 'continue') and Decode Maze (one step of slack) that is the fewest
+steps that solve the task, so any wasted or wrong step fails the episode. ``kidgym/decode`` is the
+release's thirteenth family; the paper's tables use the other twelve (``kidgym.PAPER_TASKS``).
 
 Each turn's text is the release's: the goal and the lettered actions, with no feedback on the last
 answer (``feedback=True`` adds cogsim's one line on what the last answer did). ``prompt_template`` reads
@@ -36,19 +37,13 @@ _MAZES = {"maze", "decode_maze", "memory_maze"}
 EXAMPLE_SEED = 2_000_000_011  # the in-context example episode (shifted if it equals the episode's seed)
 
 
-def renderer():
-    """This thread's renderer (a GL context belongs to one thread and process)."""
-    from cogsim.render import shared_renderer
-
-    return shared_renderer()
-
-
 class KidGymEnv(TextEnv):
     """One KidGym task at one level. Options:
 
     task, level            which task (``cogsim.kidgym.TASKS``) and level 1..3
     prompt                 "zero_shot" | "cot" | "in_context"
-    max_steps              step budget; 0 = the paper's (fewest steps that solve the task)
+    max_steps              step budget; 0 = the release's registered budget (the fewest steps that solve
+                           the task, plus the release's slack for CO, DE, MDE and DMA)
     images                 render frames (False: text only, for fast simulation of scripted agents)
     cell_size              32, 64 (the paper's 576 px frame) or 96
     describe_backpack      state the backpack in words (default on for mazes, whose key colours the
@@ -59,8 +54,8 @@ class KidGymEnv(TextEnv):
     feedback               add a line on what the last answer did (cogsim's; the release gives none)
     goal_texts             "release" (the release's templates word for word) or "adapted" (Memory Decode
                            worded for cogsim's frames, which show the target in the hint bar)
-    prompt_template        path of a text file for each turn's text, with ``{goal}``, ``{actions}``... (see
-                           ``kidgym.prompts.TEMPLATE_FIELDS``)
+    prompt_template        path of a text file for each turn's text (or its content as a run records it), with
+                           plain placeholders ``{goal}``, ``{actions}``... (see ``kidgym.prompts.TEMPLATE_FIELDS``)
     invalid_answer_costs_step  an unparseable answer spends a step (True) or is simply re-asked (False)
     selection_extra, decode_extra, memory_chests, maze_decoy_keys   generator knobs (``catalog.CatalogOptions``)
     """
@@ -69,6 +64,7 @@ class KidGymEnv(TextEnv):
     batches_frames: ClassVar[bool] = True
     default_history: ClassVar[str] = "current"
     scripted_policies: ClassVar[tuple[str, ...]] = ("oracle", "random")
+    file_options: ClassVar[dict[str, str]] = {"prompt_template": "text"}
 
     def __init__(
         self,
@@ -84,7 +80,7 @@ class KidGymEnv(TextEnv):
         answer_tags: str = "release",
         feedback: bool = False,
         goal_texts: str = "release",
-        prompt_template: Optional[str] = None,
+        prompt_template: Any = None,
         invalid_answer_costs_step: bool = True,
         **generator_options: Any,
     ):
@@ -116,8 +112,16 @@ class KidGymEnv(TextEnv):
             raise ValueError(f"goal_texts must be one of {', '.join(GOAL_TEXTS)}, got {goal_texts!r}")
         self.answer_tags, self.feedback, self.goal_texts = answer_tags, bool(feedback), goal_texts
         self.template = prompts.load_template(prompt_template) if prompt_template is not None else None
-        if not isinstance(max_steps, int) or max_steps < 0:
-            raise ValueError(f"max_steps must be a non-negative integer (0: the paper's budget), got {max_steps!r}")
+        fewest, most = kidgym.budget_range(self.task.name, self.level)
+        if (
+            isinstance(max_steps, bool)
+            or not isinstance(max_steps, int)
+            or not (max_steps == 0 or fewest <= max_steps <= most)
+        ):
+            raise ValueError(
+                f"max_steps must be 0 (the release's budget) or an integer in [{fewest}, {most}] for {self.task.name} "
+                f"level {self.level}, got {max_steps!r}"
+            )
         if cell_size not in (32, 64, 96):
             raise ValueError(f"cell_size must be 32, 64 or 96, got {cell_size!r}")
         unknown = set(generator_options) - set(catalog.CatalogOptions.__dataclass_fields__)
@@ -153,7 +157,7 @@ class KidGymEnv(TextEnv):
     def _frame(self, state) -> tuple:
         if not self.images:
             return ()
-        return (_overlay.render(renderer(), [scene.frame_spec(self.task, state, self.cell_size)])[0],)
+        return (_overlay.render(self.renderer(), [scene.frame_spec(self.task, state, self.cell_size)])[0],)
 
     def _observe(self, feedback: str) -> dict:
         state = self.state
@@ -260,7 +264,7 @@ class KidGymEnv(TextEnv):
             example.steps.append((texts, letter, f"{why} So the action is {letter}: '{texts[index]}'."))
             state.apply(options[index])
         if self.images:
-            example.frames = list(_overlay.render(renderer(), scenes))
+            example.frames = list(_overlay.render(self.renderer(), scenes))
         return example
 
 

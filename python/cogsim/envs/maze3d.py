@@ -21,27 +21,35 @@ Options (all keyword arguments of ``cogsim.make("maze3d/nav", ...)``):
     "last:3" | "last:5" | "last:10" | "current"); window ("release": "last:K" trims as the release's
     history_window=K does | "exchanges": K whole earlier exchanges); vision_range (4);
     image_size (256); patch_radius (1); max_steps (None: the release's max(4 L*, 80));
-    prompt_file (None): a text file to use as the system prompt (e.g. the published one), with
-    {maze_size}, {wall_size}, {vision_range}, {max_steps}, {minimap_size} filled in.
+    prompt_file (None): a text file to use as the system prompt (e.g. the published one), with the
+    plain placeholders {maze_size}, {wall_size}, {vision_range}, {max_steps}, {minimap_size} filled in
+    ({{ and }} for literal braces); a run records its content. Unknown options are refused.
 """
 
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 
+from cogsim._template import load_template
 from cogsim.envs import register
 from cogsim.envs._options import choice as _choice
 from cogsim.envs._options import flag as _flag
 from cogsim.envs._options import integer as _integer
+from cogsim.envs._options import known as _known
 from cogsim.envs.base import TextEnv, observation
 from cogsim.maze import _maze, agents, release, text
 from cogsim.maze._maze import Sight
 
+PROMPT_FIELDS = ("maze_size", "wall_size", "vision_range", "max_steps", "minimap_size")
 MODALITIES = ("3d", "patch", "text")
 HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
+OPTIONS = (
+    "generator", "step", "size", "loop_rate", "modality", "text_view", "feedback", "cot", "parser", "parse_failure",
+    "parse_retries", "memory_map", "minimap", "wall_tags", "ask_output", "history", "window", "vision_range",
+    "image_size", "patch_radius", "max_steps", "prompt_file",
+)  # fmt: skip
 VIEW_LABELS = {
     "3d": "Current 3D View:",
     "patch": "Local 2D map (the 3x3 cells around you, north up, no history):",
@@ -54,7 +62,10 @@ class MazeNavEnv(TextEnv):
     batches_frames = True
     scripted_policies = agents.POLICIES
 
+    file_options = {"prompt_file": "text"}
+
     def __init__(self, env_id: str = "maze3d/nav", **options):
+        _known(options, env_id, OPTIONS)
         super().__init__(env_id, **options)
         self.generator = _choice(options, "generator", "v6", release.GENERATORS)
         self.step_mode = _choice(options, "step", "slide", release.STEPS)
@@ -90,12 +101,9 @@ class MazeNavEnv(TextEnv):
         self.patch_radius = _integer(options, "patch_radius", 1, 1, 8)
         self.max_steps = _integer(options, "max_steps", None, 1, 100_000)
         prompt_file = options.get("prompt_file")
-        if prompt_file is not None and not isinstance(prompt_file, (str, Path)):
-            raise ValueError(f"prompt_file must be a path or None, got {prompt_file!r}")
-        try:
-            self.prompt_template = Path(prompt_file).read_text(encoding="utf-8") if prompt_file is not None else None
-        except (OSError, UnicodeDecodeError) as error:
-            raise ValueError(f"prompt_file must name a readable UTF-8 text file: {error}") from None
+        self.prompt_template = (
+            load_template(prompt_file, PROMPT_FIELDS, "prompt_file") if prompt_file is not None else None
+        )
         self._scene = None
 
     # -- episode ---------------------------------------------------------------------------------
@@ -122,19 +130,13 @@ class MazeNavEnv(TextEnv):
 
     def _system_prompt(self) -> str:
         if self.prompt_template is not None:
-            fields = {
-                "maze_size": self.size,
-                "wall_size": 2 * self.size + 1,
-                "vision_range": self.vision_range,
-                "max_steps": self.budget,
-                "minimap_size": 140,
-            }
-            try:
-                return self.prompt_template.format(**fields)
-            except (KeyError, IndexError, ValueError) as error:
-                raise ValueError(
-                    f"prompt_file may use only the fields {', '.join(fields)} in braces: {error}"
-                ) from None
+            return self.prompt_template.fill(
+                maze_size=self.size,
+                wall_size=2 * self.size + 1,
+                vision_range=self.vision_range,
+                max_steps=self.budget,
+                minimap_size=140,
+            )
         return text.task_prompt(
             self.size,
             self.budget,
@@ -333,9 +335,9 @@ class MazeNavEnv(TextEnv):
         )
 
     def _frame(self) -> np.ndarray:
-        from cogsim.render import Maze, ViewOptions, shared_renderer
+        from cogsim.render import Maze, ViewOptions
 
-        renderer = shared_renderer()
+        renderer = self.renderer()
         if self.modality == "patch":
             return renderer.patch(self._map_view(False), radius=self.patch_radius, size=self.image_size)[0]
         if self._scene is None:
@@ -344,9 +346,7 @@ class MazeNavEnv(TextEnv):
         return self._scene.views(0, row, col, heading, ViewOptions(self.image_size, self.image_size))[0]
 
     def _minimap(self) -> np.ndarray:
-        from cogsim.render import shared_renderer
-
-        return shared_renderer().minimap(self._map_view(True), size=self.image_size)[0]
+        return self.renderer().minimap(self._map_view(True), size=self.image_size)[0]
 
     def _release_scene(self) -> None:
         if self._scene is not None:

@@ -30,6 +30,7 @@ from cogsim.envs import register
 from cogsim.envs._options import choice as _choice
 from cogsim.envs._options import flag as _flag
 from cogsim.envs._options import integer as _integer
+from cogsim.envs._options import known as _known
 from cogsim.envs.base import TextEnv, observation
 from cogsim.pairs import _pairs, agents, text
 from cogsim.pairs._pairs import FACE_UP, FIRST_FLIP, MATCH, MISMATCH, REMOVED, PairsBatch
@@ -48,6 +49,10 @@ THEMES = {
 MODALITIES = ("text", "image")
 HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
 POLICIES = ("oracle", "optimal", "forgetful", "random")
+OPTIONS = (
+    "rows", "cols", "modality", "theme", "feedback", "cot", "memory_map", "max_resp_per_pair", "max_responses",
+    "card_width", "history", "deal", "max_retries", "coords", "faces",
+)  # fmt: skip
 
 
 class PairsEnv(TextEnv):
@@ -58,6 +63,7 @@ class PairsEnv(TextEnv):
     num_players = 1
 
     def __init__(self, env_id: str = "pairs/single", **options):
+        _known(options, env_id, OPTIONS)
         super().__init__(env_id, **options)
         self.rows, self.cols = _pairs.check_shape(options.get("rows", 4), options.get("cols", 4))
         self.pairs = self.rows * self.cols // 2
@@ -348,7 +354,7 @@ class PairsEnv(TextEnv):
     def _render(self, snapshots) -> list:
         if not snapshots:
             return []
-        from cogsim.render import CardBoard, shared_renderer
+        from cogsim.render import CardBoard
 
         boards = []
         for state, revealed in snapshots:
@@ -366,7 +372,7 @@ class PairsEnv(TextEnv):
                     labels=self.coords,
                 )
             )
-        return list(shared_renderer().cards(boards))
+        return list(self.renderer().cards(boards))
 
     def _final_text(self) -> str:
         matched = sum(self.game.scores())

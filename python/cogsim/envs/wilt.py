@@ -3,8 +3,10 @@
 
 Default episode rules (``protocol="release"``, those of RiotGames/WILT's harness): the instruction, then
 one reply per turn. A reply containing "final guess:" (or "### final guess") is the single final guess:
-code in backticks, correct when equivalent to the hidden rule on the release's points (a guess that
-raises anywhere is "Invalid lambda function." and scores 0); without backticks it is sent back once
+code in backticks, checked point by point as the release checks it (``cogsim.wilt.verdict``): its value
+compared with ``==`` to the rule's bool, stopping at the first point that fails; a mismatch there is
+"Sorry, that's not the correct rule. ..." and a guess that raises there is "Invalid lambda function.",
+both 0 points; passing every point is correct. Without backticks the guess is sent back once
 ("Please wrap your function in backticks..."), then the episode aborts. A reply containing
 "test case:" is a test: "Result for input (1.0, 2.0, 3.0): True. Attempts Remaining: 30" (the count
 before this test), "Maximum attempts reached. Please make a guess." once ``max_attempts`` tests are
@@ -28,9 +30,13 @@ Options:
     prompt_as_system:   put the instruction in ``system_prompt`` and open with "Please begin."
     protocol:           "release" (default) or "prototype" (see above); recorded in every episode
     equivalence:        point set of the final check: "release" (default) or "strict" (cogsim's float traps)
-    raises:             a guess that raises at some point is "invalid" (default, scored wrong) or those
-                        points count as "false" (cogsim's earlier reading)
-    prompt_file:        read the instruction from this file instead ("{max_attempts}" is replaced)
+    raises:             "release" (default): a guess that raises before its first mismatch is invalid, one
+                        that raises only later is just wrong; "invalid": invalid whenever it raises
+                        anywhere; "false": raising points read as False (cogsim's earlier readings)
+    compare:            "equals" (default, the release): the guess's value == the rule's bool (2 is neither
+                        True nor False); "truthiness": its truth value (cogsim's earlier reading)
+    prompt_file:        read the instruction from this file instead ("{max_attempts}" is replaced; a run records
+                        the file's content)
     approx:             "approximately correct" by the deterministic "proxy" (default, see cogsim.wilt.judge)
                         or cogsim's earlier "jaccard" >= 0.9
     judge / judge_options: an agent spec (e.g. "openai:MODEL") and its options: a model judges every wrong,
@@ -44,10 +50,12 @@ from typing import Any, Optional
 
 import numpy as np
 
+from cogsim._untrusted import shown
 from cogsim.envs import register
 from cogsim.envs.base import TextEnv, observation
-from cogsim.wilt import EQUIVALENCE_MODES, RAISE_MODES, RuleError, compile_rule, equivalent
+from cogsim.wilt import EQUIVALENCE_MODES, RuleError, compile_rule
 from cogsim.wilt import protocol as proto
+from cogsim.wilt import verdict as verdicts
 from cogsim.wilt.agents import best_split, load_space, random_test
 from cogsim.wilt.generator import procedural_rule
 from cogsim.wilt.splits import RELEASE_FULL_SOURCES, SPLITS, TIERS
@@ -61,7 +69,8 @@ DEFAULTS = {
     "prompt_as_system": False,
     "protocol": "release",
     "equivalence": "release",
-    "raises": "invalid",
+    "raises": "release",
+    "compare": "equals",
     "prompt_file": None,
     "approx": "proxy",
     "judge": None,
@@ -76,6 +85,7 @@ class WiltEnv(TextEnv):
     suite = "wilt"
     default_history = "full"
     scripted_policies = ("oracle", "random", "elimination")
+    file_options = {"prompt_file": "text"}
 
     def __init__(self, env_id: str = "", split: str = "full", **options: Any):
         if split not in SPLIT_NAMES:
@@ -86,13 +96,7 @@ class WiltEnv(TextEnv):
             raise ValueError(f"unknown WILT options {sorted(unknown)}; allowed: {', '.join(allowed)}")
         super().__init__(env_id, split=split, **options)
         self.split = split
-        self.config = {**DEFAULTS, **options}
-        if not isinstance(self.config["max_attempts"], int) or self.config["max_attempts"] < 0:
-            raise ValueError(f"max_attempts must be a non-negative int, got {self.config['max_attempts']!r}")
-        _check_choice("protocol", self.config["protocol"], PROTOCOLS)
-        _check_choice("equivalence", self.config["equivalence"], EQUIVALENCE_MODES)
-        _check_choice("raises", self.config["raises"], RAISE_MODES)
-        _check_choice("approx", self.config["approx"], APPROX_METHODS)
+        self.config = _checked({**DEFAULTS, **options}, split)
         self.protocol = self.config["protocol"]
         self.judge = None
         if self.config["judge"] is not None:
@@ -117,7 +121,7 @@ class WiltEnv(TextEnv):
 
     # -- episode state ---------------------------------------------------------------------------
     def _reset(self, seed: int, options: dict) -> dict:
-        config = {**self.config, **options}
+        config = _checked({**self.config, **options}, self.split) if options else self.config
         self.max_attempts = int(config["max_attempts"])
         self.strict = bool(config["strict_inputs"])
         self.max_parse_failures = int(config["max_parse_failures"])
@@ -137,6 +141,7 @@ class WiltEnv(TextEnv):
         self.protocol = config["protocol"]
         self.equivalence_mode = config["equivalence"]
         self.raises_mode = config["raises"]
+        self.compare_mode = config["compare"]
         self.attempts = 0  # the release's counter: tests plus replies that cost an attempt
         self.mulligan = False  # the release's one-retry flag
         self.aborted = False
@@ -262,7 +267,13 @@ class WiltEnv(TextEnv):
         try:
             guess = compile_rule(parsed.source)
             # evaluation can exceed the integer bounds (RuleError): the guess is invalid, not a crash
-            verdict = equivalent(guess, self.hidden, equivalence=self.equivalence_mode, raises=self.raises_mode)
+            verdict = verdicts.final_verdict(
+                guess,
+                self.hidden,
+                equivalence=self.equivalence_mode,
+                raises=self.raises_mode,
+                compare=self.compare_mode,
+            )
         except RuleError as error:
             reply = (
                 proto.INVALID_GUESS_REPLY if self.protocol == "release" else f"{proto.INVALID_GUESS_REPLY} ({error})"
@@ -333,6 +344,7 @@ class WiltEnv(TextEnv):
             "protocol": self.protocol,
             "equivalence": self.equivalence_mode,
             "raises": self.raises_mode,
+            "compare": self.compare_mode,
             "invalid": bool(verdict and verdict.invalid),
             "aborted": self.aborted,
             "points": self.points,
@@ -378,15 +390,54 @@ class WiltEnv(TextEnv):
         return self.space.rules[self.space.simplest(best)]
 
 
+# Integer options: their ranges (the hypothesis space is generated on first use: its size bounds the time).
+INTEGER_RANGES = {
+    "max_attempts": (0, 10_000),
+    "max_parse_failures": (1, 1_000),
+    "hypothesis_size": (1, 10_000),
+    "hypothesis_seed": (0, 2**32 - 1),
+}
+
+
+def _checked(config: dict, split: str) -> dict:
+    """The config, every option checked for type and range (ValueError naming the option)."""
+    _check_choice("protocol", config["protocol"], PROTOCOLS)
+    _check_choice("equivalence", config["equivalence"], EQUIVALENCE_MODES)
+    _check_choice("raises", config["raises"], verdicts.RAISES)
+    _check_choice("compare", config["compare"], verdicts.COMPARES)
+    _check_choice("approx", config["approx"], APPROX_METHODS)
+    for name, (low, high) in INTEGER_RANGES.items():
+        _check_integer(name, config[name], low, high)
+    for name in ("strict_inputs", "prompt_as_system"):
+        if not isinstance(config[name], bool):
+            raise ValueError(f"{name} must be True or False, got {shown(config[name])}")
+    if config.get("rule_index") is not None and split != "procedural":  # procedural episodes draw their rule
+        _check_integer("rule_index", config["rule_index"], 0, len(SPLITS[split]) - 1)
+    if config.get("given_tests") is not None:
+        _check_tests(config["given_tests"])
+    if config.get("swap_source") is not None and not isinstance(config["swap_source"], str):
+        raise ValueError(f"swap_source must be a label (str) or None, got {shown(config['swap_source'])}")
+    if config["judge"] is not None and not isinstance(config["judge"], str):
+        raise ValueError(f"judge must be an agent spec such as 'openai:MODEL' or None, got {shown(config['judge'])}")
+    return config
+
+
+def _check_integer(name: str, value, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {shown(value)}")
+
+
 def _check_choice(name: str, value, allowed) -> None:
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {shown(value)}")
 
 
 def _check_tests(tests) -> list[tuple[float, float, float]]:
+    if not isinstance(tests, (list, tuple)) or len(tests) > INTEGER_RANGES["max_attempts"][1]:
+        raise ValueError("given_tests must be a list of at most 10000 [x, y, z] number triples")
     try:
         points = [tuple(float(v) for v in t[:3]) for t in tests]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError, IndexError, KeyError):
         raise ValueError("given_tests must be a list of [x, y, z] number triples") from None
     if any(len(p) != 3 for p in points):
         raise ValueError("given_tests must be a list of [x, y, z] number triples")
@@ -399,6 +450,7 @@ def _factory(split: str):
     def make(env_id: str = "", **options):
         return WiltEnv(env_id, split=split, **options)
 
+    make.file_options = WiltEnv.file_options  # type: ignore[attr-defined]
     return make
 
 

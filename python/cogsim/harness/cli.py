@@ -12,6 +12,12 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("run", help="run agents through suites into a results store (resumable)")
     p.add_argument("suites", nargs="*", metavar="SUITE", help="env ids or family prefixes ('wilt' = every wilt/* id)")
     p.add_argument(
+        "--preset",
+        metavar="NAME",
+        help="a paper's main-table protocol instead of SUITEs: paper:kidgym, paper:wilt, paper:cubebench or "
+        "paper:rngbench (its report shows the run beside the published rows)",
+    )
+    p.add_argument(
         "--agent",
         action="append",
         dest="agents",
@@ -20,7 +26,9 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
         "(repeat for several agents: each plays alone; in duels they take the seats, or with more "
         "agents than seats play every seating); default oracle",
     )
-    p.add_argument("--episodes", type=int, default=10, help="episodes per env id and agent (default 10)")
+    p.add_argument(
+        "--episodes", type=int, help="episodes per env id and agent (default 10; a preset's own counts unless given)"
+    )
     p.add_argument("--seed", type=int, default=0, help="episode i gets seed SEED+i (default 0)")
     p.add_argument(
         "--concurrency",
@@ -97,17 +105,17 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--import", action="append", default=[], dest="imports", metavar="MODULE")
     p.set_defaults(handler=_list)
 
-    p = subparsers.add_parser("export", help="export a run: JSONL trajectories or chat-format SFT data")
+    p = subparsers.add_parser("export", help="export a run: JSONL trajectories, chat-format SFT data or an inspect log")
     p.add_argument("run_dir", metavar="DIR")
-    p.add_argument("--format", choices=("jsonl", "sft"), default="jsonl")
-    p.add_argument("--out", required=True, help="output .jsonl file")
+    p.add_argument("--format", choices=("jsonl", "sft", "inspect"), default="jsonl")
+    p.add_argument("--out", required=True, help="output file (.jsonl; inspect: .eval or .json)")
     p.add_argument("--agent", action="append", dest="agents", help="sft: episodes of these agents (default oracle)")
     p.add_argument("--per-turn", action="store_true", help="sft: one example per turn with the context the agent saw")
     p.set_defaults(handler=_export)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from cogsim.harness import RunConfig, Task, import_plugins, parse_option_values, resolve_suites, run
+    from cogsim.harness import RunConfig, import_plugins, parse_option_values, run
 
     config = None
     if args.resume:
@@ -116,13 +124,12 @@ def _run(args: argparse.Namespace) -> int:
         out = Path(args.resume if isinstance(args.resume, str) else (args.out or ""))
         if str(out) == ".":
             raise ValueError("--resume needs a run directory: --resume DIR, or --out DIR --resume")
-    elif not args.suites:
-        raise ValueError("run: give at least one SUITE (see `cogsim list`)")
+    elif not args.suites and not args.preset:
+        raise ValueError("run: give at least one SUITE (see `cogsim list`) or a --preset")
     import_plugins(args.imports)  # the only code a run imports: named here, never read from the run directory
-    if args.suites:  # with --resume: the same command again; its settings must match the stored run
-        env_options = parse_option_values(args.env_option, "--env-option")
+    if args.suites or args.preset:  # with --resume: the same command again; its settings must match the stored run
         config = RunConfig(
-            tasks=[Task(env_id, args.episodes, env_options) for env_id in resolve_suites(args.suites)],
+            tasks=_tasks(args),
             agents=args.agents or ["oracle"],
             seed=args.seed,
             concurrency=args.concurrency or 64,
@@ -133,6 +140,7 @@ def _run(args: argparse.Namespace) -> int:
             max_turns=args.max_turns,
             imports=args.imports,
             on_overflow=args.on_overflow,
+            preset=args.preset,
         )
         if not args.resume:
             out = Path(args.out or time.strftime("runs/run-%Y%m%d-%H%M%S"))
@@ -165,7 +173,7 @@ def _run(args: argparse.Namespace) -> int:
     for line in summary.fault_lines():
         print(line, file=sys.stderr)
     if args.report:
-        _write_report(out)
+        _write_report(out, save_metrics=True)
     if summary.faults:
         print(
             f"the run is incomplete: fix the backend, then `cogsim run --resume {out}` retries these episodes "
@@ -177,6 +185,22 @@ def _run(args: argparse.Namespace) -> int:
 
 
 EXIT_BACKEND_FAULT = 3
+
+
+def _tasks(args: argparse.Namespace) -> list:
+    """The run's tasks: the SUITEs with --episodes and --env-option, then a preset's cells (the paper's
+    episode counts unless --episodes is given; --env-option adds to their options)."""
+    from cogsim.harness import Task, parse_option_values, resolve_suites
+    from cogsim.report.papers import preset_cells
+
+    env_options = parse_option_values(args.env_option, "--env-option")
+    episodes = 10 if args.episodes is None else args.episodes
+    tasks = [Task(env_id, episodes, dict(env_options)) for env_id in resolve_suites(args.suites)]
+    for cell in preset_cells(args.preset, args.agents or ["oracle"]) if args.preset else []:
+        count = cell.episodes if args.episodes is None else args.episodes
+        seats = list(cell.seats) if cell.seats else None
+        tasks.append(Task(cell.env_id, count, {**cell.options, **env_options}, seats))
+    return tasks
 
 
 class _ProgressBar:
@@ -221,10 +245,10 @@ class _ProgressBar:
             self.bar.close()
 
 
-def _write_report(run_dir: Path) -> None:
+def _write_report(run_dir: Path, save_metrics: bool = False) -> None:
     from cogsim.report import write_report
 
-    markdown, page = write_report(run_dir)
+    markdown, page = write_report(run_dir, save_metrics=save_metrics)
     print(f"report written to {markdown} and {page}")
 
 
@@ -234,7 +258,8 @@ def _report(args: argparse.Namespace) -> int:
 
     import_plugins(args.imports)
     with open_store(args.run_dir) as store:
-        recorded = (store.config() or {}).get("imports", [])
+        recorded = (store.config() or {}).get("imports")
+    recorded = [name for name in recorded if isinstance(name, str)] if isinstance(recorded, list) else []
     missing = [name for name in recorded if name not in args.imports]
     if missing:  # never imported from the run directory's word: the user decides
         print(
@@ -274,7 +299,18 @@ def _export(args: argparse.Namespace) -> int:
     if args.format == "jsonl":
         count = export_jsonl(args.run_dir, args.out)
         print(f"{count} episodes written to {args.out}")
+    elif args.format == "inspect":
+        count = _export_inspect(args.run_dir, args.out)
+        print(f"{count} episodes written to {args.out} (inspect log: inspect view, inspect log dump)")
     else:
         count = export_sft(args.run_dir, args.out, agents=tuple(args.agents or ["oracle"]), per_turn=args.per_turn)
         print(f"{count} examples written to {args.out}")
     return 0
+
+
+def _export_inspect(run_dir: str, out: str) -> int:
+    try:
+        from cogsim.integrations.inspect_log import export_inspect
+    except ImportError as error:
+        raise ValueError(f"--format inspect needs inspect_ai: pip install 'cogsim[inspect]' ({error})") from None
+    return export_inspect(run_dir, out)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import json
+import os
 import re
 import sys
 from dataclasses import asdict, dataclass, field
@@ -13,8 +15,13 @@ from typing import Any, Optional
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import cogsim
+from cogsim._template import MAX_TEMPLATE_BYTES
+from cogsim._untrusted import check_depth, file_content, load_json, read_file, shown
 from cogsim.agents.base import parse_agent_spec
 from cogsim.agents.history import HistoryPolicy
+from cogsim.envs import file_options
+from cogsim.envs.base import MAX_SEED
+from cogsim.store.sqlite import MAX_JSON_BYTES
 
 SECRET_OPTIONS = frozenset({"api_key"})
 ON_OVERFLOW = ("fail-episode", "drop-oldest")
@@ -29,9 +36,11 @@ RESUMABLE_AGENT_OPTIONS = frozenset(
         "backoff_s",
         "max_backoff_s",
         "concurrency",
+        "max_response_bytes",
         # vLLM engine limits
         "max_model_len",
         "gpu_memory_utilization",
+        "kv_cache_memory_bytes",
         "max_num_seqs",
         "max_num_batched_tokens",
         "tensor_parallel_size",
@@ -44,7 +53,14 @@ RESUMABLE_AGENT_OPTIONS = frozenset(
 )
 
 
-MAX_SEED = 2**32 - 1  # every env's seed; episode i of a task gets seed + i
+# Bounds of a run config (one from a run directory is untrusted): planning stays fast and small.
+MAX_EPISODES = 1_000_000  # per task
+MAX_TASKS = 10_000
+MAX_AGENTS = 256
+MAX_CONCURRENCY = 100_000
+MAX_WORKERS = 4096
+MAX_TURNS = 10_000_000
+MAX_JSON_FILE_BYTES = 8 << 20  # a JSON file-valued option (a Cube Bench seed list)
 REDACTED = "REDACTED"
 _SECRET_WORDS = frozenset(
     {
@@ -107,8 +123,19 @@ class Task:
     agents: Optional[list] = None  # None: the run's agents
 
     def __post_init__(self):
-        if not isinstance(self.episodes, int) or self.episodes < 0:
-            raise ValueError(f"episodes must be a non-negative integer, got {self.episodes!r}")
+        if not isinstance(self.env_id, str) or not self.env_id:
+            raise ValueError(f"env_id must be an env id such as 'wilt/lite', got {shown(self.env_id)}")
+        if (
+            isinstance(self.episodes, bool)
+            or not isinstance(self.episodes, int)
+            or not 0 <= self.episodes <= MAX_EPISODES
+        ):
+            raise ValueError(f"episodes must be an integer in [0, {MAX_EPISODES}], got {shown(self.episodes)}")
+        if not isinstance(self.options, dict) or not all(isinstance(k, str) for k in self.options):
+            raise ValueError(f"options of {self.env_id} must be a dict with string keys, got {shown(self.options)}")
+        check_depth(self.options, f"options of {self.env_id}")
+        if self.agents is not None:
+            _check_agents(self.agents, f"agents of {self.env_id}")
 
 
 @dataclass
@@ -124,31 +151,45 @@ class RunConfig:
     max_turns: int = 1000
     imports: list = field(default_factory=list)
     on_overflow: str = "fail-episode"
+    preset: Optional[str] = None  # "paper:<benchmark>" when the tasks came from a paper preset
     version: str = cogsim.__version__
 
     def __post_init__(self):
-        self.tasks = [t if isinstance(t, Task) else Task(**t) for t in self.tasks]
+        if not isinstance(self.tasks, list) or len(self.tasks) > MAX_TASKS:
+            raise ValueError(f"tasks must be a list of at most {MAX_TASKS} tasks, got {shown(self.tasks)}")
+        self.tasks = [t if isinstance(t, Task) else _task(t) for t in self.tasks]
+        _check_agents(self.agents, "agents")
         if not self.agents:
             raise ValueError("agents: give at least one agent, e.g. 'oracle'")
-        for spec in self.agents + [a for t in self.tasks for a in (t.agents or [])]:
-            parse_agent_spec(spec)
-        if not isinstance(self.concurrency, int) or self.concurrency < 1:
-            raise ValueError(f"concurrency must be a positive integer, got {self.concurrency!r}")
-        if not isinstance(self.workers, int) or self.workers < 0:
-            raise ValueError(f"workers must be a non-negative integer (0: all cores), got {self.workers!r}")
-        if not isinstance(self.max_turns, int) or self.max_turns < 1:
-            raise ValueError(f"max_turns must be a positive integer, got {self.max_turns!r}")
+        _check_integer("concurrency", self.concurrency, 1, MAX_CONCURRENCY)
+        _check_integer("workers", self.workers, 0, MAX_WORKERS, " (0: all cores)")
+        _check_integer("max_turns", self.max_turns, 1, MAX_TURNS)
+        if self.max_images is not None:
+            _check_integer("max_images", self.max_images, 0, MAX_TURNS)
         if self.history is not None:
+            if not isinstance(self.history, str):
+                raise ValueError(f"history must be full, last:K or current, got {shown(self.history)}")
             HistoryPolicy.parse(self.history, self.max_images)
+        if not isinstance(self.agent_options, dict) or not all(isinstance(k, str) for k in self.agent_options):
+            raise ValueError(f"agent_options must be a dict with string keys, got {shown(self.agent_options)}")
+        check_depth(self.agent_options, "agent_options")
+        if not isinstance(self.imports, list) or not all(isinstance(name, str) for name in self.imports):
+            raise ValueError(f"imports must be a list of module names, got {shown(self.imports)}")
+        if not isinstance(self.version, str):
+            raise ValueError(f"version must be a string, got {shown(self.version)}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
-            raise ValueError(f"seed must be an integer in [0, {MAX_SEED}], got {self.seed!r}")
+            raise ValueError(f"seed must be an integer in [0, {MAX_SEED}], got {shown(self.seed)}")
         last = self.seed + max((t.episodes for t in self.tasks), default=1) - 1
         if last > MAX_SEED:
             raise ValueError(
                 f"seed {self.seed}: episode seeds run up to {last}, past {MAX_SEED}; choose a smaller --seed"
             )
+        if self.preset is not None:
+            from cogsim.report.papers import paper
+
+            paper(self.preset)  # a clear error naming the known presets
         if self.on_overflow not in ON_OVERFLOW:
-            raise ValueError(f"on_overflow must be one of {', '.join(ON_OVERFLOW)}, got {self.on_overflow!r}")
+            raise ValueError(f"on_overflow must be one of {', '.join(ON_OVERFLOW)}, got {shown(self.on_overflow)}")
 
     def to_dict(self) -> dict:
         """The JSON form stored with the run. Secrets are never stored: API keys are left out (a resumed
@@ -162,7 +203,82 @@ class RunConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "RunConfig":
+        """The config of a stored dict (ValueError naming what is wrong: a run directory is untrusted)."""
+        return _from_fields(cls, data, "a run config", "")
+
+    def dumps_within_bounds(self) -> None:
+        """ValueError if the stored form would be larger than a store lets cogsim read back."""
+        size = len(json.dumps(self.to_dict()))
+        if size > MAX_JSON_BYTES:
+            raise ValueError(
+                f"the run config is {size:,} bytes (recorded file contents included), more than the "
+                f"{MAX_JSON_BYTES:,} a store holds"
+            )
+
+
+def _task(data: Any) -> Task:
+    return _from_fields(Task, data, "a task", "task ")
+
+
+def _from_fields(cls, data: Any, what: str, prefix: str):
+    """``cls(**data)`` for a dict read from a store: ValueError naming a wrong shape, an unknown or a
+    missing setting."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{what} is a JSON object, got {shown(data)}")
+    unknown = sorted(set(data) - {f.name for f in dataclasses.fields(cls)})
+    if unknown:
+        raise ValueError(f"unknown {prefix}setting(s) {', '.join(map(shown, unknown))}")
+    try:
         return cls(**data)
+    except TypeError as error:  # a required setting missing
+        raise ValueError(f"{prefix}{str(error).replace(f'{cls.__name__}.__init__() ', '')}") from None
+
+
+def _check_agents(agents: Any, what: str) -> None:
+    if not isinstance(agents, list) or len(agents) > MAX_AGENTS:
+        raise ValueError(f"{what} must be a list of at most {MAX_AGENTS} agent specs, got {shown(agents)}")
+    for spec in agents:
+        parse_agent_spec(spec)
+
+
+def _check_integer(name: str, value: Any, low: int, high: int, note: str = "") -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}]{note}, got {shown(value)}")
+
+
+def record_file_options(config: RunConfig) -> RunConfig:
+    """The config with the content of every file an env option names (``TextEnv.file_options``) in
+    place of its path, read now: the caller named the file. The run records the content, so a
+    resume never opens a path that a run directory names."""
+    tasks = []
+    for task in config.tasks:
+        options = dict(task.options)
+        for name, kind in file_options(task.env_id).items():
+            value = options.get(name)
+            if isinstance(value, (str, os.PathLike)):
+                what = f"{task.env_id} option {name}"
+                if kind == "json":
+                    options[name] = load_json(read_file(value, what, MAX_JSON_FILE_BYTES), what, MAX_JSON_FILE_BYTES)
+                else:
+                    options[name] = file_content(value, what, MAX_TEMPLATE_BYTES)
+        tasks.append(dataclasses.replace(task, options=options))
+    recorded = dataclasses.replace(config, tasks=tasks)
+    recorded.dumps_within_bounds()
+    return recorded
+
+
+def refuse_file_paths(config: RunConfig, source: str) -> None:
+    """For a config read from a run directory: ValueError if an env option still names a file (a
+    path), which cogsim would have to open (runs record file contents instead)."""
+    for index, task in enumerate(config.tasks):
+        for name in file_options(task.env_id):
+            value = task.options.get(name)
+            if isinstance(value, str):
+                raise ValueError(
+                    f"{source}: task {index} ({task.env_id}) names the file {shown(value)} for its option {name}; "
+                    "cogsim never opens a path that a run directory names (runs record the file's content): start "
+                    "the run again in a new directory"
+                )
 
 
 def all_agents(config: "RunConfig") -> list:

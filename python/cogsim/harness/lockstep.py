@@ -36,6 +36,7 @@ from typing import Optional
 import numpy as np
 
 import cogsim
+from cogsim._untrusted import content_reference
 from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent, image_key
 from cogsim.agents.history import HistoryPolicy
@@ -55,8 +56,9 @@ def _class_batches_frames(env_id: str) -> bool:
         return False
 
 
-class ReplayMismatch(RuntimeError):
-    """The env or a scripted agent did not reproduce a stored turn: it is not deterministic."""
+class ReplayMismatch(RuntimeError, ValueError):
+    """The env or a scripted agent did not reproduce a stored turn: the env is not deterministic, or the
+    store holds turns cogsim did not write (a ValueError too: the CLI reports it as bad input)."""
 
 
 def run_slots(
@@ -182,6 +184,7 @@ class _LockstepRunner:
         active: list[_Episode] = []
         stored = self.store.episode_states()
         try:
+            self._start_model_backends(slots)
             while (pending or active) and self.stopped is None:
                 started, failed = [], []
                 # Inside these blocks the runner reads only frames drawn before them (a step shows the
@@ -213,6 +216,14 @@ class _LockstepRunner:
                 env.close()
 
     # -- starting and replaying ------------------------------------------------------------------------
+    def _start_model_backends(self, slots: list[Slot]) -> None:
+        """Model backends start before any env: an engine that cannot start fails before an episode
+        does, and an in-process engine's libraries load before the renderer's (Triton's LLVM loaded
+        after Mesa llvmpipe's crashes the process; the other order works)."""
+        for spec in dict.fromkeys(seat for slot in slots for seat in slot.seats):
+            if not is_scripted(spec):
+                self._agent(spec)
+
     def _agent(self, spec: str):
         if spec not in self.agents:
             options = dict(self.config.agent_options)
@@ -243,7 +254,7 @@ class _LockstepRunner:
             slot.seats,
             slot.episode_index,
             slot.seed,
-            {**entry.defaults, **self.config.tasks[slot.task].options},
+            {k: content_reference(v) for k, v in {**entry.defaults, **self.config.tasks[slot.task].options}.items()},
             None,
             self.config.history or "",
             id=episode_id,
@@ -262,12 +273,18 @@ class _LockstepRunner:
         decoding = _env_decoding(env)
         if decoding:
             row.loop["decoding"] = decoding
+        _note_frames(env, row)
         if episode_id is not None:
             self._replay(episode, self.store.turns(episode_id))
         return episode
 
     def _replay(self, episode: _Episode, turns) -> None:
         for stored in turns:
+            if episode.finished:
+                raise ReplayMismatch(
+                    f"{episode.slot.env_id} seed {episode.slot.seed} turn {stored.turn}: the store holds turns past "
+                    "the episode's end"
+                )
             if stored.prompt != episode.obs["text"]:
                 raise ReplayMismatch(
                     f"{episode.slot.env_id} seed {episode.slot.seed} turn {stored.turn}: the env showed a different "
@@ -428,11 +445,21 @@ class _LockstepRunner:
         elif episode.turn >= self.config.max_turns:
             row.status, row.outcome = "truncated", {"runner_truncated": True}
             episode.finished = True
+        if episode.finished:
+            _note_frames(episode.env, row)
         return reward, info, bool(terminated), bool(truncated)
 
     def _fail(self, episode: _Episode, error: str) -> None:
         episode.row.status, episode.row.error = "error", error
         episode.finished = True
+
+
+def _note_frames(env, row: EpisodeRow) -> None:
+    """Records in the episode's loop settings what drew its frames (render path and GL device), once
+    the env has drawn one; both render paths give the same pixels, so this is for the record only."""
+    drawn_by = env.frames_drawn_by() if hasattr(env, "frames_drawn_by") else None
+    if drawn_by is not None and row.loop is not None:
+        row.loop["frames"] = drawn_by
 
 
 def _env_decoding(env) -> dict:

@@ -12,11 +12,21 @@ from pathlib import Path
 from typing import Optional
 
 from cogsim._files import open_no_follow
+from cogsim._untrusted import shown
 from cogsim.agents import is_scripted
-from cogsim.harness.config import RunConfig, all_agents, import_plugins, require_plugins, resumable_changes
+from cogsim.harness import trust
+from cogsim.harness.config import (
+    RunConfig,
+    all_agents,
+    import_plugins,
+    record_file_options,
+    refuse_file_paths,
+    require_plugins,
+    resumable_changes,
+)
 from cogsim.harness.executor import LocalExecutor
 from cogsim.harness.slots import FINAL_STATUSES, Progress, plan
-from cogsim.store.sqlite import DB_NAME, Store
+from cogsim.store.sqlite import DB_NAME, Store, StoreError
 
 
 @dataclass
@@ -60,24 +70,31 @@ def run(
     stored there (``config`` None: as stored; else it must equal the stored one up to settings that
     do not change results), or start it if there is none yet and ``config`` is given. ``changes``
     (with ``resume``): such settings to change, e.g. {"concurrency": 1, "agent_options": {"base_url": ...}};
-    each change is recorded in the store."""
+    each change is recorded in the store.
+
+    A given ``config`` comes from the caller, who is trusted: the files its env options name are read
+    now and their content recorded, and the run is signed with the user's run key. A stored config
+    is untrusted: it never opens a path, and unless this user's key signed it, its model endpoints
+    must be named again (``changes``) before credentials go there (docs/security.md)."""
     out = Path(out)
     started = time.perf_counter()
-    given = config is not None  # its --import modules were named by the caller, not read from the store
+    given = config is not None  # named by the caller (the command line), not read from the store
     if resume and config is None and not (out / DB_NAME).exists():
         raise ValueError(f"--resume: {out} holds no run to resume")
+    if given:
+        import_plugins(config.imports)
+        config = record_file_options(config)
     with Store(out) as store, run_lock(out):
         stored = store.config()
         if stored is None and config is None:
             raise ValueError(f"--resume: {out} holds no run to resume")
         if stored is not None and not resume:
             raise ValueError(f"{out} already holds a run; continue it with --resume {out} or choose another --out")
-        if stored is not None and config is None and changes:
-            merged = {**stored, **{k: v for k, v in changes.items() if k != "agent_options"}}
-            merged["agent_options"] = {**stored.get("agent_options", {}), **changes.get("agent_options", {})}
-            config = RunConfig.from_dict(merged)
+        trusted = given or (stored is not None and trust.verify(stored, store.signature()))
+        if stored is not None and config is None:
+            config = _stored_config(stored, store, changes or {}, trusted)
         allowed = {}
-        if stored is not None and config is not None and config.to_dict() != stored:
+        if stored is not None and config.to_dict() != stored:
             allowed, refused = resumable_changes(stored, config.to_dict())
             if refused:
                 raise ValueError(
@@ -85,21 +102,64 @@ def run(
                     "change only how the backend is reached (base_url, api_key, timeouts, retries, concurrency, "
                     "vLLM engine limits)"
                 )
-        if given:
-            import_plugins(config.imports)
-        config = config or RunConfig.from_dict(stored)
         require_plugins(config)
-        slots = plan(config)
+        slots = _plan(config, store, given)
+        record = config.to_dict()
         if stored is None:
-            store.init_run(config.to_dict())
+            store.init_run(record, trust.sign(record))
         elif allowed:
-            store.record_config_change(config.to_dict(), allowed)
+            store.record_config_change(record, allowed, trust.sign(record) if trusted else None)
+        elif given and not trust.verify(stored, store.signature()):
+            store.sign(trust.sign(record))  # the caller gave this very config: now it is theirs
         states = store.episode_states()
         pending = [s for s in slots if states.get(s.key(), (None, None))[1] not in FINAL_STATUSES]
         turns_before = store.turn_count()
         executor = executor or LocalExecutor(config.workers if all(is_scripted(a) for a in all_agents(config)) else 1)
         executor.execute(out, config, pending, progress)
     return summarize_run(out, len(slots), time.perf_counter() - started, turns_before)
+
+
+def _stored_config(stored: dict, store: Store, changes: dict, trusted: bool) -> RunConfig:
+    """The run config a bare resume continues: the stored one (checked: it is untrusted) with this
+    invocation's changes. A run not signed by this user may reach only endpoints named again now."""
+    merged = {**stored, **{k: v for k, v in changes.items() if k != "agent_options"}}
+    named_now = changes.get("agent_options", {})
+    if changes:
+        merged["agent_options"] = {**(stored.get("agent_options") or {}), **named_now}
+    try:
+        config = RunConfig.from_dict(merged)
+        original = RunConfig.from_dict(stored)
+    except ValueError as error:
+        raise StoreError(f"{store.path}: the stored run config is not valid: {error}") from None
+    require_plugins(config)
+    refuse_file_paths(config, str(store.path))
+    if not trusted:
+        unconfirmed = trust.unconfirmed_endpoints(original, named_now)
+        if unconfirmed:
+            raise ValueError(_confirm_message(store.run_dir, unconfirmed))
+    return config
+
+
+def _confirm_message(out: Path, unconfirmed: list) -> str:
+    listed = "; ".join(f"{what} at {shown(url) if url else 'a backend it names'}" for what, url, _ in unconfirmed)
+    if all(renamable for _, _, renamable in unconfirmed):
+        how = f"name the endpoint yourself: cogsim run --resume {out} --agent-option base_url=URL"
+    else:
+        how = f"give the run's whole command again (SUITE... and its options) with --resume {out}"
+    return (
+        f"{out} was not started by you on this machine (its config has no valid signature of your run key), so "
+        f"cogsim sends none of your credentials where it says ({listed}); to resume it, {how}"
+    )
+
+
+def _plan(config: RunConfig, store: Store, given: bool) -> list:
+    """The run's slots; for a stored config an env that refuses its options is the store's fault."""
+    if given:
+        return plan(config)
+    try:
+        return plan(config)
+    except (ValueError, TypeError) as error:
+        raise StoreError(f"{store.path}: the stored run config does not make its envs: {error}") from None
 
 
 @contextmanager

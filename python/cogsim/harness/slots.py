@@ -12,6 +12,7 @@ from cogsim.agents.base import ScriptedAgent
 from cogsim.harness.config import RunConfig
 
 FINAL_STATUSES = ("done", "truncated", "error")
+MAX_PLANNED_EPISODES = 10_000_000
 Progress = Callable[[int, int, int], None]  # (episodes finished, turns, parse failures) since last call
 
 
@@ -44,6 +45,10 @@ def plan(config: RunConfig) -> list[Slot]:
                 agent = ScriptedAgent(spec) if is_scripted(spec) else None
                 if agent is not None:
                     agent.check(probe)
+            if len(slots) + task.episodes > MAX_PLANNED_EPISODES:
+                raise ValueError(
+                    f"the run plans more than {MAX_PLANNED_EPISODES:,} episodes; split it into smaller runs"
+                )
             slots += [Slot(task_index, task.env_id, seats, i, config.seed + i) for i in range(task.episodes)]
         probe.close()
     return slots

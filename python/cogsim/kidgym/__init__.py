@@ -16,17 +16,19 @@ import numpy as np
 from cogsim import _core
 from cogsim.kidgym import catalog
 from cogsim.kidgym.decode import decode_answer, format_options, letter_list
-from cogsim.kidgym.tasks import CAPABILITIES, TASKS, TaskSpec, action_text, goal_text
+from cogsim.kidgym.tasks import CAPABILITIES, PAPER_TASKS, TASKS, TaskSpec, action_text, goal_text
 
 LEVELS = (1, 2, 3)
 
 __all__ = [
     "CAPABILITIES",
     "LEVELS",
+    "PAPER_TASKS",
     "TASKS",
     "TaskSpec",
     "action_text",
     "catalog",
+    "budget_range",
     "decode_answer",
     "format_options",
     "generate",
@@ -45,9 +47,15 @@ def task(name: str) -> TaskSpec:
 
 
 def _check_level(level: int) -> int:
-    if level not in LEVELS:
+    if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
         raise ValueError(f"level must be 1, 2 or 3, got {level!r}")
     return level
+
+
+def budget_range(name: str, level: int) -> tuple[int, int]:
+    """The step budgets (``max_steps``) an episode of the task at the level may have: (fewest, most)."""
+    fewest, most = _core.kidgym_budget_range(task(name).core_id, _check_level(level))
+    return int(fewest), int(most)
 
 
 def _seeds(seeds: Sequence[int]) -> list[int]:

@@ -113,6 +113,11 @@ def item_name(category: int, item: int) -> str:
     return ITEMS[CATEGORIES[category]][item].replace("_", " ")
 
 
+def picture_name(category: int, picture: int) -> str:
+    """An item's name, or "target figure" for the abstract figures of Puzzle (which have none)."""
+    return "target figure" if category == FIGURE_CATEGORY else item_name(category, picture)
+
+
 def item_sprite(category: int, item: int) -> str:
     return ITEMS[CATEGORIES[category]][item]
 
@@ -122,10 +127,25 @@ class CatalogOptions:
     """Generator knobs the paper leaves open (named so runs can state them)."""
 
     selection_extra: int = 2  # Selection: distractors in the scene = level + selection_extra
-    decode_extra: int = 1  # Memory Decode: distractors = 2 level + decode_extra (the release: 2L+1)
+    decode_extra: int = 1  # Decode, Memory Decode: distractors = 2 level + decode_extra (the release: 2L+1)
     memory_chests: int = 3  # Memory Maze: chests after 'continue' (one holds the diamond)
     maze_decoy_keys: int = 1  # mazes: extra keys of a colour no key in use has (see tasks: the release has
     # none but lists unreachable actions too); Decode Maze level 1 also gets the release's trap key
+
+    def __post_init__(self):
+        for name, (low, high) in CATALOG_OPTION_RANGES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
+
+
+# The ranges the core's generator accepts (kidgym::validate_catalog).
+CATALOG_OPTION_RANGES = {
+    "selection_extra": (0, 4),
+    "decode_extra": (0, 6),
+    "memory_chests": (2, 5),
+    "maze_decoy_keys": (0, 1),
+}
 
 
 @lru_cache(maxsize=None)

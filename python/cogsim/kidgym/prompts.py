@@ -31,6 +31,8 @@ from typing import Optional
 
 import numpy as np
 
+from cogsim import _template
+from cogsim._template import Template
 from cogsim.kidgym.decode import format_options, letter_list
 
 VARIANTS = ("zero_shot", "cot", "in_context")
@@ -80,38 +82,16 @@ def turn_text(goal: str, actions: list[str], feedback: str = "", state_note: str
 # ("A/B"), the backpack in words (mazes; else empty), feedback on the last answer (empty unless
 # feedback=True), the step number and the budget.
 TEMPLATE_FIELDS = ("goal", "actions", "letters", "backpack", "feedback", "step", "max_steps")
-MAX_TEMPLATE_CHARS = 1 << 20
 
 
-def load_template(path) -> str:
-    """A turn template from a file, checked: every ``{placeholder}`` must be one of TEMPLATE_FIELDS
-    (write ``{{`` and ``}}`` for literal braces)."""
-    import string
-    from pathlib import Path
-
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ValueError(f"prompt_template: cannot read {path!s}: {error}") from None
-    if len(text) > MAX_TEMPLATE_CHARS:
-        raise ValueError(f"prompt_template: {path!s} is longer than {MAX_TEMPLATE_CHARS} characters")
-    try:
-        names = {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
-    except ValueError as error:
-        raise ValueError(
-            f"prompt_template: {path!s} is not a valid template ({error}); write {{{{ and }}}} for braces"
-        ) from None
-    unknown = sorted(names - set(TEMPLATE_FIELDS))
-    if unknown:
-        raise ValueError(
-            f"prompt_template: unknown placeholder(s) {', '.join('{' + n + '}' for n in unknown)}; "
-            f"allowed: {', '.join('{' + n + '}' for n in TEMPLATE_FIELDS)}"
-        )
-    return text
+def load_template(source) -> Template:
+    """A turn template: a path to a text file, or the recorded content of one (a run's config). Every
+    placeholder must be a plain ``{name}`` of TEMPLATE_FIELDS (write ``{{`` and ``}}`` for literal braces)."""
+    return _template.load_template(source, TEMPLATE_FIELDS, "prompt_template")
 
 
-def fill_template(template: str, goal: str, actions: list[str], backpack: str, feedback: str, state) -> str:
-    return template.format(
+def fill_template(template: Template, goal: str, actions: list[str], backpack: str, feedback: str, state) -> str:
+    return template.fill(
         goal=goal,
         actions=format_options(actions),
         letters=letter_list(len(actions)),

@@ -41,10 +41,6 @@ def _target_cell(state, numeral: int):
     raise ValueError(f"no target {numeral}")
 
 
-def _picture_name(category: int, picture: int) -> str:
-    return "target figure" if category == catalog.FIGURE_CATEGORY else catalog.item_name(category, picture)
-
-
 def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
     """Why ``action`` is the right move in ``state`` (the oracle's choice)."""
     verb, a, b = action
@@ -91,7 +87,8 @@ def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
         asked = goal[12]
         source = catalog.item_name(goal[4 * asked], goal[4 * asked + 1])
         target = catalog.item_name(goal[4 * asked + 2], goal[4 * asked + 3])
-        return f"The target {source} was paired with the {target} in the first image, and the {target} has label {a}."
+        where = "the code table" if spec.name == "decode" else "the first image"
+        return f"The target {source} was paired with the {target} in {where}, and the {target} has label {a}."
     if verb == PLACE and spec.name == "sorting":
         rule = catalog.SORTING_RULES[goal[0]]
         animal = catalog.item_name(0, state.bag[a][2])
@@ -107,6 +104,6 @@ def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
         _, category, picture, quarter = state.bag[a]
         return (
             f"The piece in backpack {slot_letter(a)} is the {QUARTERS[quarter]} quarter of the "
-            f"{_picture_name(category, picture)}, and the {QUARTERS[quarter]} quarter is missing at position {roman(b)}."
+            f"{catalog.picture_name(category, picture)}, and the {QUARTERS[quarter]} quarter is missing at position {roman(b)}."
         )
     raise ValueError(f"no reason for action {action} in {spec.name}")

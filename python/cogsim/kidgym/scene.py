@@ -42,11 +42,11 @@ def _label(value: int):
 
 
 def cell_items(spec: TaskSpec, state) -> tuple[tuple[Item, ...], tuple[Target, ...], Overlay]:
-    cells, phase = state.cells, state.phase
+    cells, phase = state.cells.tolist(), state.phase  # Python ints at once, not one NumPy scalar at a time
     items, targets, piles, pieces = [], [], [], []
     for row in range(5):
         for col in range(5):
-            kind, kind_type, aux, label, placed, placed_category, extra, _ = (int(v) for v in cells[row, col])
+            kind, kind_type, aux, label, placed, placed_category, extra, _ = cells[row][col]
             label = _label(label)
             if kind == ITEM and spec.name == "counting":
                 piles.append((row, col, catalog.item_sprite(aux, kind_type), extra, label))
@@ -93,15 +93,10 @@ def hint(spec: TaskSpec, state) -> tuple[str, tuple[str, ...]]:
         return "Choose them", ()
     if spec.name == "memory_decode":
         if phase == 0:
-            sprites = []
-            for k in range(level):
-                sprites += [
-                    catalog.item_sprite(goal[4 * k], goal[4 * k + 1]),
-                    catalog.item_sprite(goal[4 * k + 2], goal[4 * k + 3]),
-                ]
-            return "Remember pairs left->right", tuple(sprites)
-        asked = goal[12]
-        return "Target", (catalog.item_sprite(goal[4 * asked], goal[4 * asked + 1]),)
+            return "Remember pairs left->right", _code_table(goal, level)
+        return "Target", (_asked(goal),)
+    if spec.name == "decode":  # the code table, and the target alone on the row below it
+        return "Pairs left->right, target below", _code_table(goal, level) + (_asked(goal),)
     if spec.name == "decode_maze":
         pairs = [(key, door) for key, door in enumerate(goal[:4]) if door != 255]
         return " ".join(
@@ -120,6 +115,22 @@ def hint(spec: TaskSpec, state) -> tuple[str, tuple[str, ...]]:
         rotation = catalog.ROTATIONS[goal[1]]
         return (text + f" then {rotation}" if rotation else text), ()
     return "", ()
+
+
+def _code_table(goal, level: int) -> tuple[str, ...]:
+    """The pairs of Decode and Memory Decode, row by row: source, partner."""
+    sprites = []
+    for k in range(level):
+        sprites += [
+            catalog.item_sprite(goal[4 * k], goal[4 * k + 1]),
+            catalog.item_sprite(goal[4 * k + 2], goal[4 * k + 3]),
+        ]
+    return tuple(sprites)
+
+
+def _asked(goal) -> str:
+    asked = goal[12]
+    return catalog.item_sprite(goal[4 * asked], goal[4 * asked + 1])
 
 
 def backpack(spec: TaskSpec, state) -> tuple[tuple, tuple, tuple]:
@@ -141,7 +152,12 @@ def backpack_text(state) -> str:
     """The backpack in words, for what the frame cannot show (the renderer draws keys without colour)."""
     parts = []
     for slot, (kind, category, item, _) in enumerate(state.bag):
-        name = f"{catalog.KEY_COLOURS[item][0]} key" if kind == KEY else catalog.item_name(category, item)
+        if kind == KEY:
+            name = f"{catalog.KEY_COLOURS[item][0]} key"
+        elif kind == PIECE:
+            name = f"a piece of the {catalog.picture_name(category, item)}"
+        else:
+            name = catalog.item_name(category, item)
         parts.append(f"{slot_letter(slot)}) {name}")
     return ", ".join(parts) if parts else "empty"
 

@@ -13,9 +13,15 @@ task asks; we read that as a table slip. Sorting is Learning (the later README) 
 Execution + Learning (the first README), and Placement is Learning + Perception Reasoning (the later
 README) rather than Execution + Learning; the issue's mapping agrees with the later README there.
 
+Decode (DE), the release's thirteenth family and not one of the paper's twelve, is Memory Decode
+without the memory phase: the code table and the target are shown together from the first turn.
+Its capability is Learning (Memory Decode's Memory + Learning less the memory); the release's
+README gives it no row of its own.
+
 Remaining readings (the release does it differently, or does not say):
-- Memory Decode follows the release: one asked pair, its partner among 2L+1 distractors
-  (``decode_extra`` = 1), one choice, budget L+1 with slack. Our distractors never belong to a shown
+- Decode and Memory Decode follow the release: one asked pair, its partner among 2L+1 distractors
+  (``decode_extra`` = 1), one choice, budget L (Decode) or L+1 (Memory Decode) with slack. Our
+  distractors never belong to a shown
   pair; the release draws them at random and excludes only the asked pair.
 - Decode Maze: the release registers 4/6/8 steps, one more than its fewest-steps plan (2L+1), which
   is what the generator aims for. Its level 1 has the release's trap, a second key of the door's own
@@ -93,8 +99,12 @@ TASKS: dict[str, TaskSpec] = {
         TaskSpec(
             "memory_filling", "MFI", "Memory Filling", _CORE["memory_filling"], ("Perception Reasoning", "Memory"), True
         ),
+        TaskSpec("decode", "DE", "Decode", _CORE["decode"], ("Learning",), False),
     )
 }
+PAPER_TASKS = tuple(name for name in TASKS if name != "decode")
+"""The twelve tasks of the paper's tables (Table 2: CL SE SO MA FI PU PL CO DMA MMA MDE MFI). The
+release registers a thirteenth, Decode (DE, budgets 1/2/3), which the paper does not report."""
 
 _MAZE_RULE = (
     "When your path is blocked by a door, you can use a key of the same color to unlock it. "
@@ -149,6 +159,12 @@ def goal_text(spec: TaskSpec, state, texts: str = "release") -> str:
             )
         return text + (
             "" if started else " If you understand the rules, select the 'continue' action to start the task."
+        )
+    if spec.name == "decode":
+        return (
+            "There are arrow-connected items with one-to-one correspondence(s) shown on the left margin and a target "
+            "item displayed in the black box in the upper left corner. You need to select the correct corresponding "
+            "item for the target based on the correspondence(s)."
         )
     if spec.name == "memory_decode" and texts == "adapted":
         return (

@@ -9,10 +9,13 @@ Readings of the paper made explicit here:
   are balanced, so it is Yes rate - 0.5). The paper harness's balanced accuracy leaves unparsed
   answers out; the table shows it beside the house reading (unparsed = wrong).
 - TA% (teacher adherence) divides the credited steps by all steps every episode could have taken
-  (depth per episode), whether or not the episode got that far: unconditional denominators. Under the
-  release's credit rule (``credit="release"``, the default) only the teacher's move is credited;
-  under ``credit="progress"`` any distance-reducing move is. PA% (progress adherence) divides all
+  (depth per episode), whether or not the episode got that far: unconditional denominators. Under
+  progress credit (the newest release line, the default) any distance-reducing move is credited;
+  under teacher credit (the older line 1ca7d58, and episodes recorded with credit "release" before
+  the newest line was followed) only the teacher's move. PA% (progress adherence) divides all
   progress moves (teacher's or not) the same way, so both readings are reported for every episode.
+- Invariance sweep (the newest release line): accuracy per image variant (clean, occluded,
+  darkened, recoloured) with its change from clean, and the parse rate per variant.
 - Coverage = answered / decisions, selective accuracy = correct / answered, where answered counts
   the A-D answers (correct or wrong); abstentions and parse failures are decisions, not answers.
 - APA (abstention-penalised accuracy) credits a correct answer 1, an abstention s (0.25, what a
@@ -31,6 +34,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
+from cogsim.cube.suite.prompts import PROMPT_VERSION
 from cogsim.metrics import Estimate, Table, mean_ci, register, wilson
 
 ABSTAIN_CREDIT = 0.25
@@ -38,9 +42,9 @@ CORRECT_STEPS = ("teacher", "progress")  # closed-loop step outcomes that count 
 
 
 def credited_steps(episode: dict) -> tuple:
-    """The closed-loop outcomes the episode's credit rule counts as correct (older episodes without
-    a "credit" field were recorded under progress credit)."""
-    return ("teacher",) if episode.get("credit", "progress") == "release" else CORRECT_STEPS
+    """The closed-loop outcomes the episode's credit rule counts as correct (episodes without a
+    "credit" field were recorded under progress credit; "release" in older records meant teacher)."""
+    return ("teacher",) if episode.get("credit", "progress") in ("teacher", "release") else CORRECT_STEPS
 
 
 EFFECT_LABELS = ("DECREASE", "NO_CHANGE", "INCREASE")
@@ -188,10 +192,15 @@ def _flatten(episode: dict) -> dict:
 
 
 def _agent_label(episode: dict) -> str:
-    """The agent, plus the protocol variant when it is not the release's (so runs under different
-    protocols never pool into one row)."""
+    """The agent, plus the protocol variant when it is not the newest release's, and the prompt
+    version when it is not the current one (so runs under different protocols never pool into one
+    row: episodes of earlier prompt versions followed the older release line)."""
     agent, protocol = str(episode.get("agent", "?")), episode.get("protocol")
-    return agent if protocol in (None, "release") else f"{agent} [{protocol}]"
+    variant = [] if protocol in (None, "release") else [str(protocol)]
+    version = episode.get("prompt_version")
+    if version and version != PROMPT_VERSION:
+        variant.append(str(version))
+    return f"{agent} [{', '.join(variant)}]" if variant else agent
 
 
 def _groups(episodes: Sequence[dict], test: str, variant: Callable[[dict], Any] = lambda e: "") -> list:
@@ -368,7 +377,7 @@ def closed_loop_table(episodes: Sequence[dict]) -> Optional[Table]:
                 "parse rate",
             ],
             rows,
-            "TA% (credited steps: the teacher's move only under credit=release) and PA% (any progress move) "
+            "TA% (credited steps: the teacher's move only under credit=teacher) and PA% (any progress move) "
             "over all depth x n steps (unconditional denominators), normal interval over episodes. "
             "Coverage, selective accuracy and APA count decisions actually presented.",
         )
@@ -469,10 +478,34 @@ def recovery_table(episodes: Sequence[dict]) -> Optional[Table]:
     )
 
 
+def invariance_table(episodes: Sequence[dict]) -> Optional[Table]:
+    rows = []
+    for (agent, _, depth), group in _groups(episodes, "invariance"):
+        variants = group[0]["variants"]
+        accuracy = [proportion(e["correct"][k] for e in group) for k in range(len(variants))]
+        parsed = [proportion(e["parses"][k] == "ok" for e in group) for k in range(len(variants))]
+        deltas = [round(a.value - accuracy[0].value, 3) for a in accuracy[1:]]
+        rows.append([agent, depth, len(group), *accuracy, *deltas, *parsed])
+    if not rows:
+        return None
+    names = ("clean", "occl", "bright", "recolor")
+    return Table(
+        "Table 2c. Invariance sweep (one item, four images)",
+        ["agent", "depth", "n"]
+        + [f"acc. {v}" for v in names]
+        + [f"delta {v}" for v in names[1:]]
+        + [f"parse {v}" for v in names],
+        rows,
+        "The newest release line's sweep: the same text and options beside a clean, an occluded (black band), "
+        "a darkened (x 0.8) and a recoloured image; delta = accuracy minus clean accuracy.",
+    )
+
+
 TABLES = (
     reconstruction_table,
     verification_table,
     optimal_move_table,
+    invariance_table,
     move_effect_table,
     closed_loop_table,
     adherence_by_step_table,
@@ -492,6 +525,7 @@ HEADLINES = {
     "Table 1b": "balanced acc.",
     "Table 2": "accuracy",
     "Table 2b": "micro acc.",
+    "Table 2c": "acc. clean",
     "Table 3": "TA%",
     "Table 3b": "TA@1",
     "Table 4": "final acc.",

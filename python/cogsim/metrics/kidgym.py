@@ -4,9 +4,11 @@ scores and a radar chart of them.
 Capability score of capability c = 100 x mean over the tasks that test c of 0.2 p1 + 0.3 p2 + 0.5 p3,
 with p_L the success rate at level L. A task counts only when all three levels were run.
 
-Readings: the level weights are the issue's statement of the paper's score (the KidGym release ships
-no scoring code to check them against). The task-to-capability map is ``cogsim.kidgym.tasks``'s (see
-its docstring for where the two public READMEs disagree on Memory Decode and Memory Filling).
+Readings: the level weights are the paper's (Appendix D: w_t = 0.2 p1 + 0.3 p2 + 0.5 p3; the KidGym
+release ships no scoring code). The task-to-capability map is ``cogsim.kidgym.tasks``'s (see its
+docstring for where the two public READMEs disagree on Memory Decode and Memory Filling). Decode (DE),
+the release's thirteenth task, measures Learning; the paper's tables and capability scores use the
+other twelve (``PAPER_TASK_CODES``), so a run that includes Decode says so in the scores table.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from cogsim.metrics import Table, wilson
 CAPABILITIES = ("Execution", "Memory", "Learning", "Planning", "Perception Reasoning")
 LEVEL_WEIGHTS = {1: 0.2, 2: 0.3, 3: 0.5}
 
-# The paper's twelve tasks: code -> (name, capabilities). Names match the env ids kidgym/<name>.
+# The release's thirteen tasks: code -> (name, capabilities). Names match the env ids kidgym/<name>.
 TASK_CAPABILITIES = {
     "CL": ("classification", ("Execution",)),
     "SE": ("selection", ("Memory",)),
@@ -35,7 +37,9 @@ TASK_CAPABILITIES = {
     "MMA": ("memory_maze", ("Memory", "Planning")),
     "MFI": ("memory_filling", ("Perception Reasoning", "Memory")),
     "MDE": ("memory_decode", ("Memory", "Learning")),
+    "DE": ("decode", ("Learning",)),  # the release's thirteenth family; the paper reports the other twelve
 }
+PAPER_TASK_CODES = tuple(code for code in TASK_CAPABILITIES if code != "DE")
 _CODE_OF = {name: code for code, (name, _) in TASK_CAPABILITIES.items()}
 
 
@@ -80,10 +84,15 @@ def weighted_score(rates: Mapping[int, float]) -> Optional[float]:
     return sum(LEVEL_WEIGHTS[level] * rates[level] for level in LEVEL_WEIGHTS)
 
 
-def capability_scores(rates: Mapping[str, Mapping[int, float]]) -> dict[str, Optional[float]]:
-    """rates: task code -> level -> success rate. Returns capability -> score in 0..100 (None: no task)."""
+def capability_scores(
+    rates: Mapping[str, Mapping[int, float]], codes: Optional[Sequence[str]] = None
+) -> dict[str, Optional[float]]:
+    """rates: task code -> level -> success rate. Returns capability -> score in 0..100 (None: no task).
+    ``codes`` limits the tasks counted (``PAPER_TASK_CODES``: the paper's twelve, as its Table 6)."""
     per_capability: dict[str, list[float]] = defaultdict(list)
     for code, levels in rates.items():
+        if codes is not None and code not in codes:
+            continue
         score = weighted_score(levels)
         if score is None:
             continue
@@ -93,6 +102,10 @@ def capability_scores(rates: Mapping[str, Mapping[int, float]]) -> dict[str, Opt
         c: (100.0 * sum(per_capability[c]) / len(per_capability[c]) if per_capability[c] else None)
         for c in CAPABILITIES
     }
+
+
+def _complete(levels: Optional[Mapping[int, tuple[int, int]]]) -> bool:
+    return bool(levels) and all(levels.get(lv, (0, 0))[1] for lv in LEVEL_WEIGHTS)
 
 
 def _rates(tasks: Mapping[str, Mapping[int, tuple[int, int]]]) -> dict[str, dict[int, float]]:
@@ -116,13 +129,16 @@ def summarize(episodes: Sequence[Mapping]) -> list[Table]:
             table.rows.append([code] + cells + ["-" if score is None else round(100 * score, 1)])
         tables.append(table)
         scores = capability_scores(_rates(tasks))
-        score_rows.append([group] + ["-" if scores[c] is None else round(scores[c], 1) for c in CAPABILITIES])
+        counted = "+DE" if _complete(tasks.get("DE")) else "paper's 12"
+        score_rows.append([group, counted] + ["-" if scores[c] is None else round(scores[c], 1) for c in CAPABILITIES])
     tables.append(
         Table(
             "KidGym capability scores",
-            ["agent"] + list(CAPABILITIES),
+            ["agent", "tasks"] + list(CAPABILITIES),
             score_rows,
-            note="100 x mean over the capability's tasks of 0.2 p1 + 0.3 p2 + 0.5 p3 (tasks with all three levels run).",
+            note="100 x mean over the capability's tasks of 0.2 p1 + 0.3 p2 + 0.5 p3 (tasks with all three levels run). "
+            "Decode (DE), the release's thirteenth task, counts in Learning when all its levels were run ('+DE'); "
+            "the paper's Table 6 uses the other twelve.",
         )
     )
     return tables

@@ -3,6 +3,7 @@ the quad pipeline draws the whole list with one instanced call."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -16,12 +17,23 @@ SHAPES = ("circle", "square", "triangle", "diamond", "star", "hexagon", "cross",
 PATTERNS = ("stripes", "checker", "dots", "grid", "waves", "zigzag", "rings", "tiles")
 INSTANCE_FLOATS = 20  # rect 4, uv 4, colour 4, colour2 4, (kind, p0, p1, tile) 4
 _NONE = (0.0, 0.0, 0.0, 0.0)
+# Item corners lie on a grid of 1/256 px (the GL rasteriser's own steps) within +-MAX_COORDINATE px, so
+# that float32 holds them and their differences exactly: an item drawn whole pixels away is the same
+# item, which the CPU compositor relies on (cpp/render/compose.hpp).
+SUBPIXELS = 256.0
+MAX_COORDINATE = 32768.0
 
 
-def rgba(colour: Colour) -> tuple[float, float, float, float]:
+@lru_cache(maxsize=4096)
+def _rgba(colour: tuple) -> tuple[float, float, float, float]:
     if len(colour) == 3:
         return (colour[0] / 255.0, colour[1] / 255.0, colour[2] / 255.0, 1.0)
     return tuple(c / 255.0 for c in colour)  # type: ignore[return-value]
+
+
+def rgba(colour: Colour) -> tuple[float, float, float, float]:
+    """A 0..255 RGB or RGBA colour as 0..1 RGBA (scenes repeat a few colours: cached)."""
+    return _rgba(colour if type(colour) is tuple else tuple(colour))
 
 
 class Canvas:
@@ -101,7 +113,13 @@ class Canvas:
     def instances(self) -> np.ndarray:
         if not self._rows:
             return np.zeros((0, INSTANCE_FLOATS), dtype=np.float32)
-        return np.asarray(self._rows, dtype=np.float32)
+        rows = np.asarray(self._rows, dtype=np.float32)
+        rect = rows[:, :4]
+        if not np.all(np.abs(rect) <= MAX_COORDINATE):
+            bad = rect[~np.all(np.abs(rect) <= MAX_COORDINATE, axis=1)][0]
+            raise ValueError(f"draw item rects must be finite and within +-{MAX_COORDINATE:g} px, got {bad.tolist()}")
+        rect[...] = np.floor(rect * SUBPIXELS + 0.5) / SUBPIXELS  # as shaders/quad.vert snaps corners
+        return rows
 
 
 def _part(part) -> tuple[float, float, float, float]:

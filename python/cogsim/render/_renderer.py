@@ -13,14 +13,41 @@ import numpy as np
 from cogsim.render import _check, _context, cards, cube_net, grid, maze
 from cogsim.render._assets import atlases
 from cogsim.render._canvas import Canvas
+from cogsim.render._compose import FrameCompositor
 from cogsim.render._quads import QuadPipeline
 
 _THREAD_STATE = threading.local()
 _BATCH_STATE = threading.local()  # frame_batch(): depth of the blocks, renderers with deferred draws
 
+# Which path draws 2D frames (grid, cube_net, cards, minimap, patch); both give the same pixels.
+RENDER_PATHS = ("auto", "gl", "compositor")
+RENDER_PATH_VARIABLE = "COGSIM_RENDER_PATH"
 
-def shared_renderer(backend: str = "egl") -> "Renderer":
-    """The calling thread's renderer for ``backend``, created on first use and reused after.
+
+def check_render_path(path: Optional[str]) -> Optional[str]:
+    """``path`` if it names a render path (None: not chosen); else ValueError naming the choices."""
+    if path is not None and path not in RENDER_PATHS:
+        raise ValueError(f"render path must be one of {', '.join(RENDER_PATHS)}, got {path!r}")
+    return path
+
+
+def render_path(path: Optional[str]) -> str:
+    """The path that draws 2D frames: ``path`` ("gl", "compositor"; None or "auto": the environment
+    variable COGSIM_RENDER_PATH, else automatic). Automatic is the CPU compositor on every device:
+    it drew 2D frames 1.3-8x faster than the GL path on an H200 GPU, as it does on Mesa's llvmpipe
+    (``benchmarks/results_render_gpu.md``)."""
+    chosen = check_render_path(path) or "auto"
+    if chosen == "auto":
+        variable = os.environ.get(RENDER_PATH_VARIABLE, "").strip()
+        if variable not in RENDER_PATHS and variable:
+            raise ValueError(f"{RENDER_PATH_VARIABLE} must be one of {', '.join(RENDER_PATHS)}, got {variable!r}")
+        chosen = variable or "auto"
+    return "compositor" if chosen == "auto" else chosen
+
+
+def shared_renderer(backend: str = "egl", path: Optional[str] = None) -> "Renderer":
+    """The calling thread's renderer for ``backend`` and render ``path`` (see :func:`render_path`),
+    created on first use and reused after.
 
     Envs share it instead of each holding a context; it is per thread and per process because a
     GL context is (see ``_context``), so envs stepped from several threads or forked workers work.
@@ -29,9 +56,11 @@ def shared_renderer(backend: str = "egl") -> "Renderer":
         _THREAD_STATE.pid = os.getpid()
         _THREAD_STATE.renderers = {}
     renderers = _THREAD_STATE.renderers
-    if backend not in renderers:
-        renderers[backend] = Renderer(backend)
-    return renderers[backend]
+    check_render_path(path)
+    key = (backend, path or "auto", os.environ.get(RENDER_PATH_VARIABLE, ""))
+    if key not in renderers:
+        renderers[key] = Renderer(backend, path)
+    return renderers[key]
 
 
 @contextmanager
@@ -85,16 +114,27 @@ class Renderer:
 
     ``backend``: "egl" (headless; Mesa llvmpipe without a GPU, the NVIDIA driver with one) or
     "default" (the display's GLX context). Raises :class:`ContextError` when no context can be made.
+    ``path``: what draws the 2D frames, "gl" or "compositor" (the GL draws each sprite, tile and letter
+    once, the core composes frames from them on the CPU); None or "auto": see :func:`render_path`.
+    Both give the same pixels. 3D maze views are always drawn by the GL.
     """
 
-    def __init__(self, backend: str = "egl"):
+    def __init__(self, backend: str = "egl", path: Optional[str] = None):
+        check_render_path(path)
         self.ctx = _context.gl_context(backend)
         _context.make_current(self.ctx)  # the thread's context may exist already, not current
+        self.gl_renderer = str(self.ctx.info.get("GL_RENDERER", ""))
+        self.path = render_path(path)
         self.atlases = atlases()
         self._quads = QuadPipeline(self.ctx, self.atlases)
+        self._compositor = FrameCompositor(self._quads) if self.path == "compositor" else None
         self._maze = maze.MazePipeline(self.ctx)
         self._grid_bases: dict[tuple[str, int], np.ndarray] = {}  # at most 6 scenes x 3 cell sizes
         self._deferred: list[_Deferred] = []  # inside frame_batch()
+
+    def describe(self) -> dict:
+        """What draws this renderer's frames: {"path": "gl" | "compositor", "gl_renderer": the GL device}."""
+        return {"path": self.path, "gl_renderer": self.gl_renderer}
 
     def _canvas(self, width: int, height: int) -> Canvas:
         return Canvas(self.atlases, width, height)
@@ -106,7 +146,11 @@ class Renderer:
             draw(canvas, scene)
         state = _batch_state()
         if not state.depth:
-            return self._quads.draw(canvas, len(scenes), bases)
+            if self._compositor is None:
+                return self._quads.draw(canvas, len(scenes), bases)
+            out = np.empty((len(scenes), size[1], size[0], 3), dtype=np.uint8)
+            self._compositor.draw(canvas.instances(), size, bases, [out])
+            return out
         # The scenes are drawn into the canvas now, so later changes to them cannot reach the frames.
         out = np.empty((len(scenes), size[1], size[0], 3), dtype=np.uint8)
         if not self._deferred:
@@ -120,7 +164,8 @@ class Renderer:
         for call in deferred:
             by_size[call.size].append(call)
         for size, calls in by_size.items():
-            self._quads.draw_parts([(c.instances, c.bases, c.out) for c in calls], size)
+            parts = [(c.instances, c.bases, c.out) for c in calls]
+            (self._compositor or self._quads).draw_parts(parts, size)
 
     def grid(self, scenes: Union[grid.GridScene, Sequence[grid.GridScene]]) -> np.ndarray:
         scenes = [scene.validate() for scene in _as_list(scenes, grid.GridScene)]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import traceback
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Optional
 
@@ -11,28 +12,32 @@ from cogsim import metrics
 from cogsim._files import refuse_links, write_text_atomic
 from cogsim.metrics import Table, bootstrap, wilson
 from cogsim.report.document import Code, Document, Text
+from cogsim.report.papers import add_paper_section
 from cogsim.store.sqlite import Store, open_store
 
 FAILURE_EXAMPLES = 10
 
 
-def write_report(run_dir: str | Path, title: Optional[str] = None) -> tuple[Path, Path]:
-    """Write ``report.md`` and ``report.html`` (and ``plots/``) into the run directory."""
+def write_report(run_dir: str | Path, title: Optional[str] = None, save_metrics: bool = False) -> tuple[Path, Path]:
+    """Write ``report.md`` and ``report.html`` (and ``plots/``) into the run directory. The store is
+    opened read-only unless ``save_metrics`` (the run that wrote it): then the metric tables are also
+    stored in it."""
     run_dir = Path(run_dir)
-    document = build_report(run_dir, title)
+    document = build_report(run_dir, title, save_metrics)
     markdown, page = run_dir / "report.md", run_dir / "report.html"
     write_text_atomic(markdown, document.markdown())
     write_text_atomic(page, document.html())
     return markdown, page
 
 
-def build_report(run_dir: str | Path, title: Optional[str] = None) -> Document:
+def build_report(run_dir: str | Path, title: Optional[str] = None, save_metrics: bool = False) -> Document:
     run_dir = Path(run_dir)
-    with open_store(run_dir) as store:
+    with open_store(run_dir, writable=save_metrics) as store:
         config = store.config() or {}
         document = Document(title or Text(f"cogsim run report: {run_dir.name}"))
         document.paragraph(*_config_line(config))
         add_run_tables(document, store)
+        add_paper_tables(document, store, config)
         for suite in _suites(store):
             add_suite_section(document, store, suite, run_dir)
         add_failure_examples(document, store)
@@ -40,10 +45,11 @@ def build_report(run_dir: str | Path, title: Optional[str] = None) -> Document:
 
 
 def _config_line(config: dict) -> list:
-    """The run's settings as paragraph parts (everything read from the store is untrusted)."""
+    """The run's settings as paragraph parts (everything read from the store is untrusted: a setting of
+    an unexpected shape is shown as it is, never walked)."""
     parts = ["cogsim ", Text(config.get("version", "?")), "; agents "]
-    for i, agent in enumerate(config.get("agents", [])):
-        parts += [", " if i else "", Code(agent)]
+    for i, agent in enumerate(_list(config.get("agents"))):
+        parts += [", " if i else "", Code(str(agent))]
     parts += [
         "; seed ",
         Text(config.get("seed")),
@@ -51,10 +57,25 @@ def _config_line(config: dict) -> list:
         Text(config.get("history") or "env default"),
         "; tasks: ",
     ]
-    for i, task in enumerate(config.get("tasks", [])):
-        options = "".join(f" {k}={v}" for k, v in sorted((task.get("options") or {}).items()))
-        parts += [", " if i else "", Code(task.get("env_id", "?")), Text(f"{options} x{task.get('episodes')}")]
+    for i, task in enumerate(t for t in _list(config.get("tasks")) if isinstance(t, dict)):
+        options = "".join(f" {k}={_shown_option(v)}" for k, v in sorted(_dict(task.get("options")).items()))
+        parts += [", " if i else "", Code(str(task.get("env_id", "?"))), Text(f"{options} x{task.get('episodes')}")]
     return parts + ["."]
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _shown_option(value) -> str:
+    """An option's value in the report: a recorded file by its name and hash, anything else as it is."""
+    if isinstance(value, dict) and set(value) == {"file", "sha256", "text"}:
+        return f"{value['file']} (sha256 {str(value['sha256'])[:12]})"
+    return str(value)
 
 
 def _suites(store: Store) -> list[str]:
@@ -64,7 +85,8 @@ def _suites(store: Store) -> list[str]:
 def add_run_tables(document: Document, store: Store) -> None:
     """Generic tables every run gets, whatever its suites."""
     document.heading("Run")
-    task_options = {i: t.get("options") or {} for i, t in enumerate((store.config() or {}).get("tasks", []))}
+    tasks = _list((store.config() or {}).get("tasks"))
+    task_options = {i: _dict(t.get("options")) for i, t in enumerate(tasks) if isinstance(t, dict)}
     rows = store.episode_counts()
     turn_stats = store.turn_stats()
     rewards = defaultdict(list, store.finished_rewards())
@@ -92,7 +114,7 @@ def add_run_tables(document: Document, store: Store) -> None:
         failures, invalid, cut, reasons, latency, tokens_in, tokens_out = turn_stats.get(
             (task, agent), (0, 0, 0, 0, None, None, None)
         )
-        options = ", ".join(f"{k}={v}" for k, v in sorted(task_options.get(task, {}).items()))
+        options = ", ".join(f"{k}={_shown_option(v)}" for k, v in sorted(task_options.get(task, {}).items()))
         table.rows.append(
             [
                 Code(env_id + (f" {options}" if options else "")),
@@ -120,6 +142,10 @@ def add_run_tables(document: Document, store: Store) -> None:
     )
     document.table(table)
     document.table(throughput_table(store))
+    drawn = frames_drawn_by(store)
+    if drawn:
+        lines = [f"{path} on {device} ({count:,} episodes)" for (path, device), count in drawn.most_common()]
+        document.paragraph("Frames drawn by: ", Text("; ".join(lines)), " (both render paths give the same pixels).")
     faults = store.pending_faults()
     if faults:
         faults_table = Table("Backend faults (episodes waiting for a resume)", ["reason", "episodes", "first error"])
@@ -140,6 +166,18 @@ def add_run_tables(document: Document, store: Store) -> None:
             document.code(error)
 
 
+def frames_drawn_by(store: Store) -> Counter:
+    """Episodes per (render path, GL device) that drew their frames, from the episodes' loop records."""
+    drawn: Counter = Counter()
+    for (loop,) in store.query("SELECT loop FROM episodes WHERE loop IS NOT NULL"):
+        try:
+            frames = json.loads(loop).get("frames")
+            drawn[(str(frames["path"]), str(frames["gl_renderer"]))] += 1
+        except (TypeError, ValueError, KeyError, AttributeError):  # no frames, or a damaged record
+            continue
+    return drawn
+
+
 def throughput_table(store: Store) -> Table:
     """Turns per second over the wall time the sessions were writing (overlapping workers merged)."""
     spans = store.session_spans()
@@ -158,6 +196,18 @@ def throughput_table(store: Store) -> Table:
     return table
 
 
+def add_paper_tables(document: Document, store: Store, config: dict) -> None:
+    """A preset run's tables in its paper's layout with the published rows (``cogsim.report.papers``)."""
+    preset = config.get("preset")
+    if not preset:
+        return
+    try:
+        add_paper_section(document, str(preset), store.episodes(("done",)), config.get("history"))
+    except Exception:  # a malformed record must not hide the rest of the report
+        document.paragraph("The paper tables of preset ", Code(str(preset)), " failed:")
+        document.code(traceback.format_exc(limit=5))
+
+
 def add_suite_section(document: Document, store: Store, suite: str, run_dir: Path) -> None:
     episodes = [e for e in store.episodes(("done",)) if e["suite"] == suite]
     document.heading(Text(f"Suite: {suite}"))
@@ -169,7 +219,8 @@ def add_suite_section(document: Document, store: Store, suite: str, run_dir: Pat
         return
     try:
         tables = metrics.summarize(suite, episodes)
-        store.save_metrics(suite, [_table_dict(t) for t in tables])
+        if not store.readonly:
+            store.save_metrics(suite, [_table_dict(t) for t in tables])
         for table in tables:
             document.table(table)
         plots_dir = _plots_dir(run_dir)

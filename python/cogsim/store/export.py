@@ -4,34 +4,46 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import asdict
 from pathlib import Path
 from typing import Optional, Sequence
 
-from cogsim._files import atomic_writer
-from cogsim.store.sqlite import DB_NAME, open_store
+from cogsim._files import atomic_writer, refuse_links
+from cogsim._untrusted import size_text
+from cogsim.store.sqlite import DB_NAME, StoreError, open_store
+
+MAX_EPISODE_TEXT_BYTES = 256 << 20  # the text of one episode an SFT export holds at once
 
 
 def _output(run_dir: str | Path, path: str | Path):
     """A writer for an export file, which must not be one of the run's own files; the file appears
     only when the export is complete."""
+    return atomic_writer(checked_output(run_dir, path), text=True)
+
+
+def checked_output(run_dir: str | Path, path: str | Path) -> Path:
+    """The resolved path of an export file; ValueError if it is one of the run's own files or a directory."""
     target = Path(path).resolve()
     run = Path(run_dir).resolve()
     if target.parent == run and (target.name.startswith(DB_NAME) or target.name == "run.lock"):
         raise ValueError(f"--out {path}: that is the run's own store; write the export to another file")
     if target.is_dir():
         raise ValueError(f"--out {path} is a directory; give a file name such as run.jsonl")
-    return atomic_writer(target, text=True)
+    return target
 
 
 def export_jsonl(run_dir: str | Path, path: str | Path) -> int:
-    """One JSON line per stored episode: its record (config fields and outcome) and every turn."""
+    """One JSON line per stored episode: its record (config fields and outcome) and every turn. Turns
+    are read and written one at a time, so a long episode never sits in memory whole."""
     count = 0
     with open_store(run_dir) as store, _output(run_dir, path) as out:
         for episode in store.episodes(("done", "truncated", "error", "running")):
-            turns = store.turns(episode["episode_id"])
-            episode["trajectory"] = [asdict(t) for t in turns]
-            out.write(json.dumps(episode) + "\n")
+            out.write(json.dumps(episode)[:-1] + ', "trajectory": [')  # the record, its turns appended
+            for index, turn in enumerate(store.iter_turns(episode["episode_id"])):
+                out.write((", " if index else "") + json.dumps(asdict(turn)))
+            out.write("]}\n")
             count += 1
     return count
 
@@ -47,7 +59,9 @@ def export_sft(
 
     Default: one example per episode and seat, the whole conversation. ``per_turn``: one example per
     turn holding exactly the context the agent saw (the episode's history policy, or ``history``),
-    ending with its answer. Images are absolute paths of the stored PNGs. Returns the example count.
+    ending with its answer. Images are absolute paths of the stored PNGs: every reference must be
+    the content key of a regular file inside the run's ``images/`` (the store is untrusted). An
+    episode holding more than MAX_EPISODE_TEXT_BYTES of text is refused. Returns the example count.
     """
     from cogsim.agents.base import Message
     from cogsim.agents.history import HistoryPolicy
@@ -55,6 +69,7 @@ def export_sft(
     run_dir = Path(run_dir).resolve()
     count = 0
     with open_store(run_dir) as store, _output(run_dir, path) as out:
+        images = _ImageFiles(run_dir)
         rows = store.finished_episode_heads()
         for episode_id, env_id, agent, seed, system_prompt, stored_history in rows:
             if agent not in agents:
@@ -62,8 +77,16 @@ def export_sft(
             policy = HistoryPolicy.parse(history or (stored_history if per_turn else "full"))
             past: dict[int, list] = {}
             meta = {"env_id": env_id, "seed": seed, "agent": agent}
-            for turn in store.turns(episode_id):
-                user = Message("user", turn.prompt, tuple(str(run_dir / ref) for ref in turn.images))
+            held = len(system_prompt or "")
+            for turn in store.iter_turns(episode_id):
+                held += len(turn.prompt) + len(turn.response)
+                if held > MAX_EPISODE_TEXT_BYTES:
+                    raise StoreError(
+                        f"{store.path}: episode {episode_id} holds more than {size_text(MAX_EPISODE_TEXT_BYTES)} of "
+                        "text; cogsim exports SFT examples of episodes up to that size"
+                    )
+                where = f"episode {episode_id} turn {turn.turn}"
+                user = Message("user", turn.prompt, tuple(images.path(ref, where, store.path) for ref in turn.images))
                 seat_past = past.setdefault(turn.player, [])
                 if per_turn:
                     messages = policy.messages(system_prompt, seat_past, user) + [Message("assistant", turn.response)]
@@ -78,6 +101,31 @@ def export_sft(
                     out.write(json.dumps({"messages": _chat(messages), **meta, "player": player}) + "\n")
                     count += 1
     return count
+
+
+class _ImageFiles:
+    """Absolute paths of a run's stored frames, each checked once: a regular file (no link) in the
+    run's own images/ folder, also free of links."""
+
+    def __init__(self, run_dir: Path):
+        self.run_dir = run_dir
+        self.checked: set[str] = set()
+
+    def path(self, ref: str, where: str, store_path: Path) -> str:
+        path = self.run_dir / ref  # ref is images/ab/<key>.png: the store checked its form
+        if ref not in self.checked:
+            refuse_links(self.run_dir / "images", path.parent)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                info = None
+            if info is None or not stat.S_ISREG(info.st_mode):
+                raise StoreError(
+                    f"{store_path}: {where} shows {ref}, which is not a regular file in the run's images/ folder; "
+                    "restore the run's images or export without them (--format jsonl)"
+                )
+            self.checked.add(ref)
+        return str(path)
 
 
 def _chat(messages) -> list[dict]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import random as _random
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -224,6 +224,20 @@ class CaseSet:
     def part(self, name: str) -> "CaseSet":
         s = self.parts[name]
         return CaseSet(self.xs[s], self.ys[s], self.zs[s], {name: slice(0, s.stop - s.start)})
+
+    @cached_property
+    def core(self) -> _core.WiltCases:
+        """The points converted once for the core's checks, with their "grid" part where it is a product
+        grid (the core then evaluates it factored: cpp/wilt/grid.hpp)."""
+        grid = self.parts.get("grid")
+        if grid is not None and grid.stop > grid.start:
+            size = round((grid.stop - grid.start) ** (1 / 3))
+            axis = [float(v) for v in self.zs[grid.start : grid.start + size]]
+            try:
+                return _core.WiltCases(self.xs, self.ys, self.zs, grid.start, axis)
+            except ValueError:
+                pass  # not a product grid the core factors: every point is evaluated alone
+        return _core.WiltCases(self.xs, self.ys, self.zs)
 
 
 def grid_points() -> np.ndarray:

@@ -15,7 +15,7 @@ And how a guess that raises at some point is read (keyword ``raises``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Optional, Sequence, Union
 
@@ -124,6 +124,17 @@ class Equivalence:
         }
 
 
+_FIELDS = tuple(f.name for f in fields(Equivalence))
+
+
+def _equivalence(*values) -> Equivalence:
+    """Equivalence(*values), every field given, without the frozen dataclass's one __setattr__ per field:
+    a check takes a few microseconds in all, and that constructor was a fifth of them."""
+    made = object.__new__(Equivalence)
+    made.__dict__.update(zip(_FIELDS, values))
+    return made
+
+
 def _check_modes(equivalence: str, raises: str) -> None:
     if equivalence not in EQUIVALENCE_MODES:
         raise ValueError(f"equivalence must be one of {EQUIVALENCE_MODES}, got {equivalence!r}")
@@ -164,6 +175,12 @@ def _cached_truth(source: str, equivalence: str) -> np.ndarray:
     return truth
 
 
+@lru_cache(maxsize=1024)
+def _cached_reference(source: str, equivalence: str) -> _core.WiltReference:
+    """The hidden rule's cached truth packed in the core for checks against it."""
+    return _core.WiltReference(cases_for(equivalence).core, _cached_truth(source, equivalence))
+
+
 def _standard_truth(source: str) -> np.ndarray:
     return _cached_truth(source, "strict")
 
@@ -188,6 +205,29 @@ def _from_counts(cases: CaseSet, counts: dict, raised: int = 0, invalid: bool = 
         counterexamples=tuple(cases.point(i) for i in counts["first_mismatches"]),
         raised=raised,
         invalid=invalid,
+    )
+
+
+_FALLBACK = 4  # wilt_check's tuple: (mismatches, true_a, true_b, true_both, fallback, raised_a, firsts, first raised)
+
+
+def _from_check(cases: CaseSet, checked: tuple, invalid_if_raised: bool) -> Equivalence:
+    """An Equivalence from wilt_check's counts (every point decided): what _checked_for_raises, or
+    with raises="false" _from_counts, makes of the same counts."""
+    mismatches, guess_true, hidden_true, both_true, _, raised, examples, raised_at = checked
+    invalid = invalid_if_raised and raised > 0
+    if invalid and not examples:
+        examples = raised_at
+    return _equivalence(
+        mismatches == 0 and not invalid,
+        mismatches,
+        len(cases.xs),
+        guess_true,
+        hidden_true,
+        both_true,
+        tuple(map(cases.point, examples)),
+        raised if invalid_if_raised else 0,
+        invalid,
     )
 
 
@@ -244,14 +284,15 @@ def equivalent(
     named set is cached."""
     _check_modes(equivalence, raises)
     guess, hidden = compile_rule(guess), compile_rule(hidden)
-    named = cases is None
-    cases = cases_for(equivalence) if named else cases
-    reference = _cached_truth(hidden.source, equivalence) if named else None
-    counts = None
-    if reference is not None:
-        # One pass in the core against the hidden rule's cached truth: counts, counterexamples and
-        # the points where the guess raised, with no per-point arrays crossing into Python.
-        counts = _core.wilt_compare_truth(guess.program, reference, cases.xs, cases.ys, cases.zs, max_examples, threads)
+    reference = counts = None
+    if cases is None:
+        # One pass in the core against the hidden rule's cached truth, its grid part evaluated factored:
+        # counts, counterexamples and the points where the guess raised, no per-point arrays in Python.
+        cases = cases_for(equivalence)
+        checked = _core.wilt_check(guess.program, _cached_reference(hidden.source, equivalence), max_examples, threads)
+        if not checked[_FALLBACK]:
+            return _from_check(cases, checked, raises == "invalid")
+        reference = _cached_truth(hidden.source, equivalence)
     elif raises == "false":
         counts = _core.wilt_compare(guess.program, hidden.program, cases.xs, cases.ys, cases.zs, max_examples, threads)
     if counts is None or counts["fallback"]:  # per-point arrays: CPython decides what the VM could not

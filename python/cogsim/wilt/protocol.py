@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from cogsim._template import load_template
+
 INSTRUCTION = (
     "You are an AI tasked with discovering a hidden rule that takes three numbers as input and returns a boolean. "
     "These numbers can be any float or integer number that can be typed in 3 or fewer digits, not including signs "
@@ -207,18 +209,15 @@ RELEASE_ABORT = "Aborting..."
 CORRECT_POINTS = 1000
 
 
-def load_prompt(path, max_attempts: int) -> str:
-    """Reads an instruction text from a file. The one placeholder, ``{max_attempts}``, is replaced by the
-    test budget (a text without it, such as the published prompt with its literal "30", is used as is);
-    no other brace is interpreted."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as error:
-        raise ValueError(f"prompt_file: cannot read {str(path)!r} ({error.strerror})") from None
+def load_prompt(source, max_attempts: int) -> str:
+    """An instruction text from a file (or a run's recorded copy of one). The one placeholder,
+    ``{max_attempts}``, is replaced by the test budget (a text without it, such as the published prompt
+    with its literal "30", is used as is); no other brace is interpreted."""
+    template = load_template(source, ("max_attempts",), "prompt_file", syntax="literal")
+    text = template.fill(max_attempts=max_attempts)
     if not text.strip():
-        raise ValueError(f"prompt_file: {str(path)!r} is empty")
-    return text.replace("{max_attempts}", str(max_attempts))
+        raise ValueError("prompt_file: the instruction text is empty")
+    return text
 
 
 def release_numbers_reply(count: int = 3) -> str:

@@ -4,9 +4,8 @@ Source: RiotGames/WILT (commit 6344f04), ``harness/test_cases.py``: ``TESTS_FULL
 (the lambda texts, verbatim; tests/fidelity/data/wilt_rules.json holds them as extracted). Tiers
 follow that file's section comments: "Easy Tests" 1-14, "Medium Tests" 15-39, "Very Hard Tests" 40-50.
 
-One rule is rewritten, because cogsim's rule compiler does not accept tuple targets in a generator
-(``for a, b in [...]``): rule 46 (coprimality) is spelled out pair by pair, the same function
-(``RELEASE_FULL_SOURCES`` keeps the release's text; a fidelity test checks the two agree).
+Every rule is the release's text as it stands, rule 46 (coprimality, ``for a, b in [...]``) included:
+the compiler takes tuple targets in generators.
 
 ``PROTOTYPE_SPLIT`` is cogsim's earlier 50-rule list (from the prototype harness: subtraction rules,
 ``x <= x <= y``, no magnitude-range or ``int()`` bitwise rules), kept as the named split "prototype".
@@ -73,12 +72,7 @@ _RELEASE_FULL = [
 ]
 
 RELEASE_FULL_SOURCES: tuple[str, ...] = tuple(src for src, _ in _RELEASE_FULL)
-# Rule 46 in a form the compiler accepts (same truth values: the all() over three pairs, unrolled).
-_REWRITES = {
-    45: "lambda x, y, z: all([m % 1 == 0 for m in [x, y, z]]) and math.gcd(int(x), int(y)) == 1 and math.gcd(int(y), int(z)) == 1 and math.gcd(int(z), int(x)) == 1"
-}
-
-FULL_SPLIT: tuple[str, ...] = tuple(_REWRITES.get(i, src) for i, src in enumerate(RELEASE_FULL_SOURCES))
+FULL_SPLIT: tuple[str, ...] = RELEASE_FULL_SOURCES
 FULL_TIERS: tuple[str, ...] = tuple(tier for _, tier in _RELEASE_FULL)
 
 # cogsim's earlier list (see the module note), kept as the "prototype" split.

@@ -1,5 +1,6 @@
-"""Cube Bench on the cube engine: seeded items for the seven tests, prompts, answer parsers (the
-release's extraction and cogsim's strict one-line formats).
+"""Cube Bench on the cube engine: seeded items for the seven tests and the invariance sweep, prompts,
+answer parsers (the release's extraction and cogsim's strict one-line formats), and the two release
+lines of the authors' harness (``releases``).
 
 The envs (``cube/reconstruction`` ... ``cube/recovery``) live in ``cogsim.envs.cube``; the metrics
 and tables in ``cogsim.metrics.cube``.
@@ -13,6 +14,7 @@ from cogsim.cube.suite.items import (
     export_seed_list,
     load_seed_list,
     make_item,
+    release_exact_scramble,
     release_scramble,
     verify_seed_list,
 )
@@ -31,13 +33,17 @@ from cogsim.cube.suite.parsers import (
     release_yes_no,
 )
 from cogsim.cube.suite.prompts import PROMPT_VERSION
+from cogsim.cube.suite.releases import LINES as RELEASE_LINES
+from cogsim.cube.suite.releases import NEWEST as NEWEST_RELEASE
 
 __all__ = [
     "LABELS",
     "TESTS",
     "EFFECT_LABELS",
     "IDK",
+    "NEWEST_RELEASE",
     "PROMPT_VERSION",
+    "RELEASE_LINES",
     "Parsed",
     "balanced_position",
     "build_seed_list",
@@ -51,6 +57,7 @@ __all__ = [
     "parse_yes_no",
     "release_choice",
     "release_effects",
+    "release_exact_scramble",
     "release_grid",
     "release_scramble",
     "release_yes_no",

@@ -1,7 +1,8 @@
 """Seed lists from the command line.
 
 python -m cogsim.cube.suite export --test optimal-move --depth 1 --count 100 --out optimal-move-d1.json
-(--scrambles cogsim for cogsim's exact-depth scrambles instead of the release's)
+(--scrambles release-1ca7d58 for the older release line's sampler, cogsim for cogsim's optimal
+scrambles; --layout cogsim for cogsim's balanced option sets instead of the newest release's)
 python -m cogsim.cube.suite verify optimal-move-d1.json
 """
 
@@ -24,9 +25,15 @@ def main(argv=None) -> int:
     export.add_argument("--unique-states", action="store_true", help="skip seeds whose state repeats an earlier one")
     export.add_argument(
         "--scrambles",
-        choices=items.SCRAMBLES,
+        choices=items.SAMPLERS,
         default="release",
-        help="the release's scramble sampler (default) or cogsim's exact-depth scrambles",
+        help="the newest release's exact-depth sampler (default), the older line's, or cogsim's",
+    )
+    export.add_argument(
+        "--layout",
+        choices=items.LAYOUTS,
+        default="release",
+        help="the newest release's seeded option sets and verification cells (default) or cogsim's balanced layout",
     )
     export.add_argument("--out", required=True)
     verify = commands.add_parser("verify", help="regenerate every item of a seed list from its seed and compare")
@@ -35,7 +42,7 @@ def main(argv=None) -> int:
     try:
         if args.command == "export":
             seed_list = items.build_seed_list(
-                args.test, args.depth, args.count, args.first_seed, args.unique_states, args.scrambles
+                args.test, args.depth, args.count, args.first_seed, args.unique_states, args.scrambles, args.layout
             )
             print(items.export_seed_list(seed_list, args.out))
         else:

@@ -1,9 +1,13 @@
 """Seeded item generation for the seven tests, and seed lists (export, import).
 
 Episode ``index`` at scramble depth ``d`` uses seed ``index`` (or the seed a seed list maps it to):
-the seed fixes the scramble (``cube.scramble(d, seed)``, an exact-depth optimal scramble shared by
-all tests), the teacher plan (the inverse scramble), the distractors and the oracle labels, so every
-model sees identical items.
+the seed fixes the scramble, the teacher plan (the inverse scramble), the distractors and the oracle
+labels, so every model sees identical items. Scramble samplers (``SAMPLERS``): "release" (the
+newest release line's ``VirtualCube.scramble(random_seed=seed, n_moves=d, exact_depth=True)``),
+"release-1ca7d58" (the older line's sampler, not exact-depth) and "cogsim" (``cube.scramble(d, seed)``,
+an exact-depth optimal scramble). Item layouts (``LAYOUTS``): "release" reproduces the newest release's
+seeded choices where they are reproducible (the optimal-move and invariance options, the closed-loop
+step options, the verification cells and mismatch moves); "cogsim" is the balanced layout below.
 
 Fairness: the correct option's slot is balanced by construction rather than by rejection. Within
 each block of four consecutive indices the gold slot visits A, B, C and D once, in a seeded order,
@@ -16,7 +20,9 @@ paper's rotating double slot). Options within an item are always distinct moves.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import zlib
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -24,15 +30,28 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from cogsim import cube
+from cogsim._untrusted import load_json, read_file
 from cogsim.cube import DECREASE, INCREASE, MOVES, NO_CHANGE, Cube
 from cogsim.cube.suite import views
 from cogsim.cube.suite.parsers import COLOURS, EFFECT_LABELS
 from cogsim.cube.suite.prompts import PROMPT_VERSION
 
 LABELS = "ABCD"
-TESTS = ("reconstruction", "verification", "optimal-move", "reflection", "closed-loop", "move-effect", "recovery")
+TESTS = (
+    "reconstruction",
+    "verification",
+    "optimal-move",
+    "reflection",
+    "closed-loop",
+    "move-effect",
+    "recovery",
+    "invariance",
+)
 EFFECT_NAMES = {DECREASE: "DECREASE", NO_CHANGE: "NO_CHANGE", INCREASE: "INCREASE"}
-SEED_LIST_FORMAT = "cogsim-cubebench-seed-list/1"
+SEED_LIST_FORMAT = "cogsim-cubebench-seed-list/2"
+# Lists of format /1 named the older line's sampler "release"; they read it as "release-1ca7d58".
+_LEGACY_SEED_LIST_FORMAT = "cogsim-cubebench-seed-list/1"
+MAX_SEED_LIST_BYTES = 64 << 20
 MAX_DEPTH = 20
 
 
@@ -71,35 +90,96 @@ def place(gold: str, others: list[str], slot: int) -> list[str]:
     return options
 
 
-SCRAMBLES = ("release", "cogsim")
+SAMPLERS = ("release", "release-1ca7d58", "cogsim")
+LAYOUTS = ("release", "cogsim")
+SCRAMBLE_TRIES = 50  # the release's max_tries
 # The release's move list, in its order (the order matters: its sampler indexes into it).
 RELEASE_MOVES = ("R", "L", "U", "D", "F", "B", "R'", "L'", "U'", "D'", "F'", "B'", "R2", "L2", "U2", "D2", "F2", "B2")
 
 
-def release_scramble(depth: int, seed: int, start: Optional[Cube] = None) -> list[str]:
-    """The release's scramble for ``random_seed=seed, n_moves=depth``: a PCG64 generator seeded with
-    the seed draws each move uniformly from the 18 moves (15 after the first: never the previous
-    move's face again); a sequence that leaves the cube (``start``, solved by default) solved is
-    drawn again, up to 50 times. Not an exact-depth scramble: opposite faces commute, so e.g.
-    R L R is two moves from solved."""
+class ScrambleError(ValueError):
+    """The release's exact-depth sampler found no sequence of exactly the depth in its 50 draws."""
+
+
+def _release_draws(depth: int, seed: int):
+    """The release's move sequences for ``random_seed=seed``: a PCG64 generator seeded with the seed
+    draws each move uniformly from the 18 moves (15 after the first: never the previous move's face
+    again), one sequence per try."""
     rng = np.random.default_rng(seed)
-    start = Cube() if start is None else start
-    moves: list[str] = []
-    for _ in range(50):
+    for _ in range(SCRAMBLE_TRIES):
         moves, last = [], None
         for _ in range(depth):
             candidates = [m for m in RELEASE_MOVES if m[0] != last] if last else list(RELEASE_MOVES)
             move = candidates[int(rng.integers(len(candidates)))]
             moves.append(move)
             last = move[0]
+        yield moves
+
+
+def release_scramble(depth: int, seed: int, start: Optional[Cube] = None) -> list[str]:
+    """The older release line's scramble (1ca7d58) for ``random_seed=seed, n_moves=depth``: the first
+    draw that leaves the cube (``start``, solved by default) unsolved, or the 50th. Not an
+    exact-depth scramble: opposite faces commute, so e.g. R L R is two moves from solved."""
+    start = Cube() if start is None else start
+    moves: list[str] = []
+    for moves in _release_draws(depth, seed):
         if not start.apply(" ".join(moves)).is_solved():
             break
     return moves
 
 
+def release_exact_scramble(depth: int, seed: int) -> list[str]:
+    """The newest release line's scramble, ``scramble(random_seed=seed, n_moves=depth, exact_depth=True)``:
+    the first of the same draws whose state is exactly ``depth`` moves from solved. The release raises
+    after 50 draws without one (none of seeds 0-99 does at depths 1-12), and so does this."""
+    if depth > MAX_DEPTH:
+        raise ScrambleError(f"depth must be at most {MAX_DEPTH} for exact-depth scrambles, got {depth}")
+    for moves in _release_draws(depth, seed):
+        if int(cube.distance(Cube.from_moves(" ".join(moves)))) == depth:
+            return moves
+    raise ScrambleError(
+        f"the release's sampler found no exact-depth-{depth} scramble in {SCRAMBLE_TRIES} draws for seed {seed} "
+        "(as the release itself fails there); use another seed, a smaller depth, or scrambles='cogsim'"
+    )
+
+
 def scramble_of(depth: int, seed: int, scrambles: str = "cogsim") -> list[str]:
-    """cogsim's exact-depth optimal scramble (``cube.scramble``), or the release's sampler."""
-    return release_scramble(depth, seed) if scrambles == "release" else cube.scramble(depth, seed)
+    """The scramble of ``seed`` by one of the ``SAMPLERS``."""
+    if scrambles == "release":
+        return release_exact_scramble(depth, seed)
+    if scrambles == "release-1ca7d58":
+        return release_scramble(depth, seed)
+    return cube.scramble(depth, seed)
+
+
+def release_rng(*parts: object) -> random.Random:
+    """The newest release's per-item generator (``BaseTest.item_rng``): Python's ``random.Random``
+    seeded with the first 8 bytes (big-endian) of SHA-256 over the parts joined by ':'."""
+    digest = hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def release_mcq(correct: str, rng: random.Random, letter: str) -> list[str]:
+    """The release's ``gen_mcq(correct, rng, force_letter=letter)``: three distractors sampled from the
+    other 17 moves (in the release's move order), shuffled, filling the other letters in order."""
+    distractors = rng.sample([m for m in RELEASE_MOVES if m != correct], 3)
+    rng.shuffle(distractors)
+    others = iter(distractors)
+    return [correct if slot == letter else next(others) for slot in LABELS]
+
+
+def release_step_options(depth: int, seed: int, step: int, teacher_move: str, good: set) -> list[str]:
+    """The release's ``gen_mcq_balanced`` of the closed-loop step ``step`` of item ``seed``: the
+    teacher's move, one other progress move when there is one (``rng.choice`` of the sorted others),
+    non-progress moves sampled for the rest, all four shuffled (``item_rng(depth, seed, step)``)."""
+    rng = release_rng(depth, seed, step)
+    others = good - {teacher_move}
+    bad = [m for m in RELEASE_MOVES if m != teacher_move and m not in others]
+    picks = [rng.choice(sorted(others))] if others else []
+    picks += rng.sample(bad, 3 - len(picks))
+    options = [teacher_move] + picks
+    rng.shuffle(options)
+    return options
 
 
 def effect_labels(state: Cube) -> dict[str, str]:
@@ -115,10 +195,12 @@ def move_options(state: Cube, gold_move: str, rng, slot: int, effects: Optional[
     return {"options": options, "gold": LABELS[slot], "effects": {m: effects[m] for m in options}}
 
 
-def _base(test: str, depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
+def _base(test: str, depth: int, seed: int, index: int, scrambles: str = "cogsim", layout: str = "cogsim") -> dict:
     scramble = scramble_of(depth, seed, scrambles)
     state = Cube.from_moves(" ".join(scramble))
     extra = {"scrambles": scrambles} if scrambles != "cogsim" else {}  # cogsim items stay as they were
+    if layout != "cogsim":
+        extra["layout"] = layout
     return {
         **extra,
         "test": test,
@@ -138,23 +220,24 @@ def max_colour_count(depth: int) -> int:
     return 9 if depth < 3 else 6
 
 
-def reconstruction_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
+def reconstruction_item(depth: int, seed: int, index: int, scrambles: str = "cogsim", layout: str = "cogsim") -> dict:
     """The Front face of the seed's scramble; when one colour covers more than ``max_colour_count``
     stickers, the paper regenerates with seed * 10000 + attempt (attempt 1..50), recorded as
-    ``scramble_seed``."""
-    item = _base("reconstruction", depth, seed, index, scrambles)
+    ``scramble_seed``. The newest release scrambles a fresh cube each time; the older line
+    (``scrambles="release-1ca7d58"``) scrambled the same cube again, so its moves accumulate."""
+    item = _base("reconstruction", depth, seed, index, scrambles, layout)
     item["scramble_seed"] = seed
     for attempt in range(1, 51):
         rows = views.front_rows(item["facelets"])
         if max("".join(rows).count(c) for c in COLOURS) <= max_colour_count(depth):
             break
         item["scramble_seed"] = seed * 10000 + attempt
-        if scrambles == "release":  # the release scrambles the same cube again: the moves accumulate
+        if scrambles == "release-1ca7d58":
             scramble = item["scramble"].split() + release_scramble(
                 depth, item["scramble_seed"], Cube.from_facelets(item["facelets"])
             )
         else:
-            scramble = scramble_of(depth, item["scramble_seed"])
+            scramble = scramble_of(depth, item["scramble_seed"], scrambles)
         item.update(
             scramble=" ".join(scramble),
             facelets=Cube.from_moves(" ".join(scramble)).to_facelets(),
@@ -168,27 +251,55 @@ FRONT_AFFECTING = tuple(m for m in MOVES if not m.startswith("B"))
 """The moves the paper's verification negatives draw from: every face turn but the Back face's."""
 
 
-def verification_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
-    """Yes and No alternate in blocks of two. The paper's negative ("image-move"): the text is the
-    scrambled cube's Front face and the image shows the cube after one more face turn (not B) that
-    changes that face. The alternative negative ("text-edit", env option ``negatives``): the image
-    is the scrambled cube and the text edits one or two stickers (token edit) or is the Front face
-    after one extra move (move edit)."""
-    item = _base("verification", depth, seed, index, scrambles)
+# The newest release's verification cells, cycled by item index: (polarity, states match, answer).
+VERIFICATION_CELLS = (
+    ("affirmative", True, "Yes"),
+    ("affirmative", False, "No"),
+    ("negated", True, "No"),
+    ("negated", False, "Yes"),
+)
+CLAIM_FORMS = 3  # surface forms per polarity; form (index // 4) % 3
+
+
+def verification_item(depth: int, seed: int, index: int, scrambles: str = "cogsim", layout: str = "cogsim") -> dict:
+    """layout "release" (the newest release): the question is a claim about the Front face, stated
+    affirmatively ("is exactly this") or negated ("is NOT this"), in one of three surface forms; the
+    cell (polarity, whether image and text match) cycles with ``seed`` % 4 and the form with
+    (seed // 4) % 3; a mismatching image is the cube after ``item_rng("verification", d, seed).choice``
+    of the 15 non-B face turns, as drawn (the release does not check that it changes the face).
+
+    layout "cogsim": an affirmative question; Yes and No alternate in blocks of two. The paper's
+    negative ("image-move"): the image shows the cube after one more face turn (not B) that changes
+    the Front face. The alternative negative ("text-edit", env option ``negatives``): the image is the
+    scrambled cube and the text edits one or two stickers (token edit) or is the Front face after
+    one extra move (move edit)."""
+    item = _base("verification", depth, seed, index, scrambles, layout)
     rng = item_rng("verification", depth, seed)
     state = Cube.from_facelets(item["facelets"])
     truth = list(views.front_rows(state))
-    positive = balanced_position(index, 2, "verification", depth) == 0
+    if layout == "release":
+        polarity, match, gold = VERIFICATION_CELLS[seed % 4]
+        positive = match
+        form = (seed // len(VERIFICATION_CELLS)) % CLAIM_FORMS
+    else:
+        positive = balanced_position(index, 2, "verification", depth) == 0
+        polarity, gold, form = "affirmative", "Yes" if positive else "No", 0
     item.update(
         gold_grid=truth,
-        gold="Yes" if positive else "No",
+        gold=gold,
+        polarity=polarity,
+        claim_form=form,
+        states_match=positive,
         shown_grid=truth,
         image_facelets=item["facelets"],
         negative_kind=None,
         negative_move=None,
         text_edit=None,
     )
-    if not positive:
+    if not positive and layout == "release":
+        move = release_rng("verification", depth, seed).choice(FRONT_AFFECTING)
+        item.update(image_facelets=state.apply(move).to_facelets(), negative_kind="image-move", negative_move=move)
+    elif not positive:
         moved, move = _image_move(state, truth, rng)
         item.update(image_facelets=moved, negative_kind="image-move", negative_move=move)
         if rng.random() < 0.5:
@@ -223,20 +334,47 @@ def _move_edit(state: Cube, truth: list[str], rng) -> tuple[list[str], str]:
     raise AssertionError("every face turn leaves the Front face unchanged, which no cube state allows")
 
 
-def optimal_move_item(depth: int, seed: int, index: int, test: str = "optimal-move", scrambles: str = "cogsim") -> dict:
-    """The teacher's next move (first move of the inverse scramble; it always reduces the distance by
-    one) and three legal moves that do not."""
-    item = _base(test, depth, seed, index, scrambles)
-    rng = item_rng("optimal-move", depth, seed)
+def optimal_move_item(
+    depth: int, seed: int, index: int, test: str = "optimal-move", scrambles: str = "cogsim", layout: str = "cogsim"
+) -> dict:
+    """The teacher's next move (first move of the inverse scramble) at the gold letter. layout
+    "cogsim": three legal moves that do not reduce the distance, the gold slot balanced in blocks of
+    four. layout "release" (the newest release's prediction test): the gold letter is "ABCD"[seed % 4]
+    and the three distractors are ``gen_mcq``'s draw from ``random.Random(seed)`` among the other 17
+    moves (at depth >= 2 a distractor can reduce the distance too; only the gold letter scores)."""
+    item = _base(test, depth, seed, index, scrambles, layout)
     state = Cube.from_facelets(item["facelets"])
-    slot = balanced_position(index, 4, "optimal-move", depth)
-    item.update(move_options(state, item["teacher"][0], rng, slot))
-    item["gold_move"] = item["teacher"][0]
+    teacher = item["teacher"][0]
+    if layout == "release":
+        gold = LABELS[seed % 4]
+        options = release_mcq(teacher, random.Random(seed), gold)
+        effects = effect_labels(state)
+        item.update(options=options, gold=gold, effects={m: effects[m] for m in options})
+    else:
+        rng = item_rng("optimal-move", depth, seed)
+        slot = balanced_position(index, 4, "optimal-move", depth)
+        item.update(move_options(state, teacher, rng, slot))
+    item["gold_move"] = teacher
     return item
 
 
-def reflection_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
-    return optimal_move_item(depth, seed, index, test="reflection", scrambles=scrambles)
+def reflection_item(depth: int, seed: int, index: int, scrambles: str = "cogsim", layout: str = "cogsim") -> dict:
+    return optimal_move_item(depth, seed, index, test="reflection", scrambles=scrambles, layout=layout)
+
+
+# The invariance sweep's image variants, in the release's order, and its recolouring (image only).
+INVARIANCE_VARIANTS = ("clean", "occl", "bright", "recolor")
+
+
+def invariance_item(depth: int, seed: int, index: int, scrambles: str = "cogsim", layout: str = "cogsim") -> dict:
+    """One invariance-sweep item: a depth-d state, the teacher's next move among four (the release's
+    ``gen_mcq`` with ``random.Random(seed)`` and gold letter "ABCD"[seed % 4] under layout "release"),
+    asked once per image variant with the same text. The release's sweep scrambles without
+    ``exact_depth`` (``invariance_sweep.py``): under ``scrambles="release"`` it uses that sampler."""
+    sampler = "release-1ca7d58" if scrambles == "release" else scrambles
+    item = optimal_move_item(depth, seed, index, test="invariance", scrambles=sampler, layout=layout)
+    item["variants"] = list(INVARIANCE_VARIANTS)
+    return item
 
 
 def closed_loop_options(state: Cube, teacher_move: str, rng, slot: int, effects: Optional[dict] = None) -> dict:
@@ -263,14 +401,28 @@ def closed_loop_step(depth: int, seed: int, index: int, step: int, state: Cube, 
     return closed_loop_options(state, teacher_move, rng, slot)
 
 
-def closed_loop_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
+def release_closed_loop_step(depth: int, seed: int, step: int, state: Cube, teacher_move: str) -> dict:
+    """The newest release's step: its option set (``release_step_options``) and its correct letter,
+    the first letter whose move reduces the distance (any progress move is correct)."""
+    effects = effect_labels(state)
+    good = {m for m in MOVES if effects[m] == "DECREASE"}
+    options = release_step_options(depth, seed, step, teacher_move, good)
+    gold = next(label for label, move in zip(LABELS, options) if move in good)
+    return {"options": options, "gold": gold, "effects": {m: effects[m] for m in options}}
+
+
+def closed_loop_item(depth: int, seed: int, index: int, scrambles: str = "cogsim", layout: str = "cogsim") -> dict:
     """The scramble, the teacher plan and, for the record, the option sets along the teacher path
     (the env generates the same sets online, and new ones where a model's progress move leaves it)."""
-    item = _base("closed-loop", depth, seed, index, scrambles)
+    item = _base("closed-loop", depth, seed, index, scrambles, layout)
     state = Cube.from_facelets(item["facelets"])
     steps = []
     for step, move in enumerate(item["teacher"]):
-        steps.append({"facelets": state.to_facelets(), **closed_loop_step(depth, seed, index, step, state, move)})
+        if layout == "release":
+            options = release_closed_loop_step(depth, seed, step, state, move)
+        else:
+            options = closed_loop_step(depth, seed, index, step, state, move)
+        steps.append({"facelets": state.to_facelets(), **options})
         state = state.apply(move)
     item["steps"] = steps
     return item
@@ -297,14 +449,16 @@ def effect_option_set(
     return place(anchor, rest, doubled_slot), doubled_class
 
 
-def move_effect_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
+def move_effect_item(depth: int, seed: int, index: int, scrambles: str = "cogsim", layout: str = "cogsim") -> dict:
     """Four candidate moves, each to be labelled DECREASE / NO_CHANGE / INCREASE (paper: the model
     labels every option A-D). Class balancing: one move of each class present plus one doubled class,
     which cycles through the three classes in blocks of three; where the state has fewer than two
     moves of that class (DECREASE, mostly), the feasible classes alternate block by block (the paper
     doubles the feasible class furthest below its target share). Slot rotation: the doubled class's
-    anchor move rotates through A, B, C, D with the index (the paper's rotating double slot)."""
-    item = _base("move-effect", depth, seed, index, scrambles)
+    anchor move rotates through A, B, C, D with the index (the paper's rotating double slot). The
+    release's option sets depend on every earlier item of the run (its balancing counters and an
+    unseeded shuffle), so no layout reproduces them; layout "release" keeps this one."""
+    item = _base("move-effect", depth, seed, index, scrambles, layout)
     rng = item_rng("move-effect", depth, seed)
     effects = effect_labels(Cube.from_facelets(item["facelets"]))
     target = EFFECT_LABELS[balanced_position(index, 3, "move-effect-class", depth)]
@@ -336,10 +490,11 @@ def recovery_horizon(depth: int) -> int:
     return depth
 
 
-def recovery_item(depth: int, seed: int, index: int, scrambles: str = "cogsim") -> dict:
+def recovery_item(depth: int, seed: int, index: int, scrambles: str = "cogsim", layout: str = "cogsim") -> dict:
     """The depth-d scramble followed by one seeded non-progress move: the injected first failure.
-    The teacher plan after it is the failure's inverse followed by the inverse scramble."""
-    item = _base("recovery", depth, seed, index, scrambles)
+    The teacher plan after it is the failure's inverse followed by the inverse scramble. (The
+    release draws the learning curve's options with an unseeded generator: no layout reproduces them.)"""
+    item = _base("recovery", depth, seed, index, scrambles, layout)
     rng = item_rng("recovery", depth, seed)
     state = Cube.from_facelets(item["facelets"])
     effects = effect_labels(state)
@@ -363,26 +518,42 @@ GENERATORS = {
     "closed-loop": closed_loop_item,
     "move-effect": move_effect_item,
     "recovery": recovery_item,
+    "invariance": invariance_item,
 }
 
 
-def make_item(test: str, depth: int, seed: int, index: Optional[int] = None, scrambles: str = "cogsim") -> dict:
-    """The JSON-able item of episode ``index`` (default: the seed) of ``test`` at ``depth``; the
-    scramble is cogsim's exact-depth one or (``scrambles="release"``) the release's for that seed."""
+def make_item(
+    test: str,
+    depth: int,
+    seed: int,
+    index: Optional[int] = None,
+    scrambles: str = "cogsim",
+    layout: str = "cogsim",
+) -> dict:
+    """The JSON-able item of episode ``index`` (default: the seed) of ``test`` at ``depth``, by one of
+    the ``SAMPLERS`` and ``LAYOUTS``."""
     if test not in GENERATORS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
-    if scrambles not in SCRAMBLES:
-        raise ValueError(f"scrambles must be one of {', '.join(map(repr, SCRAMBLES))}, got {scrambles!r}")
+    if scrambles not in SAMPLERS:
+        raise ValueError(f"scrambles must be one of {', '.join(map(repr, SAMPLERS))}, got {scrambles!r}")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(map(repr, LAYOUTS))}, got {layout!r}")
     depth, seed = check_depth(depth), check_seed(seed)
     index = seed if index is None else check_seed(index, "index")
-    return GENERATORS[test](depth, seed, index, scrambles=scrambles)
+    return GENERATORS[test](depth, seed, index, scrambles=scrambles, layout=layout)
 
 
 # -- seed lists -------------------------------------------------------------------------------------
 
 
 def build_seed_list(
-    test: str, depth: int, count: int, first_seed: int = 0, unique_states: bool = False, scrambles: str = "cogsim"
+    test: str,
+    depth: int,
+    count: int,
+    first_seed: int = 0,
+    unique_states: bool = False,
+    scrambles: str = "cogsim",
+    layout: str = "cogsim",
 ) -> dict:
     """Items for episode indices 0..count-1. Episode i uses seed first_seed + i, unless
     ``unique_states`` skips seeds whose scramble state repeats an earlier one (then the list records
@@ -401,7 +572,7 @@ def build_seed_list(
                 continue
             seen.add(state)
         index = len(episodes)
-        episodes[str(index)] = make_item(test, depth, seed, index, scrambles)
+        episodes[str(index)] = make_item(test, depth, seed, index, scrambles, layout)
         seed += 1
     return {
         "format": SEED_LIST_FORMAT,
@@ -421,21 +592,41 @@ def export_seed_list(seed_list: dict, path: Union[str, Path]) -> Path:
 def load_seed_list(source: Union[str, Path, dict]) -> dict:
     """Reads a seed list (a path or an already-loaded dict) and checks its shape and its ground
     truth: each item must equal what its seed generates (so edited lists are refused, not trusted)."""
-    data = json.loads(Path(source).read_text()) if isinstance(source, (str, Path)) else source
-    if not isinstance(data, dict) or data.get("format") != SEED_LIST_FORMAT:
+    if isinstance(source, (str, Path)):
+        data = load_json(
+            read_file(source, "seed_list", MAX_SEED_LIST_BYTES), f"seed_list {source}", MAX_SEED_LIST_BYTES
+        )
+    else:
+        data = source
+    if not isinstance(data, dict) or data.get("format") not in (SEED_LIST_FORMAT, _LEGACY_SEED_LIST_FORMAT):
         raise ValueError(f"seed_list must be a {SEED_LIST_FORMAT} JSON object")
     episodes = data.get("episodes")
     if not isinstance(episodes, dict) or not episodes:
         raise ValueError("seed_list['episodes'] must map episode indices to items")
+    if data["format"] == _LEGACY_SEED_LIST_FORMAT:
+        legacy = {k: v for k, v in episodes.items() if isinstance(v, dict) and v.get("scrambles") == "release"}
+        data = {
+            **data,
+            "episodes": {**episodes, **{k: {**v, "scrambles": "release-1ca7d58"} for k, v in legacy.items()}},
+        }
     return data
 
 
 def verify_seed_list(data: dict) -> None:
     """Regenerates every item of a seed list from its seed; raises ValueError on any difference."""
-    for key, item in load_seed_list(data)["episodes"].items():
+    data = load_seed_list(data)
+    legacy = data["format"] == _LEGACY_SEED_LIST_FORMAT  # written before the fields of later layouts
+    for key, item in data["episodes"].items():
         regenerated = make_item(
-            item["test"], item["depth"], item["seed"], item["index"], item.get("scrambles", "cogsim")
+            item["test"],
+            item["depth"],
+            item["seed"],
+            item["index"],
+            item.get("scrambles", "cogsim"),
+            item.get("layout", "cogsim"),
         )
+        if legacy:
+            regenerated = {k: v for k, v in regenerated.items() if k in item}
         if _jsonable(regenerated) != _jsonable(item):
             raise ValueError(f"seed_list episode {key} differs from what seed {item['seed']} generates")
 

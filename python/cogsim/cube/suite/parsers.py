@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
+from cogsim.cube.suite import releases
+
 OK, PARSE_FAILURE, INVALID = "ok", "parse_failure", "invalid"
 IDK = "IDK"
 EFFECT_LABELS = ("DECREASE", "NO_CHANGE", "INCREASE")
@@ -214,23 +216,28 @@ def _is_text(response: object) -> bool:
 
 
 def release_choice(
-    response: str, labels: Sequence[str] = "ABCD", allow_idk: bool = False, options: Optional[Sequence[str]] = None
+    response: str,
+    labels: Sequence[str] = "ABCD",
+    allow_idk: bool = False,
+    options: Optional[Sequence[str]] = None,
+    line: str = releases.NEWEST,
 ) -> Parsed:
     """The release's multiple-choice extraction: with ``allow_idk``, any abstention phrase anywhere
     (``<ANSWER> IDK </ANSWER>``, ``ANSWER: IDK`` / ``ANSWER: E``, "I don't know") wins first; then
-    the first ``<ANSWER> X </ANSWER>``, else the first ``ANSWER: X`` / ``ANSWER = X``, else the first
-    ``<X>`` (X in A-D, any case, spaces allowed). With ``options`` (the moves of A-D), a bare move
-    between answer tags (``<ANSWER> R' </ANSWER>``) maps back to its letter, as the release's
-    move-prediction test does. A letter outside ``labels`` is "invalid"."""
+    the first ``<ANSWER> X </ANSWER>``, else the first ``ANSWER: X`` / ``ANSWER = X`` (X in A-D, any
+    case, spaces allowed). The older line (``line="1ca7d58"``) also takes the first ``<X>``, and with
+    ``options`` (the moves of A-D) maps a bare move between answer tags (``<ANSWER> R' </ANSWER>``)
+    back to its letter; the newest line dropped both. A letter outside ``labels`` is "invalid"."""
     if not _is_text(response):
         return Parsed(PARSE_FAILURE)
     if allow_idk and _R_IDK.search(response):
         return Parsed(OK, IDK)
-    match = _R_TAG.search(response) or _R_COLON.search(response) or _R_BRACKET.search(response)
+    older = line == releases.OLDER
+    match = _R_TAG.search(response) or _R_COLON.search(response) or (older and _R_BRACKET.search(response))
     if match:
         letter = match.group(1).upper()
         return Parsed(OK, letter) if letter in tuple(labels) else Parsed(INVALID, letter)
-    if options:
+    if options and older:
         move = _R_MOVE_TAG.search(response)
         if move:
             wanted = move.group(1).upper()

@@ -5,7 +5,10 @@ The texts follow the protocol of the paper's released harness (github.com/dana-2
 ``prompts/prompts.yaml``, ``prompts/reflection.yaml`` and the move-effect / abstention prompts
 written in its evaluators): a system prompt stating the task, decision rule and strict output
 format, and a user prompt carrying the state, the current distance where the paper states it,
-the candidate moves as ``A: <move>`` lines and the answer line to write.
+the candidate moves as ``A: <move>`` lines and the answer line to write. The newest release line
+adds the verification claims (a statement about the Front face, affirmative or negated, in three
+surface forms per polarity), the invariance sweep's prompt and the image+text prompt without the
+authority rule (``image+text-no-authority``); cogsim states each in its own words.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import Sequence
 
 from cogsim.render.cube_net import COLOUR_RGB
 
-PROMPT_VERSION = "cubebench-prompts/4"
+PROMPT_VERSION = "cubebench-prompts/5"
 
 NET_LAYOUT = (
     "The cube is shown as an unfolded net in a fixed pose: Top above Front; Left, Front, Right and Back "
@@ -27,8 +30,9 @@ NOTATION = (
     "that face); X' = a 90-degree counter-clockwise quarter-turn; X2 = a single 180-degree half-turn."
 )
 AUTHORITY = "If the text and the image disagree, the textual state is authoritative; the image is for reference only."
+SAME_STATE = "The text and the image show the same state; read it from either or both."
 
-MODALITIES = ("image+text", "image", "text")
+MODALITIES = ("image+text", "image", "text", "image+text-no-authority")
 
 
 def state_block(modality: str, state_text: str) -> str:
@@ -37,6 +41,8 @@ def state_block(modality: str, state_text: str) -> str:
         return f"{NET_LAYOUT}\n{COLOUR_KEY}\nTextual cube state (authoritative):\n{state_text}"
     if modality == "image":
         return f"No text is provided: infer the state from the image of the cube. {NET_LAYOUT}\n{COLOUR_KEY}"
+    if modality == "image+text-no-authority":
+        return f"{NET_LAYOUT}\n{COLOUR_KEY}\n{SAME_STATE}\nTextual cube state:\n{state_text}"
     return f"{NET_LAYOUT}\n{COLOUR_KEY}\n{AUTHORITY}\nTextual cube state (authoritative):\n{state_text}"
 
 
@@ -102,6 +108,61 @@ VERIFICATION = (
     "  - Output 'Answer: Yes' if they match exactly in all nine positions, or 'Answer: No' if there is any "
     "mismatch. Reply with that one line only."
 )
+
+# The newest release's verification: a claim about the Front face, true or false. Three surface forms
+# per polarity (the cell's form is (index // 4) % 3); {grid} is the Front face's rows.
+CLAIMS = {
+    "affirmative": (
+        "The Front face of the cube in the image is exactly this grid:\n{grid}",
+        "The grid below shows the Front face of the pictured cube, all nine stickers as they are:\n{grid}",
+        "All nine stickers of the pictured cube's Front face are as this grid says:\n{grid}",
+    ),
+    "negated": (
+        "The Front face of the cube in the image is NOT this grid:\n{grid}",
+        "The grid below does NOT show the Front face of the pictured cube (at least one sticker differs):\n{grid}",
+        "At least one of the nine stickers of the pictured cube's Front face differs from this grid:\n{grid}",
+    ),
+}
+CLAIM_SYSTEM = (
+    "You are a specialized Rubik's Cube verification assistant with independent textual and visual analysis "
+    "capabilities. You are given (1) an image of a Rubik's Cube showing all its faces and (2) a claim about the "
+    "front face of that cube. Your tasks are:\n"
+    "  1. Independently identify the front face in the image.\n"
+    "  2. Read the claim carefully, including whether it says the face matches the grid or that it does not. Do "
+    "not assume the claim is true, nor that its grid was taken from the image.\n"
+    "  3. Compare the nine colour positions of the front face in the image with the grid in the claim.\n"
+    "  4. If the claim is true, respond with 'Answer: Yes'; if it is false, respond with 'Answer: No'.\n"
+    "'Answer: Yes' means the claim is correct, which is not the same as the two matching: check whether the claim "
+    "is stated affirmatively or negatively before you answer."
+)
+CLAIM = (
+    "1. An image of a Rubik's Cube showing all its faces.\n{layout}\n{colours}\n"
+    "2. A claim about the front face of that cube (rows top first):\n{claim}\n\n"
+    "Task:\n"
+    "  - Determine the front face of the Rubik's Cube in the image.\n"
+    "  - Decide whether the claim above is true or false.\n"
+    "  - Output 'Answer: Yes' if the claim is true, or 'Answer: No' if it is false. Reply with that one line only."
+)
+
+# -- the invariance sweep (newest release line): one text, four image variants -------------------------
+INVARIANCE_SYSTEM = (
+    "You are given an image of a Rubik's Cube net and a multiple-choice question, together with a textual "
+    "serialization of the same state. If the image and the text disagree (for example recoloured stickers), "
+    "follow the text. Choose exactly one option, A, B, C or D, and answer with the tag <ANSWER> A </ANSWER> or "
+    "the line 'ANSWER: A', one letter only."
+)
+INVARIANCE = (
+    "Textual state:\n{state}\n\n"
+    "The cube was scrambled with {depth} move(s). Which next move follows the inverse of the scramble (the "
+    "teacher's path back to solved)?\n\n{options}\n\n"
+    "Answer with exactly one letter (A-D): <ANSWER> A </ANSWER> or 'ANSWER: A'."
+)
+
+
+def lettered_options(labels: Sequence[str], options: Sequence[str]) -> str:
+    """Options as ``A) <move>`` lines (the invariance sweep's layout)."""
+    return "\n".join(f"{label}) {text}" for label, text in zip(labels, options))
+
 
 # -- 3. optimal move prediction (paper: prediction, image+text / image / text) -----------------------
 OPTIMAL_MOVE_SYSTEM = (

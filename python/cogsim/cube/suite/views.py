@@ -46,11 +46,13 @@ def centres_text(state) -> str:
     return "\n".join(f"{face}: {COLOUR_NAMES[face_rows(state, face)[1][1]]}" for face in ("U", "R", "F", "D", "L", "B"))
 
 
-def net_image(state, sticker: int) -> np.ndarray:
-    """The cube-net image (H, W, 3 uint8) of one state."""
-    from cogsim.render import shared_renderer
+def net_image(state, sticker: int, renderer=None) -> np.ndarray:
+    """The cube-net image (H, W, 3 uint8) of one state (``renderer``: the thread's shared one if None)."""
+    if renderer is None:
+        from cogsim.render import shared_renderer
 
-    return shared_renderer().cube_net(facelets(state), sticker=sticker)[0]
+        renderer = shared_renderer()
+    return renderer.cube_net(facelets(state), sticker=sticker)[0]
 
 
 def inverse_move(move: str) -> str:
@@ -102,3 +104,32 @@ def release_net_text(state) -> str:
     lines += ["".join(cells(faces[f][r]) for f in ("L", "F", "R", "B")) for r in range(3)]
     lines += [" " * 9 + cells(row) for row in faces["D"]]
     return "\n".join(lines) + "\n"
+
+
+# -- the invariance sweep's image variants (newest release line) ----------------------------------
+# recolor: every sticker repainted white<->yellow, orange<->red, green<->blue (the image only): the face
+# letters swap U<->D, L<->R, F<->B, which is that repainting in either colour scheme.
+_RECOLOUR_FACES = str.maketrans("UDLRFB", "DURLBF")
+OCCLUSION_FRACTION = 0.15  # the black band's share of the image height (at least 6 px), centred
+BRIGHTNESS = 0.8
+
+
+def variant_image(state, variant: str, sticker: int) -> np.ndarray:
+    """The net image of ``state`` as the release's sweep perturbs it: "clean"; "occl" (a black band
+    across the middle, 15% of the height); "bright" (every channel x 0.8, truncated as PIL's blend
+    does); "recolor" (the repainted cube)."""
+    if variant == "recolor":
+        return net_image(facelets(state).translate(_RECOLOUR_FACES), sticker)
+    image = net_image(state, sticker)
+    if variant == "clean":
+        return image
+    if variant == "occl":
+        height = image.shape[0]
+        band = max(6, int(OCCLUSION_FRACTION * height))
+        top = (height - band) // 2
+        image = image.copy()
+        image[top : top + band] = 0
+        return image
+    if variant == "bright":
+        return (image.astype(np.float32) * BRIGHTNESS).astype(np.uint8)
+    raise ValueError(f"variant must be one of clean, occl, bright, recolor, got {variant!r}")

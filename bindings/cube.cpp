@@ -6,11 +6,14 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/parallel.hpp"
 #include "convention.hpp"
+#include "cube/coset_search.hpp"
+#include "cube/coset_table.hpp"
 #include "cube/cubie.hpp"
 #include "cube/generate.hpp"
 #include "cube/oracle.hpp"
@@ -115,6 +118,55 @@ Progress python_progress(const py::object& callback) {
     py::gil_scoped_acquire gil;
     (*shared)(message);
   };
+}
+
+// Build progress (done, total, stage) from a worker thread.
+BuildProgress python_build_progress(const py::object& callback) {
+  if (callback.is_none()) return {};
+  auto shared = std::make_shared<py::object>(callback);
+  return [shared](uint64_t done, uint64_t total, const std::string& stage) {
+    py::gil_scoped_acquire gil;
+    (*shared)(done, total, stage);
+  };
+}
+
+py::dict coset_info(const CosetSolver& solver) {
+  const CosetTable& table = solver.table();
+  py::dict d;
+  d["name"] = table.shape().table_name();
+  d["size"] = table.shape().name;
+  d["path"] = table.path();
+  d["bytes"] = table.bytes();
+  d["base"] = table.shape().base;
+  d["built"] = table.built();
+  d["build_seconds"] = table.build_seconds();
+  d["vectorised"] = solver.vectorised();
+  return d;
+}
+
+// One optimal solution per state, passed to answer(i, moves); with `mark`, a state over max_nodes
+// gets answer(i, nullopt). Many states: one thread each; fewer states than threads: each searched
+// in turn with all of them.
+template <typename Answer>
+void solve_each(const CosetSolver& solver, const std::vector<CubieCube>& states, uint64_t max_nodes, unsigned threads,
+                bool mark, uint64_t* nodes, Answer&& answer) {
+  const unsigned pool = threads == 0 ? default_threads() : threads;
+  const bool across_states = states.size() >= pool;
+  py::gil_scoped_release release;
+  parallel_for(states.size(), across_states ? pool : 1, [&](size_t i) {
+    SearchStats stats;
+    try {
+      answer(i, std::optional<std::vector<int>>(solver.solve(states[i], max_nodes, &stats, across_states ? 1 : pool)));
+    } catch (const SearchLimitExceeded&) {
+      if (!mark) {
+        throw SearchLimitExceeded("state " + std::to_string(i) +
+                                  ": search exceeded max_nodes=" + std::to_string(max_nodes) + "; raise max_nodes");
+      }
+      answer(i, std::optional<std::vector<int>>());
+      stats.nodes = max_nodes;
+    }
+    nodes[i] = stats.nodes;
+  });
 }
 
 py::dict table_info(const PatternDatabase& db) {
@@ -270,6 +322,29 @@ void register_cube(py::module_& m) {
           },
           py::arg("state"), py::arg("max_nodes"))
       .def(
+          "solutions",
+          [](const Oracle& oracle, const StateArray& array, uint64_t max_nodes, unsigned threads,
+             const std::string& on_limit) {
+            require(on_limit == "raise" || on_limit == "mark",
+                    "on_limit must be 'raise' or 'mark', got '" + on_limit + "'");
+            const bool mark = on_limit == "mark";
+            const std::vector<CubieCube> states = read_states(array, true);
+            std::vector<std::optional<std::vector<int>>> out(states.size());
+            {
+              py::gil_scoped_release release;
+              parallel_for(states.size(), threads, [&](size_t i) {
+                try {
+                  out[i] = oracle.solve(states[i], max_nodes);
+                } catch (const SearchLimitExceeded& e) {
+                  if (!mark) throw SearchLimitExceeded("state " + std::to_string(i) + ": " + e.what());
+                }
+              });
+            }
+            return out;
+          },
+          py::arg("states"), py::arg("max_nodes"), py::arg("threads") = 0, py::arg("on_limit") = "raise",
+          "One optimal solution (move indices) per state; with on_limit='mark', None for a state over max_nodes.")
+      .def(
           "scrambles",
           [](const Oracle& oracle, const std::vector<int>& depths, const std::vector<uint64_t>& seeds,
              uint64_t max_nodes, unsigned threads) {
@@ -320,4 +395,154 @@ void register_cube(py::module_& m) {
         }
         return d;
       });
+
+  m.def("cube_coset_sizes", [] {
+    py::list sizes;
+    for (const std::string& name : coset_shape_names()) {
+      const CosetShape shape = coset_shape(name);
+      py::dict d;
+      d["size"] = name;
+      d["name"] = shape.table_name();
+      d["file"] = shape.table_name() + ".v" + std::to_string(kCosetTableVersion) + ".table";
+      d["bytes"] = shape.bytes();
+      d["base"] = shape.base;
+      sizes.append(d);
+    }
+    return sizes;
+  });
+  m.def(
+      "cube_coset_build",
+      [](const std::string& size, const std::string& path, unsigned threads, const py::object& progress,
+         double checkpoint_seconds) {
+        const CosetShape shape = coset_shape(size);
+        BuildProgress report = python_build_progress(progress);
+        bool built = false;
+        double seconds = 0;
+        {
+          py::gil_scoped_release release;
+          const CosetTable table = CosetTable::build(shape, path, threads, report, checkpoint_seconds);
+          built = table.built();
+          seconds = table.build_seconds();
+        }
+        py::dict d;
+        d["built"] = built;
+        d["build_seconds"] = seconds;
+        return d;
+      },
+      py::arg("size"), py::arg("path"), py::arg("threads") = 0, py::arg("progress") = py::none(),
+      py::arg("checkpoint_seconds") = 60.0,
+      "Builds the coset table of `size` into `path` (resuming a killed build's checkpoint), unless a\n"
+      "valid one is there; says whether it built and how long it took. progress(done, total, stage) is\n"
+      "called from the building threads.");
+
+  py::class_<CosetSolver, std::shared_ptr<CosetSolver>>(m, "CosetSolver")
+      .def(py::init([](const std::string& size, const std::string& path) {
+             const CosetShape shape = coset_shape(size);
+             std::string why;
+             std::shared_ptr<CosetTable> table;
+             {
+               py::gil_scoped_release release;
+               table = std::make_shared<CosetTable>(CosetTable::load(shape, path, &why));
+             }
+             if (table->empty()) throw py::value_error("the " + size + " cube table at " + path + " is " + why);
+             return std::make_shared<CosetSolver>(table);
+           }),
+           py::arg("size"), py::arg("path"), "Maps and checks the coset table of `size` at `path`.")
+      .def_static(
+          "in_memory",
+          [](const std::string& size, unsigned threads, const py::object& progress) {
+            const CosetShape shape = coset_shape(size);
+            BuildProgress report = python_build_progress(progress);
+            py::gil_scoped_release release;
+            auto table = std::make_shared<CosetTable>(CosetTable::build_in_memory(shape, threads, report));
+            return std::make_shared<CosetSolver>(table);
+          },
+          py::arg("size"), py::arg("threads") = 0, py::arg("progress") = py::none(),
+          "Builds the coset table of `size` in memory only (the small one takes seconds).")
+      .def(
+          "distances",
+          [](const CosetSolver& solver, const StateArray& array, uint64_t max_nodes, unsigned threads,
+             const std::string& on_limit) {
+            require(on_limit == "raise" || on_limit == "mark",
+                    "on_limit must be 'raise' or 'mark', got '" + on_limit + "'");
+            const std::vector<CubieCube> states = read_states(array, true);
+            py::array_t<int32_t> distances(static_cast<py::ssize_t>(states.size()));
+            py::array_t<uint64_t> nodes(static_cast<py::ssize_t>(states.size()));
+            int32_t* d = distances.mutable_data();
+            solve_each(solver, states, max_nodes, threads, on_limit == "mark", nodes.mutable_data(),
+                       [&](size_t i, const std::optional<std::vector<int>>& moves) {
+                         d[i] = moves ? static_cast<int32_t>(moves->size()) : -1;
+                       });
+            return py::make_tuple(distances, nodes);
+          },
+          py::arg("states"), py::arg("max_nodes"), py::arg("threads") = 0, py::arg("on_limit") = "raise",
+          "Optimal distances and search nodes per state, as CubeOracle.distances.")
+      .def(
+          "solutions",
+          [](const CosetSolver& solver, const StateArray& array, uint64_t max_nodes, unsigned threads,
+             const std::string& on_limit) {
+            require(on_limit == "raise" || on_limit == "mark",
+                    "on_limit must be 'raise' or 'mark', got '" + on_limit + "'");
+            const std::vector<CubieCube> states = read_states(array, true);
+            std::vector<std::optional<std::vector<int>>> out(states.size());
+            py::array_t<uint64_t> nodes(static_cast<py::ssize_t>(states.size()));
+            solve_each(solver, states, max_nodes, threads, on_limit == "mark", nodes.mutable_data(),
+                       [&](size_t i, std::optional<std::vector<int>> moves) { out[i] = std::move(moves); });
+            return py::make_tuple(out, nodes);
+          },
+          py::arg("states"), py::arg("max_nodes"), py::arg("threads") = 0, py::arg("on_limit") = "raise",
+          "One optimal solution (move indices) per state and the search nodes of each; with on_limit='mark',\n"
+          "None for a state over max_nodes.")
+      .def(
+          "entries",
+          [](const CosetSolver& solver, const StateArray& array) {
+            const std::vector<CubieCube> states = read_states(array, true);
+            py::array_t<int32_t> out({static_cast<py::ssize_t>(states.size()), static_cast<py::ssize_t>(2 * kAxes)});
+            int32_t* data = out.mutable_data();
+            py::gil_scoped_release release;
+            parallel_for(
+                states.size(), 0,
+                [&](size_t i) {
+                  const auto e = solver.entries(states[i]);
+                  std::copy(e.begin(), e.end(), data + i * 2 * kAxes);
+                },
+                1024);
+            return out;
+          },
+          py::arg("states"),
+          "The six table entries of each state, shape (N, 6): the state seen along axes 0-2, then its inverse.")
+      .def(
+          "bounds",
+          [](const CosetSolver& solver, const StateArray& array) {
+            const std::vector<CubieCube> states = read_states(array, true);
+            py::array_t<int32_t> out(static_cast<py::ssize_t>(states.size()));
+            int32_t* data = out.mutable_data();
+            py::gil_scoped_release release;
+            parallel_for(states.size(), 0, [&](size_t i) { data[i] = solver.bound(states[i]); }, 1024);
+            return out;
+          },
+          py::arg("states"), "The lower bound the search starts from, per state.")
+      .def("code_counts",
+           [](const CosetSolver& solver) {
+             std::array<uint64_t, 4> counts;
+             {
+               py::gil_scoped_release release;
+               counts = solver.table().code_counts();
+             }
+             return std::vector<uint64_t>(counts.begin(), counts.end());
+           })
+      .def(
+          "time_random_reads",
+          [](const CosetSolver& solver, uint64_t reads) {
+            require(reads > 0, "reads must be positive");
+            py::gil_scoped_release release;
+            const CosetTable::ReadTimes t = solver.table().time_random_reads(reads);
+            return std::make_pair(t.dependent_ns, t.batched_ns);
+          },
+          py::arg("reads") = 2000000,
+          "Nanoseconds per read of a random stripe of the table, one read waiting for the other and 16\n"
+          "prefetched at a time: the memory latency the search meets on this machine.")
+      .def("use_portable_search", &CosetSolver::use_portable_search,
+           "Searches with the portable build of the search from now on, even where the CPU has SSSE3.")
+      .def("info", [](const CosetSolver& solver) { return coset_info(solver); });
 }

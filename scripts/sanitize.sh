@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The C++ core under AddressSanitizer and UndefinedBehaviorSanitizer: builds the extension with
 # -fsanitize=address,undefined (any UB is fatal) and runs the tests that drive the engines (cube,
-# WILT VM and its grid evaluation, KidGym, maze, pairs, the compositor of 2D frames) against it.
+# coset search, WILT VM and its grid evaluation, KidGym, maze, pairs, the compositor of 2D frames) against it.
 # Python itself is not instrumented, so the ASan runtime is preloaded and leak checking is off (the
 # interpreter keeps objects alive at exit by design).
-# COGSIM_NO_CLONES leaves out the AVX2 variants of the WILT VM's loops, so the baseline (SSE2) ones,
-# which CPUs without AVX2 run, are tested here; the main suite tests the AVX2 ones.
+# COGSIM_NO_CLONES leaves out the AVX2 variants of the WILT VM's loops and the SSSE3 build of the
+# cube's coset search, so the baseline ones, which CPUs without those run, are tested here; the
+# main suite tests the others.
 # Needs the .venv of scripts/setup.sh. CI runs it after the fast suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:strict_init_order=1:allocat
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" PYTHONPATH="$stage" \
   .venv/bin/python -m pytest -q -m "not slow" -p no:cacheprovider \
-  tests/test_cube_state.py tests/test_cube_oracle.py tests/test_wilt_vm.py tests/test_wilt_bounds.py \
+  tests/test_cube_state.py tests/test_cube_oracle.py tests/test_cube_coset.py tests/test_wilt_vm.py tests/test_wilt_bounds.py \
   tests/test_wilt_equivalence.py tests/test_wilt_grid.py tests/test_render_paths.py tests/test_kidgym_core.py \
   tests/test_maze_core.py tests/test_pairs_core.py \
   tests/test_security_files.py::test_errors_quote_bad_input_escaped_and_whole \

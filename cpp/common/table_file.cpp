@@ -1,13 +1,16 @@
 #include "common/table_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <stdexcept>
 #include <utility>
 
@@ -30,6 +33,44 @@ struct Header {
 static_assert(sizeof(Header) == kHeaderSize);
 
 uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+Header make_header(const std::string& name, uint32_t version, uint64_t size, uint64_t checksum) {
+  if (name.size() >= kNameSize) throw std::invalid_argument("table name too long: " + name);
+  Header header{};
+  std::memcpy(header.magic, kMagic, sizeof kMagic);
+  header.version = version;
+  header.header_size = kHeaderSize;
+  header.payload_size = size;
+  header.checksum = checksum;
+  std::memcpy(header.name, name.data(), name.size());
+  return header;
+}
+
+// Large tables are read at random: ask for huge pages (the page cache then reads the file in
+// 2 MiB folios where the kernel supports it, and maps them with one TLB entry each).
+void advise_random_access(void* map, uint64_t size) {
+#if defined(MADV_HUGEPAGE)
+  madvise(map, size, MADV_HUGEPAGE);
+#endif
+  (void)map;
+  (void)size;
+}
+
+// Faults every page in now, so lookups that touch the table at random do not each pay a page
+// fault during the first queries.
+void populate(void* map, uint64_t size) {
+#if defined(MADV_POPULATE_READ)
+  if (madvise(map, size, MADV_POPULATE_READ) == 0) return;
+#endif
+  const auto* bytes = static_cast<const volatile uint8_t*>(map);
+  for (uint64_t offset = 0; offset < size; offset += 4096) (void)bytes[offset];
+}
+
+constexpr uint64_t kChunk = uint64_t{64} << 20;
+
+std::string io_error(const std::string& what, const std::string& path) {
+  return "cannot " + what + " " + path + ": " + std::strerror(errno);
+}
 
 }  // namespace
 
@@ -91,14 +132,14 @@ bool MappedTable::open(const std::string& path, const std::string& name, uint32_
     *why = "truncated header";
     return false;
   }
-  // MAP_POPULATE faults every page in now, so lookups that touch the table at random do not each
-  // pay a page fault during the first queries.
-  void* map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+  void* map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) {
     *why = std::string("mmap failed: ") + std::strerror(errno);
     return false;
   }
+  advise_random_access(map, static_cast<uint64_t>(st.st_size));
+  populate(map, static_cast<uint64_t>(st.st_size));
   mapping_ = map;
   mapping_size_ = static_cast<uint64_t>(st.st_size);
   Header header;
@@ -129,16 +170,9 @@ bool MappedTable::open(const std::string& path, const std::string& name, uint32_
 void write_table(const std::string& path, const std::string& name, uint32_t version, const uint8_t* data,
                  uint64_t size) {
   namespace fs = std::filesystem;
-  if (name.size() >= kNameSize) throw std::invalid_argument("table name too long: " + name);
+  const Header header = make_header(name, version, size, checksum64(data, size));
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
-  Header header{};
-  std::memcpy(header.magic, kMagic, sizeof kMagic);
-  header.version = version;
-  header.header_size = kHeaderSize;
-  header.payload_size = size;
-  header.checksum = checksum64(data, size);
-  std::memcpy(header.name, name.data(), name.size());
 
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -167,6 +201,91 @@ void write_table(const std::string& path, const std::string& name, uint32_t vers
     ::unlink(temporary.c_str());
     throw std::runtime_error("cannot move table into place at " + path + ": " + std::strerror(errno));
   }
+}
+
+AnonymousMemory::AnonymousMemory(uint64_t size) : size_(size) {
+  void* map = mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) throw std::bad_alloc();
+  advise_random_access(map, size);
+  data_ = static_cast<uint8_t*>(map);
+}
+
+AnonymousMemory::AnonymousMemory(AnonymousMemory&& other) noexcept { *this = std::move(other); }
+
+AnonymousMemory& AnonymousMemory::operator=(AnonymousMemory&& other) noexcept {
+  std::swap(data_, other.data_);
+  std::swap(size_, other.size_);
+  return *this;
+}
+
+AnonymousMemory::~AnonymousMemory() {
+  if (data_) munmap(data_, static_cast<size_t>(size_));
+}
+
+PartialTableFile::PartialTableFile(const std::string& path, uint64_t payload_size)
+    : path_(path), partial_(path + ".partial"), payload_size_(payload_size) {
+  const std::filesystem::path target(path);
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
+  fd_ = ::open(partial_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error(io_error("open", partial_));
+}
+
+PartialTableFile::~PartialTableFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool PartialTableFile::has_payload() const {
+  struct stat st{};
+  return fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) == kHeaderSize + payload_size_;
+}
+
+void PartialTableFile::read_payload(uint8_t* data) const {
+  for (uint64_t done = 0; done < payload_size_;) {
+    const uint64_t want = std::min(kChunk, payload_size_ - done);
+    const ssize_t n = ::pread(fd_, data + done, static_cast<size_t>(want), static_cast<off_t>(kHeaderSize + done));
+    if (n <= 0) throw std::runtime_error(io_error("read", partial_));
+    posix_fadvise(fd_, static_cast<off_t>(kHeaderSize + done), n, POSIX_FADV_DONTNEED);
+    done += static_cast<uint64_t>(n);
+  }
+}
+
+void PartialTableFile::write_payload(const uint8_t* data) {
+  if (::ftruncate(fd_, static_cast<off_t>(kHeaderSize + payload_size_)) != 0) {
+    throw std::runtime_error(io_error("size", partial_));
+  }
+  for (uint64_t done = 0; done < payload_size_;) {
+    const uint64_t want = std::min(kChunk, payload_size_ - done);
+    const off_t offset = static_cast<off_t>(kHeaderSize + done);
+    const ssize_t n = ::pwrite(fd_, data + done, static_cast<size_t>(want), offset);
+    if (n <= 0) throw std::runtime_error(io_error("write", partial_));
+    // Wait for this chunk to reach the disk and drop it from the page cache.
+    sync_file_range(fd_, offset, n, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+    posix_fadvise(fd_, offset, n, POSIX_FADV_DONTNEED);
+    done += static_cast<uint64_t>(n);
+  }
+  if (::fsync(fd_) != 0) throw std::runtime_error(io_error("sync", partial_));
+}
+
+void PartialTableFile::finish(const std::string& name, uint32_t version, uint64_t checksum) {
+  const Header header = make_header(name, version, payload_size_, checksum);
+  if (::pwrite(fd_, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header) || ::fsync(fd_) != 0) {
+    throw std::runtime_error(io_error("finish", partial_));
+  }
+  if (std::rename(partial_.c_str(), path_.c_str()) != 0) {
+    throw std::runtime_error(io_error("move into place", path_));
+  }
+}
+
+FileLock::FileLock(const std::string& path) : path_(path) {}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+bool FileLock::try_lock() {
+  if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error(io_error("open", path_));
+  return ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
 }
 
 }  // namespace cogsim

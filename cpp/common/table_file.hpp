@@ -42,4 +42,62 @@ class MappedTable {
 void write_table(const std::string& path, const std::string& name, uint32_t version, const uint8_t* data,
                  uint64_t size);
 
+// Private memory for building a large table: anonymous pages, huge pages where the kernel gives
+// them (random access over gigabytes misses the TLB far less). Throws std::bad_alloc if refused.
+class AnonymousMemory {
+ public:
+  AnonymousMemory() = default;
+  explicit AnonymousMemory(uint64_t size);
+  AnonymousMemory(const AnonymousMemory&) = delete;
+  AnonymousMemory& operator=(const AnonymousMemory&) = delete;
+  AnonymousMemory(AnonymousMemory&& other) noexcept;
+  AnonymousMemory& operator=(AnonymousMemory&& other) noexcept;
+  ~AnonymousMemory();
+  uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+// A table file written over a long build: `path`.partial holds the header space and the payload
+// (a checkpoint), and finish() writes the header and renames it to `path`. Reads and writes go in
+// chunks that leave the page cache as they finish, so a multi-gigabyte checkpoint does not double
+// the memory the build holds. Throws std::runtime_error on I/O failure.
+class PartialTableFile {
+ public:
+  PartialTableFile(const std::string& path, uint64_t payload_size);
+  PartialTableFile(const PartialTableFile&) = delete;
+  PartialTableFile& operator=(const PartialTableFile&) = delete;
+  ~PartialTableFile();
+
+  // Whether the partial file holds a whole payload (a checkpoint may be in it).
+  bool has_payload() const;
+  void read_payload(uint8_t* data) const;
+  void write_payload(const uint8_t* data);
+  void finish(const std::string& name, uint32_t version, uint64_t checksum);
+  const std::string& partial_path() const { return partial_; }
+
+ private:
+  std::string path_, partial_;
+  uint64_t payload_size_;
+  int fd_ = -1;
+};
+
+// An exclusive advisory lock on `path` (created if missing), held until destruction or the
+// process ends. try_lock() returns false if another process holds it.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path);
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+  bool try_lock();
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 }  // namespace cogsim

@@ -16,6 +16,7 @@
 #include "cube/cubie.hpp"
 #include "cube/pdb.hpp"
 #include "cube/phase1.hpp"
+#include "cube/search_limits.hpp"
 
 namespace cogsim::cube {
 
@@ -27,16 +28,6 @@ struct OracleConfig {
   unsigned threads = 0;      // for table builds; 0 = default
   // Add the phase-1 bound along three axes (phase1.hpp): kPlain 70 MB, kSorted 1.67 GB.
   Phase1Kind phase1 = Phase1Kind::kOff;
-};
-
-// Raised when a query needs more search nodes than the caller allowed.
-class SearchLimitExceeded : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-struct SearchStats {
-  uint64_t nodes = 0;
 };
 
 // A state during search: corner coordinates, and where each edge cubie is and how it is flipped

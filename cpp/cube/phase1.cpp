@@ -11,58 +11,6 @@
 namespace cogsim::cube {
 namespace {
 
-// Whole-cube rotations in Kociemba's cubie convention (his S_URF3, S_F2, S_U4).
-// 120 degrees about the URF-DBL diagonal.
-const CubieCube kRotateUrf3 = {{0, 4, 5, 1, 3, 7, 6, 2},
-                               {1, 2, 1, 2, 2, 1, 2, 1},
-                               {1, 8, 5, 9, 3, 11, 7, 10, 0, 4, 6, 2},
-                               {1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 1}};
-// 180 degrees about the F-B axis.
-const CubieCube kRotateF2 = {{5, 4, 7, 6, 1, 0, 3, 2},
-                             {0, 0, 0, 0, 0, 0, 0, 0},
-                             {6, 5, 4, 7, 2, 1, 0, 3, 9, 8, 11, 10},
-                             {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
-// 90 degrees clockwise about the U-D axis.
-const CubieCube kRotateU4 = {{3, 0, 1, 2, 7, 4, 5, 6},
-                             {0, 0, 0, 0, 0, 0, 0, 0},
-                             {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10},
-                             {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}};
-
-// The left-right mirror M swaps these corner and edge positions (URF <-> UFL, UR <-> UL, ...).
-constexpr std::array<uint8_t, kCorners> kMirrorCorner = {1, 0, 3, 2, 5, 4, 7, 6};
-constexpr std::array<uint8_t, kEdges> kMirrorEdge = {2, 1, 0, 3, 6, 5, 4, 7, 9, 8, 11, 10};
-
-// M * c * M: the cube seen in a mirror between its left and right faces. A reflection reverses
-// the clockwise order of a corner's facelets, so twists are negated; flips are kept.
-CubieCube mirrored(const CubieCube& c) {
-  CubieCube r;
-  for (int p = 0; p < kCorners; ++p) {
-    r.cp[kMirrorCorner[p]] = kMirrorCorner[c.cp[p]];
-    r.co[kMirrorCorner[p]] = static_cast<uint8_t>((3 - c.co[p]) % 3);
-  }
-  for (int p = 0; p < kEdges; ++p) {
-    r.ep[kMirrorEdge[p]] = kMirrorEdge[c.ep[p]];
-    r.eo[kMirrorEdge[p]] = c.eo[p];
-  }
-  return r;
-}
-
-// The same mirror on the facelet picture: each face's columns reversed, R and L swapped (in
-// place and in colour). An independent statement of `mirrored`, checked against it.
-CubieCube mirrored_facelets(const CubieCube& c) {
-  const std::string in = to_facelets(c);
-  std::string out(kFacelets, ' ');
-  constexpr int kOther[kFaces] = {0, 4, 2, 3, 1, 5};  // facelet faces U R F D L B
-  for (int face = 0; face < kFaces; ++face) {
-    for (int i = 0; i < 9; ++i) {
-      char colour = in[face * 9 + i];
-      colour = colour == 'R' ? 'L' : colour == 'L' ? 'R' : colour;
-      out[kOther[face] * 9 + i / 3 * 3 + 2 - i % 3] = colour;
-    }
-  }
-  return from_facelets(out);
-}
-
 constexpr uint32_t kUnassigned = 0xFFFFFFFF;
 constexpr int kSliceCubieFirst = 8;
 
@@ -72,20 +20,6 @@ uint32_t slice_mask_of(const CubieCube& c) {
     if (c.ep[p] >= kSliceCubieFirst) mask |= 1u << p;
   }
   return mask;
-}
-
-CubieCube power(const CubieCube& c, int n) {
-  CubieCube r = CubieCube::solved();
-  for (int i = 0; i < n; ++i) r = r * c;
-  return r;
-}
-
-// The face turn equal to `cube`; throws if there is none (a wrong rotation table).
-int face_turn_of(const CubieCube& cube) {
-  for (int k = 0; k < kMoves; ++k) {
-    if (move_cube(k) == cube) return k;
-  }
-  throw std::logic_error("a move conjugated by a whole-cube rotation is not a face turn");
 }
 
 // Lehmer rank of the order of four distinct values 0..3 (identity = 0), and its inverse.
@@ -162,8 +96,10 @@ Phase1::Phase1(Phase1Kind kind)
       slice_rank_[mask] = next++;
     }
   }
+  for (int axis = 0; axis < kAxes; ++axis) {
+    for (int m = 0; m < kMoves; ++m) view_move_[axis][m] = static_cast<uint8_t>(symmetries().view_move(axis, m));
+  }
   build_move_tables();
-  build_views();
   build_symmetry_classes();
 }
 
@@ -182,58 +118,13 @@ void Phase1::build_move_tables() {
   }
 }
 
-void Phase1::build_views() {
-  if (!power(kRotateUrf3, 3).is_solved()) throw std::logic_error("the URF rotation is not of order 3");
-  for (int axis = 0; axis < kAxes; ++axis) {
-    rotation_[axis] = power(kRotateUrf3, axis);
-    rotation_inverse_[axis] = rotation_[axis].inverse();
-    for (int m = 0; m < kMoves; ++m) {
-      view_move_[axis][m] =
-          static_cast<uint8_t>(face_turn_of(rotation_inverse_[axis] * move_cube(m) * rotation_[axis]));
-    }
-  }
-}
-
-CubieCube Phase1::conjugate_by(const CubieCube& c, int s) const {
-  const int r = s % kAxisRotations;
-  const CubieCube seen = s >= kAxisRotations ? mirrored(c) : c;
-  return rotation_of_symmetry_inverse_[r] * seen * rotation_of_symmetry_[r];
-}
-
-CubieCube Phase1::conjugate_into(const CubieCube& c, int s) const {
-  const int r = s % kAxisRotations;
-  const CubieCube rotated = rotation_of_symmetry_[r] * c * rotation_of_symmetry_inverse_[r];
-  return s >= kAxisRotations ? mirrored(rotated) : rotated;
-}
-
-void Phase1::check_symmetries() const {
-  if (!power(kRotateU4, 4).is_solved() || !power(kRotateF2, 2).is_solved()) {
-    throw std::logic_error("the UD-axis rotations have the wrong order");
-  }
-  // Each symmetry must map the face turns onto face turns (so distances are kept), and the
-  // cubie mirror must agree with the mirrored facelet picture.
-  CubieCube probe = CubieCube::solved();
-  for (int m = 0; m < kMoves; ++m) {
-    for (int s = 0; s < kAxisSymmetries; ++s) face_turn_of(conjugate_by(move_cube(m), s));
-    probe = probe * move_cube((m * 7 + 3) % kMoves);
-    if (!(mirrored(probe) == mirrored_facelets(probe)) ||
-        !(mirrored(move_cube(m)) == mirrored_facelets(move_cube(m)))) {
-      throw std::logic_error("the cubie mirror disagrees with the facelet mirror");
-    }
-  }
-}
-
 void Phase1::build_symmetry_classes() {
-  for (int r = 0; r < kAxisRotations; ++r) {
-    rotation_of_symmetry_[r] = power(kRotateF2, r / 4) * power(kRotateU4, r % 4);
-    rotation_of_symmetry_inverse_[r] = rotation_of_symmetry_[r].inverse();
-  }
-  check_symmetries();
+  const Symmetries& sym = symmetries();
   twist_conjugate_.resize(size_t{kPhase1Twists} * kAxisSymmetries);
   for (uint32_t t = 0; t < kPhase1Twists; ++t) {
     const CubieCube c = twist_cube(t);
     for (int s = 0; s < kAxisSymmetries; ++s) {
-      twist_conjugate_[t * kAxisSymmetries + s] = plain_coord(conjugate_into(c, s)).twist;
+      twist_conjugate_[t * kAxisSymmetries + s] = plain_coord(sym.conjugate_into(c, s)).twist;
     }
   }
   // class_of_[y] = (class, s) means G_s Y G_s^-1 has the representative's flip and slice.
@@ -248,7 +139,7 @@ void Phase1::build_symmetry_classes() {
     uint32_t members[kAxisSymmetries];
     uint16_t stabilizer = 0;
     for (int s = 0; s < kAxisSymmetries; ++s) {
-      members[s] = flip_slice(plain_coord(conjugate_by(c, s)));
+      members[s] = flip_slice(plain_coord(sym.conjugate_by(c, s)));
       if (members[s] == fs) stabilizer |= static_cast<uint16_t>(1u << s);
     }
     stabilizer_.push_back(stabilizer);
@@ -304,9 +195,7 @@ uint32_t Phase1::slice_coord(const CubieCube& c) const {
   return where * kSliceOrders + order_rank(order);
 }
 
-Phase1Coord Phase1::coord(const CubieCube& cube, int axis) const {
-  return plain_coord(rotation_inverse_[axis] * cube * rotation_[axis]);
-}
+Phase1Coord Phase1::coord(const CubieCube& cube, int axis) const { return plain_coord(symmetries().view(cube, axis)); }
 
 uint64_t Phase1::solved_index() const { return index(plain_coord(CubieCube::solved())); }
 

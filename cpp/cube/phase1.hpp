@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cube/cubie.hpp"
+#include "cube/symmetry.hpp"
 
 namespace cogsim::cube {
 
@@ -33,10 +34,6 @@ constexpr uint32_t kPhase1Twists = 2187;
 constexpr uint32_t kPhase1Flips = 2048;
 constexpr uint32_t kPhase1Slices = 495;  // where the four slice edges are
 constexpr uint32_t kSliceOrders = 24;    // in which order they sit there (sorted variant)
-constexpr int kAxes = 3;
-constexpr int kAxisSymmetries = 16;
-constexpr int kSymmetryBits = 4;
-constexpr int kAxisRotations = kAxisSymmetries / 2;  // symmetry s >= kAxisRotations adds the mirror
 
 struct Phase1Coord {
   uint16_t twist, flip, slice;
@@ -106,24 +103,16 @@ class Phase1 {
   uint32_t flip_slices() const { return kPhase1Flips * slices_; }
   void build_move_tables();
   void build_symmetry_classes();
-  void check_symmetries() const;
-  void build_views();
 
   Phase1Kind kind_;
   uint32_t slices_;
-  std::vector<uint16_t> twist_, flip_, slice_;  // [coordinate * 18 + move]
-  std::vector<uint32_t> class_of_;              // [flip_slice]: symmetric flag | class << 4 | symmetry
-  std::vector<uint16_t> stabilizer_;            // [class]: mask of symmetries fixing the representative
-  std::vector<uint32_t> representative_;        // [class]: flip_slice
-  std::vector<uint16_t> twist_conjugate_;       // [twist * 8 + symmetry]
-  // Symmetry s is G = M^(s/8) * R with R = F2^(s%8/4) * U4^(s%4) (rotation s % kAxisRotations) and M the left-right
-  // mirror.
-  std::array<CubieCube, kAxisRotations> rotation_of_symmetry_, rotation_of_symmetry_inverse_;
-  CubieCube conjugate_by(const CubieCube& c, int s) const;    // G^-1 * c * G
-  CubieCube conjugate_into(const CubieCube& c, int s) const;  // G * c * G^-1
-  std::array<std::array<uint8_t, kMoves>, kAxes> view_move_;
-  std::array<CubieCube, kAxes> rotation_, rotation_inverse_;
-  std::array<uint16_t, 1 << kEdges> slice_rank_;  // [mask of the four slice positions]
+  std::vector<uint16_t> twist_, flip_, slice_;                // [coordinate * 18 + move]
+  std::vector<uint32_t> class_of_;                            // [flip_slice]: symmetric flag | class << 4 | symmetry
+  std::vector<uint16_t> stabilizer_;                          // [class]: mask of symmetries fixing the representative
+  std::vector<uint32_t> representative_;                      // [class]: flip_slice
+  std::vector<uint16_t> twist_conjugate_;                     // [twist * 8 + symmetry]
+  std::array<std::array<uint8_t, kMoves>, kAxes> view_move_;  // symmetries().view_move, kept here for the search
+  std::array<uint16_t, 1 << kEdges> slice_rank_;              // [mask of the four slice positions]
   std::array<uint16_t, kPhase1Slices> slice_mask_;
 };
 

@@ -12,6 +12,7 @@ import numpy.typing
 
 __all__: list[str] = [
     "Compositor",
+    "CosetSolver",
     "CubeOracle",
     "KidCatalog",
     "KidState",
@@ -21,6 +22,8 @@ __all__: list[str] = [
     "WiltProgramSet",
     "WiltReference",
     "cube_apply",
+    "cube_coset_build",
+    "cube_coset_sizes",
     "cube_format_moves",
     "cube_from_facelets",
     "cube_inverse",
@@ -112,7 +115,74 @@ class CubeOracle:
         max_nodes: typing.SupportsInt | typing.SupportsIndex,
         threads: typing.SupportsInt | typing.SupportsIndex = 0,
     ) -> list[list[int]]: ...
+    def solutions(
+        self,
+        states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+        max_nodes: typing.SupportsInt | typing.SupportsIndex,
+        threads: typing.SupportsInt | typing.SupportsIndex = 0,
+        on_limit: str = "raise",
+    ) -> list[list[int] | None]:
+        """
+        One optimal solution (move indices) per state; with on_limit='mark', None for a state over max_nodes.
+        """
     def solve(self, state: bytes, max_nodes: typing.SupportsInt | typing.SupportsIndex) -> list[int]: ...
+
+class CosetSolver:
+    @staticmethod
+    def in_memory(
+        size: str, threads: typing.SupportsInt | typing.SupportsIndex = 0, progress: typing.Any = None
+    ) -> CosetSolver:
+        """
+        Builds the coset table of `size` in memory only (the small one takes seconds).
+        """
+    def __init__(self, size: str, path: str) -> None:
+        """
+        Maps and checks the coset table of `size` at `path`.
+        """
+    def bounds(
+        self, states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]
+    ) -> numpy.typing.NDArray[numpy.int32]:
+        """
+        The lower bound the search starts from, per state.
+        """
+    def code_counts(self) -> list[int]: ...
+    def distances(
+        self,
+        states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+        max_nodes: typing.SupportsInt | typing.SupportsIndex,
+        threads: typing.SupportsInt | typing.SupportsIndex = 0,
+        on_limit: str = "raise",
+    ) -> tuple[numpy.typing.NDArray[numpy.int32], numpy.typing.NDArray[numpy.uint64]]:
+        """
+        Optimal distances and search nodes per state, as CubeOracle.distances.
+        """
+    def entries(
+        self, states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]
+    ) -> numpy.typing.NDArray[numpy.int32]:
+        """
+        The six table entries of each state, shape (N, 6): the state seen along axes 0-2, then its inverse.
+        """
+    def info(self) -> dict: ...
+    def solutions(
+        self,
+        states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+        max_nodes: typing.SupportsInt | typing.SupportsIndex,
+        threads: typing.SupportsInt | typing.SupportsIndex = 0,
+        on_limit: str = "raise",
+    ) -> tuple[list[list[int] | None], numpy.typing.NDArray[numpy.uint64]]:
+        """
+        One optimal solution (move indices) per state and the search nodes of each; with on_limit='mark',
+        None for a state over max_nodes.
+        """
+    def time_random_reads(self, reads: typing.SupportsInt | typing.SupportsIndex = 2000000) -> tuple[float, float]:
+        """
+        Nanoseconds per read of a random stripe of the table, one read waiting for the other and 16
+        prefetched at a time: the memory latency the search meets on this machine.
+        """
+    def use_portable_search(self) -> None:
+        """
+        Searches with the portable build of the search from now on, even where the CPU has SSSE3.
+        """
 
 class KidCatalog:
     def __init__(
@@ -271,6 +341,20 @@ class Compositor:
     def stamp_count(self) -> int: ...
 
 def cube_apply(arg0: bytes, arg1: str) -> bytes: ...
+def cube_coset_build(
+    size: str,
+    path: str,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    progress: typing.Any = None,
+    checkpoint_seconds: typing.SupportsFloat | typing.SupportsIndex = 60.0,
+) -> dict:
+    """
+    Builds the coset table of `size` into `path` (resuming a killed build's checkpoint), unless a
+    valid one is there; says whether it built and how long it took. progress(done, total, stage) is
+    called from the building threads.
+    """
+
+def cube_coset_sizes() -> list: ...
 def cube_format_moves(arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> str: ...
 def cube_from_facelets(arg0: str) -> bytes: ...
 def cube_inverse(arg0: bytes) -> bytes: ...

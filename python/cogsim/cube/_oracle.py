@@ -6,6 +6,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Callable, Optional, Union
 
 import numpy as np
@@ -15,6 +16,11 @@ from cogsim._cache import cache_dir as _cache_dir
 from cogsim.cube._cube import MOVES, StateLike, _seed, as_states
 
 SearchLimitError = _core.SearchLimitError
+
+
+class TableMemoryError(MemoryError):
+    """The machine has too little free memory to build or load a coset table."""
+
 
 DECREASE, NO_CHANGE, INCREASE = -1, 0, 1
 
@@ -29,9 +35,21 @@ AUTO_ESCALATE_NODES = 5_000_000
 AUTO_SCRAMBLE_DEPTH = 14
 AUTO_DEEP_TABLE = "sorted"
 
+# The coset tables (cpp/cube/coset_table.hpp), built once by `cogsim cube tables build --size ...`:
+# "large" (7.3 GiB) is the one for random states; "medium" (1.3 GiB) is for machines with less
+# memory; "small" (19 MiB) exists for tests. When one is built (large first), deep queries go to
+# the coset search: the small tables answer first within COSET_ESCALATE_NODES nodes (states of up
+# to about 12 moves, as fast as before), and the coset search answers the rest.
+TABLE_SIZES = ("small", "medium", "large")
+TABLE_OPTIONS = ("auto", "off") + TABLE_SIZES
+AUTO_TABLE_SIZES = ("large", "medium")
+COSET_ESCALATE_NODES = 200_000
+
 _lock = threading.Lock()
 _oracle: Optional[_core.CubeOracle] = None
 _deep_oracle: Optional[_core.CubeOracle] = None
+_coset: Optional[_core.CosetSolver] = None
+_coset_loaded = False
 _config: dict = {}
 
 
@@ -41,6 +59,9 @@ def _default_config() -> dict:
         "edge_size": int(os.environ.get("COGSIM_CUBE_EDGE_SIZE", "6")),
         "perimeter_depth": int(os.environ.get("COGSIM_CUBE_PERIMETER", "6")),
         "phase1": _phase1_from_env(os.environ.get("COGSIM_CUBE_PHASE1", "auto")),
+        "table": _table_option(
+            os.environ.get("COGSIM_CUBE_TABLE", "auto").strip().lower() or "auto", "COGSIM_CUBE_TABLE"
+        ),
     }
 
 
@@ -69,6 +90,12 @@ def _phase1_option(value: object) -> str:
     raise ValueError(f"phase1 must be one of 'auto', 'off', 'plain', 'sorted' (or a bool), got {value!r}")
 
 
+def _table_option(value: object, name: str = "table") -> str:
+    if isinstance(value, str) and value in TABLE_OPTIONS:
+        return value
+    raise ValueError(f"{name} must be one of {', '.join(TABLE_OPTIONS)}, got {value!r}")
+
+
 def _stderr_progress(message: str) -> None:
     print(f"[cogsim cube tables] {message}", file=sys.stderr, flush=True)
 
@@ -79,6 +106,7 @@ def configure(
     edge_size: Optional[int] = None,
     perimeter_depth: Optional[int] = None,
     phase1: Union[bool, str, None] = None,
+    table: Optional[str] = None,
     threads: int = 0,
     progress: Optional[Callable[[str], None]] = _stderr_progress,
 ) -> _core.CubeOracle:
@@ -99,8 +127,13 @@ def configure(
     oracle with the sorted table, built or loaded the first time a query needs it. The
     environment variable COGSIM_CUBE_PHASE1 (auto, off, plain, sorted; 1 means plain) sets it for
     the default configuration.
+
+    table: the coset table for deep queries (random states in seconds; see TABLE_SIZES).
+    ``"auto"``, the default, uses the large table if it is built, else the medium one, else none;
+    ``"off"`` never uses one; a size uses that table and fails if it is not built. The
+    environment variable COGSIM_CUBE_TABLE sets it for the default configuration.
     """
-    global _oracle, _deep_oracle, _config
+    global _oracle, _deep_oracle, _coset, _coset_loaded, _config
     config = _default_config()
     if cache_dir is not None:
         config["cache_dir"] = str(cache_dir)
@@ -110,10 +143,12 @@ def configure(
         config["perimeter_depth"] = perimeter_depth
     if phase1 is not None:
         config["phase1"] = _phase1_option(phase1)
+    if table is not None:
+        config["table"] = _table_option(table)
     config["threads"], config["progress"] = threads, progress
     with _lock:
         built = _build(config, "off" if config["phase1"] == "auto" else config["phase1"])
-        _oracle, _deep_oracle, _config = built, None, config
+        _oracle, _deep_oracle, _coset, _coset_loaded, _config = built, None, None, False, config
         return built
 
 
@@ -149,12 +184,110 @@ def deep_oracle() -> _core.CubeOracle:
         return _deep_oracle
 
 
+def _table_facts(size: str) -> dict:
+    for info in _core.cube_coset_sizes():
+        if info["size"] == size:
+            return info
+    raise ValueError(f"table size must be one of {', '.join(TABLE_SIZES)}, got {size!r}")
+
+
+def table_path(size: str, cache_dir: Optional[str] = None) -> Path:
+    """Where the coset table of ``size`` is (or will be) kept."""
+    return Path(cache_dir if cache_dir is not None else _default_config()["cache_dir"], _table_facts(size)["file"])
+
+
+# A build holds the table and, besides, its move maps and work lists.
+_BUILD_MEMORY_MARGIN = 256 << 20
+
+
+def _available_memory() -> Optional[int]:
+    """MemAvailable from /proc/meminfo: free memory plus the page cache the kernel can reclaim
+    (which includes a table file already cached); None where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _require_memory(size: str, needed: int, doing: str) -> None:
+    available = _available_memory()
+    if available is not None and available < needed:
+        others = ", ".join(f"{t}: {_table_facts(t)['bytes'] / 2**30:.2f} GiB" for t in TABLE_SIZES if t != size)
+        raise TableMemoryError(
+            f"{doing} the {size} cube table needs {needed / 2**30:.1f} GiB of memory, and this machine has "
+            f"{available / 2**30:.1f} GiB available; free some memory or use a smaller table ({others})"
+        )
+
+
+def coset_solver() -> Optional[_core.CosetSolver]:
+    """The search over the configured coset table, mapped on first use; None when no table is
+    configured or (in the "auto" mode) none is built. Raises TableMemoryError where the machine
+    has too little free memory for it, and ValueError for a damaged table file."""
+    global _coset, _coset_loaded
+    oracle()
+    with _lock:
+        if not _coset_loaded:
+            _coset, _coset_loaded = _load_coset(_config), True
+        return _coset
+
+
+def _load_coset(config: dict) -> Optional[_core.CosetSolver]:
+    choice = config["table"]
+    if choice == "off":
+        return None
+    for size in AUTO_TABLE_SIZES if choice == "auto" else (choice,):
+        path = table_path(size, config["cache_dir"])
+        if path.exists():
+            _require_memory(size, _table_facts(size)["bytes"], "loading")
+            try:
+                return _core.CosetSolver(size, str(path))
+            except ValueError as error:
+                raise ValueError(f"{error}; rebuild it with `cogsim cube tables build --size {size}`") from None
+    if choice != "auto":
+        raise ValueError(
+            f"the {choice} cube table is not built; build it with `cogsim cube tables build --size {choice}`"
+        )
+    return None
+
+
+def build_table(
+    size: str = "large",
+    *,
+    threads: int = 0,
+    progress: Optional[Callable[[int, int, str], None]] = None,
+) -> dict:
+    """Builds the coset table of ``size`` into the cache (a one-off step: the large table takes
+    7.3 GiB of memory and tens of minutes on 2 cores), resuming from the checkpoint a killed build
+    left. ``progress(done, total, stage)`` hears of the work. Returns the table's description."""
+    global _coset_loaded
+    path = table_path(size, _config["cache_dir"] if _config else None)
+    if not path.exists():
+        _require_memory(size, _table_facts(size)["bytes"] + _BUILD_MEMORY_MARGIN, "building")
+    outcome = _core.cube_coset_build(size, str(path), threads, progress)
+    with _lock:
+        _coset_loaded = False  # the next query maps the new table
+    return _core.CosetSolver(size, str(path)).info() | outcome
+
+
 def _escalates(max_nodes: int) -> bool:
     oracle()
     return _config["phase1"] == "auto" and max_nodes > AUTO_ESCALATE_NODES
 
 
 def _distances(packed: np.ndarray, max_nodes: int, threads: int) -> np.ndarray:
+    solver = coset_solver()
+    if solver is not None and max_nodes > COSET_ESCALATE_NODES:
+        distances, _ = oracle().distances(packed, COSET_ESCALATE_NODES, threads, on_limit="mark")
+        deep = np.flatnonzero(distances < 0)
+        if deep.size:
+            answers, _ = solver.distances(packed[deep], max_nodes, threads, on_limit="mark")
+            distances[deep] = answers
+            _raise_if_unanswered(deep, answers, max_nodes, "the coset table")
+        return distances
     if not _escalates(max_nodes):
         return oracle().distances(packed, max_nodes, threads)[0]
     distances, _ = oracle().distances(packed, AUTO_ESCALATE_NODES, threads, on_limit="mark")
@@ -162,12 +295,16 @@ def _distances(packed: np.ndarray, max_nodes: int, threads: int) -> np.ndarray:
     if deep.size:
         answers, _ = deep_oracle().distances(packed[deep], max_nodes, threads, on_limit="mark")
         distances[deep] = answers
-        if (answers < 0).any():
-            raise SearchLimitError(
-                f"state {int(deep[np.argmax(answers < 0)])}: search exceeded max_nodes={max_nodes} "
-                f"even with the {AUTO_DEEP_TABLE} phase-1 table; raise max_nodes"
-            )
+        _raise_if_unanswered(deep, answers, max_nodes, f"the {AUTO_DEEP_TABLE} phase-1 table")
     return distances
+
+
+def _raise_if_unanswered(indices: np.ndarray, answers: np.ndarray, max_nodes: int, what: str) -> None:
+    if (answers < 0).any():
+        raise SearchLimitError(
+            f"state {int(indices[np.argmax(answers < 0)])}: search exceeded max_nodes={max_nodes} "
+            f"even with {what}; raise max_nodes"
+        )
 
 
 def tables() -> dict:
@@ -177,6 +314,9 @@ def tables() -> dict:
     info["phase1"] = _config["phase1"]
     if _deep_oracle is not None:
         info["tables"] += [t for t in _deep_oracle.info()["tables"] if "phase1" in t["name"]]
+    info["table"] = _config["table"]
+    solver = coset_solver()
+    info["coset_table"] = solver.info() if solver is not None else None
     return info
 
 
@@ -195,17 +335,44 @@ def distance(
     return int(distances[0]) if scalar else distances.astype(np.int64)
 
 
-def solve(cube: StateLike, *, max_nodes: int = DEFAULT_MAX_NODES) -> list[str]:
-    """One optimal solution: the moves that take ``cube`` to solved."""
-    packed, _ = as_states(cube)
-    state, max_nodes = packed[0].tobytes(), _positive(max_nodes, "max_nodes")
-    if not _escalates(max_nodes):
-        return [MOVES[m] for m in oracle().solve(state, max_nodes)]
-    try:
-        moves = oracle().solve(state, AUTO_ESCALATE_NODES)
-    except SearchLimitError:
-        moves = deep_oracle().solve(state, max_nodes)
-    return [MOVES[m] for m in moves]
+def solve(
+    states: Union[StateLike, Iterable[StateLike], np.ndarray],
+    *,
+    max_nodes: int = DEFAULT_MAX_NODES,
+    threads: int = 0,
+) -> Union[list[str], list[list[str]]]:
+    """One optimal solution: the moves that take the state to solved. A Cube or move string gives
+    one list of moves; a batch gives one list per state."""
+    packed, scalar = as_states(states)
+    solutions = _solutions(packed, _positive(max_nodes, "max_nodes"), threads)
+    named = [[MOVES[m] for m in moves] for moves in solutions]
+    return named[0] if scalar else named
+
+
+def _solutions(packed: np.ndarray, max_nodes: int, threads: int) -> list[list[int]]:
+    solver = coset_solver()
+    first = min(max_nodes, COSET_ESCALATE_NODES) if solver is not None else max_nodes
+    if solver is None and _escalates(max_nodes):
+        first = AUTO_ESCALATE_NODES
+    found = oracle().solutions(packed, first, threads, on_limit="mark") if len(packed) else []
+    deep = [i for i, moves in enumerate(found) if moves is None]
+    if deep and first == max_nodes:
+        raise SearchLimitError(f"state {deep[0]}: search exceeded max_nodes={max_nodes}; raise max_nodes")
+    if deep:
+        if solver is not None:
+            answers, _ = solver.solutions(packed[deep], max_nodes, threads, on_limit="mark")
+            what = "the coset table"
+        else:
+            answers = deep_oracle().solutions(packed[deep], max_nodes, threads, on_limit="mark")
+            what = f"the {AUTO_DEEP_TABLE} phase-1 table"
+        missing = [i for i, moves in zip(deep, answers) if moves is None]
+        if missing:
+            raise SearchLimitError(
+                f"state {missing[0]}: search exceeded max_nodes={max_nodes} even with {what}; raise max_nodes"
+            )
+        for i, moves in zip(deep, answers):
+            found[i] = moves
+    return found
 
 
 def move_effects(cube: StateLike, *, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, int]:

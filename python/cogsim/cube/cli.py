@@ -45,6 +45,7 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--chunk", type=int, default=4096, help="states per batch (default 4096)")
     p.add_argument("--max-nodes", type=int, default=cube.DEFAULT_MAX_NODES)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--solve", action="store_true", help="write one optimal solution per line instead of the distance")
     p.set_defaults(handler=_distances)
 
     p = sub.add_parser("solve", help="one optimal solution")
@@ -67,6 +68,22 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     _add_phase1_flag(p)
     p.add_argument("--json", action="store_true", help="print the table description as JSON")
     p.set_defaults(handler=_tables)
+    _add_table_build(p.add_subparsers(dest="tables_command", metavar="ACTION"))
+
+
+def _add_table_build(actions: argparse._SubParsersAction) -> None:
+    p = actions.add_parser(
+        "build", help="build a coset table once: with the large one (7.3 GiB), random states take seconds"
+    )
+    p.add_argument(
+        "--size",
+        choices=cube.TABLE_SIZES,
+        default="large",
+        help="large: 7.3 GiB, tens of minutes on 2 cores; medium: 1.3 GiB; small: 19 MiB, for tests (default: large)",
+    )
+    p.add_argument("--threads", type=int, default=0, help="building threads (default: all cores)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(handler=_build_table)
 
 
 def _add_phase1_flag(parser: argparse.ArgumentParser) -> None:
@@ -173,6 +190,8 @@ def _distances(args: argparse.Namespace) -> int:
 
     if args.chunk < 1:
         raise ValueError(f"--chunk must be at least 1, got {args.chunk}")
+    if args.ray and args.solve:
+        raise ValueError("--solve runs on this machine; it cannot be combined with --ray")
     if args.ray:
         from cogsim._ray import connect
 
@@ -187,6 +206,9 @@ def _distances(args: argparse.Namespace) -> int:
                 found = cube.distances_on_ray(
                     packed, address=args.ray, chunk_size=args.chunk, max_nodes=args.max_nodes, progress=bar.update
                 )
+            elif args.solve:
+                found = [" ".join(moves) for moves in cube.solve(packed, max_nodes=args.max_nodes)]
+                bar.update(len(packed))
             else:
                 found = cube.distance(packed, max_nodes=args.max_nodes)
                 bar.update(len(packed))
@@ -227,6 +249,31 @@ def _tables(args: argparse.Namespace) -> None:
     if info["phase1"] == "auto":
         print("phase-1 table: sorted, 1.7 GB, built or loaded when a first deep state needs it (--phase1-sorted: now)")
     print(f"ready in {info['load_seconds']:.1f} s")
+
+
+def _build_table(args: argparse.Namespace) -> None:
+    from tqdm import tqdm
+
+    if args.threads < 0:
+        raise ValueError(f"--threads must be 0 (all cores) or more, got {args.threads}")
+    bar = tqdm(total=1, unit="row", disable=args.no_progress, file=sys.stderr, desc=f"{args.size} table")
+
+    def progress(done: int, total: int, stage: str) -> None:
+        bar.total = total
+        bar.set_postfix_str(stage, refresh=False)
+        bar.update(done - bar.n)
+        if ":" in stage or not stage.startswith("depth"):  # a level done, a checkpoint: keep the line
+            bar.write(f"{args.size} table: {stage}", file=sys.stderr)
+
+    started = time.perf_counter()
+    try:
+        info = cube.build_table(args.size, threads=args.threads, progress=progress)
+    except (cube.TableMemoryError, RuntimeError) as error:  # short of memory, a build already running, I/O
+        raise ValueError(str(error)) from None
+    finally:
+        bar.close()
+    state = f"built in {time.perf_counter() - started:.0f} s" if info["built"] else "already built and verified"
+    print(f"{info['name']}: {info['bytes'] / 2**20:,.0f} MiB, {state}: {info['path']}")
 
 
 def summary(per_depth: int = 20, seed: int = 0, depths=range(1, 13)) -> tuple[list[dict], bool]:

@@ -50,6 +50,8 @@ void unrank_partial(uint32_t rank, int count, int n, uint8_t* values) {
   }
 }
 
+}  // namespace
+
 void corner_twist_unrank(uint32_t rank, uint8_t* co) {
   int sum = 0;
   for (int i = kCorners - 2; i >= 0; --i) {
@@ -59,8 +61,6 @@ void corner_twist_unrank(uint32_t rank, uint8_t* co) {
   }
   co[kCorners - 1] = static_cast<uint8_t>((3 - sum % 3) % 3);
 }
-
-}  // namespace
 
 uint32_t corner_perm_rank(const CubieCube& c) { return rank_partial(c.cp.data(), kCorners, kCorners); }
 

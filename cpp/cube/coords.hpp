@@ -20,6 +20,7 @@ constexpr uint64_t kCornerStates = uint64_t{kCornerPerms} * kCornerTwists;
 
 uint32_t corner_perm_rank(const CubieCube& cube);
 uint32_t corner_twist_rank(const CubieCube& cube);
+void corner_twist_unrank(uint32_t rank, uint8_t* co);  // the inverse: co[0..7] from a twist rank
 inline uint64_t corner_index(uint32_t perm, uint32_t twist) { return uint64_t{perm} * kCornerTwists + twist; }
 
 struct CornerMoveTables {

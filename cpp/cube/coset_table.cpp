@@ -24,13 +24,7 @@ constexpr uint64_t kNibble = 0xF;
 // order, U-layer cubies 0..3 likewise); its edges are solved.
 CubieCube corner_cube(uint32_t twist, uint32_t layer_mask) {
   CubieCube c = CubieCube::solved();
-  int sum = 0;
-  for (int i = kCorners - 2; i >= 0; --i) {
-    c.co[i] = static_cast<uint8_t>(twist % 3);
-    sum += c.co[i];
-    twist /= 3;
-  }
-  c.co[kCorners - 1] = static_cast<uint8_t>((3 - sum % 3) % 3);
+  corner_twist_unrank(twist, c.co.data());
   uint8_t up = 0, down = 4;
   for (int p = 0; p < kCorners; ++p) c.cp[p] = (layer_mask >> p & 1) ? down++ : up++;
   return c;

@@ -73,13 +73,7 @@ bool claim(std::vector<uint8_t>& table, uint64_t i, uint8_t value) {
 
 CubieCube twist_cube(uint32_t twist) {
   CubieCube c = CubieCube::solved();
-  int sum = 0;
-  for (int i = kCorners - 2; i >= 0; --i) {
-    c.co[i] = static_cast<uint8_t>(twist % 3);
-    sum += c.co[i];
-    twist /= 3;
-  }
-  c.co[kCorners - 1] = static_cast<uint8_t>((3 - sum % 3) % 3);
+  corner_twist_unrank(twist, c.co.data());
   return c;
 }
 

@@ -143,19 +143,18 @@ def test_a_small_stamp_budget_still_gives_the_same_frames(gl, composed):
 # -- choosing the path ----------------------------------------------------------------------------------
 
 
-def test_the_path_is_chosen_by_argument_or_variable(monkeypatch):
-    assert render.render_path("gl") == "gl"
-    assert render.render_path("compositor") == "compositor"
+def test_the_path_is_chosen_by_argument_variable_or_device(monkeypatch):
+    assert render.render_path("gl", "llvmpipe (LLVM 15)") == "gl"
+    assert render.render_path("compositor", "NVIDIA H100") == "compositor"
     monkeypatch.delenv(render.RENDER_PATH_VARIABLE, raising=False)
-    assert render.render_path(None) == "compositor"  # on every device: faster on a GPU too
-    assert render.render_path("auto") == "compositor"
+    assert render.render_path(None, "llvmpipe (LLVM 15.0.6, 256 bits)") == "compositor"
+    assert render.render_path("auto", "NVIDIA H100 80GB HBM3/PCIe/SSE2") == "gl"
     monkeypatch.setenv(render.RENDER_PATH_VARIABLE, "gl")
-    assert render.render_path(None) == "gl"
-    assert render.render_path("auto") == "gl"
-    assert render.render_path("compositor") == "compositor"  # the argument wins
+    assert render.render_path(None, "llvmpipe") == "gl"
+    assert render.render_path("compositor", "llvmpipe") == "compositor"  # the argument wins
     monkeypatch.setenv(render.RENDER_PATH_VARIABLE, "cpu")
     with pytest.raises(ValueError, match="COGSIM_RENDER_PATH must be one of auto, gl, compositor"):
-        render.render_path(None)
+        render.render_path(None, "llvmpipe")
     with pytest.raises(ValueError, match="render path must be one of"):
         render.Renderer(path="vulkan")
 

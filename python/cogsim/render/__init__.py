@@ -4,7 +4,7 @@ Without a GPU it runs on Mesa's llvmpipe (CPU); with one, on the vendor's EGL dr
 renders a batch of frames and returns uint8 RGB arrays of shape (N, H, W, 3). 2D frames (grid scenes,
 cube nets, cards, minimaps) take one of two paths with the same pixels: the GL draws them, or the GL
 draws each sprite, tile and letter once and the core composes frames from them on the CPU
-(``render_path``: automatic, the compositor, which is the faster on a GPU too).
+(``render_path``: automatic, the compositor on llvmpipe and the GL on a GPU).
 """
 
 from __future__ import annotations

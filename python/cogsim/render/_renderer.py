@@ -22,6 +22,7 @@ _BATCH_STATE = threading.local()  # frame_batch(): depth of the blocks, renderer
 # Which path draws 2D frames (grid, cube_net, cards, minimap, patch); both give the same pixels.
 RENDER_PATHS = ("auto", "gl", "compositor")
 RENDER_PATH_VARIABLE = "COGSIM_RENDER_PATH"
+_CPU_RASTERISERS = ("llvmpipe", "softpipe", "swrast")  # Mesa's GL on the CPU
 
 
 def check_render_path(path: Optional[str]) -> Optional[str]:
@@ -31,18 +32,21 @@ def check_render_path(path: Optional[str]) -> Optional[str]:
     return path
 
 
-def render_path(path: Optional[str]) -> str:
+def render_path(path: Optional[str], gl_renderer: str) -> str:
     """The path that draws 2D frames: ``path`` ("gl", "compositor"; None or "auto": the environment
-    variable COGSIM_RENDER_PATH, else automatic). Automatic is the CPU compositor on every device:
-    it drew 2D frames 1.3-8x faster than the GL path on an H200 GPU, as it does on Mesa's llvmpipe
-    (``benchmarks/results_render_gpu.md``)."""
+    variable COGSIM_RENDER_PATH, else automatic). Automatic is the CPU compositor where the GL itself
+    runs on the CPU (Mesa's llvmpipe), the GL path on a GPU: there the compositor is faster but its
+    frames are not the GPU's own (``benchmarks/results_render_gpu.md``)."""
     chosen = check_render_path(path) or "auto"
     if chosen == "auto":
         variable = os.environ.get(RENDER_PATH_VARIABLE, "").strip()
         if variable not in RENDER_PATHS and variable:
             raise ValueError(f"{RENDER_PATH_VARIABLE} must be one of {', '.join(RENDER_PATHS)}, got {variable!r}")
         chosen = variable or "auto"
-    return "compositor" if chosen == "auto" else chosen
+    if chosen == "auto":
+        on_cpu = any(name in gl_renderer.lower() for name in _CPU_RASTERISERS)
+        chosen = "compositor" if on_cpu else "gl"
+    return chosen
 
 
 def shared_renderer(backend: str = "egl", path: Optional[str] = None) -> "Renderer":
@@ -124,7 +128,7 @@ class Renderer:
         self.ctx = _context.gl_context(backend)
         _context.make_current(self.ctx)  # the thread's context may exist already, not current
         self.gl_renderer = str(self.ctx.info.get("GL_RENDERER", ""))
-        self.path = render_path(path)
+        self.path = render_path(path, self.gl_renderer)
         self.atlases = atlases()
         self._quads = QuadPipeline(self.ctx, self.atlases)
         self._compositor = FrameCompositor(self._quads) if self.path == "compositor" else None

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,20 @@ std::vector<CubieCube> read_states(const StateArray& array, bool check) {
     if (check) item_errors("state " + std::to_string(i), [&] { validate(states[i]); });
   }
   return states;
+}
+
+// `width` int32 values per state (width 0: one value, shape (N,)), written by fill(state, row) on all
+// cores with the GIL released.
+template <typename Fill>
+py::array_t<int32_t> per_state(const StateArray& array, py::ssize_t width, Fill&& fill) {
+  const std::vector<CubieCube> states = read_states(array, true);
+  const auto count = static_cast<py::ssize_t>(states.size());
+  py::array_t<int32_t> out = width == 0 ? py::array_t<int32_t>(count) : py::array_t<int32_t>({count, width});
+  int32_t* data = out.mutable_data();
+  const size_t stride = width == 0 ? 1 : static_cast<size_t>(width);
+  py::gil_scoped_release release;
+  parallel_for(states.size(), 0, [&](size_t i) { fill(states[i], data + i * stride); }, 1024);
+  return out;
 }
 
 StateArray write_states(const std::vector<CubieCube>& states) {
@@ -286,12 +301,7 @@ void register_cube(py::module_& m) {
       .def(
           "heuristics",
           [](const Oracle& oracle, const StateArray& array) {
-            const std::vector<CubieCube> states = read_states(array, true);
-            py::array_t<int32_t> bounds(static_cast<py::ssize_t>(states.size()));
-            int32_t* out = bounds.mutable_data();
-            py::gil_scoped_release release;
-            parallel_for(states.size(), 0, [&](size_t i) { out[i] = oracle.heuristic(states[i]); }, 1024);
-            return bounds;
+            return per_state(array, 0, [&](const CubieCube& c, int32_t* out) { *out = oracle.heuristic(c); });
           },
           py::arg("states"), "The database lower bound of each state (the max over every table; no perimeter).")
       .def(
@@ -299,18 +309,10 @@ void register_cube(py::module_& m) {
           [](const Oracle& oracle, const StateArray& array) {
             require(!oracle.phase1_table().empty(),
                     "phase1_bounds needs an oracle configured with phase1='plain' or 'sorted'");
-            const std::vector<CubieCube> states = read_states(array, true);
-            py::array_t<int32_t> bounds({static_cast<py::ssize_t>(states.size()), static_cast<py::ssize_t>(kAxes)});
-            int32_t* out = bounds.mutable_data();
-            py::gil_scoped_release release;
-            parallel_for(
-                states.size(), 0,
-                [&](size_t i) {
-                  const auto b = oracle.phase1_bounds(states[i]);
-                  for (int axis = 0; axis < kAxes; ++axis) out[i * kAxes + axis] = b[axis];
-                },
-                1024);
-            return bounds;
+            return per_state(array, kAxes, [&](const CubieCube& c, int32_t* out) {
+              const auto b = oracle.phase1_bounds(c);
+              std::copy(b.begin(), b.end(), out);
+            });
           },
           py::arg("states"), "Phase-1 distance of each state seen along the U-D, R-L and F-B axes: shape (N, 3).")
       .def(
@@ -496,30 +498,17 @@ void register_cube(py::module_& m) {
       .def(
           "entries",
           [](const CosetSolver& solver, const StateArray& array) {
-            const std::vector<CubieCube> states = read_states(array, true);
-            py::array_t<int32_t> out({static_cast<py::ssize_t>(states.size()), static_cast<py::ssize_t>(2 * kAxes)});
-            int32_t* data = out.mutable_data();
-            py::gil_scoped_release release;
-            parallel_for(
-                states.size(), 0,
-                [&](size_t i) {
-                  const auto e = solver.entries(states[i]);
-                  std::copy(e.begin(), e.end(), data + i * 2 * kAxes);
-                },
-                1024);
-            return out;
+            return per_state(array, 2 * kAxes, [&](const CubieCube& c, int32_t* out) {
+              const auto e = solver.entries(c);
+              std::copy(e.begin(), e.end(), out);
+            });
           },
           py::arg("states"),
           "The six table entries of each state, shape (N, 6): the state seen along axes 0-2, then its inverse.")
       .def(
           "bounds",
           [](const CosetSolver& solver, const StateArray& array) {
-            const std::vector<CubieCube> states = read_states(array, true);
-            py::array_t<int32_t> out(static_cast<py::ssize_t>(states.size()));
-            int32_t* data = out.mutable_data();
-            py::gil_scoped_release release;
-            parallel_for(states.size(), 0, [&](size_t i) { data[i] = solver.bound(states[i]); }, 1024);
-            return out;
+            return per_state(array, 0, [&](const CubieCube& c, int32_t* out) { *out = solver.bound(c); });
           },
           py::arg("states"), "The lower bound the search starts from, per state.")
       .def("code_counts",

@@ -1,5 +1,5 @@
 """
-cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt), the renderer's pixel repacking and its CPU compositor of 2D frames
+cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt), the renderer's pixel repacking and its CPU compositor of 2D frames, frames of a template and flat-colour rectangles
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ __all__: list[str] = [
     "maze_shortest_actions",
     "maze_shortest_cells",
     "maze_step",
+    "paint_rect_frames",
     "pairs_deal",
     "pairs_flip",
     "pairs_optimal",
@@ -456,6 +457,18 @@ def maze_step(
 ) -> numpy.typing.NDArray[numpy.uint8]:
     """
     Applies actions[t, i] to walker i for every round t, in place; returns outcome codes (t, i).
+    """
+
+def paint_rect_frames(
+    template: numpy.typing.NDArray[numpy.uint8],
+    rects: numpy.typing.NDArray[numpy.int32],
+    palette: numpy.typing.NDArray[numpy.uint8],
+    colours: numpy.typing.NDArray[numpy.uint8],
+    out: numpy.typing.NDArray[numpy.uint8],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> None:
+    """
+    Writes out[i] = template with each rect (slot, y0, y1, x0, x1) filled in palette[colours[i, slot]], rects in order; over threads (0: all cores), the GIL released.
     """
 
 def pairs_deal(

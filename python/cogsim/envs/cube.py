@@ -8,14 +8,16 @@ for cogsim's one-line formats), for scripted agents and models alike. ``info["ep
 carries the per-episode outcomes that ``cogsim.metrics.cube`` turns into the paper's tables.
 
 Options common to all tests: ``depth`` (scramble depth, 1..20; keep <= 7 for fast oracle labels),
-``sticker`` (net image sticker size in px), ``seed_list`` (path or dict from
-``items.build_seed_list``: episode ``seed`` then means the list's index), ``release`` (which line of
-the authors' harness "release" means: "731aff82", the newest and the default, or "1ca7d58", the
-older ``main``; ``cogsim.cube.suite.releases``) and the protocol options, each "release" by default
-(that line's reading, docs/fidelity.md): ``parser`` ("release" | "strict"), ``colours`` ("release" |
-"cogsim"), ``state_format`` ("release" | "cogsim"), ``scrambles`` ("release" | "cogsim"), ``layout``
-("release": the newest line's seeded option sets and verification cells where reproducible |
-"cogsim"); ``env.protocol`` names the variant and every episode records it, and
+``look`` (the net image: "release", the release's own picture of the state pixel for pixel, the
+default | "cogsim", cogsim's net), ``sticker`` (px per sticker of cogsim's net; look="cogsim" only),
+``seed_list`` (path or dict from ``items.build_seed_list``: episode ``seed`` then means the list's
+index), ``release`` (which line of the authors' harness "release" means: "731aff82", the newest and
+the default, or "1ca7d58", the older ``main``; ``cogsim.cube.suite.releases``) and the protocol
+options, each "release" by default (that line's reading, docs/fidelity.md): ``parser`` ("release" |
+"strict"), ``colours`` ("release" | "cogsim"), ``state_format`` ("release" | "cogsim"), ``scrambles``
+("release" | "cogsim"), ``layout`` ("release": the newest line's seeded option sets and verification
+cells where reproducible | "cogsim"); ``env.protocol`` names the variant (``look`` included where
+images are shown) and every episode records it, and
 ``env.metadata["cogsim.decoding"]`` holds the line's max_tokens, temperature and top_p. Per test:
 ``modality`` ("image+text" | "image" | "text" | "image+text-no-authority"), ``negatives``
 (verification), ``abstention`` / ``abstain_policy`` / ``credit`` (closed-loop), ``regime`` /
@@ -45,6 +47,7 @@ RECOVERY_STARTS = ("closed-loop", "injected")
 NEGATIVE_KINDS = ("image-move", "text-edit")
 CREDITS = ("release", "progress", "teacher")
 PROTOCOL_CHOICES = ("release", "cogsim")
+DEFAULT_STICKER = 32  # px per sticker of cogsim's net
 # The newest release line's decoding per test (its generation contracts): max tokens, temperature, top_p.
 RELEASE_DECODING = releases.DECODING[releases.NEWEST]
 
@@ -55,7 +58,16 @@ def _one_of(name: str, value: object, allowed: tuple) -> Any:
     return value
 
 
-def _sticker(value: object) -> int:
+def _sticker(value: object, look: str) -> Optional[int]:
+    if look == "release":
+        if value is not None:
+            raise ValueError(
+                f"sticker sizes cogsim's net (look='cogsim'); the release's net (look='release') is drawn at its own "
+                f"size, got sticker={value!r}"
+            )
+        return None
+    if value is None:
+        return DEFAULT_STICKER
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 8 <= value <= 256:
         raise ValueError(f"sticker must be an int in 8..256 (px per sticker), got {value!r}")
     return int(value)
@@ -78,7 +90,8 @@ class CubeBenchEnv(TextEnv):
         env_id: str = "",
         depth: int = 1,
         modality: Optional[str] = None,
-        sticker: int = 32,
+        look: str = "release",
+        sticker: Optional[int] = None,
         seed_list=None,
         release: str = releases.NEWEST,
         parser: str = "release",
@@ -93,6 +106,7 @@ class CubeBenchEnv(TextEnv):
             allowed = [
                 "depth",
                 "modality",
+                "look",
                 "sticker",
                 "seed_list",
                 "release",
@@ -111,6 +125,7 @@ class CubeBenchEnv(TextEnv):
             env_id,
             depth=depth,
             modality=modality,
+            look=look,
             sticker=sticker,
             release=release,
             parser=parser,
@@ -129,7 +144,9 @@ class CubeBenchEnv(TextEnv):
         self.metadata = {**type(self).metadata, "cogsim.decoding": self._decoding()}
         self.depth = items_mod.check_depth(depth)
         self.modality = _one_of("modality", modality, self.modalities)
-        self.sticker = _sticker(sticker)
+        self.look = _one_of("look", look, views.LOOKS)
+        self.sticker = _sticker(sticker, self.look)
+        self._release_frames_drawn = False
         self.seed_list = None if seed_list is None else items_mod.load_seed_list(seed_list)
         self.item: dict = {}
         self._running = False
@@ -187,14 +204,26 @@ class CubeBenchEnv(TextEnv):
             "state_format": self.state_format,
             "scrambles": self.scrambles,
             "layout": self.layout,
+            **({"look": self.look} if self.modality != "text" else {}),  # the net image, where one is shown
         }
 
     def _images(self, facelets: str) -> tuple:
-        return (
-            ()
-            if self.modality == "text"
-            else (views.net_image(views.recolour(facelets, self.colours), self.sticker, self.renderer()),)
-        )
+        return () if self.modality == "text" else (self._net_image(facelets),)
+
+    def _net_image(self, facelets: str, variant: str = "clean"):
+        """The net image of a state in this env's look and colours (``variant``: the invariance sweep's)."""
+        shown = views.recolour(facelets, self.colours)
+        if self.look == "release":
+            self._release_frames_drawn = True
+            return views.release_net_image(shown, variant)
+        return views.variant_image(shown, variant, self.sticker, self.renderer())
+
+    def frames_drawn_by(self) -> Optional[dict]:
+        """What drew the env's frames and in which look: the release's net is drawn on the CPU by the core."""
+        if self.look == "release":
+            return {"look": "release", "path": "cpu", "gl_renderer": "none"} if self._release_frames_drawn else None
+        drawn = super().frames_drawn_by()
+        return None if drawn is None else {**drawn, "look": "cogsim"}
 
     def _state_text(self, facelets: str) -> str:
         shown = views.recolour(facelets, self.colours)
@@ -924,8 +953,7 @@ class InvarianceEnv(CubeBenchEnv):
             depth=self.depth,
             options=prompts.lettered_options(LABELS, item["options"]),
         )
-        image = views.variant_image(views.recolour(item["facelets"], self.colours), self._variant(), self.sticker)
-        return observation(text, (image,), item["options"])
+        return observation(text, (self._net_image(item["facelets"], self._variant()),), item["options"])
 
     def _step(self, action: str):
         parsed = self._parse_choice(action)

@@ -23,7 +23,7 @@ from cogsim.render._renderer import (
 from cogsim.render.cards import CardBoard
 from cogsim.render.grid import CellMark, GridScene, Item, Pile, ShapeTile, SlotMark, SpriteQuarter, Target
 from cogsim.render.maze import MapView, Maze, ViewOptions
-from cogsim.render.png import save_png, to_png_bytes
+from cogsim.render.png import save_png, to_png_bytes, to_png_bytes_batch
 
 SPRITES: tuple[str, ...] = tuple(_atlases().sprite_uv)
 SPRITE_CATEGORIES: dict[str, tuple[str, ...]] = _atlases().sprite_categories
@@ -54,4 +54,5 @@ __all__ = [
     "save_png",
     "shared_renderer",
     "to_png_bytes",
+    "to_png_bytes_batch",
 ]

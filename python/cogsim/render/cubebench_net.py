@@ -121,8 +121,9 @@ class NetLook:
     rects: np.ndarray
     palette: np.ndarray
 
-    def paint(self, colour_ids: np.ndarray, threads: int = 0) -> np.ndarray:
-        out = np.empty((colour_ids.shape[0], *self.frame.shape), np.uint8)
+    def paint(self, colour_ids: np.ndarray, threads: int = 0, out: np.ndarray | None = None) -> np.ndarray:
+        if out is None:
+            out = np.empty((colour_ids.shape[0], *self.frame.shape), np.uint8)
         _core.paint_rect_frames(self.frame, self.rects, self.palette, colour_ids, out, threads)
         return out
 
@@ -146,11 +147,12 @@ class ReleaseNet:
             "bright": NetLook(BRIGHTNESS_TABLE[self.frame], rects, BRIGHTNESS_TABLE[palette]),
         }
 
-    def frames(self, states, variant: str = "clean", threads: int = 0) -> np.ndarray:
-        """(N, 620, 840, 3) frames of facelet strings or Cubes (cogsim colouring; see ``cube_net``)."""
+    def frames(self, states, variant: str = "clean", threads: int = 0, out: np.ndarray | None = None) -> np.ndarray:
+        """(N, 620, 840, 3) frames of facelet strings or Cubes (cogsim colouring; see ``cube_net``), into
+        ``out`` if given (a writeable uint8 array of that shape: no fresh memory to fault in)."""
         if variant not in self.looks:
             raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-        return self.looks[variant].paint(colour_ids(states), threads)
+        return self.looks[variant].paint(colour_ids(states), threads, out)
 
 
 def _fixed_frame(data: dict) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
@@ -206,9 +208,9 @@ def release_net() -> ReleaseNet:
     return ReleaseNet(load_data())
 
 
-def release_frames(states, variant: str = "clean", threads: int = 0) -> np.ndarray:
+def release_frames(states, variant: str = "clean", threads: int = 0, out: np.ndarray | None = None) -> np.ndarray:
     """The release's frames (N, 620, 840, 3) of facelet strings or Cubes in ``variant`` (VARIANTS)."""
-    return release_net().frames(states, variant, threads)
+    return release_net().frames(states, variant, threads, out)
 
 
 def release_frame(state, variant: str = "clean") -> np.ndarray:

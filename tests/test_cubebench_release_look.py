@@ -218,3 +218,16 @@ def test_the_releases_code_draws_the_same_frames():
             FACE_COLOURS[f] for f in state
         )
         assert FACE_ORDER == "URFDLB"
+
+
+def test_a_run_sends_and_stores_the_release_frames_and_its_report_says_so(oracle, tmp_path):
+    from cogsim.harness import RunConfig, Task, run
+    from cogsim.report.run_report import build_report
+
+    run(RunConfig([Task("cube/optimal-move", 2, {"depth": 2})], ["oracle"], max_turns=3), tmp_path / "run")
+    env = cogsim.make("cube/optimal-move", depth=2)
+    expected = {sha256(env.reset(seed=seed)[0]["images"][0]) for seed in (0, 1)}
+    stored = {sha256(np.asarray(Image.open(path))) for path in (tmp_path / "run" / "images").rglob("*.png")}
+    assert stored == expected
+    report = build_report(tmp_path / "run").markdown()
+    assert "Frames drawn by: the release's look, drawn on the CPU (2 episodes)" in report

@@ -1,12 +1,12 @@
 // PNG encoding of RGB frames, fast on the frames cogsim draws (flat areas, repeated rows).
 //
 // Every row but the first is Up-filtered (its difference from the row above), so a row that repeats
-// the one above is all zeros and an area of one colour is a run; the zlib stream is one deflate
-// block of the fixed Huffman code holding literals and matches at distance 1 (a byte repeated) or
-// 3 (a pixel repeated), found with word compares; the Adler-32 of a run is computed in closed form.
-// No compression library is involved, so the bytes are the same on every machine; any PNG decoder
-// gives back the frame's pixels exactly. On noisy frames it compresses less than zlib's LZ77 with
-// dynamic codes (never more than 9/8 of the raw rows plus a few bytes).
+// the one above is all zeros and an area of one colour is a run. The zlib stream is one deflate
+// block of literals and matches at distance 1 (a byte repeated) or 3 (a pixel repeated), found with
+// word compares, in Huffman codes built for the frame (ties broken by symbol number); the Adler-32
+// of a run is computed in closed form. No compression library is involved, so the bytes are the
+// same on every machine, and any PNG decoder gives back the frame's pixels exactly. Without LZ77
+// matches at other distances it compresses noisy frames less than zlib does.
 #pragma once
 
 #include <cstddef>

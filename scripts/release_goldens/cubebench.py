@@ -12,9 +12,10 @@ tests/fidelity/data/cubebench_release_frames.json. No image is written.
 
 DIR/cube-bench is a checkout (or extracted archive) of the release. Needs numpy, matplotlib and
 Pillow at the versions cogsim pins for these pixels (matplotlib 3.11.2, Pillow 13.0.0), pycuber and
-kociemba (the simulator imports them). The simulator module is loaded alone: its imports of torch
-(used only for tensor outputs) and of the release's optimal solver (which builds its tables on
-import; used only for distances) are replaced by empty modules; nothing on the drawing path is.
+kociemba (the simulator imports them): ``pip install .[cubebench-release]``. The simulator module
+is loaded alone: its imports of torch (used only for tensor outputs) and of the release's optimal
+solver (which builds its tables on import; used only for distances) are replaced by empty modules;
+nothing on the drawing path is.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """PNG output, the format models get their images in.
 
 Frames are encoded by the core (``_core.encode_png``): Up-filtered rows, byte and pixel repeats in
-Huffman codes built per frame, the same bytes on every machine and 10-60x faster than Pillow on
-cogsim's frames (benchmarks/results_render_cubebench_release.md), files of about Pillow's size on
-flat frames; any decoder gives the frame back exactly."""
+Huffman codes built per frame, the same bytes on every machine, 5-75x faster than Pillow on cogsim's
+frames with files 1.05-1.3x the size of Pillow's (benchmarks/results_render_cubebench_release.md);
+any decoder gives the frame back exactly."""
 
 from __future__ import annotations
 

@@ -151,6 +151,14 @@ def test_cogsim_run_with_spawned_workers_and_the_report_show_its_metric_table(in
     assert "| guess/number | oracle | 6 | 1.00 [0.61, 1.00] | 1.00 [1.00, 1.00] |" in report
 
 
+def test_cogsim_list_names_the_plugins_env_id_agents_suite_and_preset(installed, capsys):
+    run_cli("list")
+    out = capsys.readouterr().out
+    assert "guess/number" in out and "[agents: oracle, bisect, random]" in out
+    assert "metric suites: " in out and "guess" in out.split("metric suites: ")[1].splitlines()[0]
+    assert "paper:guess" in out.split("paper presets: ")[1]
+
+
 def test_the_paper_preset_of_the_plugin_runs_and_reports_beside_its_reference_rows(installed, tmp_path):
     assert "paper:guess" in papers.presets()
     out = tmp_path / "preset"

@@ -7,6 +7,7 @@ entry point and then runs it end to end (``cogsim.make``, ``cogsim run`` with sp
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -212,3 +213,19 @@ def test_a_fresh_process_finds_the_installed_plugin_without_importing_it(tmp_pat
     result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr[-2000:]
     assert f"**{TABLE}**" in (out / "report.md").read_text()
+
+
+def _code(line: str) -> str:
+    """A line without its comment and indentation (naive, but the snippets quote no '#')."""
+    return line.partition("  #")[0].partition("# ")[0].strip() if "#" in line else line.strip()
+
+
+def test_the_guides_snippets_are_the_examples_code():
+    guide = (HERE.parents[1] / "docs" / "adding-a-benchmark.md").read_text(encoding="utf-8")
+    source = {_code(line) for path in (HERE / "guessgame").glob("*.py") for line in path.read_text().splitlines()}
+    snippets = re.findall(r"```python\n(.*?)```", guide, re.S)
+    assert len(snippets) >= 6
+    quoted = [_code(line) for snippet in snippets for line in snippet.splitlines()]
+    assert [line for line in quoted if line and line not in source] == []
+    (toml,) = [s for s in re.findall(r"```toml\n(.*?)```", guide, re.S) if "cogsim.families" in s]
+    assert [line.replace('"', "") for line in toml.split("\n")[1:2]] == [ENTRY_POINTS.splitlines()[1]]

@@ -88,6 +88,10 @@ def test_the_entry_point_declares_the_env_and_make_plays_it(installed):
     assert env.scripted_policies == ("oracle", "bisect", "random")
     with pytest.raises(envs.ResetNeeded):
         env.step("Guess: 50")
+    obs, info = env.reset(seed=5)
+    assert env.observation_space.contains(obs) and info["episode_seed"] == 5
+    with pytest.raises(TypeError, match="response text"):
+        env.step(None)
     # bisection needs at most 7 guesses on 1..100 (the reference row of the preset); the oracle one
     bisect = [play_scripted(env, "bisect", seed) for seed in range(100)]
     assert all(e.episode["solved"] for e in bisect) and max(e.episode["guesses"] for e in bisect) == 7

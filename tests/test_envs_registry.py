@@ -115,6 +115,33 @@ def test_a_plugin_family_from_an_entry_point_is_listed_and_made(monkeypatch, tmp
     monkeypatch.setattr(families, "_families", None)
 
 
+@pytest.mark.parametrize(
+    ("record", "claim"),
+    [
+        ("Family('toy', ('wilt/full',), 'toyclash')", "env id 'wilt/full'"),
+        ("Family('kidgym', ('kidgym/toy',), 'toyclash')", "name 'kidgym'"),
+        ("Family('toy', ('toy/a',), 'toyclash', 'toyclash', suite='pairs')", "metric suite 'pairs'"),
+        ("Family('toy', ('toy/a',), 'toyclash', look='toyclash', scene_kinds=('grid',))", "scene kind 'grid'"),
+    ],
+)
+def test_a_plugin_family_that_claims_what_another_declares_is_an_error_naming_both(
+    monkeypatch, tmp_path, record, claim
+):
+    from importlib import metadata
+
+    from cogsim import families
+
+    (tmp_path / "toyclash.py").write_text(f"from cogsim.families import Family\nFAMILY = {record}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "toyclash", raising=False)
+    entry = metadata.EntryPoint("toy", "toyclash:FAMILY", families.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(families.metadata, "entry_points", lambda group: [entry])
+    monkeypatch.setattr(families, "_families", None)
+    with pytest.raises(envs.FamilyImportError, match=f"family '.*' \\(toyclash\\) declares the {claim}, which family"):
+        cogsim.list_envs()
+    monkeypatch.setattr(families, "_families", None)
+
+
 def test_registry_lists_every_family():
     ids = cogsim.list_envs()
     for family in ("wilt/", "cube/", "kidgym/", "pairs/", "maze3d/"):

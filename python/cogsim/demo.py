@@ -1,7 +1,7 @@
 """``cogsim demo``: the main job. Runs every available suite with scripted agents and writes a
 Markdown report (with the frames the renderer drew) into an output folder.
 
-The suites come from the families themselves: each env module ``cogsim/envs/<family>.py`` may
+The suites come from the families themselves: each family's env module (its record's ``envs``) may
 define ``DEMO_SUITES = [{"env_id": ..., "options": {...}, "episodes": N, "agents": [...]}, ...]``.
 They all run through the model loop (``cogsim.harness``) into one results store, ``OUT/run``,
 whose report (metric tables with intervals, plots) becomes the first section.

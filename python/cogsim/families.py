@@ -147,7 +147,7 @@ def all_families() -> tuple[Family, ...]:
     if _families is None:
         with _lock:
             if _families is None:
-                _families = BUILTIN + _plugin_families()
+                _families = _claimed_once(BUILTIN + _plugin_families())
     return _families
 
 
@@ -164,6 +164,25 @@ def _plugin_families() -> tuple[Family, ...]:
             raise FamilyImportError(f"family plugin {entry.name!r} ({entry.value}) is not a cogsim.families.Family")
         found.append(family)
     return tuple(found)
+
+
+def _claimed_once(found: tuple[Family, ...]) -> tuple[Family, ...]:
+    """The families, unless two claim one name, env id, metric suite or scene kind: the lookups take
+    the first, so the second would be shadowed without a word (a plugin reusing a built-in's id)."""
+    owners: dict[tuple[str, str], Family] = {}
+    for family in found:
+        claims = [("name", family.name), *(("env id", env_id) for env_id in family.env_ids)]
+        claims += [("scene kind", kind) for kind in family.scene_kinds]
+        if family.metric_suite:
+            claims.append(("metric suite", family.metric_suite))
+        for kind, value in claims:
+            owner = owners.setdefault((kind, value), family)
+            if owner is not family:
+                raise FamilyImportError(
+                    f"family {family.name!r} ({family.envs}) declares the {kind} {value!r}, which family "
+                    f"{owner.name!r} ({owner.envs}) declares already; give it a name of its own"
+                )
+    return found
 
 
 def declared_env_ids() -> list[str]:

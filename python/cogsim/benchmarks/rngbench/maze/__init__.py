@@ -1,6 +1,6 @@
 """RNG-Bench 3D Maze: generation and batched stepping in the core, text views, parsers, agents.
 
-from cogsim import maze
+from cogsim.benchmarks.rngbench import maze
 m = maze.generate(9, seed=3)           # the released harness's v6 maze for seed 3; L* in its slide moves
 m.walls, m.optimal_actions, m.shortest_cells, m.step_budget()
 maze.generate(9, 3, generator="cogsim", step="cell")   # the core's spanning tree + round(0.15 (n-1)^2) openings

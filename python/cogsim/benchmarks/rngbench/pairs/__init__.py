@@ -2,7 +2,7 @@
 between agents (``cogsim.harness.tournament``) and SFT rollouts (``cogsim.harness.sft``) run envs,
 so they live in the harness.
 
-    from cogsim import pairs
+    from cogsim.benchmarks.rngbench import pairs
     board = pairs.deal(4, 4, seed=1)         # identities 0..7, each twice, row-major
     games = pairs.PairsBatch.from_boards([board])
     games.flip([games.optimal()[0]])          # one flip per response; the perfect-memory policy

@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from cogsim.benchmarks.cubebench import release_look as net
+from cogsim.benchmarks.cubebench import views
 from cogsim.cube import Cube
-from cogsim.cube.suite import views
-from cogsim.render import cubebench_net as net
 from cogsim.render.png import to_png_bytes
 
 ROOT = Path(__file__).resolve().parents[1]

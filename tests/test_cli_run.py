@@ -94,6 +94,7 @@ def test_list_shows_envs_policies_and_metrics(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     assert "looptest/count" in out and "stubborn" in out and "openai:MODEL" in out and "looptest" in out
+    assert "paper presets: paper:cubebench, paper:kidgym, paper:rngbench, paper:wilt" in out
 
 
 def test_demo_runs_every_family_demo_suite_through_the_loop(tmp_path, monkeypatch):

@@ -40,14 +40,16 @@ def test_a_family_that_fails_to_import_is_an_error_naming_it(monkeypatch):
     real_import = families.importlib.import_module
 
     def failing_import(name, *args):
-        if name == "cogsim.envs.maze3d":
+        if name == "cogsim.benchmarks.rngbench.maze.env":
             raise RuntimeError("broken on purpose")
         return real_import(name, *args)
 
     monkeypatch.setattr(families.importlib, "import_module", failing_import)
     with pytest.raises(envs.FamilyImportError, match="maze3d.*broken on purpose"):
         cogsim.make("maze3d/nav")
-    assert "cogsim.envs.maze3d" not in families._imported  # not marked imported: the next call tries again
+    assert (
+        "cogsim.benchmarks.rngbench.maze.env" not in families._imported
+    )  # not marked imported: the next call tries again
     assert "maze3d/nav" in cogsim.list_envs()  # declared ids stay listed
 
 
@@ -109,6 +111,33 @@ def test_a_plugin_family_from_an_entry_point_is_listed_and_made(monkeypatch, tmp
     broken = metadata.EntryPoint("bad", "no_such_module_here:FAMILY", families.ENTRY_POINT_GROUP)
     monkeypatch.setattr(families.metadata, "entry_points", lambda group: [broken])
     with pytest.raises(envs.FamilyImportError, match="bad"):
+        cogsim.list_envs()
+    monkeypatch.setattr(families, "_families", None)
+
+
+@pytest.mark.parametrize(
+    ("record", "claim"),
+    [
+        ("Family('toy', ('wilt/full',), 'toyclash')", "env id 'wilt/full'"),
+        ("Family('kidgym', ('kidgym/toy',), 'toyclash')", "name 'kidgym'"),
+        ("Family('toy', ('toy/a',), 'toyclash', 'toyclash', suite='pairs')", "metric suite 'pairs'"),
+        ("Family('toy', ('toy/a',), 'toyclash', look='toyclash', scene_kinds=('grid',))", "scene kind 'grid'"),
+    ],
+)
+def test_a_plugin_family_that_claims_what_another_declares_is_an_error_naming_both(
+    monkeypatch, tmp_path, record, claim
+):
+    from importlib import metadata
+
+    from cogsim import families
+
+    (tmp_path / "toyclash.py").write_text(f"from cogsim.families import Family\nFAMILY = {record}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "toyclash", raising=False)
+    entry = metadata.EntryPoint("toy", "toyclash:FAMILY", families.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(families.metadata, "entry_points", lambda group: [entry])
+    monkeypatch.setattr(families, "_families", None)
+    with pytest.raises(envs.FamilyImportError, match=f"family '.*' \\(toyclash\\) declares the {claim}, which family"):
         cogsim.list_envs()
     monkeypatch.setattr(families, "_families", None)
 

@@ -6,7 +6,7 @@ Runs ``VirtualCube.render`` / ``render_variant`` of the release (``sim/cube_simu
 strings) in every variant the invariance sweep sends (clean, occl, bright, recolor with the sweep's
 map), encodes each image as the release sends it to a model (its API strategies: ``_as_pil(image)``
 saved by Pillow as PNG), and writes the SHA-256 of the raw RGB frame and of the decoded PNG to
-tests/fidelity/data/cubebench_release_frames.json. No image is written.
+tests/benchmarks/cubebench/data/cubebench_release_frames.json. No image is written.
 
     COGSIM_RELEASES=DIR python scripts/release_goldens/cubebench.py [--out FILE]
 
@@ -33,7 +33,14 @@ from pathlib import Path
 SIMULATOR = Path("src/cube_bench/sim/cube_simulator.py")
 RELEASE_DIR = "cube-bench"
 RELEASE_COMMIT = "1ca7d58"
-OUTPUT = Path(__file__).resolve().parents[2] / "tests" / "fidelity" / "data" / "cubebench_release_frames.json"
+OUTPUT = (
+    Path(__file__).resolve().parents[2]
+    / "tests"
+    / "benchmarks"
+    / "cubebench"
+    / "data"
+    / "cubebench_release_frames.json"
+)
 PINNED = {"matplotlib": "3.11.2", "PIL": "13.0.0"}
 # The invariance sweep's variants and recolour map (tests/invariance_sweep.py of the release).
 VARIANTS = ("clean", "occl", "bright", "recolor")

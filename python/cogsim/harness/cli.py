@@ -14,8 +14,8 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--preset",
         metavar="NAME",
-        help="a paper's main-table protocol instead of SUITEs: paper:kidgym, paper:wilt, paper:cubebench or "
-        "paper:rngbench (its report shows the run beside the published rows)",
+        help="a paper's main-table protocol instead of SUITEs: paper:kidgym, paper:wilt, paper:cubebench, "
+        "paper:rngbench or a plugin's (`cogsim list` names them; its report shows the run beside the published rows)",
     )
     p.add_argument(
         "--agent",
@@ -276,6 +276,7 @@ def _list(args: argparse.Namespace) -> int:
     from cogsim import metrics
     from cogsim.envs import spec
     from cogsim.harness import import_plugins
+    from cogsim.report.papers import presets
 
     import_plugins(args.imports)
     print("env ids:")
@@ -290,6 +291,7 @@ def _list(args: argparse.Namespace) -> int:
         )
     print("agents: oracle, random, noisy-oracle:P, per-suite scripted policies, openai:MODEL, vllm:MODEL")
     print("metric suites: " + (", ".join(metrics.suites()) or "(none)"))
+    print("paper presets: " + (", ".join(presets()) or "(none)"))
     return 0
 
 

@@ -22,8 +22,11 @@ atomic and never follows a link (``_files``). The installed set replaces the pre
 from __future__ import annotations
 
 import argparse
+import bz2
+import gzip
 import hashlib
 import json
+import lzma
 import os
 import secrets
 import shutil
@@ -336,7 +339,7 @@ def _zip_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
             kind = "file"
             if info.is_dir():
                 kind = "a folder"
-            elif mode and not stat.S_ISREG(mode):
+            elif stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # zip tools leave the type out for plain files
                 kind = _kind(mode)
 
             def read(limit: int, info=info) -> bytes:
@@ -352,9 +355,18 @@ def _zip_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
 
 
 def _tar_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
-    bounded = _Bounded(handle, MAX_UNPACKED_BYTES, shown)
+    magic = handle.read(6)
+    handle.seek(0)
+    unpacked: IO[bytes] = handle
+    if magic.startswith(b"\x1f\x8b"):
+        unpacked = gzip.GzipFile(fileobj=handle, mode="rb")
+    elif magic.startswith(b"BZh"):
+        unpacked = bz2.BZ2File(handle)
+    elif magic.startswith(b"\xfd7zXZ\x00"):
+        unpacked = lzma.LZMAFile(handle)
+    bounded = _Bounded(unpacked, MAX_UNPACKED_BYTES, shown)  # counts what is unpacked: a bomb stops here
     try:
-        archive = tarfile.open(fileobj=bounded, mode="r|*")  # noqa: SIM115 - closed below
+        archive = tarfile.open(fileobj=bounded, mode="r|")  # noqa: SIM115 - closed below
     except (tarfile.TarError, OSError, EOFError) as error:
         raise ValueError(f"{shown} is not a readable .zip, .tar.gz or .tar ({printable(error, 80)})") from None
     try:
@@ -378,8 +390,11 @@ def _tar_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
                 kind = "something else"
 
             def read(limit: int, info=info) -> bytes:
-                member = archive.extractfile(info)
-                return member.read(limit) if member is not None else b""
+                try:
+                    member = archive.extractfile(info)
+                    return member.read(limit) if member is not None else b""
+                except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as error:
+                    raise ValueError(f"{shown}: cannot read {printable(info.name)} ({printable(error, 80)})") from None
 
             yield _Member(info.name, kind, info.size, read)
     finally:
@@ -390,7 +405,7 @@ def _tar_infos(archive: tarfile.TarFile, shown: str) -> Iterator[tarfile.TarInfo
     while True:
         try:
             info = archive.next()
-        except (tarfile.TarError, OSError, EOFError, zlib.error) as error:
+        except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as error:
             raise ValueError(f"{shown} is not a readable archive ({printable(error, 80)})") from None
         if info is None:
             return
@@ -509,7 +524,7 @@ def _kind(mode: int) -> str:
         return "a device"
     if stat.S_ISSOCK(mode):
         return "a socket"
-    return "not a regular file"
+    return "something else"
 
 
 # -- the command line ---------------------------------------------------------------------------

@@ -165,9 +165,9 @@ def test_asset_free_layers_of_the_release_board():
 def test_paste_tiles_checks_its_input():
     bases = np.zeros((1, 8, 8, 3), np.uint8)
     tiles = np.arange(2 * 2 * 2 * 3, dtype=np.uint8).reshape(2, 2, 2, 3)
-    out = np.empty((1, 8, 8, 3), np.uint8)
+    out = [np.empty((8, 8, 3), np.uint8)]
     _core.paste_tiles(bases, np.zeros(1, np.int32), tiles, np.array([[[1, 6, 0], [-1, 0, 0]]]), out)
-    assert np.array_equal(out[0, 0:2, 6:8], tiles[1]) and out[0, 2:].sum() == 0
+    assert np.array_equal(out[0][0:2, 6:8], tiles[1]) and out[0][2:].sum() == 0
     for ids, placements, match in [
         ([1], [[[0, 0, 0]]], "base id"),
         ([0], [[[2, 0, 0]]], "tile 2"),
@@ -176,8 +176,10 @@ def test_paste_tiles_checks_its_input():
     ]:
         with pytest.raises(ValueError, match=match):
             _core.paste_tiles(bases, np.array(ids, np.int32), tiles, np.array(placements), out)
-    with pytest.raises(ValueError, match="out must be"):
-        _core.paste_tiles(bases, np.zeros(1, np.int32), tiles, np.zeros((1, 1, 3)), np.empty((1, 4, 8, 3), np.uint8))
+    with pytest.raises(ValueError, match="every out must be"):
+        _core.paste_tiles(bases, np.zeros(1, np.int32), tiles, np.zeros((1, 1, 3)), [np.empty((4, 8, 3), np.uint8)])
+    with pytest.raises(ValueError, match="one base index per out"):
+        _core.paste_tiles(bases, np.zeros(2, np.int32), tiles, np.zeros((1, 1, 3)), out)
 
 
 def test_jpeg_is_what_the_release_sends():
@@ -185,3 +187,19 @@ def test_jpeg_is_what_the_release_sends():
     data = release_look.encode(frame)
     image = Image.open(io.BytesIO(data))
     assert image.format == "JPEG" and image.size == (frame.shape[1], frame.shape[0])
+
+
+def test_frame_arena_reuses_a_block_only_when_its_frames_are_gone():
+    arena = release_look.FrameArena(block_bytes=700, spare_blocks=1)
+    pair = [arena.take((10, 10, 3)), arena.take((10, 10, 3))]  # 2 x 300 bytes (+ alignment) in one block
+    pair[0][...] = 7
+    second = arena.take((10, 10, 3))  # the block is full: a new one, the first still in use
+    assert len(arena.blocks) == 2 and pair[1].base is arena.blocks[0] and second.base is arena.blocks[1]
+    third = arena.take((10, 10, 3))
+    assert third.base is arena.blocks[1] and (pair[0] == 7).all()
+    del pair  # the first block's frames are gone: it is filled again
+    fourth = arena.take((10, 10, 3))
+    assert fourth.base is arena.blocks[0] and len(arena.blocks) == 2
+    assert not np.shares_memory(fourth, second) and not np.shares_memory(fourth, third)
+    kept = arena.take((10, 10, 3))  # the first block again (second frame in it), the second block still in use
+    assert kept.base is arena.blocks[0] and len(arena.blocks) == 2

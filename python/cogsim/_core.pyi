@@ -492,11 +492,11 @@ def paste_tiles(
     base_ids: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
     tiles: numpy.typing.NDArray[numpy.uint8],
     placements: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
-    out: numpy.typing.NDArray[numpy.uint8],
+    outs: collections.abc.Sequence[numpy.typing.NDArray[numpy.uint8]],
     threads: typing.SupportsInt | typing.SupportsIndex = 0,
 ) -> None:
     """
-    Writes out[i] = bases[base_ids[i]] with tiles[t] pasted at (x, y) for each (t, x, y) of placements[i] (t = -1: none). Tiles must lie inside the frame.
+    Writes outs[i] = bases[base_ids[i]] with tiles[t] pasted at (x, y) for each (t, x, y) of placements[i] (t = -1: none). Tiles must lie inside the frame.
     """
 
 def rgb_tiles(image: numpy.typing.NDArray[numpy.uint8], out: numpy.typing.NDArray[numpy.uint8]) -> None:

@@ -37,6 +37,8 @@ import importlib.util
 import io
 import random
 import string
+import sys
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -224,6 +226,47 @@ def oracle_base(rows: int, cols: int, cell: int = CELL) -> np.ndarray:
 
 
 # -- frames ------------------------------------------------------------------------------------
+class FrameArena:
+    """Memory for frames, handed out from large blocks and reused once no frame of a block is alive.
+
+    A frame drawn into fresh memory costs more in page faults than in pixels (a 708 x 708 board is
+    1.5 MB: hundreds of faults, each zeroing a page, against a few tens of microseconds of copying).
+    Frames here are views into blocks of ``block_bytes`` (large pages where the kernel gives them);
+    a block whose frames are all gone (only the arena still holds it) is filled again from the start.
+    """
+
+    def __init__(self, block_bytes: int = 32 << 20, spare_blocks: int = 4):
+        self.block_bytes, self.spare_blocks = block_bytes, spare_blocks
+        self.blocks: list[np.ndarray] = []
+        self.current: np.ndarray | None = None
+        self.offset = 0
+        self.lock = threading.Lock()
+
+    def take(self, shape: tuple) -> np.ndarray:
+        size = int(np.prod(shape))
+        with self.lock:
+            if self.current is None or self.offset + size > self.current.size:
+                self.current, self.offset = self._block(size), 0
+            frame = self.current[self.offset : self.offset + size].reshape(shape)
+            self.offset += -(-size // 64) * 64  # frames start on cache lines
+        return frame
+
+    def _block(self, size: int) -> np.ndarray:
+        # A block is free when only the arena's list refers to it (getrefcount counts its own argument too).
+        free = [i for i in range(len(self.blocks)) if sys.getrefcount(self.blocks[i]) <= 2]
+        for i in reversed(free[self.spare_blocks :]):  # keep a few free blocks, give the rest back
+            del self.blocks[i]
+        for i in free[: self.spare_blocks]:
+            if self.blocks[i].size >= size:
+                return self.blocks[i]
+        block = np.empty(max(self.block_bytes, size), np.uint8)
+        self.blocks.append(block)
+        return block
+
+
+FRAMES = FrameArena()
+
+
 @dataclass(frozen=True)
 class View:
     """One frame: a board as shown (per card FACE_DOWN, FACE_UP or REMOVED), or with ``memory`` the
@@ -294,10 +337,10 @@ class ReleaseBoards:
         tile = np.where(state == FACE_UP, 2 + self.identities.ravel(), np.where(state == REMOVED, 1, 0))
         return np.column_stack([tile, self.origins + np.asarray(offset, np.int32)]).astype(np.int32)
 
-    def _paste(self, base: np.ndarray, placements: np.ndarray, threads: int) -> np.ndarray:
-        out = np.empty((len(placements), *base.shape), np.uint8)
-        _core.paste_tiles(base[None], np.zeros(len(placements), np.int32), self.tiles, placements, out, threads)
-        return out
+    def _paste(self, base: np.ndarray, placements: np.ndarray, threads: int) -> list[np.ndarray]:
+        outs = [FRAMES.take(base.shape) for _ in range(len(placements))]
+        _core.paste_tiles(base[None], np.zeros(len(placements), np.int32), self.tiles, placements, outs, threads)
+        return outs
 
     # The release's text board (no theme): drawn with Pillow as the release draws it.
     def _text_frame(self, view: View) -> np.ndarray:

@@ -492,7 +492,7 @@ def paste_tiles(
     base_ids: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
     tiles: numpy.typing.NDArray[numpy.uint8],
     placements: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
-    outs: collections.abc.Sequence[numpy.typing.NDArray[numpy.uint8]],
+    outs: list[numpy.typing.NDArray[numpy.uint8]],
     threads: typing.SupportsInt | typing.SupportsIndex = 0,
 ) -> None:
     """

@@ -25,9 +25,7 @@ def standin_pack(tmp_path_factory):
 @pytest.fixture
 def standin(standin_pack, monkeypatch):
     made, cache = standin_pack
-    release_look.face_tile.cache_clear()  # faces of the real release drawn earlier in this process
-    yield use_standin(made, cache, monkeypatch)
-    release_look.face_tile.cache_clear()
+    return use_standin(made, cache, monkeypatch)
 
 
 def shown_state(shape, up=(), removed=()):

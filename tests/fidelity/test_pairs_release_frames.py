@@ -86,10 +86,8 @@ def release_files(tmp_path_factory):
     cache = tmp_path_factory.mktemp("release-cache")
     patch = pytest.MonkeyPatch()
     patch.setenv("COGSIM_CACHE", str(cache))
-    release_look.face_tile.cache_clear()
     release_assets.add("rngbench", Path(releases) / "RNGBench")
     yield
-    release_look.face_tile.cache_clear()
     patch.undo()
 
 

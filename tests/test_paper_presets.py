@@ -26,8 +26,9 @@ def _table(tables, title_start: str):
 
 
 def test_presets_and_their_cells_make_envs(tmp_path, monkeypatch):
-    from cogsim.release_assets import AssetsMissing
     from tests.pairs_standin import make_standin, use_standin
+
+    from cogsim.release_assets import AssetsMissing
 
     assert presets() == ["paper:cubebench", "paper:kidgym", "paper:rngbench", "paper:wilt"]
     monkeypatch.setenv("COGSIM_CACHE", str(tmp_path / "bare"))

@@ -36,6 +36,7 @@ import time
 import zipfile
 import zlib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import IO, Callable, Iterator, Optional
 
@@ -61,7 +62,7 @@ class AssetsMissing(ValueError):
     """The release files a picture needs are not installed (the message says how to install them)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one instance per manifest file (cached): hashed by identity
 class Manifest:
     benchmark: str
     repository: str
@@ -84,11 +85,17 @@ def manifest(benchmark: str) -> Manifest:
     known = benchmarks()
     if benchmark not in known:
         raise ValueError(f"benchmark must be one of {', '.join(known) or '(none shipped)'}, got {printable(benchmark)}")
-    data = json.loads(MANIFEST_FILES[benchmark].read_text(encoding="utf-8"))
+    path = MANIFEST_FILES[benchmark]
+    return _parsed(str(path), path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=8)
+def _parsed(path: str, mtime_ns: int) -> Manifest:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
     files = data["files"]
-    for path, entry in files.items():
-        if _unsafe(path) or not isinstance(entry.get("size"), int) or len(entry.get("sha256", "")) != 64:
-            raise ValueError(f"the {benchmark} manifest of this package is broken at {printable(path)}")
+    for name, entry in files.items():
+        if _unsafe(name) or not isinstance(entry.get("size"), int) or len(entry.get("sha256", "")) != 64:
+            raise ValueError(f"the {data['benchmark']} manifest of this package is broken at {printable(name)}")
     return Manifest(data["benchmark"], data["repository"], data["commit"], data["archive_url"], files)
 
 

@@ -97,16 +97,21 @@ def needs_files(theme: str) -> bool:
 
 def theme_files(theme: str) -> list[str]:
     """The release's face files of a theme (paths in the release), sorted by name as CardAssets sorts them."""
+    return list(_theme_files(theme, release_assets.manifest(BENCHMARK)))
+
+
+@lru_cache(maxsize=32)
+def _theme_files(theme: str, manifest: release_assets.Manifest) -> tuple[str, ...]:
     folder = f"{ASSETS}/{THEME_FOLDERS[theme]}/"
     names = [
         path
-        for path in release_assets.manifest(BENCHMARK).files
+        for path in manifest.files
         if path.startswith(folder)
         and "/" not in path[len(folder) :]
         and path.lower().endswith(IMAGE_SUFFIXES)
         and not path.endswith("/back.png")
     ]
-    return sorted(names, key=lambda path: path[len(folder) :])
+    return tuple(sorted(names, key=lambda path: path[len(folder) :]))
 
 
 def capacity(theme: str) -> int:
@@ -290,7 +295,8 @@ class ReleaseBoards:
         self.theme, self.cell = theme, cell
         pairs = self.identities.size // 2
         if needs_files(theme):
-            self.face_files = release_faces(theme, seed, pairs)
+            files = release_assets.manifest(BENCHMARK).files
+            self.face_files = [(path, files[path]["sha256"]) for path in release_faces(theme, seed, pairs)]
             # tile 0: back, 1: empty slot, 2 + i: identity i's face, read when it is first shown
             self.tiles = np.zeros((2 + pairs, cell, cell, 3), np.uint8)
             self.tiles[0], self.tiles[1] = back_tile(cell), slot_tile(cell)
@@ -328,14 +334,11 @@ class ReleaseBoards:
 
     def _load_faces(self, views: Sequence[View]) -> None:
         ids = self.identities.ravel()
-        for view in views:
-            for shown in (view.shown, view.memory):
-                if shown is None:
-                    continue
-                for identity in np.unique(ids[np.asarray(shown).ravel() == FACE_UP]):
-                    if not self.loaded[identity]:
-                        self.tiles[2 + identity] = face_tile(self.face_files[identity], self.cell)
-                        self.loaded[identity] = True
+        shown = [np.asarray(s).ravel() for view in views for s in (view.shown, view.memory) if s is not None]
+        up = np.unique(np.concatenate([ids[s == FACE_UP] for s in shown]))
+        for identity in up[~self.loaded[up]].tolist():
+            self.tiles[2 + identity] = _face_tile(*self.face_files[identity], self.cell)
+            self.loaded[identity] = True
 
     def _placements(self, shown: np.ndarray, offset: tuple[int, int] = (0, 0)) -> np.ndarray:
         state = np.asarray(shown).ravel()

@@ -302,53 +302,64 @@ class ReleaseBoards:
             self.tiles[0], self.tiles[1] = back_tile(cell), slot_tile(cell)
             self.loaded = np.zeros(pairs, bool)
             self.origins = card_origins(self.rows, self.cols, cell)
+            self._layouts: dict = {}
 
     def frames(self, views: Sequence[View], threads: int = 1) -> list[np.ndarray]:
         if not needs_files(self.theme):
             return [self._text_frame(view) for view in views]
-        self._load_faces(views)
-        boards = [i for i, view in enumerate(views) if view.memory is None]
-        oracles = [i for i, view in enumerate(views) if view.memory is not None]
         frames: list = [None] * len(views)
-        if boards:
-            placements = np.stack([self._placements(views[i].shown) for i in boards])
-            for i, frame in zip(boards, self._paste(board_base(self.rows, self.cols, self.cell), placements, threads)):
-                frames[i] = frame
-        if oracles:
-            (lx, ly), (rx, ry) = oracle_offsets(self.rows, self.cols, self.cell)
-            placements = np.stack(
-                [
-                    np.concatenate(
-                        [
-                            self._placements(views[i].shown, (lx, ly)),
-                            self._placements(views[i].memory, (rx, ry)),  # type: ignore[arg-type]
-                        ]
-                    )
-                    for i in oracles
-                ]
-            )
-            base = oracle_base(self.rows, self.cols, self.cell)
-            for i, frame in zip(oracles, self._paste(base, placements, threads)):
-                frames[i] = frame
+        for oracle in (False, True):
+            chosen = [i for i, view in enumerate(views) if (view.memory is not None) == oracle]
+            if chosen:
+                for i, frame in zip(chosen, self._frames([views[i] for i in chosen], oracle, threads)):
+                    frames[i] = frame
         return frames
 
-    def _load_faces(self, views: Sequence[View]) -> None:
-        ids = self.identities.ravel()
-        shown = [np.asarray(s).ravel() for view in views for s in (view.shown, view.memory) if s is not None]
-        up = np.unique(np.concatenate([ids[s == FACE_UP] for s in shown]))
-        for identity in up[~self.loaded[up]].tolist():
+    def _frames(self, views: Sequence[View], oracle: bool, threads: int) -> list[np.ndarray]:
+        """Frames of one layout (boards, or oracle frames): per card its tile (0 back, 1 empty slot, 2 + identity
+        face up) at its place; faces are read the first time they are shown."""
+        tile_of, template, base = self._layout(oracle)
+        states = np.stack([self._state(view, oracle) for view in views])
+        tiles = tile_of[states, np.arange(states.shape[1])]
+        self._load_faces(tiles)
+        placements = np.repeat(template[None], len(views), axis=0)
+        placements[:, :, 0] = tiles
+        outs = [FRAMES.take(base.shape) for _ in views]
+        _core.paste_tiles(base[None], np.zeros(len(views), np.int32), self.tiles, placements, outs, threads)
+        return outs
+
+    @staticmethod
+    def _state(view: View, oracle: bool) -> np.ndarray:
+        live = np.asarray(view.shown, np.uint8).ravel()
+        return np.concatenate([live, np.asarray(view.memory, np.uint8).ravel()]) if oracle else live
+
+    def _layout(self, oracle: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if oracle not in self._layouts:
+            self._layouts[oracle] = self._make_layout(oracle)
+        return self._layouts[oracle]
+
+    def _make_layout(self, oracle: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(tile per state and card, placements with the cards' places, base) of boards or oracle frames."""
+        ids = self.identities.ravel().astype(np.int32)
+        # row s: each card's tile in state s (FACE_DOWN 0: the back, FACE_UP 1: its face, REMOVED 2: the empty slot)
+        tile_of = np.stack([np.zeros_like(ids), 2 + ids, np.ones_like(ids)])
+        if not oracle:
+            places, base = self.origins, board_base(self.rows, self.cols, self.cell)
+        else:
+            (lx, ly), (rx, ry) = oracle_offsets(self.rows, self.cols, self.cell)
+            places = np.concatenate([self.origins + (lx, ly), self.origins + (rx, ry)])
+            tile_of, base = np.concatenate([tile_of, tile_of], axis=1), oracle_base(self.rows, self.cols, self.cell)
+        template = np.zeros((len(places), 3), np.int32)
+        template[:, 1:] = places
+        return tile_of, template, base
+
+    def _load_faces(self, tiles: np.ndarray) -> None:
+        if self.loaded.all():
+            return
+        shown = np.unique(tiles[tiles >= 2]) - 2
+        for identity in shown[~self.loaded[shown]].tolist():
             self.tiles[2 + identity] = _face_tile(*self.face_files[identity], self.cell)
             self.loaded[identity] = True
-
-    def _placements(self, shown: np.ndarray, offset: tuple[int, int] = (0, 0)) -> np.ndarray:
-        state = np.asarray(shown).ravel()
-        tile = np.where(state == FACE_UP, 2 + self.identities.ravel(), np.where(state == REMOVED, 1, 0))
-        return np.column_stack([tile, self.origins + np.asarray(offset, np.int32)]).astype(np.int32)
-
-    def _paste(self, base: np.ndarray, placements: np.ndarray, threads: int) -> list[np.ndarray]:
-        outs = [FRAMES.take(base.shape) for _ in range(len(placements))]
-        _core.paste_tiles(base[None], np.zeros(len(placements), np.int32), self.tiles, placements, outs, threads)
-        return outs
 
     # The release's text board (no theme): drawn with Pillow as the release draws it.
     def _text_frame(self, view: View) -> np.ndarray:

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cogsim import pairs
-from cogsim.pairs import release_look
+from cogsim.benchmarks.rngbench import pairs
+from cogsim.benchmarks.rngbench.pairs import release_look
 
 REPO = Path(__file__).resolve().parents[1]
 

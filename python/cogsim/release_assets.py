@@ -6,7 +6,7 @@ the release (a checkout, or its .zip or .tar.gz archive) or downloads the pinned
 and cogsim keeps exactly the files its pictures need under
 ``$COGSIM_CACHE/assets/<benchmark>/<commit>/<path in the release>``.
 
-Each benchmark ships a manifest in its package (``release_assets.json``): the release's repository,
+Each benchmark ships a manifest in its folder (``benchmarks/<name>/release_assets.json``): the release's repository,
 its commit, the archive's address and, per file, its SHA-256 and size. Every file is checked against
 it before it is installed. The user's copy and any archive are untrusted input (docs/security.md):
 member names that climb out (``..``, absolute names), links, devices and FIFOs where a needed file
@@ -47,8 +47,8 @@ from cogsim._untrusted import open_regular_file, printable, size_text
 # Where each benchmark's manifest lives in the package (a missing one means: not shipped here).
 _PACKAGE = Path(__file__).resolve().parent
 MANIFEST_FILES: dict[str, Path] = {
-    "rngbench": _PACKAGE / "pairs" / "release_assets.json",
-    "kidgym": _PACKAGE / "kidgym" / "release_assets.json",
+    "rngbench": _PACKAGE / "benchmarks" / "rngbench" / "release_assets.json",
+    "kidgym": _PACKAGE / "benchmarks" / "kidgym" / "release_assets.json",
 }
 MAX_ARCHIVE_BYTES = 1 << 30  # an archive given as PATH, or downloaded
 MAX_DOWNLOAD_BYTES = 256 << 20

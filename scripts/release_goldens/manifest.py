@@ -1,7 +1,7 @@
 """Writes a release-assets manifest (python/cogsim/release_assets.py): the SHA-256 and size of each
 file a benchmark's pictures need, read from a checkout or unpacked archive of the pinned commit.
 
-    python scripts/release_goldens/manifest.py rngbench DIR/RNGBench python/cogsim/pairs/release_assets.json
+    python scripts/release_goldens/manifest.py rngbench DIR/RNGBench python/cogsim/benchmarks/rngbench/release_assets.json
 
 The folders listed per benchmark below are the ones the pictures load from; only hashes and sizes are
 written (the images themselves stay in the user's copy of the release).

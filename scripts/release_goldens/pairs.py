@@ -4,7 +4,7 @@
 
 DIR/RNGBench is a checkout or unpacked archive of the release commit (f7fdd6e). The script runs the
 release's Board, CardAssets, ImageCardRenderer, ImageRenderer and the oracle condition's side-by-side
-composition on fixed deals and board states, and writes tests/fidelity/data/pairs_release_frames.json:
+composition on fixed deals and board states, and writes tests/benchmarks/rngbench/pairs/data/pairs_release_frames.json:
 per case the state, the frame size, the SHA-256 of the raw RGB frame, of the JPEG bytes the release
 sends (ImageStore.save_pil: quality 85, optimize=True) and of those bytes decoded.
 
@@ -29,7 +29,7 @@ import PIL
 from PIL import Image, ImageFont
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / "tests" / "fidelity" / "data" / "pairs_release_frames.json"
+OUT = REPO / "tests" / "benchmarks" / "rngbench" / "pairs" / "data" / "pairs_release_frames.json"
 COMMIT = "f7fdd6eb1a61d3403da00bbd1a90f7eb5b50b8b9"
 SYSTEM_FONTS = "/usr/share/fonts/truetype/dejavu/"
 

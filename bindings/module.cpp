@@ -9,6 +9,7 @@ void register_kidgym(py::module_& m);
 void register_wilt(py::module_& m);
 void register_pixels(py::module_& m);
 void register_compose(py::module_& m);
+void register_tiles(py::module_& m);
 void register_rect_frames(py::module_& m);
 void register_png(py::module_& m);
 
@@ -22,6 +23,7 @@ PYBIND11_MODULE(_core, m) {
   register_wilt(m);
   register_pixels(m);
   register_compose(m);
+  register_tiles(m);
   register_rect_frames(m);
   register_png(m);
 }

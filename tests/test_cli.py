@@ -66,3 +66,15 @@ def test_demo_writes_a_report(tmp_path, cube_oracle):
     assert "| 12 | 5 | 5 |" in report and "Every check passed" in report
     for name in ("cube_net.png", "grid.png", "cards.png", "maze3d.png"):
         assert (tmp_path / name).stat().st_size > 1000
+
+
+def test_demo_falls_back_to_cogsims_look_without_release_files(tmp_path, monkeypatch):
+    from cogsim.demo import _options_drawable_here
+
+    monkeypatch.setenv("COGSIM_CACHE", str(tmp_path))  # no release files installed
+    fallbacks: dict = {}
+    options = {"rows": 2, "cols": 4, "modality": "image", "theme": "poker"}
+    assert _options_drawable_here("pairs/single", options, fallbacks) == {**options, "look": "cogsim"}
+    assert "rngbench pictures need image files of its release" in fallbacks["pairs/single"]
+    text = {"rows": 2, "cols": 4, "modality": "image"}  # the release's text board needs no files
+    assert _options_drawable_here("pairs/duel", text, fallbacks) == text and "pairs/duel" not in fallbacks

@@ -57,6 +57,7 @@ __all__: list[str] = [
     "pairs_flip",
     "pairs_optimal",
     "pairs_play_optimal",
+    "paste_tiles",
     "rgb_tiles",
     "wilt_check",
     "wilt_compare",
@@ -505,6 +506,18 @@ def pairs_play_optimal(
 ) -> numpy.typing.NDArray[numpy.int32]:
     """
     Plays every game to the end with the optimal policy; returns responses used.
+    """
+
+def paste_tiles(
+    bases: numpy.typing.NDArray[numpy.uint8],
+    base_ids: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+    tiles: numpy.typing.NDArray[numpy.uint8],
+    placements: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+    outs: list[numpy.typing.NDArray[numpy.uint8]],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> None:
+    """
+    Writes outs[i] = bases[base_ids[i]] with tiles[t] pasted at (x, y) for each (t, x, y) of placements[i] (t = -1: none). Tiles must lie inside the frame.
     """
 
 def rgb_tiles(image: numpy.typing.NDArray[numpy.uint8], out: numpy.typing.NDArray[numpy.uint8]) -> None:

@@ -8,12 +8,12 @@ import sys
 from typing import Optional, Sequence
 
 import cogsim
-from cogsim import render_cli
+from cogsim import release_assets, render_cli
 from cogsim.cube import cli as cube_cli
 from cogsim.harness import cli as loop_cli
 
 # Modules with subcommands, in the order `cogsim --help` lists them.
-_FAMILIES = [loop_cli, cube_cli, render_cli]
+_FAMILIES = [loop_cli, cube_cli, render_cli, release_assets]
 
 
 def build_parser() -> argparse.ArgumentParser:

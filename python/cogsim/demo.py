@@ -66,11 +66,12 @@ def _suites_section(out: Path, quick: bool) -> tuple[str, bool]:
     suites = demo_suites()
     if not suites:
         return "No family defines DEMO_SUITES yet.\n", True
+    fallbacks: dict[str, str] = {}  # env id -> why it is drawn in cogsim's look
     tasks = [
         Task(
             entry["env_id"],
             _episodes(entry.get("episodes", 10), quick),
-            dict(entry.get("options", {})),
+            _options_drawable_here(entry["env_id"], dict(entry.get("options", {})), fallbacks),
             list(entry.get("agents", ["oracle"])),
         )
         for _, entry in suites
@@ -88,8 +89,28 @@ def _suites_section(out: Path, quick: bool) -> tuple[str, bool]:
         f"{summary.turns:,} turns ({summary.parse_failures} parse failures) in {summary.seconds:.1f} s. "
         f"Store: `run/store.sqlite`; full report: [run/report.md](run/report.md).\n\n"
     )
+    if fallbacks:
+        text += (
+            "Drawn in cogsim's own look (`look=\"cogsim\"`) because the release's image files are not installed "
+            "here: " + "; ".join(f"`{env_id}`: {why}" for env_id, why in sorted(fallbacks.items())) + ". Every other "
+            "suite with images shows the release's pictures. Install the files with `cogsim assets add BENCHMARK PATH` "
+            "or `cogsim assets fetch BENCHMARK` (`cogsim assets list` names the benchmarks).\n\n"
+        )
     ok = summary.statuses.get("error", 0) == 0 and summary.finished == summary.episodes
     return text + document.markdown(path_prefix="run/", heading_offset=1, with_title=False), ok
+
+
+def _options_drawable_here(env_id: str, options: dict, fallbacks: dict) -> dict:
+    """The suite's options, with look="cogsim" where the release look needs release files that are not
+    installed (a fresh machine, CI): the demo runs everywhere and says which suites fell back."""
+    from cogsim.release_assets import AssetsMissing
+
+    try:
+        cogsim.make(env_id, **options).close()
+    except AssetsMissing as missing:
+        fallbacks[env_id] = str(missing).split(": run ", 1)[0]
+        return {**options, "look": "cogsim"}
+    return options
 
 
 def _episodes(episodes: int, quick: bool) -> int:

@@ -140,6 +140,7 @@ def test_image_modality_renders_one_board_per_event():
         modality="image",
         theme="abstract",
         card_width=24,
+        look="cogsim",
     )
     obs, _ = env.reset(seed=1)
     assert len(obs["images"]) == 1 and obs["images"][0].dtype == np.uint8
@@ -149,7 +150,9 @@ def test_image_modality_renders_one_board_per_event():
     assert np.abs(obs["images"][0].astype(int) - first).sum() > 0  # the flipped card shows its face
     board = pairs.deal(2, 4, 1, method="cogsim")
     assert f"{board[0, 0] + 1:02d}" not in obs["text"].split("board")[0]  # identities are only in the image
-    duel = cogsim.make("pairs/duel", coords="numbers", deal="cogsim", rows=2, cols=2, modality="image", card_width=24)
+    duel = cogsim.make(
+        "pairs/duel", coords="numbers", deal="cogsim", rows=2, cols=2, modality="image", card_width=24, look="cogsim"
+    )
     duel.reset(seed=0)
     infos = [duel.step(duel.scripted_response("oracle", np.random.default_rng(0)))]
     assert infos[0][0]["images"]

@@ -35,7 +35,7 @@ def test_poker_faces_per_identity_are_the_release_faces(case):
 
 
 def test_env_images_use_release_faces_and_letter_labels():
-    env = cogsim.make("pairs/single", rows=2, cols=4, modality="image", theme="poker", card_width=24)
+    env = cogsim.make("pairs/single", rows=2, cols=4, modality="image", theme="poker", card_width=24, look="cogsim")
     obs, _ = env.reset(seed=1)
     assert env.face_order == "release" and len(obs["images"]) == 1
     up = np.ones((2, 4), np.uint8)

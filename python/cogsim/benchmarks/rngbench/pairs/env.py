@@ -7,7 +7,11 @@ One response flips one card; two flips make a turn. Options (keyword arguments o
     result in words; cot (True): chain of thought allowed, else the answer must be the action line
     only; memory_map (False): the oracle condition, a table of every revealed identity still on the
     board injected each turn; max_resp_per_pair (5): budget = this x pairs responses; max_responses
-    (None): a fixed total budget instead; card_width (48): pixels per card in images; history
+    (None): a fixed total budget instead; look ("release"): images drawn as the release draws them
+    (its card image files from the user's installed copy, `cogsim assets`; its text board for the
+    "ascii" theme; with memory_map one frame of the live board beside the memory aid; sent as JPEG
+    quality 85), or "cogsim" for cogsim's own cards (GL or compositor, sent as PNG); card_width
+    (64 for look="release", the release's cell size; 48 for "cogsim"): pixels per card; history
     ("full"): the conversation window the loop keeps; deal ("release"): the released harness's
     seeded shuffle (Python's random.Random(seed)), or "cogsim" for cogsim's SplitMix64 deal;
     coords ("letters"): the release's coordinates and text ("Action: cD", row letter + column
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cogsim import release_assets
 from cogsim.benchmarks.rngbench.pairs import agents, game, parser, prompts
 from cogsim.benchmarks.rngbench.pairs.game import FACE_UP, FIRST_FLIP, MATCH, MISMATCH, REMOVED, PairsBatch
 from cogsim.envs import register
@@ -51,8 +56,9 @@ HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
 POLICIES = ("oracle", "optimal", "forgetful", "random")
 OPTIONS = (
     "rows", "cols", "modality", "theme", "feedback", "cot", "memory_map", "max_resp_per_pair", "max_responses",
-    "card_width", "history", "deal", "max_retries", "coords", "faces",
+    "card_width", "history", "deal", "max_retries", "coords", "faces", "look",
 )  # fmt: skip
+LOOKS = ("release", "cogsim")
 
 
 class PairsEnv(TextEnv):
@@ -74,7 +80,8 @@ class PairsEnv(TextEnv):
         self.memory_map = _flag(options, "memory_map", False)
         self.max_resp_per_pair = _integer(options, "max_resp_per_pair", 5, 1, 1000)
         self.max_responses = _integer(options, "max_responses", None, 1, 10**6)
-        self.card_width = _integer(options, "card_width", 48, 16, 256)
+        self.look = _choice(options, "look", "release", LOOKS)
+        self.card_width = _integer(options, "card_width", 64 if self.look == "release" else 48, 16, 256)
         self.default_history = _choice(options, "history", "full", HISTORIES)
         self.budget = self.max_responses or self.max_resp_per_pair * self.pairs
         self.deal = _choice(options, "deal", "release", game.DEALS)
@@ -89,7 +96,13 @@ class PairsEnv(TextEnv):
         # deck); the other themes' pictures are cogsim's own either way. "cogsim": cogsim's PCG64 choice.
         self.faces = _choice(options, "faces", "release", ("release", "cogsim"))
         self.face_order = "release" if self.faces == "release" and THEMES[self.theme] == "poker" else "cogsim"
-        if self.modality == "image":
+        self.release_look = self.modality == "image" and self.look == "release"
+        self.sent_as = {"format": "png"}  # how its frames go to a model (the release look: JPEG, see below)
+        self.shown_frames: list = []
+        self._encoded: tuple | None = None
+        if self.release_look:
+            self._check_release_look(options)
+        elif self.modality == "image":
             from cogsim.benchmarks.rngbench.pairs.look import RELEASE_POKER_DECK, theme_capacity
 
             capacity = len(RELEASE_POKER_DECK) if self.face_order == "release" else theme_capacity(THEMES[self.theme])
@@ -97,6 +110,26 @@ class PairsEnv(TextEnv):
                 raise ValueError(
                     f"theme {self.theme!r} has {capacity} distinct cards, the board needs {self.pairs} pairs"
                 )
+
+    def _check_release_look(self, options: dict) -> None:
+        """look="release" draws the release's pictures: its letter labels, its faces, its files."""
+        from cogsim.benchmarks.rngbench.pairs import release_look
+
+        if self.coords != "letters":
+            raise ValueError(
+                "look='release' draws the release's letter coordinates; coords='numbers' needs look='cogsim'"
+            )
+        if options.get("faces", "release") != "release":
+            raise ValueError("faces='cogsim' chooses cogsim's own faces; it needs look='cogsim'")
+        theme = THEMES[self.theme]
+        if release_look.needs_files(theme):
+            release_assets.root(release_look.BENCHMARK)  # AssetsMissing: how to install them, in one line
+            if self.pairs > release_look.capacity(theme):
+                raise ValueError(
+                    f"the release's theme {self.theme!r} has {release_look.capacity(theme)} distinct faces, the "
+                    f"board needs {self.pairs} pairs"
+                )
+        self.sent_as = dict(release_look.SENT_AS)
 
     # -- episode ---------------------------------------------------------------------------------
     def _reset(self, seed: int, options: dict) -> dict:
@@ -122,6 +155,13 @@ class PairsEnv(TextEnv):
             self.max_retries,
         )
         self.round = 0
+        if self.release_look:
+            from cogsim.benchmarks.rngbench.pairs.release_look import ReleaseBoards, needs_files
+
+            theme = THEMES[self.theme]
+            if needs_files(theme):
+                release_assets.root("rngbench")  # AssetsMissing before the episode starts
+            self.release_boards = ReleaseBoards(self.board, theme, seed, self.card_width)
         if self.coords == "numbers":
             self._post(0, "The game begins; every card is face down.", ())
         return self._observation()
@@ -165,6 +205,7 @@ class PairsEnv(TextEnv):
         reward = 1.0 if info.get("outcome") == "match" else 0.0
         if done or truncated:
             info["episode"] = self._episode()
+            self._show([])
             return observation(self._final_text(), player=self.game.player()), reward, done, truncated, info
         return self._observation(), reward, False, False, info
 
@@ -340,6 +381,14 @@ class PairsEnv(TextEnv):
             note = "Memory aid (no new information): every card revealed so far that is still on the board, face up:"
             if self.modality == "text":
                 parts.append(note + "\n" + prompts.board_text(self.board, state, seen, self.coords))
+            elif self.release_look:
+                # As the release sends it: one frame, the live board (left) beside the memory aid (right).
+                live_state, live_revealed = images.pop() if images else (state, ())
+                parts.append(
+                    "Memory aid (no new information): the image shows the live board you act on on the left and, "
+                    "on the right, every card revealed so far that is still on the board, face up."
+                )
+                images.append((live_state, live_revealed, seen))
             else:
                 parts.append(note + " the last image.")
                 images.append((state, seen))
@@ -355,7 +404,12 @@ class PairsEnv(TextEnv):
 
     def _render(self, snapshots) -> list:
         if not snapshots:
-            return []
+            return self._show([])
+        if self.release_look:
+            from cogsim.benchmarks.rngbench.pairs.release_look import View
+
+            views = [View(*(self._shown(state, revealed) for revealed in shown)) for state, *shown in snapshots]
+            return self._show(self.release_boards.frames(views))
         from cogsim.benchmarks.rngbench.pairs.look import CardBoard
 
         boards = []
@@ -374,7 +428,35 @@ class PairsEnv(TextEnv):
                     labels=self.coords,
                 )
             )
-        return list(self.renderer().cards(boards))
+        return self._show(list(self.renderer().cards(boards)))
+
+    @staticmethod
+    def _shown(state: np.ndarray, revealed) -> np.ndarray:
+        shown = state.copy()
+        for r, c in revealed:
+            shown[r, c] = FACE_UP
+        return shown
+
+    def _show(self, frames: list) -> list:
+        """Keeps the frames of the observation being made, for encoded_frames()."""
+        self.shown_frames, self._encoded = frames, None
+        return frames
+
+    def encoded_frames(self) -> tuple:
+        """The current observation's frames as they are sent: JPEG bytes of quality 85 in the release's look
+        (``sent_as``), PNG in cogsim's. Encoded once, on the first call."""
+        if self._encoded is None:
+            if self.release_look:
+                from cogsim.benchmarks.rngbench.pairs.release_look import encode
+            else:
+                from cogsim.render.png import to_png_bytes as encode
+            self._encoded = tuple(encode(frame) for frame in self.shown_frames)
+        return self._encoded
+
+    def frames_drawn_by(self):
+        if self.release_look:
+            return {"path": "release", "gl_renderer": "none (the release's drawing, on the CPU)", "look": "release"}
+        return super().frames_drawn_by()
 
     def _final_text(self) -> str:
         matched = sum(self.game.scores())
@@ -403,7 +485,13 @@ class PairsEnv(TextEnv):
             "forfeits": sum(self.forfeits),
             "max_retries": self.max_retries,
             "optimal_responses": self.optimal_responses,
+            "look": self.look,
         }
+        if self.modality == "image":
+            episode["frames"] = dict(self.sent_as)
+        if self.release_look and THEMES[self.theme] != "ascii":
+            used = release_assets.manifest("rngbench")
+            episode["release_assets"] = {"benchmark": "rngbench", "repository": used.repository, "commit": used.commit}
         if self.num_players == 2:
             episode.update(
                 scores=list(scores),

@@ -183,7 +183,7 @@ def frames_drawn_by(store: Store) -> Counter:
 
 
 def _drawn_by(path: str, device: str, look: str) -> str:
-    if look == "release" and path == "cpu":
+    if look == "release":
         return "the release's look, drawn on the CPU"
     return f"{path} on {device}" + (f" in the {look} look" if look else "")
 

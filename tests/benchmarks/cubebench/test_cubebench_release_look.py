@@ -117,7 +117,14 @@ def test_env_frames_are_the_release_look_by_default(oracle):
     obs, _ = env.reset(seed=4)
     assert np.array_equal(obs["images"][0], net.release_frame(views.recolour(env.item["facelets"], "release")))
     assert env.protocol == "release"
-    assert env.frames_drawn_by() == {"look": "release", "path": "cpu", "gl_renderer": "none"}
+    assert env.frames_drawn_by() == {
+        "path": "release",
+        "gl_renderer": "none (the release's drawing, on the CPU)",
+        "look": "release",
+    }
+    assert env.sent_as == {"format": "png"}
+    _, _, _, _, info = env.step(env.scripted_response("oracle", np.random.default_rng(0)))
+    assert info["episode"]["look"] == "release" and info["episode"]["protocol"] == "release"
 
 
 def test_invariance_sends_the_four_variants_of_the_release_net(oracle):
@@ -135,6 +142,8 @@ def test_the_cogsim_look_stays_an_option_and_is_recorded(oracle):
     shown = views.recolour(env.item["facelets"], "release")
     assert np.array_equal(obs["images"][0], views.net_image(shown, 8))
     assert env.protocol == "look=cogsim" and env.frames_drawn_by()["look"] == "cogsim"
+    _, _, _, _, info = env.step(env.scripted_response("oracle", np.random.default_rng(0)))
+    assert info["episode"]["look"] == "cogsim" and info["episode"]["frames"] == {"format": "png"}
     assert cogsim.make("cube/optimal-move", look="cogsim").sticker == 32
     assert cogsim.make("cube/move-effect", look="cogsim").protocol == "release"  # text only: no net shown
 

@@ -116,6 +116,7 @@ class CubeBenchEnv(TextEnv):
         self.modality = one_of("modality", modality, self.modalities)
         self.look = one_of("look", look, views.LOOKS)
         self.sticker = check_sticker(sticker, self.look)
+        self.sent_as = {"format": "png"}  # how its frames go to a model, in either look (the release sends PNG)
         self._release_frames_drawn = False
         self.seed_list = None if seed_list is None else items_mod.load_seed_list(seed_list)
         self.item: dict = {}
@@ -191,7 +192,8 @@ class CubeBenchEnv(TextEnv):
     def frames_drawn_by(self) -> Optional[dict]:
         """What drew the env's frames and in which look: the release's net is drawn on the CPU by the core."""
         if self.look == "release":
-            return {"look": "release", "path": "cpu", "gl_renderer": "none"} if self._release_frames_drawn else None
+            drawn = {"path": "release", "gl_renderer": "none (the release's drawing, on the CPU)", "look": "release"}
+            return drawn if self._release_frames_drawn else None
         drawn = super().frames_drawn_by()
         return None if drawn is None else {**drawn, "look": "cogsim"}
 
@@ -213,7 +215,10 @@ class CubeBenchEnv(TextEnv):
             "index": self.item["index"],
             "prompt_version": self.item["prompt_version"],
             "protocol": self.protocol,
+            "look": self.look,
         }
+        if self.modality != "text":
+            base["frames"] = dict(self.sent_as)
         return {**base, **outcomes}
 
     # -- answer extraction: the release's (default) or cogsim's strict one-line formats ---------

@@ -1,5 +1,5 @@
 """
-cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt), the renderer's pixel repacking and its CPU compositor of 2D frames
+cogsim C++ core: deterministic, batched engines (cube, pairs and maze, kidgym, wilt), the renderer's pixel repacking and its CPU compositor of 2D frames, frames of a template and flat-colour rectangles, PNG encoding
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ __all__: list[str] = [
     "cube_states_from_text",
     "cube_to_facelets",
     "cube_validate",
+    "encode_png",
     "kidgym_budget_range",
     "kidgym_default_budget",
     "kidgym_generate",
@@ -51,6 +52,7 @@ __all__: list[str] = [
     "maze_shortest_actions",
     "maze_shortest_cells",
     "maze_step",
+    "paint_rect_frames",
     "pairs_deal",
     "pairs_flip",
     "pairs_optimal",
@@ -381,6 +383,13 @@ def cube_states_from_text(
 
 def cube_to_facelets(arg0: bytes) -> str: ...
 def cube_validate(arg0: bytes) -> None: ...
+def encode_png(
+    frames: numpy.typing.NDArray[numpy.uint8], threads: typing.SupportsInt | typing.SupportsIndex = 0
+) -> list:
+    """
+    The PNG files (8-bit RGB) of frames (N, H, W, 3), the same bytes on every machine; over threads (0: all cores), the GIL released.
+    """
+
 def kidgym_budget_range(
     task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex
 ) -> tuple[int, int]:
@@ -457,6 +466,18 @@ def maze_step(
 ) -> numpy.typing.NDArray[numpy.uint8]:
     """
     Applies actions[t, i] to walker i for every round t, in place; returns outcome codes (t, i).
+    """
+
+def paint_rect_frames(
+    template: numpy.typing.NDArray[numpy.uint8],
+    rects: numpy.typing.NDArray[numpy.int32],
+    palette: numpy.typing.NDArray[numpy.uint8],
+    colours: numpy.typing.NDArray[numpy.uint8],
+    out: numpy.typing.NDArray[numpy.uint8],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> None:
+    """
+    Writes out[i] = template with each rect (slot, y0, y1, x0, x1) filled in palette[colours[i, slot]], rects in order; over threads (0: all cores), the GIL released.
     """
 
 def pairs_deal(

@@ -29,7 +29,7 @@ from cogsim.render._renderer import (
     scene_kind,
     shared_renderer,
 )
-from cogsim.render.png import save_png, to_png_bytes
+from cogsim.render.png import save_png, to_png_bytes, to_png_bytes_batch
 
 SPRITES: tuple[str, ...] = tuple(_atlases().sprite_uv)
 SPRITE_CATEGORIES: dict[str, tuple[str, ...]] = _atlases().sprite_categories
@@ -52,4 +52,5 @@ __all__ = [
     "scene_kind",
     "shared_renderer",
     "to_png_bytes",
+    "to_png_bytes_batch",
 ]

@@ -144,7 +144,10 @@ def add_run_tables(document: Document, store: Store) -> None:
     document.table(throughput_table(store))
     drawn = frames_drawn_by(store)
     if drawn:
-        lines = [f"{path} on {device} ({count:,} episodes)" for (path, device), count in drawn.most_common()]
+        lines = [
+            f"{_drawn_by(path, device, look)} ({count:,} episodes)"
+            for (path, device, look), count in drawn.most_common()
+        ]
         document.paragraph("Frames drawn by: ", Text("; ".join(lines)), " (both render paths give the same pixels).")
     faults = store.pending_faults()
     if faults:
@@ -167,15 +170,22 @@ def add_run_tables(document: Document, store: Store) -> None:
 
 
 def frames_drawn_by(store: Store) -> Counter:
-    """Episodes per (render path, GL device) that drew their frames, from the episodes' loop records."""
+    """Episodes per (render path, GL device, look) that drew their frames, from the episodes' loop records
+    (look: "" for envs with one look)."""
     drawn: Counter = Counter()
     for (loop,) in store.query("SELECT loop FROM episodes WHERE loop IS NOT NULL"):
         try:
             frames = json.loads(loop).get("frames")
-            drawn[(str(frames["path"]), str(frames["gl_renderer"]))] += 1
+            drawn[(str(frames["path"]), str(frames["gl_renderer"]), str(frames.get("look", "")))] += 1
         except (TypeError, ValueError, KeyError, AttributeError):  # no frames, or a damaged record
             continue
     return drawn
+
+
+def _drawn_by(path: str, device: str, look: str) -> str:
+    if look == "release":
+        return "the release's look, drawn on the CPU"
+    return f"{path} on {device}" + (f" in the {look} look" if look else "")
 
 
 def throughput_table(store: Store) -> Table:

@@ -31,9 +31,10 @@ def _oracle(cube_oracle):
 
 def make(env_id, **options):
     """These tests pin cogsim's own protocol variant (strict one-line parsers, cogsim colours and
-    labelled-face text, cogsim's scrambles and balanced layout, progress credit); the release's
-    defaults are tested against the release's data beside this file."""
+    labelled-face text, cogsim's scrambles and balanced layout, progress credit, cogsim's net image);
+    the release's defaults are tested against the release's data beside this file."""
     defaults = {
+        "look": "cogsim",
         "parser": "strict",
         "colours": "cogsim",
         "state_format": "cogsim",
@@ -167,8 +168,10 @@ def _net_from_image(frame, sticker):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_front_face_of_the_image_equals_the_text_state(seed):
-    # the labelled-faces text (state_format="cogsim"), in the default (release) colours
-    env = cogsim.make("cube/optimal-move", depth=4, modality="image+text", sticker=16, state_format="cogsim")
+    # cogsim's net; the labelled-faces text (state_format="cogsim"), in the default (release) colours
+    env = cogsim.make(
+        "cube/optimal-move", depth=4, modality="image+text", look="cogsim", sticker=16, state_format="cogsim"
+    )
     obs, _ = env.reset(seed=seed)
     (frame,) = obs["images"]
     assert (
@@ -178,7 +181,7 @@ def test_front_face_of_the_image_equals_the_text_state(seed):
     )
     for label, rows in _net_from_image(frame, 16).items():  # the rest of the text state matches too
         assert _face_from_text(obs["text"], label) == rows, label
-    recon = cogsim.make("cube/reconstruction", depth=4, sticker=16)
+    recon = cogsim.make("cube/reconstruction", depth=4, look="cogsim", sticker=16)
     obs, _ = recon.reset(seed=seed)
     assert _front_from_image(obs["images"][0], 16) == recon._grid(recon.item["gold_grid"])
     assert "Front:" not in obs["text"]  # image only

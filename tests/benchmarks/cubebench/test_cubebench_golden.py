@@ -49,7 +49,7 @@ def test_scrambles_are_the_releases_exact_depth_draws(depth):
 @pytest.mark.parametrize("name", sorted(DATA["prediction"]))
 def test_prediction_items_replies_and_accuracy(name):
     case = DATA["prediction"][name]
-    env = cogsim.make("cube/optimal-move", depth=case["depth"], modality=case["modality"], sticker=8)
+    env = cogsim.make("cube/optimal-move", depth=case["depth"], modality=case["modality"])
     rewards = []
     for record in case["items"]:
         env.reset(seed=record["id"])
@@ -67,7 +67,7 @@ def test_prediction_items_replies_and_accuracy(name):
 
 def test_verification_cells_replies_and_metrics():
     case = DATA["verification_d3"]
-    env = cogsim.make("cube/verification", depth=3, sticker=8)
+    env = cogsim.make("cube/verification", depth=3)
     episodes = []
     for record in case["items"]:
         env.reset(seed=record["index"])
@@ -100,7 +100,7 @@ def test_verification_cells_replies_and_metrics():
 
 
 def test_verification_claims_state_the_releases_front_faces():
-    env = cogsim.make("cube/verification", depth=3, sticker=8)
+    env = cogsim.make("cube/verification", depth=3)
     for claim in DATA["snapshots"]["verification_d3_claims"]:
         obs, _ = env.reset(seed=claim["index"])
         assert env.item["polarity"] == claim["polarity"]
@@ -114,7 +114,7 @@ def test_verification_claims_state_the_releases_front_faces():
 @pytest.mark.parametrize("name", sorted(DATA["reconstruction"]))
 def test_reconstruction_gold_faces_parse_and_accuracies(name):
     case = DATA["reconstruction"][name]
-    env = cogsim.make("cube/reconstruction", depth=case["depth"], sticker=8)
+    env = cogsim.make("cube/reconstruction", depth=case["depth"])
     predicted, gold = [], []
     for record in case["items"]:
         env.reset(seed=record["index"])  # the release numbers reconstruction items from 1, as cogsim's episodes here
@@ -171,7 +171,7 @@ def test_move_effect_labels_parse_and_kappa_and_f1(name):
 @pytest.mark.parametrize("name", sorted(DATA["step_by_step"]))
 def test_closed_loop_replays_every_step_of_the_release(name):
     case = DATA["step_by_step"][name]
-    env = cogsim.make("cube/closed-loop", depth=case["depth"], abstention=case["abstention"], sticker=8)
+    env = cogsim.make("cube/closed-loop", depth=case["depth"], abstention=case["abstention"])
     episodes = []
     for record in case["episodes"]:
         obs, _ = env.reset(seed=record["sample_id"])
@@ -209,7 +209,7 @@ def test_closed_loop_replays_every_step_of_the_release(name):
 @pytest.mark.parametrize("name", sorted(DATA["reflection"]))
 def test_reflection_replies_and_fix_rates(name):
     case = DATA["reflection"][name]
-    env = cogsim.make("cube/reflection", depth=1, regime=case["regime"], reveal_choice=case["reveal_choice"], sticker=8)
+    env = cogsim.make("cube/reflection", depth=1, regime=case["regime"], reveal_choice=case["reveal_choice"])
     initial, final = [], []
     for index, draft in enumerate(case["drafts"]):
         if str(index) not in case["reanswers"]:
@@ -257,7 +257,7 @@ def test_learning_curve_figures():
 
 def test_invariance_items_decoding_and_variants():
     case = DATA["invariance_sweep_d3"]
-    env = cogsim.make("cube/invariance", depth=case["depth"], sticker=8)
+    env = cogsim.make("cube/invariance", depth=case["depth"])
     assert env.metadata["cogsim.decoding"]["max_tokens"] == case["max_new_tokens"]
     golds, episodes = [], []
     for seed in range(case["samples"]):

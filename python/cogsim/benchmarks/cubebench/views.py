@@ -1,5 +1,6 @@
 """What the model sees of a cube: the text state (colour letters per face, in the pose of the net
-image) and the cube-net image itself, drawn by ``cogsim.render``."""
+image) and the cube-net image itself in one of two looks: "release" (the release's matplotlib net,
+pixel for pixel: ``release_look``) or "cogsim" (cogsim's own net, ``look``, drawn by ``cogsim.render``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from cogsim.benchmarks.cubebench.look import FACE_COLOURS, FACE_LABELS, FACE_ORDER
+from cogsim.benchmarks.cubebench.release_look import release_frame
 from cogsim.cube import Cube
 
 # The order faces are listed in the text state: the net read row by row.
@@ -53,6 +55,15 @@ def net_image(state, sticker: int, renderer=None) -> np.ndarray:
 
         renderer = shared_renderer()
     return renderer.cube_net(facelets(state), sticker=sticker)[0]
+
+
+LOOKS = ("release", "cogsim")
+
+
+def release_net_image(state, variant: str = "clean") -> np.ndarray:
+    """The net image (620, 840, 3 uint8) of one state as the release draws it, in one of the
+    invariance sweep's variants (``release_look.VARIANTS``)."""
+    return release_frame(facelets(state), variant)
 
 
 def inverse_move(move: str) -> str:
@@ -114,13 +125,13 @@ OCCLUSION_FRACTION = 0.15  # the black band's share of the image height (at leas
 BRIGHTNESS = 0.8
 
 
-def variant_image(state, variant: str, sticker: int) -> np.ndarray:
-    """The net image of ``state`` as the release's sweep perturbs it: "clean"; "occl" (a black band
-    across the middle, 15% of the height); "bright" (every channel x 0.8, truncated as PIL's blend
-    does); "recolor" (the repainted cube)."""
+def variant_image(state, variant: str, sticker: int, renderer=None) -> np.ndarray:
+    """cogsim's net image of ``state`` perturbed as the release's sweep perturbs its own: "clean";
+    "occl" (a black band across the middle, 15% of the height); "bright" (every channel x 0.8,
+    truncated as PIL's blend does); "recolor" (the repainted cube)."""
     if variant == "recolor":
-        return net_image(facelets(state).translate(_RECOLOUR_FACES), sticker)
-    image = net_image(state, sticker)
+        return net_image(facelets(state).translate(_RECOLOUR_FACES), sticker, renderer)
+    image = net_image(state, sticker, renderer)
     if variant == "clean":
         return image
     if variant == "occl":

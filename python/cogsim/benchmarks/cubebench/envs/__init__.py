@@ -8,14 +8,16 @@ for cogsim's one-line formats), for scripted agents and models alike. ``info["ep
 carries the per-episode outcomes that ``cogsim.benchmarks.cubebench.metrics`` turns into the paper's tables.
 
 Options common to all tests: ``depth`` (scramble depth, 1..20; keep <= 7 for fast oracle labels),
-``sticker`` (net image sticker size in px), ``seed_list`` (path or dict from
-``items.build_seed_list``: episode ``seed`` then means the list's index), ``release`` (which line of
-the authors' harness "release" means: "731aff82", the newest and the default, or "1ca7d58", the
-older ``main``; ``cogsim.benchmarks.cubebench.releases``) and the protocol options, each "release" by default
-(that line's reading, docs/fidelity.md): ``parser`` ("release" | "strict"), ``colours`` ("release" |
-"cogsim"), ``state_format`` ("release" | "cogsim"), ``scrambles`` ("release" | "cogsim"), ``layout``
-("release": the newest line's seeded option sets and verification cells where reproducible |
-"cogsim"); ``env.protocol`` names the variant and every episode records it, and
+``look`` (the net image: "release", the release's own picture of the state pixel for pixel, the
+default | "cogsim", cogsim's net), ``sticker`` (px per sticker of cogsim's net; look="cogsim" only),
+``seed_list`` (path or dict from ``items.build_seed_list``: episode ``seed`` then means the list's
+index), ``release`` (which line of the authors' harness "release" means: "731aff82", the newest and
+the default, or "1ca7d58", the older ``main``; ``cogsim.benchmarks.cubebench.releases``) and the
+protocol options, each "release" by default (that line's reading, docs/fidelity.md): ``parser``
+("release" | "strict"), ``colours`` ("release" | "cogsim"), ``state_format`` ("release" | "cogsim"),
+``scrambles`` ("release" | "cogsim"), ``layout`` ("release": the newest line's seeded option sets and
+verification cells where reproducible | "cogsim"); ``env.protocol`` names the variant (``look``
+included where images are shown) and every episode records it, and
 ``env.metadata["cogsim.decoding"]`` holds the line's max_tokens, temperature and top_p. Per test:
 ``modality`` ("image+text" | "image" | "text" | "image+text-no-authority"), ``negatives``
 (verification), ``abstention`` / ``abstain_policy`` / ``credit`` (closed-loop), ``regime`` /

@@ -15,6 +15,7 @@ from cogsim.envs.base import ResetNeeded, TextEnv
 
 ABSTAIN_LABEL = "E"  # the option label of "I don't know" where a test allows abstaining
 PROTOCOL_CHOICES = ("release", "cogsim")
+DEFAULT_STICKER = 32  # px per sticker of cogsim's net
 
 # The newest release line's decoding per test (its generation contracts): max tokens, temperature, top_p.
 RELEASE_DECODING = releases.DECODING[releases.NEWEST]
@@ -26,7 +27,17 @@ def one_of(name: str, value: object, allowed: tuple) -> Any:
     return value
 
 
-def check_sticker(value: object) -> int:
+def check_sticker(value: object, look: str) -> Optional[int]:
+    """The sticker size of cogsim's net (look="cogsim"); None for the release's net, which has its own size."""
+    if look == "release":
+        if value is not None:
+            raise ValueError(
+                f"sticker sizes cogsim's net (look='cogsim'); the release's net (look='release') is drawn at its own "
+                f"size, got sticker={value!r}"
+            )
+        return None
+    if value is None:
+        return DEFAULT_STICKER
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 8 <= value <= 256:
         raise ValueError(f"sticker must be an int in 8..256 (px per sticker), got {value!r}")
     return int(value)
@@ -49,7 +60,8 @@ class CubeBenchEnv(TextEnv):
         env_id: str = "",
         depth: int = 1,
         modality: Optional[str] = None,
-        sticker: int = 32,
+        look: str = "release",
+        sticker: Optional[int] = None,
         seed_list=None,
         release: str = releases.NEWEST,
         parser: str = "release",
@@ -64,6 +76,7 @@ class CubeBenchEnv(TextEnv):
             allowed = [
                 "depth",
                 "modality",
+                "look",
                 "sticker",
                 "seed_list",
                 "release",
@@ -82,6 +95,7 @@ class CubeBenchEnv(TextEnv):
             env_id,
             depth=depth,
             modality=modality,
+            look=look,
             sticker=sticker,
             release=release,
             parser=parser,
@@ -100,7 +114,10 @@ class CubeBenchEnv(TextEnv):
         self.metadata = {**type(self).metadata, "cogsim.decoding": self._decoding()}
         self.depth = items_mod.check_depth(depth)
         self.modality = one_of("modality", modality, self.modalities)
-        self.sticker = check_sticker(sticker)
+        self.look = one_of("look", look, views.LOOKS)
+        self.sticker = check_sticker(sticker, self.look)
+        self.sent_as = {"format": "png"}  # how its frames go to a model, in either look (the release sends PNG)
+        self._release_frames_drawn = False
         self.seed_list = None if seed_list is None else items_mod.load_seed_list(seed_list)
         self.item: dict = {}
         self._running = False
@@ -158,14 +175,27 @@ class CubeBenchEnv(TextEnv):
             "state_format": self.state_format,
             "scrambles": self.scrambles,
             "layout": self.layout,
+            **({"look": self.look} if self.modality != "text" else {}),  # the net image, where one is shown
         }
 
     def _images(self, facelets: str) -> tuple:
-        return (
-            ()
-            if self.modality == "text"
-            else (views.net_image(views.recolour(facelets, self.colours), self.sticker, self.renderer()),)
-        )
+        return () if self.modality == "text" else (self._net_image(facelets),)
+
+    def _net_image(self, facelets: str, variant: str = "clean"):
+        """The net image of a state in this env's look and colours (``variant``: the invariance sweep's)."""
+        shown = views.recolour(facelets, self.colours)
+        if self.look == "release":
+            self._release_frames_drawn = True
+            return views.release_net_image(shown, variant)
+        return views.variant_image(shown, variant, self.sticker, self.renderer())
+
+    def frames_drawn_by(self) -> Optional[dict]:
+        """What drew the env's frames and in which look: the release's net is drawn on the CPU by the core."""
+        if self.look == "release":
+            drawn = {"path": "release", "gl_renderer": "none (the release's drawing, on the CPU)", "look": "release"}
+            return drawn if self._release_frames_drawn else None
+        drawn = super().frames_drawn_by()
+        return None if drawn is None else {**drawn, "look": "cogsim"}
 
     def _state_text(self, facelets: str) -> str:
         shown = views.recolour(facelets, self.colours)
@@ -185,7 +215,10 @@ class CubeBenchEnv(TextEnv):
             "index": self.item["index"],
             "prompt_version": self.item["prompt_version"],
             "protocol": self.protocol,
+            "look": self.look,
         }
+        if self.modality != "text":
+            base["frames"] = dict(self.sent_as)
         return {**base, **outcomes}
 
     # -- answer extraction: the release's (default) or cogsim's strict one-line formats ---------

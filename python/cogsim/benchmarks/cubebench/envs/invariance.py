@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from cogsim.benchmarks.cubebench import items as items_mod
-from cogsim.benchmarks.cubebench import prompts, views
+from cogsim.benchmarks.cubebench import prompts
 from cogsim.benchmarks.cubebench.envs.base import CubeBenchEnv, choice_info, tagged_answer
 from cogsim.benchmarks.cubebench.items import LABELS
 from cogsim.envs.base import observation
@@ -44,8 +44,7 @@ class InvarianceEnv(CubeBenchEnv):
             depth=self.depth,
             options=prompts.lettered_options(LABELS, item["options"]),
         )
-        image = views.variant_image(views.recolour(item["facelets"], self.colours), self._variant(), self.sticker)
-        return observation(text, (image,), item["options"])
+        return observation(text, (self._net_image(item["facelets"], self._variant()),), item["options"])
 
     def _step(self, action: str):
         parsed = self._parse_choice(action)

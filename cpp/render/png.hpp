@@ -1,0 +1,21 @@
+// PNG encoding of RGB frames, fast on the frames cogsim draws (flat areas, repeated rows).
+//
+// Every row but the first is Up-filtered (its difference from the row above), so a row that repeats
+// the one above is all zeros and an area of one colour is a run. The zlib stream is one deflate
+// block of literals and matches at distance 1 (a byte repeated) or 3 (a pixel repeated), found with
+// word compares, in Huffman codes built for the frame (ties broken by symbol number); the Adler-32
+// of a run is computed in closed form. No compression library is involved, so the bytes are the
+// same on every machine, and any PNG decoder gives back the frame's pixels exactly. Without LZ77
+// matches at other distances it compresses noisy frames less than zlib does.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace cogsim::render {
+
+// The PNG file (8-bit RGB, no interlace) of width x height RGB pixels, row-major.
+std::vector<uint8_t> encode_png(const uint8_t* rgb, int32_t width, int32_t height);
+
+}  // namespace cogsim::render

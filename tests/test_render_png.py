@@ -1,0 +1,100 @@
+"""The core's PNG encoder: valid files (chunk CRCs, zlib's Adler-32) that decode to the frame exactly,
+the same bytes everywhere, and bad input refused."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from PIL import Image
+
+from cogsim import _core, render
+
+
+def chunks(png: bytes) -> list[tuple[bytes, bytes]]:
+    """(type, data) of every chunk, each CRC checked."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    out, at = [], 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind, data = png[at + 4 : at + 8], png[at + 8 : at + 8 + length]
+        assert struct.unpack(">I", png[at + 8 + length : at + 12 + length])[0] == zlib.crc32(kind + data)
+        out.append((kind, data))
+        at += 12 + length
+    return out
+
+
+def assert_round_trip(frame: np.ndarray) -> bytes:
+    png = render.to_png_bytes(frame)
+    kinds = [kind for kind, _ in chunks(png)]
+    assert kinds == [b"IHDR", b"IDAT", b"IEND"]
+    height, width = frame.shape[:2]
+    rows = zlib.decompress(chunks(png)[1][1])  # checks the Adler-32
+    assert len(rows) == height * (3 * width + 1)
+    decoded = np.asarray(Image.open(io.BytesIO(png)))
+    assert decoded.shape == frame.shape and np.array_equal(decoded, frame)
+    return png
+
+
+RNG = np.random.default_rng(7)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        np.zeros((1, 1, 3), np.uint8),
+        RNG.integers(0, 256, (1, 37, 3), dtype=np.uint8),
+        RNG.integers(0, 256, (41, 1, 3), dtype=np.uint8),
+        RNG.integers(0, 256, (64, 80, 3), dtype=np.uint8),  # noise: literals only
+        np.full((90, 700, 3), 255, np.uint8),  # runs longer than a deflate match
+        np.tile(np.array([[[1, 2, 3]]], np.uint8), (5, 300, 1)),  # a pixel repeated
+        (RNG.integers(0, 3, (50, 70, 3)) * 120).astype(np.uint8),
+    ],
+    ids=["1x1", "one-row", "one-column", "noise", "flat", "pixel-repeat", "three-levels"],
+)
+def test_frames_round_trip(frame):
+    assert_round_trip(frame)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(np.uint8, st.tuples(st.integers(1, 12), st.integers(1, 40), st.just(3)), elements=st.integers(0, 3))
+    | arrays(np.uint8, st.tuples(st.integers(1, 6), st.integers(1, 30), st.just(3)))
+)
+def test_any_frame_round_trips(frame):
+    assert_round_trip(frame)
+
+
+def test_codes_past_15_bits_are_shortened():
+    """Byte counts in Fibonacci proportion make an optimal Huffman code 20+ bits deep; deflate allows 15."""
+    counts = [1, 1]
+    while len(counts) < 24:
+        counts.append(counts[-1] + counts[-2])
+    values = np.repeat(np.arange(24, dtype=np.uint8) * 10, counts)
+    row = np.random.default_rng(3).permutation(values)[: (values.size // 3) * 3]
+    assert_round_trip(row.reshape(1, -1, 3))
+
+
+def test_the_bytes_are_fixed_and_a_batch_equals_its_frames():
+    frames = np.zeros((3, 20, 30, 3), np.uint8)
+    frames[1, 5:15, 10:20] = (255, 128, 0)
+    frames[2] = np.arange(20 * 30 * 3, dtype=np.uint8).reshape(20, 30, 3)
+    batch = render.to_png_bytes_batch(frames, threads=2)
+    assert batch == [render.to_png_bytes(f) for f in frames]
+    assert hashlib.sha256(batch[1]).hexdigest() == "6ce6dfc1d91820b641afd00af754274ec6039043f512fe0e041bcdea00b3dc1c"
+
+
+def test_bad_frames_are_refused():
+    with pytest.raises(ValueError, match=r"frame must be a uint8 \(H, W, 3\) array"):
+        render.to_png_bytes(np.zeros((4, 4), np.uint8))
+    with pytest.raises(ValueError, match=r"frames must be a uint8 \(N, H, W, 3\) array"):
+        render.to_png_bytes_batch(np.zeros((2, 4, 4, 3), np.float32))
+    with pytest.raises(ValueError, match="1..65535 px per side"):
+        _core.encode_png(np.zeros((1, 0, 4, 3), np.uint8))

@@ -9,6 +9,7 @@ void register_kidgym(py::module_& m);
 void register_wilt(py::module_& m);
 void register_pixels(py::module_& m);
 void register_compose(py::module_& m);
+void register_maze_look(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() =
@@ -20,4 +21,5 @@ PYBIND11_MODULE(_core, m) {
   register_wilt(m);
   register_pixels(m);
   register_compose(m);
+  register_maze_look(m);
 }

@@ -221,6 +221,10 @@ def test_batches_are_the_same_bytes_on_any_number_of_threads():
     one = release_look.frames(states, minimap=True, threads=1)
     assert np.array_equal(one, release_look.frames(states, minimap=True, threads=2))
     assert np.array_equal(one[7], release_look.frames([states[7]], minimap=True)[0])
+    out = np.zeros((3,) + release_look.FRAME_SHAPE, np.uint8)
+    assert release_look.frames(states[:3], minimap=True, out=out) is out and np.array_equal(out, one[:3])
+    with pytest.raises(ValueError, match="out must be"):
+        release_look.frames(states[:2], out=out)
 
 
 def test_bad_states_and_arguments_are_refused():

@@ -203,12 +203,22 @@ def test_hud_stamps_equal_pil_drawing_the_hud():
             assert np.array_equal(np.asarray(image), frame)
 
 
+def test_hud_text_that_might_touch_is_drawn_by_pil(monkeypatch):
+    """Where two pieces of text could share a pixel, stamps would not blend as PIL does: PIL draws it."""
+    states = [s for _, f, s in golden_states()][:5]
+    stamped = release_look.frames(states)
+    hud_ops = release_look._hud_ops
+    monkeypatch.setattr(release_look, "_hud_ops", lambda state: (hud_ops(state)[0][:1], False))  # no text stamped
+    assert np.array_equal(release_look.frames(states), stamped)
+
+
 def test_show_goal_colours_the_walls_around_the_goal_only_on_request():
     walls = maze.generate(9, 1, generator="v5").walls
     world = BlockWorld.of(walls)
     visited = np.zeros((9, 9), bool)
     state = MazeState(world, 8, 6, 1, visited, 0, 4)  # two cells west of the goal, facing it
     plain, shown = release_look.frames([state])[0], release_look.frames([state], show_goal=True)[0]
+
     def orange(frame):  # the goal colour (200, 120, 10) faded; walls are blue-grey, the floor brown (R - B < 20)
         return int((frame[:360, :, 0].astype(int) > frame[:360, :, 2].astype(int) + 60).sum())
 

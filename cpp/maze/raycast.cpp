@@ -1,9 +1,11 @@
 #include "maze/raycast.hpp"
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 namespace cogsim::maze {
 
@@ -22,29 +24,66 @@ constexpr float kWallX[3] = {160, 165, 200}, kWallY[3] = {110, 115, 150}, kGoalW
 constexpr float kCeilingTop[3] = {8, 10, 22}, kCeilingBottom[3] = {22, 28, 50};
 constexpr float kFloorTop[3] = {18, 15, 12}, kFloorBottom[3] = {55, 48, 38};
 
-// The ceiling and floor rows, in float32 as NumPy computes them: t = y / 179, colour a * (1 - t) + b * t,
-// truncated to uint8.
-using Background = std::array<std::array<uint8_t, 3>, H>;
-
-Background make_background() {
-  Background rows{};
+// The ceiling and floor, in float32 as NumPy computes them (t = y / 179, colour a * (1 - t) + b * t,
+// truncated to uint8): the whole view with no wall in it, packed RGB rows.
+std::vector<uint8_t> make_background() {
+  std::vector<uint8_t> view(static_cast<size_t>(W) * H * 3);
   const float span = static_cast<float>(H / 2 - 1);
-  for (int y = 0; y < H / 2; ++y) {
-    const float t = static_cast<float>(y) / span;
-    const float t_rev = 1.0f - t;
-    for (int i = 0; i < 3; ++i) rows[y][i] = static_cast<uint8_t>(kCeilingBottom[i] * t_rev + kCeilingTop[i] * t);
+  for (int y = 0; y < H; ++y) {
+    uint8_t colour[3];
+    if (y < H / 2) {
+      const float t = static_cast<float>(y) / span;
+      const float t_rev = 1.0f - t;
+      for (int i = 0; i < 3; ++i) colour[i] = static_cast<uint8_t>(kCeilingBottom[i] * t_rev + kCeilingTop[i] * t);
+    } else {
+      const float t = (static_cast<float>(y) - static_cast<float>(H / 2)) / span;
+      for (int i = 0; i < 3; ++i) colour[i] = static_cast<uint8_t>(kFloorTop[i] * (1.0f - t) + kFloorBottom[i] * t);
+    }
+    for (int x = 0; x < W; ++x) std::memcpy(&view[(static_cast<size_t>(y) * W + x) * 3], colour, 3);
   }
-  for (int y = H / 2; y < H; ++y) {
-    const float t = (static_cast<float>(y) - static_cast<float>(H / 2)) / span;
-    for (int i = 0; i < 3; ++i) rows[y][i] = static_cast<uint8_t>(kFloorTop[i] * (1.0f - t) + kFloorBottom[i] * t);
-  }
-  return rows;
+  return view;
 }
 
-const Background& background() {
-  static const Background rows = make_background();
-  return rows;
+const std::vector<uint8_t>& background() {
+  static const std::vector<uint8_t> view = make_background();
+  return view;
 }
+
+// A set of columns, walked as runs of consecutive members.
+class Columns {
+ public:
+  void insert(int x) { words_[x >> 6] |= uint64_t{1} << (x & 63); }
+  void erase(int x) { words_[x >> 6] &= ~(uint64_t{1} << (x & 63)); }
+
+  // fn(first, last) for each run [first, last) of members, left to right.
+  template <typename Fn>
+  void for_each_run(Fn&& fn) const {
+    int x = 0;
+    while (x < W) {
+      const int first = next(x, false);
+      if (first == W) return;
+      x = next(first, true);
+      fn(first, x);
+    }
+  }
+
+ private:
+  static constexpr int kWords = W / 64;
+  static_assert(W % 64 == 0);
+
+  // The first column >= x that is a member (or, with `absent`, that is not); W if none.
+  int next(int x, bool absent) const {
+    int word = x >> 6;
+    uint64_t bits = (absent ? ~words_[word] : words_[word]) & (~uint64_t{0} << (x & 63));
+    while (bits == 0) {
+      if (++word == kWords) return W;
+      bits = absent ? ~words_[word] : words_[word];
+    }
+    return (word << 6) + std::countr_zero(bits);
+  }
+
+  std::array<uint64_t, kWords> words_{};
+};
 
 bool is_goal_neighbour(const ReleaseView& v, int32_t row, int32_t col) {
   return std::abs(row - v.goal_row) + std::abs(col - v.goal_col) == 1;
@@ -112,30 +151,6 @@ Strip cast_column(const ReleaseView& v, const ReleaseCamera& cam, int x) {
   return strip;
 }
 
-// A word whose first 3 bytes in memory are the pixel's, for the 4-byte stores below.
-uint32_t pixel_word(const uint8_t* rgb) {
-  uint32_t word = 0;
-  std::memcpy(&word, rgb, 3);
-  return word;
-}
-
-// Stores a row of W pixels, each the first 3 bytes of its word: four pixels as three words where
-// the machine is little-endian (as rgb_tiles packs them), else pixel by pixel.
-void store_pixels(const uint32_t* words, uint8_t* line) {
-  static_assert(W % 4 == 0);
-  if constexpr (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
-    for (int x = 0; x < W; x += 4) {
-      const uint32_t p0 = words[x], p1 = words[x + 1], p2 = words[x + 2], p3 = words[x + 3];
-      const uint32_t w0 = p0 | (p1 << 24), w1 = (p1 >> 8) | (p2 << 16), w2 = (p2 >> 16) | (p3 << 8);
-      std::memcpy(line + 3 * x, &w0, 4);
-      std::memcpy(line + 3 * x + 4, &w1, 4);
-      std::memcpy(line + 3 * x + 8, &w2, 4);
-    }
-  } else {
-    for (int x = 0; x < W; ++x) std::memcpy(line + 3 * x, &words[x], 3);
-  }
-}
-
 }  // namespace
 
 ReleaseCamera release_camera(int heading) {
@@ -150,24 +165,55 @@ void draw_release_view(const ReleaseView& v, uint8_t* rgb, ptrdiff_t stride) {
   }
   if (v.vision_range < 1) throw std::invalid_argument("vision_range must be at least 1");
   const ReleaseCamera cam = release_camera(v.heading);
-  alignas(16) std::array<int32_t, W> tops, bottoms;
-  alignas(16) std::array<uint32_t, W> walls, words;
+  // Each column's strip, its colour in a row of strips, and the columns grouped by their strip's ends.
+  std::array<uint8_t, W * 3> strips_row{};
+  std::array<int16_t, W> by_top, by_bottom;
+  std::array<int16_t, H + 1> top_start{}, bottom_start{};
+  std::array<Strip, W> strips;
+  int hits = 0;
   for (int x = 0; x < W; ++x) {
-    const Strip strip = cast_column(v, cam, x);
-    tops[x] = strip.top;
-    bottoms[x] = strip.bottom;
-    walls[x] = pixel_word(strip.colour);
+    strips[x] = cast_column(v, cam, x);
+    if (strips[x].top > strips[x].bottom) continue;
+    std::memcpy(&strips_row[3 * x], strips[x].colour, 3);
+    ++top_start[strips[x].top + 1];
+    ++bottom_start[strips[x].bottom + 1];
+    ++hits;
   }
-  // Row by row, in the frame's memory order: each pixel the strip's colour or the row's background,
-  // chosen a row at a time (a loop the compiler vectorizes), then packed.
-  const Background& rows = background();
   for (int y = 0; y < H; ++y) {
-    const uint32_t background_word = pixel_word(rows[y].data());
-    for (int x = 0; x < W; ++x) {
-      const uint32_t inside = 0u - static_cast<uint32_t>((tops[x] <= y) & (y <= bottoms[x]));
-      words[x] = (walls[x] & inside) | (background_word & ~inside);
+    top_start[y + 1] += top_start[y];
+    bottom_start[y + 1] += bottom_start[y];
+  }
+  std::array<int16_t, H + 1> top_fill = top_start, bottom_fill = bottom_start;
+  for (int x = 0; x < W; ++x) {
+    if (strips[x].top > strips[x].bottom) continue;
+    by_top[top_fill[strips[x].top]++] = static_cast<int16_t>(x);
+    by_bottom[bottom_fill[strips[x].bottom]++] = static_cast<int16_t>(x);
+  }
+  // Every strip spans the horizon (top <= H/2 - 1 < H/2 <= bottom). Rows are drawn from the horizon
+  // outwards: a row is the background's row, then the strips' colour over the columns whose strip
+  // reaches it; moving away from the horizon, columns only ever leave that set.
+  const std::vector<uint8_t>& sky = background();
+  const size_t row_bytes = static_cast<size_t>(W) * 3;
+  auto draw_row = [&](int y, const Columns& inside) {
+    uint8_t* line = rgb + y * stride;
+    std::memcpy(line, &sky[y * row_bytes], row_bytes);
+    inside.for_each_run([&](int first, int last) {
+      std::memcpy(line + 3 * first, &strips_row[3 * first], static_cast<size_t>(last - first) * 3);
+    });
+  };
+  Columns inside;
+  for (int i = 0; i < hits; ++i) inside.insert(by_top[i]);
+  for (int y = H / 2 - 1; y >= 0; --y) {  // inside: top <= y
+    for (int i = top_start[y + 1]; i < top_start[y + 2]; ++i) inside.erase(by_top[i]);
+    draw_row(y, inside);
+  }
+  Columns below;
+  for (int i = 0; i < hits; ++i) below.insert(by_top[i]);
+  for (int y = H / 2; y < H; ++y) {  // inside: y <= bottom
+    if (y > H / 2) {
+      for (int i = bottom_start[y - 1]; i < bottom_start[y]; ++i) below.erase(by_bottom[i]);
     }
-    store_pixels(words.data(), rgb + y * stride);
+    draw_row(y, below);
   }
 }
 

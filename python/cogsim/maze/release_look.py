@@ -29,7 +29,7 @@ import io
 import math
 import threading
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -100,17 +100,6 @@ def block_grid(walls: np.ndarray) -> np.ndarray:
     return grid
 
 
-def revealed_cells(walls: np.ndarray, visited: np.ndarray) -> np.ndarray:
-    """The cells the release's minimap shows: those stood on and each open neighbour of one."""
-    n = walls.shape[0]
-    seen = visited.copy()
-    for side, (dr, dc) in enumerate(DELTAS):
-        opening = visited & ((walls & SIDE_BITS[side]) == 0)
-        target = seen[max(dr, 0) : n + min(dr, 0), max(dc, 0) : n + min(dc, 0)]
-        target |= opening[max(-dr, 0) : n + min(-dr, 0), max(-dc, 0) : n + min(-dc, 0)]
-    return seen
-
-
 @dataclass(frozen=True)
 class BlockWorld:
     """A maze in the release's world; make one per maze and draw any number of its states."""
@@ -126,6 +115,21 @@ class BlockWorld:
     @property
     def size(self) -> int:
         return int(self.walls.shape[0])
+
+    @cached_property
+    def open_sides(self) -> tuple[np.ndarray, ...]:
+        """For each side (north, east, south, west), the cells whose side is open."""
+        return tuple((self.walls & bit) == 0 for bit in SIDE_BITS)
+
+    def revealed_cells(self, visited: np.ndarray) -> np.ndarray:
+        """The cells the release's minimap shows: those stood on and each open neighbour of one."""
+        north, east, south, west = self.open_sides
+        seen = visited.copy()
+        seen[:-1] |= visited[1:] & north[1:]
+        seen[1:] |= visited[:-1] & south[:-1]
+        seen[:, :-1] |= visited[:, 1:] & west[:, 1:]
+        seen[:, 1:] |= visited[:, :-1] & east[:, :-1]
+        return seen
 
 
 @dataclass(frozen=True)
@@ -264,25 +268,29 @@ _STAMPS = _Stamps()
 
 
 # -- the HUD ----------------------------------------------------------------------------------------
-def _hud_ops(state: MazeState, ops: list) -> bool:
-    """Appends the HUD's stamps; False where two pieces of text would touch the same pixel (then the
-    HUD must be drawn by PIL, see draw_hud)."""
-    ops.append(_hud_background())
-    boxes = []
+def _hud_ops(state: MazeState) -> tuple[np.ndarray, bool]:
+    """The HUD's stamps, and False where two pieces of text might touch the same pixel (then the HUD
+    must be drawn by PIL, see draw_hud)."""
+    ops = [_hud_background()]
+    apart, above = True, None  # the bottom of the line above
     for index, parts in enumerate(state.hud_lines()):
         x, y = 10, VIEW_HEIGHT + 6 + index * 20
+        right, top, bottom = None, None, None  # of the ink so far on this line
         for text, colour in parts:
             piece = _STAMPS.text(text, colour)
             if piece.stamp is not None:
-                ops.append((piece.stamp.id, x + piece.stamp.x, y + piece.stamp.y))
                 assert piece.ink is not None
-                boxes.append((x + piece.ink[0], y + piece.ink[1], x + piece.ink[2], y + piece.ink[3]))
+                ops.append((piece.stamp.id, x + piece.stamp.x, y + piece.stamp.y))
+                left = x + piece.ink[0]
+                apart = apart and (right is None or right <= left)
+                right = x + piece.ink[2]
+                top = y + piece.ink[1] if top is None else min(top, y + piece.ink[1])
+                bottom = y + piece.ink[3] if bottom is None else max(bottom, y + piece.ink[3])
             x += piece.advance
-    return not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
-
-
-def _overlap(a, b) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+        if top is not None:
+            apart = apart and (above is None or above <= top)
+            above = bottom
+    return np.array(ops, np.int32), apart
 
 
 def _hud_background():
@@ -310,60 +318,71 @@ def draw_hud(image: Image.Image, state: MazeState) -> None:
 
 # -- the minimap -------------------------------------------------------------------------------------
 class _MinimapKit:
-    """The stamps of one maze size's minimap: cells, walls, player and border (``_build_minimap``)."""
+    """The stamps of one maze size's minimap (``_build_minimap``): background, cells, walls, player
+    and border, as (stamp, x, y) rows placed in the frame's top right corner."""
 
     def __init__(self, n: int):
         self.n = n
         self.cell_px = MINIMAP_SIZE / n
         self.wall_width = max(2, round(self.cell_px * 0.15))
-        size = (MINIMAP_SIZE, MINIMAP_SIZE)
-        self.background = _STAMPS.shape(("mm-bg",), size, MINIMAP_BACKGROUND, lambda d: d.rectangle([0, 0, *size], 1))
-        last = MINIMAP_SIZE - 1
-        self.border = _STAMPS.shape(
+        size, last = (MINIMAP_SIZE, MINIMAP_SIZE), MINIMAP_SIZE - 1
+        background = _STAMPS.shape(("mm-bg",), size, MINIMAP_BACKGROUND, lambda d: d.rectangle([0, 0, *size], 1))
+        border = _STAMPS.shape(
             ("mm-border", self.wall_width),
             size,
             MINIMAP_WALL,
             lambda d: d.rectangle([0, 0, last, last], outline=1, width=self.wall_width),
         )
-        # cell_stamps[k, r, c], cell_xy[r, c]: the rectangle of cell (r, c) in colour k and its corner
-        self.cell_stamps = np.zeros((len(MINIMAP_CELL_COLOURS), n, n), np.int32)
-        self.cell_xy = np.zeros((n, n, 2), np.int32)
+        self.first, self.last = self._placed([background]), self._placed([border])
+        # cells[k, r * n + c]: the rectangle of cell (r, c) in colour k
+        self.cells = np.zeros((len(MINIMAP_CELL_COLOURS), n * n, 3), np.int32)
         for r in range(n):
             for c in range(n):
                 x1, y1, x2, y2 = self._cell_box(r, c)
-                self.cell_xy[r, c] = (x1, y1)
+                width, height = x2 - x1 + 1, y2 - y1 + 1
                 for k, colour in enumerate(MINIMAP_CELL_COLOURS):
-                    box = [0, 0, x2 - x1, y2 - y1]
-                    stamp = _STAMPS.shape(("rect", x2 - x1 + 1, y2 - y1 + 1, colour), (x2 - x1 + 1, y2 - y1 + 1),
-                                          colour, lambda d, box=box: d.rectangle(box, fill=1))  # fmt: skip
-                    self.cell_stamps[k, r, c] = stamp.id
-        # walls east of (r, c) and south of (r, c): stamp id, x, y
+                    box = [0, 0, width - 1, height - 1]
+                    stamp = _STAMPS.shape(("rect", width, height, colour), (width, height), colour,
+                                          lambda d, box=box: d.rectangle(box, fill=1))  # fmt: skip
+                    self.cells[k, r * n + c] = self._placed([Stamp(stamp.id, stamp.x + x1, stamp.y + y1)])[0]
+        # the wall lines east of (r, c) and south of (r, c)
         self.east_walls = np.zeros((n, max(n - 1, 0), 3), np.int32)
         self.south_walls = np.zeros((max(n - 1, 0), n, 3), np.int32)
+        p = self.cell_px
         for r in range(n):
             for c in range(n - 1):
-                x = round((c + 1) * self.cell_px)
+                x = round((c + 1) * p)
                 self.east_walls[r, c] = self._line(
-                    ("mm-wall", n, r, c, 1), [(x, round(r * self.cell_px)), (x, round((r + 1) * self.cell_px))]
+                    ("mm-wall", n, r, c, 1), [(x, round(r * p)), (x, round((r + 1) * p))]
                 )
         for r in range(n - 1):
             for c in range(n):
-                y = round((r + 1) * self.cell_px)
+                y = round((r + 1) * p)
                 self.south_walls[r, c] = self._line(
-                    ("mm-wall", n, r, c, 2), [(round(c * self.cell_px), y), (round((c + 1) * self.cell_px), y)]
+                    ("mm-wall", n, r, c, 2), [(round(c * p), y), (round((c + 1) * p), y)]
                 )
+        self.players: dict = {}
+
+    @staticmethod
+    def _placed(stamps: list[Stamp]) -> np.ndarray:
+        x0, y0 = MINIMAP_ORIGIN
+        return np.array([(s.id, s.x + x0, s.y + y0) for s in stamps], np.int32).reshape(-1, 3)
 
     def _cell_box(self, r: int, c: int) -> tuple[int, int, int, int]:
         p = self.cell_px
         return round(c * p), round(r * p), round((c + 1) * p) - 1, round((r + 1) * p) - 1
 
-    def _line(self, key, points) -> tuple[int, int, int]:
+    def _line(self, key, points) -> np.ndarray:
         stamp = _STAMPS.shape(
             key, (MINIMAP_SIZE, MINIMAP_SIZE), MINIMAP_WALL, lambda d: d.line(points, fill=1, width=self.wall_width)
         )
-        return stamp.id, stamp.x, stamp.y
+        return self._placed([stamp])[0]
 
-    def player(self, row: int, col: int, heading: int) -> list[tuple[int, int, int]]:
+    def player(self, row: int, col: int, heading: int) -> np.ndarray:
+        """The player's dot and heading arrow."""
+        placed = self.players.get((row, col, heading))
+        if placed is not None:
+            return placed
         p = self.cell_px
         x, y = (col + 0.5) * p, (row + 0.5) * p
         radius = max(2, int(p * 0.28))
@@ -382,33 +401,32 @@ class _MinimapKit:
             MINIMAP_ARROW,
             lambda d: d.line([(x, y), tip], fill=1, width=2),
         )
-        return [(dot.id, dot.x, dot.y), (arrow.id, arrow.x, arrow.y)]
+        placed = self.players[(row, col, heading)] = self._placed([dot, arrow])
+        return placed
 
     def ops(self, state: MazeState) -> np.ndarray:
-        """The minimap's stamps for a state, in the release's drawing order, in minimap pixels."""
-        n, walls = self.n, state.world.walls
-        seen = revealed_cells(walls, state.visited)
-        rows, cols = np.nonzero(seen)
-        colour = np.full(rows.shape, 3)
+        """The minimap's stamps for a state, in the release's drawing order."""
+        n, world = self.n, state.world
+        seen = world.revealed_cells(state.visited)
+        cells = np.flatnonzero(seen)
+        rows, cols = np.divmod(cells, n)
         near = np.abs(rows - state.row) + np.abs(cols - state.col) <= state.vision_range
-        colour[near] = 2
-        colour[(rows == 0) & (cols == 0)] = 1
-        colour[(rows == n - 1) & (cols == n - 1)] = 0
-        cells = np.column_stack([self.cell_stamps[colour, rows, cols], self.cell_xy[rows, cols]])
-        east = (seen[:, :-1] | seen[:, 1:]) & ((walls[:, :-1] & SIDE_BITS[1]) != 0)
-        south = (seen[:-1, :] | seen[1:, :]) & ((walls[:-1, :] & SIDE_BITS[2]) != 0)
-        player = self.player(state.row, state.col, state.heading)
-        border = [(self.border.id, self.border.x, self.border.y)]
+        colour = np.where(near, 2, 3)  # indices into MINIMAP_CELL_COLOURS: goal, start, visible, seen
+        colour[cells == 0] = 1
+        colour[cells == n * n - 1] = 0
+        _, east_open, south_open, _ = world.open_sides
+        east = (seen[:, :-1] | seen[:, 1:]) & ~east_open[:, :-1]
+        south = (seen[:-1, :] | seen[1:, :]) & ~south_open[:-1, :]
         return np.concatenate(
             [
-                [(self.background.id, self.background.x, self.background.y)],
-                cells,
+                self.first,
+                self.cells[colour, cells],
                 self.east_walls[east],
                 self.south_walls[south],
-                player,
-                border,
+                self.player(state.row, state.col, state.heading),
+                self.last,
             ]
-        ).astype(np.int32)
+        )
 
 
 @cache
@@ -498,7 +516,7 @@ def frames(
     _check(states)
     scenes: dict[int, int] = {}
     grids, views, ends, ops = [], [], [], []
-    pil_huds = []
+    pil_huds, count = [], 0
     for i, s in enumerate(states):
         scene = scenes.setdefault(id(s.world), len(grids))
         if scene == len(grids):
@@ -506,12 +524,14 @@ def frames(
         n = s.world.size
         views.append((scene, 2 * s.row + 1, 2 * s.col + 1, s.heading, s.vision_range, show_goal, 2 * n - 1, 2 * n - 1))
         if minimap:
-            mm = _minimap_kit(n).ops(s)
-            mm[:, 1:] += MINIMAP_ORIGIN
-            ops.extend(map(tuple, mm.tolist()))
-        if not _hud_ops(s, ops):
+            ops.append(_minimap_kit(n).ops(s))
+            count += len(ops[-1])
+        hud, apart = _hud_ops(s)
+        if not apart:
             pil_huds.append(i)
-        ends.append(len(ops))
+        ops.append(hud)
+        count += len(hud)
+        ends.append(count)
     out = _output(out, (len(states),) + FRAME_SHAPE)
     if not len(states):
         return out
@@ -519,7 +539,7 @@ def frames(
         grids,
         np.asarray(views, np.int32),
         np.asarray(ends, np.int64),
-        np.asarray(ops, np.int32).reshape(-1, 3),
+        np.concatenate(ops),
         out,
         threads,
     )

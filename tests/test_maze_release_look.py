@@ -278,6 +278,8 @@ def test_the_env_defaults_to_the_release_look_and_says_how_to_send_it():
     decoded = np.asarray(Image.open(io.BytesIO(sent)))
     assert sent[:2] == b"\xff\xd8" and decoded.shape == frame.shape
     assert np.abs(decoded.astype(int) - frame).mean() < 4
+    assert env.step("Action: nonsense")[0]["images"] == () and env.encoded_frames() == ()  # asked again
+    assert len(env.step("Action: turn_left")[0]["images"]) == len(env.encoded_frames()) == 1
     patch = cogsim.make("maze3d/nav", size=5, modality="patch")
     assert patch.reset(seed=0)[0]["images"][0].shape == (188, 188, 3)
     assert patch.frame_format()["quality"] == 92

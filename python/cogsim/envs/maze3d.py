@@ -119,6 +119,16 @@ class MazeNavEnv(TextEnv):
         self._sent_bytes: Optional[tuple[bytes, ...]] = None
 
     # -- episode ---------------------------------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        obs, info = super().reset(seed=seed, options=options)
+        self._sent, self._sent_bytes = obs["images"], None
+        return obs, info
+
+    def step(self, action: str):
+        result = super().step(action)
+        self._sent, self._sent_bytes = result[0]["images"], None
+        return result
+
     def _reset(self, seed: int, options: dict) -> dict:
         self.maze = _maze.generate(self.size, seed, float(self.loop_rate), self.generator, self.step_mode)
         self.walls = self.maze.walls
@@ -317,7 +327,6 @@ class MazeNavEnv(TextEnv):
                 self.available_actions(),
             )
         )
-        self._sent, self._sent_bytes = tuple(images), None
         return observation("\n\n".join(parts), images=images)
 
     def _memory_text(self) -> str:

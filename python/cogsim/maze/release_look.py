@@ -69,7 +69,6 @@ MINIMAP_CELL_COLOURS = (MINIMAP_GOAL, MINIMAP_START, MINIMAP_VISIBLE, MINIMAP_SE
 PATCH_BACKGROUND, PATCH_CURRENT, PATCH_OPEN = (15, 15, 25), (75, 82, 125), (195, 205, 230)
 PATCH_BLOCKED, PATCH_OUTSIDE, PATCH_GOAL = (32, 34, 55), (25, 26, 40), (255, 150, 0)
 PATCH_WALL, PATCH_ARROW, PATCH_DOT, PATCH_BORDER = (255, 190, 50), (255, 255, 255), (0, 210, 255), (80, 85, 120)
-PATCH_CELL_COLOURS = (PATCH_CURRENT, PATCH_OPEN, PATCH_BLOCKED, PATCH_OUTSIDE, PATCH_GOAL)
 
 
 def font_path() -> Path:
@@ -240,7 +239,10 @@ class _Stamps:
 
     def _text_stamp(self, text: str, colour) -> TextStamp:
         font = hud_font()
-        left, top, right, bottom = (int(v) for v in _MEASURE.textbbox((0, 0), text, font=font))
+        bbox = _MEASURE.textbbox((0, 0), text, font=font)
+        if not all(float(v).is_integer() for v in bbox):  # the next piece would start between pixels
+            raise ValueError(f"the HUD text {text!r} has a box {bbox} off the pixel grid")
+        left, top, right, bottom = (int(v) for v in bbox)
         margin = 2 * FONT_SIZE
         canvas = Image.new("RGB", (right + 2 * margin, bottom + 2 * margin), HUD_BACKGROUND)
         ImageDraw.Draw(canvas).text((margin, margin), text, fill=colour, font=font)

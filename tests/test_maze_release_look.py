@@ -187,6 +187,27 @@ def test_a_wall_straight_ahead_fills_the_view_with_one_colour():
     assert np.array_equal(view[:, 320], np.tile(centre, (360, 1)))
 
 
+def test_walls_fade_to_black_and_vanish_past_the_fog_cut_off():
+    """A straight corridor: its end wall 38.5 blocks ahead is drawn, darkened by 1 - d / (2 v), while
+    d is at most 2 v + 0.5 blocks (black from 2 v on), and not at all beyond."""
+    grid = np.ones((41, 41), np.uint8)
+    grid[1, 1:40] = 0
+
+    def centre_column(grid, vision_range):
+        world = BlockWorld(np.zeros((1, 1), np.uint8), grid)
+        state = MazeState(world, 0, 0, 1, np.ones((1, 1), bool), 0, vision_range)  # block (1, 1), facing east
+        return release_look.frames([state])[0, :360, 320]
+
+    background = centre_column(np.zeros((9, 9), np.uint8), 1)  # nothing to hit
+    height = int(360 / 38.5) // 2
+    for vision_range, fog in ((20, 1 - 38.5 / 40), (19, 0.0)):  # 38.5 <= 40.5 and 38.5 <= 38.5
+        column = centre_column(grid, vision_range)
+        colour = (np.array([160, 165, 200], np.float32) * np.float32(fog)).astype(np.uint8)
+        assert np.array_equal(column[180 - height : 181 + height], np.tile(colour, (2 * height + 1, 1)))
+        assert np.array_equal(column[: 180 - height], background[: 180 - height])
+    assert np.array_equal(centre_column(grid, 18), background)  # 38.5 > 36.5: past the cut-off
+
+
 def test_hud_stamps_equal_pil_drawing_the_hud():
     rng = random.Random(1)
     for n in (3, 9, 13, 63):

@@ -7,7 +7,7 @@ scripts/release_goldens/maze.py (154 states over 10 mazes, sizes 3-15, vision ra
 state both sides draw the same frame (checked byte for byte before timing):
 
 - raw frame: the release's ``render_frame(show_minimap, show_hud=True)`` (a PIL image) against
-  cogsim's ``release_look.frames`` one state per call (as the env draws a turn) and in batches of
+  cogsim's ``maze.release_look.frames`` one state per call (as the env draws a turn) and in batches of
   16 states drawn into one reused array (the core's threads);
 - as sent: the release's ``render_image_b64`` (its JPEG, quality 88, optimized, in base64) against
   cogsim's frame + ``release_look.encode`` + base64 (the same string);
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cogsim import maze
-from cogsim.maze import release_look
-from cogsim.maze.release_look import BlockWorld, MazeState
+from cogsim.benchmarks.rngbench import maze
+from cogsim.benchmarks.rngbench.maze import release_look
+from cogsim.benchmarks.rngbench.maze.release_look import BlockWorld, MazeState
 
 BATCH = 16
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "release_goldens" / "maze.py"

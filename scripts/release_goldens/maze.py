@@ -8,7 +8,7 @@ the release's ``MazeGame3D`` (action space v5, the evaluation sweep's) on fixed 
 checkpoints along each walk, the state and the SHA-256 of what the release draws and sends:
 ``render_frame(show_minimap, show_hud=True)`` and its ``render_image_b64`` JPEG (quality 88) for the 3D
 view, ``_build_local_patch()`` and ``render_local_patch_b64`` (quality 92) for the 2D patch. Output:
-``tests/fidelity/data/maze_release_frames.json`` (tests/test_maze_release_look.py reads it).
+``tests/benchmarks/rngbench/maze/data/maze_release_frames.json`` (test_maze_release_look.py there reads it).
 
 Run it with the numpy and Pillow versions of cogsim's environment (it records them, and FreeType's
 and libjpeg-turbo's). The release loads DejaVu Sans Mono from /usr/share/fonts/truetype/dejavu/ and
@@ -39,7 +39,15 @@ from PIL import ImageFont, features
 RELEASE = "InternLM/RNGBench@f7fdd6eb1a61d3403da00bbd1a90f7eb5b50b8b9"
 GAME_SHA256 = "f105738525d8900f8fd7ab49f9f5e697a09def75e262de1535f9a3a3e5df2b60"  # 2_3d_maze/game.py there
 SYSTEM_FONT_DIR = "/usr/share/fonts/truetype/dejavu/"
-OUT = Path(__file__).resolve().parents[2] / "tests" / "fidelity" / "data" / "maze_release_frames.json"
+OUT = (
+    Path(__file__).resolve().parents[2]
+    / "tests"
+    / "benchmarks"
+    / "rngbench"
+    / "maze"
+    / "data"
+    / "maze_release_frames.json"
+)
 FACINGS = "NESW"  # cogsim's heading codes 0..3
 
 # (maze_type, size, seed, vision_range, walk): "goal" = a shortest action list to the goal under the

@@ -1,8 +1,10 @@
 #include "maze/raycast.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -189,9 +191,9 @@ void draw_release_view(const ReleaseView& v, uint8_t* rgb, ptrdiff_t stride) {
     by_top[top_fill[strips[x].top]++] = static_cast<int16_t>(x);
     by_bottom[bottom_fill[strips[x].bottom]++] = static_cast<int16_t>(x);
   }
-  // Every strip spans the horizon (top <= H/2 - 1 < H/2 <= bottom). Rows are drawn from the horizon
-  // outwards: a row is the background's row, then the strips' colour over the columns whose strip
-  // reaches it; moving away from the horizon, columns only ever leave that set.
+  // Every strip covers the middle row (top <= H/2 <= bottom). Rows are drawn from the middle outwards:
+  // a row is the background's row, then the strips' colour over the columns whose strip reaches it;
+  // moving away from the middle, columns only ever leave that set.
   const std::vector<uint8_t>& sky = background();
   const size_t row_bytes = static_cast<size_t>(W) * 3;
   auto draw_row = [&](int y, const Columns& inside) {

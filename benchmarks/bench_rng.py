@@ -180,7 +180,7 @@ def release_generation_per_second(size: int, count: int = 200) -> float:
 
 def _maze_env_rates(episodes: int) -> None:
     for modality, image in (("text", 0), ("3d", 128), ("3d", 256), ("patch", 128)):
-        options = {"size": 9, "modality": modality} | ({"image_size": image} if image else {})
+        options = {"size": 9, "modality": modality} | ({"image_size": image, "look": "cogsim"} if image else {})
         runs, steps = env_runs_per_second("maze3d/nav", "oracle", episodes, **options)
         label = f"maze3d/nav env, oracle, 9x9, {modality}" + (f" {image}px" if image else "")
         print(f"| {label} | {runs:,.2f} runs/s ({steps:,.0f} steps/s) |")

@@ -171,7 +171,7 @@ def maze3d_vs_miniworld(seconds: float) -> list[str]:
     peer_env = gym.make("MiniWorld-Maze-v0", obs_width=128, obs_height=128)
     peer_env.reset(seed=0)
     peer_actions = np.random.default_rng(0).integers(0, 3, size=1 << 20)
-    ours_env = cogsim.make("maze3d/nav", image_size=128, max_steps=100_000)
+    ours_env = cogsim.make("maze3d/nav", look="cogsim", image_size=128, max_steps=100_000)
     ours_env.reset(seed=0)
     rng = np.random.default_rng(0)
     moves = iter(range(10**9))

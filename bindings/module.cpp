@@ -12,6 +12,7 @@ void register_compose(py::module_& m);
 void register_tiles(py::module_& m);
 void register_rect_frames(py::module_& m);
 void register_png(py::module_& m);
+void register_maze_look(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() =
@@ -26,4 +27,5 @@ PYBIND11_MODULE(_core, m) {
   register_tiles(m);
   register_rect_frames(m);
   register_png(m);
+  register_maze_look(m);
 }

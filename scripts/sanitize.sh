@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The C++ core under AddressSanitizer and UndefinedBehaviorSanitizer: builds the extension with
 # -fsanitize=address,undefined (any UB is fatal) and runs the tests that drive the engines (cube,
-# coset search, WILT VM and its grid evaluation, KidGym, maze, pairs, the compositor of 2D frames, Cube Bench's
-# release net and the PNG encoder) against it.
+# coset search, WILT VM and its grid evaluation, KidGym, maze and its release frames, pairs, the compositor of 2D
+# frames, Cube Bench's release net and the PNG encoder) against it.
 # Python itself is not instrumented, so the ASan runtime is preloaded and leak checking is off (the
 # interpreter keeps objects alive at exit by design).
 # COGSIM_NO_CLONES leaves out the AVX2 variants of the WILT VM's loops and the SSSE3 build of the
@@ -29,7 +29,8 @@ LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.s
   .venv/bin/python -m pytest -q -m "not slow" -p no:cacheprovider \
   tests/test_cube_state.py tests/test_cube_oracle.py tests/test_cube_coset.py tests/benchmarks/wilt/test_wilt_vm.py tests/benchmarks/wilt/test_wilt_bounds.py \
   tests/benchmarks/wilt/test_wilt_equivalence.py tests/benchmarks/wilt/test_wilt_grid.py tests/test_render_paths.py tests/benchmarks/kidgym/test_kidgym_core.py \
-  tests/benchmarks/rngbench/maze/test_maze_core.py tests/benchmarks/rngbench/pairs/test_pairs_core.py \
-  tests/benchmarks/rngbench/pairs/test_pairs_release_look.py tests/benchmarks/cubebench/test_cubebench_release_look.py tests/test_render_png.py \
+  tests/benchmarks/rngbench/maze/test_maze_core.py tests/benchmarks/rngbench/maze/test_maze_release_look.py \
+  tests/benchmarks/rngbench/pairs/test_pairs_core.py tests/benchmarks/rngbench/pairs/test_pairs_release_look.py \
+  tests/benchmarks/cubebench/test_cubebench_release_look.py tests/test_render_png.py \
   tests/test_security_files.py::test_errors_quote_bad_input_escaped_and_whole \
   tests/test_security_files.py::test_a_command_line_state_with_undecodable_bytes_is_a_clear_error

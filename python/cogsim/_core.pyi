@@ -16,6 +16,7 @@ __all__: list[str] = [
     "CubeOracle",
     "KidCatalog",
     "KidState",
+    "MazeReleaseFrames",
     "SearchLimitError",
     "WiltCases",
     "WiltProgram",
@@ -49,6 +50,7 @@ __all__: list[str] = [
     "maze_extra_openings",
     "maze_generate",
     "maze_reachable_cells",
+    "maze_release_camera",
     "maze_shortest_actions",
     "maze_shortest_cells",
     "maze_step",
@@ -343,6 +345,34 @@ class Compositor:
     @property
     def stamp_count(self) -> int: ...
 
+class MazeReleaseFrames:
+    """
+    Frames of the released RNG-Bench maze: raycast views and opaque stamps (cpp/maze/release_frames.hpp).
+    """
+    def __init__(self) -> None: ...
+    def add_stamp(
+        self,
+        rgb: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+        mask: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    ) -> int:
+        """
+        Adds a stamp: rgb (H, W, 3) shown where mask (H, W) is nonzero; returns its id.
+        """
+    def draw(
+        self,
+        grids: collections.abc.Sequence[typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]],
+        views: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+        op_ends: typing.Annotated[numpy.typing.ArrayLike, numpy.int64],
+        ops: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+        out: numpy.typing.NDArray[numpy.uint8],
+        threads: typing.SupportsInt | typing.SupportsIndex = 0,
+    ) -> None:
+        """
+        Draws out[i]: the 3D view of views[i] (scene -1: none, black), then the stamps ops[op_ends[i-1]:op_ends[i]] in order.
+        """
+    @property
+    def stamp_count(self) -> int: ...
+
 def cube_apply(arg0: bytes, arg1: str) -> bytes: ...
 def cube_coset_build(
     size: str,
@@ -443,6 +473,11 @@ def maze_generate(
     """
 
 def maze_reachable_cells(walls: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]) -> int: ...
+def maze_release_camera(heading: typing.SupportsInt | typing.SupportsIndex) -> tuple[float, float, float, float]:
+    """
+    The released maze's camera for a heading: (dir_x, dir_y, plane_x, plane_y).
+    """
+
 def maze_shortest_actions(
     walls: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
     row: typing.SupportsInt | typing.SupportsIndex,

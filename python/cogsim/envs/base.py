@@ -171,6 +171,16 @@ class TextEnv(gym.Env):
         """What drew the env's frames ({"path", "gl_renderer"}), or None before it has drawn any."""
         return None if self._frames_renderer is None else self._frames_renderer.describe()
 
+    def frame_format(self) -> Optional[dict]:
+        """How the env's frames must be sent to a model where the benchmark's release fixes it: the look
+        they are drawn in and the encoding, e.g. {"look": "release", "format": "jpeg", "quality": 88,
+        "optimize": True} (Pillow's encoder with these settings); None: any lossless encoding will do."""
+        return None
+
+    def encoded_frames(self) -> tuple[bytes, ...]:
+        """The frames of the last observation, encoded as ``frame_format()`` says: the bytes to send and store."""
+        raise NotImplementedError(f"{type(self).__name__} does not encode its frames; send them losslessly (PNG)")
+
 
 def shared_frame_passes(allowed: bool) -> AbstractContextManager[None]:
     """A block in which envs that step together draw their frames in shared render passes

@@ -109,14 +109,14 @@ def test_memory_map_is_the_oracle_condition():
     assert "Memory map" not in cogsim.make("maze3d/nav", size=5, modality="text").reset(seed=0)[0]["text"]
 
 
-def test_image_modalities_render_frames_and_the_minimap():
-    env = cogsim.make("maze3d/nav", size=5, image_size=64, minimap=True, wall_tags=True)
+def test_image_modalities_render_frames_and_the_minimap_in_cogsims_look():
+    env = cogsim.make("maze3d/nav", size=5, look="cogsim", image_size=64, minimap=True, wall_tags=True)
     obs, _ = env.reset(seed=0)
     assert len(obs["images"]) == 2 and all(i.shape == (64, 64, 3) and i.dtype == np.uint8 for i in obs["images"])
     before = obs["images"][0]
     obs = env.step("Action: turn_right")[0]
     assert np.abs(obs["images"][0].astype(int) - before).mean() > 1  # the view turned
-    patch = cogsim.make("maze3d/nav", size=5, modality="patch", image_size=64)
+    patch = cogsim.make("maze3d/nav", size=5, modality="patch", look="cogsim", image_size=64)
     assert patch.reset(seed=0)[0]["images"][0].shape == (64, 64, 3)
     assert cogsim.make("maze3d/nav", size=5, modality="text").reset(seed=0)[0]["images"] == ()
 

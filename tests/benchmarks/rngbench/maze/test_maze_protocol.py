@@ -235,10 +235,11 @@ def test_the_minimap_shows_what_the_release_uncovers():
 
 def test_the_3d_turn_carries_the_release_label_and_info_block():
     case = TRANSCRIPTS["transcripts"][0]
-    env = cogsim.make("maze3d/nav", size=case["size"], generator=case["maze_type"], image_size=64)
+    env = cogsim.make("maze3d/nav", size=case["size"], generator=case["maze_type"])
     obs, _ = env.reset(seed=case["seed"])
     info_block = case["steps"][0]["prompt_texts"][-1]
     assert obs["text"] == "Current 3D View:\n\n" + info_block and len(obs["images"]) == 1
+    assert obs["images"][0].shape == (420, 640, 3)  # the release's frame, its HUD drawn in
     obs, *_ = env.step(answer(case["steps"][0]["action"]))
     second = case["steps"][1]["prompt_texts"]
     assert obs["text"] == release_text([second[0], "Current 3D View:", second[-1]])

@@ -20,7 +20,11 @@ Options (all keyword arguments of ``cogsim.make("maze3d/nav", ...)``):
     ask_output (False): the model also writes its wall map, scored by Traj-Match; history ("full" |
     "last:3" | "last:5" | "last:10" | "current"); window ("release": "last:K" trims as the release's
     history_window=K does | "exchanges": K whole earlier exchanges); vision_range (4);
-    image_size (256); patch_radius (1); max_steps (None: the release's max(4 L*, 80));
+    look ("release": the release's own pictures, pixel for pixel: the 640x420 raycast frame with its
+    HUD and, with minimap=True, the minimap drawn into it; the 188x188 3x3 patch; sent as the release
+    sends them, ``encoded_frames()`` | "cogsim": cogsim's GL look, a separate minimap image);
+    show_goal (False: as the release, the 3D view never shows the goal | True: it does);
+    image_size (256) and patch_radius (1): look="cogsim" only; max_steps (None: the release's max(4 L*, 80));
     prompt_file (None): a text file to use as the system prompt (e.g. the published one), with the
     plain placeholders {maze_size}, {wall_size}, {vision_range}, {max_steps}, {minimap_size} filled in
     ({{ and }} for literal braces); a run records its content. Unknown options are refused.
@@ -29,11 +33,12 @@ Options (all keyword arguments of ``cogsim.make("maze3d/nav", ...)``):
 from __future__ import annotations
 
 import random
+from typing import Optional
 
 import numpy as np
 
 from cogsim._template import load_template
-from cogsim.benchmarks.rngbench.maze import agents, game, prompts, release
+from cogsim.benchmarks.rngbench.maze import agents, game, prompts, release, release_look
 from cogsim.benchmarks.rngbench.maze import parser as reply_parser
 from cogsim.benchmarks.rngbench.maze.game import Sight
 from cogsim.envs import register
@@ -49,8 +54,9 @@ HISTORIES = ("full", "last:3", "last:5", "last:10", "current")
 OPTIONS = (
     "generator", "step", "size", "loop_rate", "modality", "text_view", "feedback", "cot", "parser", "parse_failure",
     "parse_retries", "memory_map", "minimap", "wall_tags", "ask_output", "history", "window", "vision_range",
-    "image_size", "patch_radius", "max_steps", "prompt_file",
+    "image_size", "patch_radius", "max_steps", "prompt_file", "look", "show_goal",
 )  # fmt: skip
+LOOKS = ("release", "cogsim")
 VIEW_LABELS = {
     "3d": "Current 3D View:",
     "patch": "Local 2D map (the 3x3 cells around you, north up, no history):",
@@ -101,13 +107,29 @@ class MazeNavEnv(TextEnv):
         self.image_size = _integer(options, "image_size", 256, 32, 2048)
         self.patch_radius = _integer(options, "patch_radius", 1, 1, 8)
         self.max_steps = _integer(options, "max_steps", None, 1, 100_000)
+        self.look = _choice(options, "look", "release", LOOKS)
+        self.show_goal = _flag(options, "show_goal", False)
+        if self.look == "release":
+            _check_release_look(options, self.modality, self.minimap, self.wall_tags)
         prompt_file = options.get("prompt_file")
         self.prompt_template = (
             load_template(prompt_file, PROMPT_FIELDS, "prompt_file") if prompt_file is not None else None
         )
         self._scene = None
+        self._sent: tuple = ()  # the last observation's frames, and their encoded bytes once asked for
+        self._sent_bytes: Optional[tuple[bytes, ...]] = None
 
     # -- episode ---------------------------------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        obs, info = super().reset(seed=seed, options=options)
+        self._sent, self._sent_bytes = obs["images"], None
+        return obs, info
+
+    def step(self, action: str):
+        result = super().step(action)
+        self._sent, self._sent_bytes = result[0]["images"], None
+        return result
+
     def _reset(self, seed: int, options: dict) -> dict:
         self.maze = game.generate(self.size, seed, float(self.loop_rate), self.generator, self.step_mode)
         self.walls = self.maze.walls
@@ -125,6 +147,7 @@ class MazeNavEnv(TextEnv):
         self.prefix = ""
         self.traj_scores: list[float] = []
         self._release_scene()
+        self._block_world = release_look.BlockWorld.of(self.walls)
         self._look()
         self.system_prompt = self._system_prompt()
         return self._observation()
@@ -285,6 +308,8 @@ class MazeNavEnv(TextEnv):
         if self.minimap:
             if self.modality == "text":
                 parts.append(self._minimap_text())
+            elif self.look == "release":
+                pass  # the release draws its minimap into the frame
             else:
                 parts.append(
                     "Minimap (the last image): the cells uncovered so far, their walls, your position and heading."
@@ -338,15 +363,55 @@ class MazeNavEnv(TextEnv):
         )
 
     def _frame(self) -> np.ndarray:
+        if self.look == "release":
+            return self._release_frame()
         from cogsim.benchmarks.rngbench.maze.look import Maze, ViewOptions
 
         renderer = self.renderer()
         if self.modality == "patch":
             return renderer.patch(self._map_view(False), radius=self.patch_radius, size=self.image_size)[0]
         if self._scene is None:
-            self._scene = renderer.mazes(Maze(self.walls, goal=self.goal, wall_tags=self.tags))
+            goal = self.goal if self.show_goal else None
+            self._scene = renderer.mazes(Maze(self.walls, goal=goal, wall_tags=self.tags))
         row, col, heading = self.pose
         return self._scene.views(0, row, col, heading, ViewOptions(self.image_size, self.image_size))[0]
+
+    def _release_frame(self) -> np.ndarray:
+        row, col, heading = self.pose
+        state = release_look.MazeState(
+            self._block_world, row, col, heading, self.visited, self.actions_taken, self.vision_range
+        )
+        if self.modality == "patch":
+            return release_look.patches([state])[0]
+        return release_look.frames([state], minimap=self.minimap, show_goal=self.show_goal)[0]
+
+    def frame_format(self) -> Optional[dict]:
+        """How this env's frames are drawn and sent: look="release" gives the release's JPEG settings."""
+        if self.modality == "text":
+            return None
+        if self.look == "release":
+            return {"look": "release", **release_look.ENCODINGS[self.modality]}
+        return {"look": "cogsim", "format": "png"}
+
+    def encoded_frames(self) -> tuple[bytes, ...]:
+        """The last observation's frames as a model gets them (frame_format(): the release's JPEG
+        bytes for look="release", PNG for look="cogsim"); encoded once per observation."""
+        if self._sent_bytes is None:
+            if self.look == "release":
+                self._sent_bytes = tuple(release_look.encode(frame, self.modality) for frame in self._sent)
+            else:
+                from cogsim.render.png import to_png_bytes
+
+                self._sent_bytes = tuple(to_png_bytes(frame) for frame in self._sent)
+        return self._sent_bytes
+
+    def frames_drawn_by(self) -> Optional[dict]:
+        if self.modality == "text":
+            return None
+        if self.look == "release":
+            return {"path": "core", "gl_renderer": "none (CPU)", **(self.frame_format() or {})}
+        drawn = super().frames_drawn_by()
+        return None if drawn is None else {**drawn, **(self.frame_format() or {})}
 
     def _minimap(self) -> np.ndarray:
         return self.renderer().minimap(self._map_view(True), size=self.image_size)[0]
@@ -382,6 +447,20 @@ class MazeNavEnv(TextEnv):
         else:
             raise ValueError(f"policy must be one of {', '.join(self.scripted_policies)}, got {policy!r}")
         return reply_parser.format_action(action, belief if self.ask_output else None)
+
+
+def _check_release_look(options: dict, modality: str, minimap: bool, wall_tags: bool) -> None:
+    """Options that only cogsim's look can honour, refused with look="release"."""
+    if "image_size" in options:
+        raise ValueError("image_size is for look='cogsim': the release's frames are 640x420 (3d) and 188x188 (patch)")
+    if options.get("patch_radius", 1) != 1:
+        raise ValueError("patch_radius other than 1 needs look='cogsim': the release's patch shows the 3x3 cells")
+    if wall_tags and modality != "text":
+        raise ValueError("wall_tags=True with an image modality needs look='cogsim': the release draws no wall tags")
+    if minimap and modality == "patch":
+        raise ValueError(
+            "minimap=True with modality='patch' needs look='cogsim': the release draws its minimap only into the 3D frame"
+        )
 
 
 def _wall_tags(walls: np.ndarray, seed: int) -> np.ndarray:
@@ -420,7 +499,7 @@ DEMO_SUITES = [
     },
     {
         "env_id": "maze3d/nav",
-        "options": {"size": 5, "image_size": 128, "minimap": True},
+        "options": {"size": 5, "minimap": True},
         "episodes": 1,
         "agents": ["oracle"],
     },

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from typing import Optional, Sequence
 
 import cogsim
@@ -40,7 +41,19 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(Path(args.out), quick=args.quick)
 
 
+def _format_warning(message, category, filename, lineno, line=None) -> str:
+    """cogsim's own warnings as one line that says what to do; other libraries' as Python shows them."""
+    if os.path.abspath(filename).startswith(_PACKAGE_DIR):
+        return f"cogsim: warning: {message}\n"
+    return _python_format_warning(message, category, filename, lineno, line)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(cogsim.__file__)) + os.sep
+_python_format_warning = warnings.formatwarning
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    warnings.formatwarning = _format_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "handler"):

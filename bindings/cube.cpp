@@ -199,6 +199,7 @@ py::dict table_info(const PatternDatabase& db) {
 
 void register_cube(py::module_& m) {
   py::register_exception<SearchLimitExceeded>(m, "SearchLimitError", PyExc_RuntimeError);
+  py::register_exception<TableMemoryError>(m, "TableMemoryError", PyExc_MemoryError);
 
   m.def("cube_move_names", [] {
     std::vector<std::string> names;

@@ -94,7 +94,11 @@ PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t
     if (progress) progress(name + ": cached table " + why + ", building it");
   }
   const auto t0 = std::chrono::steady_clock::now();
-  db.owned_ = build();
+  try {
+    db.owned_ = build();
+  } catch (const std::bad_alloc&) {  // a build holds a byte per entry, then the packed table
+    throw TableMemoryError(memory_shortage("building the table " + name, entries + db.bytes()));
+  }
   if (db.owned_.size() != db.bytes()) throw std::logic_error("built table size mismatch for " + name);
   db.build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   db.built_ = true;

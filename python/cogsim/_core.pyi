@@ -17,6 +17,7 @@ __all__: list[str] = [
     "KidCatalog",
     "KidState",
     "SearchLimitError",
+    "TableMemoryError",
     "WiltCases",
     "WiltProgram",
     "WiltProgramSet",
@@ -70,6 +71,9 @@ __all__: list[str] = [
 ]
 
 class SearchLimitError(RuntimeError):
+    pass
+
+class TableMemoryError(MemoryError):
     pass
 
 class CubeOracle:

@@ -9,6 +9,7 @@ import warnings
 from typing import Optional, Sequence
 
 import cogsim
+from cogsim import _core
 from cogsim.cube import cli as cube_cli
 from cogsim.harness import cli as loop_cli
 from cogsim.render import cli as render_cli
@@ -63,6 +64,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return int(args.handler(args) or 0)
     except (ValueError, TypeError) as error:
         print(f"cogsim: error: {error}", file=sys.stderr)
+        return 2
+    except MemoryError as error:  # a table or a batch that does not fit the memory this process can have
+        reason = str(error)
+        if not isinstance(error, _core.TableMemoryError):
+            reason = "out of memory" + (f" ({reason})" if reason else "")
+        print(f"cogsim: error: {reason}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -25,7 +25,7 @@ import time
 from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Optional, cast
+from typing import Any, Literal, Optional, cast
 
 from inspect_ai._util._async import run_coroutine  # what inspect's write_eval_log runs its writer with
 from inspect_ai.log import (
@@ -81,12 +81,12 @@ def export_inspect(run_dir: str | Path, path: str | Path) -> int:
     """Write the run at ``run_dir`` as an inspect log at ``path`` (.eval or .json); returns the sample count."""
     run_dir = Path(run_dir)
     target = checked_output(run_dir, path)
-    log_format = "json" if target.suffix.lower() == ".json" else "eval"
+    log_format: Literal["eval", "json"] = "json" if target.suffix.lower() == ".json" else "eval"
     with open_store(run_dir) as store, atomic_path(target) as temporary:
         return run_coroutine(_write_log(store, run_dir, log_format, str(temporary)))
 
 
-async def _write_log(store: Store, run_dir: Path, log_format: str, location: str) -> int:
+async def _write_log(store: Store, run_dir: Path, log_format: Literal["eval", "json"], location: str) -> int:
     config = store.config() or {}
     records = store.episodes(("done", "truncated", "error", "running"))
     systems = dict(store.query("SELECT id, system_prompt FROM episodes"))

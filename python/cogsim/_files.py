@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Iterator, Union
 
+from cogsim._untrusted import file_kind
+
 PathLike = Union[str, os.PathLike]
 
 
@@ -91,15 +93,22 @@ def write_text_atomic(path: PathLike, text: str) -> None:
 
 
 def open_no_follow(path: PathLike, flags: int = os.O_RDWR | os.O_CREAT) -> int:
-    """A file descriptor for ``path`` opened in place, refusing a symbolic link there."""
+    """A file descriptor for ``path`` opened in place, refusing a symbolic link there and anything
+    but a regular file (opened without blocking, then checked: a FIFO or a device is never used)."""
     try:
-        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, 0o644)
     except OSError as error:
         if error.errno == errno.ELOOP:
             raise WriteError(
                 f"{path} is a symbolic link; cogsim does not write through links in a run directory"
             ) from None
         raise WriteError(f"cannot open {path}: {_reason(error)}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise WriteError(f"{path} is {file_kind(mode)}, not a regular file; remove it")
+    os.set_blocking(fd, True)
+    return fd
 
 
 def refuse_links(*paths: PathLike) -> None:

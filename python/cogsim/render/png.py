@@ -9,6 +9,8 @@ from typing import Union
 import numpy as np
 from PIL import Image
 
+from cogsim._files import write_bytes_atomic
+
 
 def _image(frame: np.ndarray) -> Image.Image:
     frame = np.asarray(frame)
@@ -18,7 +20,8 @@ def _image(frame: np.ndarray) -> Image.Image:
 
 
 def save_png(frame: np.ndarray, path: Union[str, Path]) -> None:
-    _image(frame).save(path, format="PNG")
+    """Write the frame as a PNG file at ``path`` at once, replacing a link there rather than writing through it."""
+    write_bytes_atomic(path, to_png_bytes(frame))
 
 
 def to_png_bytes(frame: np.ndarray) -> bytes:

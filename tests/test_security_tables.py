@@ -169,6 +169,17 @@ def test_an_address_limit_is_named_as_memory_and_nothing_is_rebuilt(cube_oracle,
 
 
 @pytest.mark.timeout(300)
+def test_a_build_that_runs_out_of_memory_says_what_it_needs(tmp_path):
+    done = _cogsim(["cube", "solve", "R U F"], tmp_path, address_limit=300 << 20, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("[cogsim cube tables]")]  # progress
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("cogsim: error: building the table cube-corners needs 126.1 MiB of memory")
+    assert "its address space is limited to 300.0 MiB (ulimit -v)" in lines[0]
+    assert not (tmp_path / "cube" / "cube-corners.v1.table").exists()
+
+
+@pytest.mark.timeout(300)
 def test_shallow_states_never_map_the_coset_table(linked_cache, tmp_path):
     """A large table is present (here a placeholder: only its name and existence matter until a
     query needs it): shallow states under a 1.5 GiB address limit are answered without it; the

@@ -77,8 +77,8 @@ std::vector<uint8_t> pack_nibbles(const std::vector<uint8_t>& dist) {
 
 }  // namespace
 
-PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t entries, const std::string& cache_dir,
-                                               const Progress& progress,
+PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t entries, uint64_t build_bytes,
+                                               const std::string& cache_dir, const Progress& progress,
                                                const std::function<std::vector<uint8_t>()>& build) {
   PatternDatabase db;
   db.name_ = name;
@@ -96,8 +96,8 @@ PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t
   const auto t0 = std::chrono::steady_clock::now();
   try {
     db.owned_ = build();
-  } catch (const std::bad_alloc&) {  // a build holds a byte per entry, then the packed table
-    throw TableMemoryError(memory_shortage("building the table " + name, entries + db.bytes()));
+  } catch (const std::bad_alloc&) {
+    throw TableMemoryError(memory_shortage("building the table " + name, build_bytes));
   }
   if (db.owned_.size() != db.bytes()) throw std::logic_error("built table size mismatch for " + name);
   db.build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -121,7 +121,8 @@ PatternDatabase PatternDatabase::corners(const std::string& cache_dir, unsigned 
   };
   const CubieCube solved = CubieCube::solved();
   const uint64_t start = corner_index(corner_perm_rank(solved), corner_twist_rank(solved));
-  return load_or_build("cube-corners", kCornerStates, cache_dir, progress, [&] {
+  // A breadth-first build holds a byte per entry, then the packed table beside it.
+  return load_or_build("cube-corners", kCornerStates, kCornerStates + kCornerStates / 2 + 1, cache_dir, progress, [&] {
     return pack_nibbles(breadth_first(kCornerStates, start, neighbours, threads, "cube-corners", progress));
   });
 }
@@ -142,7 +143,7 @@ PatternDatabase PatternDatabase::edges(const EdgeSubset& subset, const std::stri
   const CubieCube solved = CubieCube::solved();
   const uint64_t start = subset.index(subset.placement_rank(solved), 0);
   const std::string name = "cube-edges" + std::to_string(k) + "-from" + std::to_string(subset.first());
-  return load_or_build(name, subset.states(), cache_dir, progress, [&] {
+  return load_or_build(name, subset.states(), subset.states() + subset.states() / 2 + 1, cache_dir, progress, [&] {
     table = subset.move_table();
     return pack_nibbles(breadth_first(subset.states(), start, neighbours, threads, name, progress));
   });
@@ -152,7 +153,7 @@ PatternDatabase PatternDatabase::phase1(Phase1Kind kind, const std::string& cach
                                         const Progress& progress) {
   const Phase1& p1 = cube::phase1(kind);
   const std::string name = kind == Phase1Kind::kSorted ? "cube-phase1-sorted-sym16" : "cube-phase1-sym16";
-  return load_or_build(name, p1.entries(), cache_dir, progress, [&] {
+  return load_or_build(name, p1.entries(), p1.entries() / 2 + 1, cache_dir, progress, [&] {  // packed as it goes
     return p1.build_distances(threads, [&](const std::string& line) {
       if (progress) progress(name + ": " + line);
     });

@@ -42,9 +42,10 @@ class PatternDatabase {
   std::array<uint64_t, 16> histogram() const;
 
  private:
-  // `build` returns the packed table (4 bits per entry).
-  static PatternDatabase load_or_build(const std::string& name, uint64_t entries, const std::string& cache_dir,
-                                       const Progress& progress, const std::function<std::vector<uint8_t>()>& build);
+  // `build` returns the packed table (4 bits per entry); it holds `build_bytes` of memory at most.
+  static PatternDatabase load_or_build(const std::string& name, uint64_t entries, uint64_t build_bytes,
+                                       const std::string& cache_dir, const Progress& progress,
+                                       const std::function<std::vector<uint8_t>()>& build);
 
   std::string name_;
   std::string path_;

@@ -210,6 +210,24 @@ def test_shallow_queries_leave_the_coset_solver_unloaded(linked_cache):
         cube.configure(progress=None)
 
 
+def test_the_deep_phase1_table_is_not_built_where_a_cgroup_leaves_too_little(linked_cache, monkeypatch):
+    """In the default mode the sorted phase-1 table (1.6 GiB) is built when a first deep state
+    needs it; where the process's cgroup leaves less, that is one line before anything is built
+    (the kernel would kill the build midway: a cgroup limit is no failed allocation)."""
+    cube.configure(cache_dir=str(linked_cache), table="off", progress=None)
+    monkeypatch.setattr(_memory, "cgroup_available", lambda *a: (1 << 30, 2 << 30))
+    try:
+        with pytest.raises(
+            cube.TableMemoryError,
+            match=r"building the sorted phase-1 table for deep states needs 1\.6 "
+            r"GiB of memory, and this process can have 1\.0 GiB \(its cgroup allows 2\.0 GiB",
+        ):
+            cube.distance(cube.Cube.random_state(1))
+        assert not list(linked_cache.glob("*sorted*"))
+    finally:
+        cube.configure(progress=None)
+
+
 def _fake_cgroup(root: Path, version: int, limit: str, usage: int, file_cache: int) -> Path:
     """A /proc/self/cgroup and /sys/fs/cgroup pair as a container would show them."""
     (root / "proc").mkdir(parents=True)

@@ -84,7 +84,7 @@ PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t
   db.name_ = name;
   db.entries_ = entries;
   if (!cache_dir.empty()) {
-    db.path_ = cache_dir + "/" + name + ".v" + std::to_string(kTableVersion) + ".table";
+    db.path_ = cache_dir + "/" + file_name(name);
     std::string why;
     if (db.mapped_.open(db.path_, name, kTableVersion, &why)) {
       if (db.mapped_.size() != db.bytes()) throw std::logic_error("table size mismatch for " + name);
@@ -152,12 +152,20 @@ PatternDatabase PatternDatabase::edges(const EdgeSubset& subset, const std::stri
 PatternDatabase PatternDatabase::phase1(Phase1Kind kind, const std::string& cache_dir, unsigned threads,
                                         const Progress& progress) {
   const Phase1& p1 = cube::phase1(kind);
-  const std::string name = kind == Phase1Kind::kSorted ? "cube-phase1-sorted-sym16" : "cube-phase1-sym16";
+  const std::string name = phase1_name(kind);
   return load_or_build(name, p1.entries(), p1.entries() / 2 + 1, cache_dir, progress, [&] {  // packed as it goes
     return p1.build_distances(threads, [&](const std::string& line) {
       if (progress) progress(name + ": " + line);
     });
   });
+}
+
+std::string PatternDatabase::phase1_name(Phase1Kind kind) {
+  return kind == Phase1Kind::kSorted ? "cube-phase1-sorted-sym16" : "cube-phase1-sym16";
+}
+
+std::string PatternDatabase::file_name(const std::string& name) {
+  return name + ".v" + std::to_string(kTableVersion) + ".table";
 }
 
 std::array<uint64_t, 16> PatternDatabase::histogram() const {

@@ -29,6 +29,9 @@ class PatternDatabase {
   // 1.67 GB.
   static PatternDatabase phase1(Phase1Kind kind, const std::string& cache_dir, unsigned threads,
                                 const Progress& progress);
+  // The name of the phase-1 table of `kind` (not kOff), and the file a table of `name` is kept in.
+  static std::string phase1_name(Phase1Kind kind);
+  static std::string file_name(const std::string& name);
 
   uint8_t operator[](uint64_t index) const { return (data_[index >> 1] >> ((index & 1) << 2)) & 15; }
   void prefetch(uint64_t index) const { __builtin_prefetch(data_ + (index >> 1)); }

@@ -180,8 +180,22 @@ def deep_oracle() -> _core.CubeOracle:
         return primary
     with _lock:
         if _deep_oracle is None:
+            _require_phase1_memory(_config, AUTO_DEEP_TABLE)
             _deep_oracle = _build(_config, AUTO_DEEP_TABLE)
         return _deep_oracle
+
+
+def _require_phase1_memory(config: dict, kind: str) -> None:
+    """TableMemoryError, before anything is built or mapped, where the phase-1 table of ``kind``
+    (1.7 GB sorted) does not fit the memory this process can have (built on first need, it would
+    otherwise be killed midway where a cgroup caps memory)."""
+    facts = _core.cube_phase1_table(kind)
+    doing = "loading" if Path(config["cache_dir"], facts["file"]).exists() else "building"
+    _check_memory(
+        f"{doing} the {kind} phase-1 table for deep states",
+        facts["bytes"],
+        "or answer deep states with a coset table (`cogsim cube tables build --size medium`)",
+    )
 
 
 def _table_facts(size: str) -> dict:
@@ -206,12 +220,16 @@ def _available_memory() -> tuple[Optional[int], str]:
 
 
 def _require_memory(size: str, needed: int, doing: str) -> None:
+    others = ", ".join(f"{t}: {_table_facts(t)['bytes'] / 2**30:.2f} GiB" for t in TABLE_SIZES if t != size)
+    _check_memory(f"{doing} the {size} cube table", needed, f"or use a smaller table ({others})")
+
+
+def _check_memory(doing: str, needed: int, otherwise: str) -> None:
     available, why = _available_memory()
     if available is not None and available < needed:
-        others = ", ".join(f"{t}: {_table_facts(t)['bytes'] / 2**30:.2f} GiB" for t in TABLE_SIZES if t != size)
         raise TableMemoryError(
-            f"{doing} the {size} cube table needs {needed / 2**30:.1f} GiB of memory, and this process can have "
-            f"{available / 2**30:.1f} GiB ({why}); free some memory, raise the limit or use a smaller table ({others})"
+            f"{doing} needs {needed / 2**30:.1f} GiB of memory, and this process can have "
+            f"{available / 2**30:.1f} GiB ({why}); free some memory, raise the limit {otherwise}"
         )
 
 

@@ -89,7 +89,6 @@ def export_inspect(run_dir: str | Path, path: str | Path) -> int:
 async def _write_log(store: Store, run_dir: Path, log_format: Literal["eval", "json"], location: str) -> int:
     config = store.config() or {}
     records = store.episodes(("done", "truncated", "error", "running"))
-    systems = dict(store.query("SELECT id, system_prompt FROM episodes"))
     spans = store.session_spans()
     spec = _eval_spec(config, records, spans, run_dir)
     recorder = create_recorder_for_format(log_format, str(Path(location).parent))
@@ -98,7 +97,7 @@ async def _write_log(store: Store, run_dir: Path, log_format: Literal["eval", "j
     await recorder.log_start(spec, EvalPlan())
     samples = _SampleWriter(store, run_dir, log_format)
     for record in records:
-        sample = samples.build(record, from_db_text(systems.get(record["episode_id"])))
+        sample = samples.build(record)
         await recorder.log_sample(spec, condense_sample(sample), write_through=True)
         samples.written(sample)
     await recorder.log_finish(
@@ -145,8 +144,10 @@ class _SampleWriter:
         self.errored: list[str] = []
         self.usage: dict[str, ModelUsage] = {}
 
-    def build(self, record: dict, system_prompt: Optional[str]) -> EvalSample:
+    def build(self, record: dict) -> EvalSample:
         episode_id = record["episode_id"]
+        ((stored_prompt,),) = self.store.query("SELECT system_prompt FROM episodes WHERE id = ?", (episode_id,))
+        system_prompt = from_db_text(stored_prompt)
         messages: list[ChatMessage] = [ChatMessageSystem(content=system_prompt)] if system_prompt else []
         usage: dict[str, ModelUsage] = {}
         self.held, self.shown = 0, set[str]()

@@ -199,6 +199,7 @@ py::dict table_info(const PatternDatabase& db) {
 
 void register_cube(py::module_& m) {
   py::register_exception<SearchLimitExceeded>(m, "SearchLimitError", PyExc_RuntimeError);
+  py::register_exception<TableMemoryError>(m, "TableMemoryError", PyExc_MemoryError);
 
   m.def("cube_move_names", [] {
     std::vector<std::string> names;
@@ -412,6 +413,26 @@ void register_cube(py::module_& m) {
     }
     return sizes;
   });
+  m.def(
+      "cube_phase1_table",
+      [](const std::string& kind) {
+        require(kind == "plain" || kind == "sorted", "kind must be 'plain' or 'sorted', got '" + kind + "'");
+        const Phase1Kind which = kind == "sorted" ? Phase1Kind::kSorted : Phase1Kind::kPlain;
+        uint64_t entries = 0;
+        {
+          py::gil_scoped_release release;
+          entries = phase1(which).entries();
+        }
+        const std::string name = PatternDatabase::phase1_name(which);
+        py::dict d;
+        d["name"] = name;
+        d["file"] = PatternDatabase::file_name(name);
+        d["bytes"] = (entries + 1) / 2;  // what a build holds, and the mapping's size
+        return d;
+      },
+      py::arg("kind"),
+      "The phase-1 table of `kind` ('plain' or 'sorted'): its name, its file name in the cache and its\n"
+      "size in bytes (the memory its build holds, and its mapping).");
   m.def(
       "cube_coset_build",
       [](const std::string& size, const std::string& path, unsigned threads, const py::object& progress,

@@ -33,4 +33,8 @@ LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.s
   tests/benchmarks/rngbench/pairs/test_pairs_core.py tests/benchmarks/rngbench/pairs/test_pairs_release_look.py \
   tests/benchmarks/cubebench/test_cubebench_release_look.py tests/test_render_png.py \
   tests/test_security_files.py::test_errors_quote_bad_input_escaped_and_whole \
-  tests/test_security_files.py::test_a_command_line_state_with_undecodable_bytes_is_a_clear_error
+  tests/test_security_files.py::test_a_command_line_state_with_undecodable_bytes_is_a_clear_error \
+  tests/test_security_tables.py::test_a_pattern_database_that_is_not_a_regular_file_is_refused_without_blocking \
+  tests/test_security_tables.py::test_a_coset_table_that_is_a_fifo_is_refused_without_blocking \
+  tests/test_security_tables.py::test_the_files_of_a_coset_build_are_never_written_through_links_or_opened_blocking \
+  tests/test_security_tables.py::test_a_table_written_beside_a_planted_link_replaces_nothing_else

@@ -227,7 +227,7 @@ def test_a_damaged_table_file_is_refused_with_advice(small_path, tmp_path):
 
 
 def test_short_memory_is_a_clear_error(monkeypatch, tmp_path):
-    monkeypatch.setattr(oracle_module, "_available_memory", lambda: 3 << 30)
+    monkeypatch.setattr(oracle_module, "_available_memory", lambda: (3 << 30, "this machine has 3.0 GiB available"))
     monkeypatch.setitem(oracle_module._config, "cache_dir", str(tmp_path))
     with pytest.raises(cube.TableMemoryError, match=r"building the large cube table needs 7\.5 GiB .* has 3\.0 GiB"):
         cube.build_table("large")
@@ -277,7 +277,7 @@ def test_cli_builds_the_table_and_writes_solutions(small_configured, small_path,
     assert _solves("R U R' U'", lines[0].split(), 4) and _solves(deep, lines[2].split(), 13)
     assert main(["cube", "distances", str(states), "--solve", "--ray", "auto", "--no-progress"]) == 2
     assert "cannot be combined with --ray" in capsys.readouterr().err
-    monkeypatch.setattr(oracle_module, "_available_memory", lambda: 1 << 30)
+    monkeypatch.setattr(oracle_module, "_available_memory", lambda: (1 << 30, "this machine has 1.0 GiB available"))
     monkeypatch.setitem(oracle_module._config, "cache_dir", str(tmp_path))
     assert main(["cube", "tables", "build", "--size", "large", "--no-progress"]) == 2
     assert "needs 7.5 GiB of memory" in capsys.readouterr().err

@@ -9,6 +9,8 @@ import json
 import os
 import sqlite3
 import stat
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -209,3 +211,50 @@ def test_the_run_key_is_private_and_refused_when_others_can_read_it(tmp_path, mo
         cogsim_main(["run", "looptest/count", "--import", plugin, "--out", str(tmp_path / "r"), "--no-progress"]) == 2
     )
     assert "chmod 600" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(30, method="thread")  # opening a FIFO for reading blocks until a writer comes
+@pytest.mark.parametrize("kind", ["fifo", "directory", "link to a fifo"])
+def test_a_run_key_that_is_not_a_regular_file_is_one_line_saying_what_to_fix(tmp_path, monkeypatch, capsys, kind):
+    config = tmp_path / "config"
+    monkeypatch.setenv("COGSIM_CONFIG", str(config))
+    plugin = os.path.join(os.path.dirname(__file__), "loop_envs.py")
+    assert (
+        cogsim_main(["run", "looptest/count", "--import", plugin, "--out", str(tmp_path / "mine"), "--no-progress"])
+        == 0
+    )
+    key = config / "run-key"
+    key.unlink()
+    if kind == "directory":
+        key.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(key, 0o600)
+    else:
+        os.mkfifo(tmp_path / "pipe", 0o600)
+        key.symlink_to(tmp_path / "pipe")
+    capsys.readouterr()
+    for command in (
+        ["run", "looptest/count", "--out", str(tmp_path / "new")],
+        ["run", "--resume", str(tmp_path / "mine")],
+    ):
+        assert cogsim_main([*command, "--import", plugin, "--no-progress"]) == 2
+        err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+        assert len(err) == 1 and err[0].startswith(f"cogsim: error: the run key {key} is "), err
+        assert "remove it" in err[0]
+
+
+def test_a_run_key_that_cannot_be_kept_is_a_one_line_warning(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    plugin = os.path.join(os.path.dirname(__file__), "loop_envs.py")
+    env = {**os.environ, "COGSIM_CONFIG": str(tmp_path / "file" / "cogsim")}
+    done = subprocess.run(
+        [sys.executable, "-m", "cogsim.cli", "run", "looptest/count", "--import", plugin, "--out", str(tmp_path / "r")]
+        + ["--no-progress"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    err = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith("cogsim: warning: cannot keep the run key"), err

@@ -22,6 +22,7 @@ import cogsim
 import loop_envs  # noqa: F401  (registers the looptest envs)
 from cogsim.cli import main as cogsim_main
 from cogsim.harness import RunConfig, Task, run
+from cogsim.integrations.inspect_log import export_inspect
 from cogsim.report import build_report
 from cogsim.store import export_jsonl, export_sft, open_store
 from cogsim.store.sqlite import SCHEMA_VERSION, TURN_COLUMNS, StoreError
@@ -268,7 +269,7 @@ COLUMNS = {
         "loop",
         "session",
     ],
-    "turns": list(TURN_COLUMNS),
+    "turns": [*TURN_COLUMNS, "t"],
     "sessions": ["started", "pid"],
     "config_changes": ["changes"],
 }
@@ -298,6 +299,7 @@ def _corrupt_and_use(base_run: Path, run_dir: Path, data) -> None:
         lambda: build_report(run_dir),
         lambda: export_jsonl(run_dir, run_dir.parent / "out.jsonl"),
         lambda: export_sft(run_dir, run_dir.parent / "sft.jsonl", per_turn=True),
+        lambda: export_inspect(run_dir, run_dir.parent / "log.eval"),
         lambda: run(None, run_dir, resume=True),
     ):
         try:

@@ -3,16 +3,20 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <new>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace cogsim {
 namespace {
@@ -72,7 +76,137 @@ std::string io_error(const std::string& what, const std::string& path) {
   return "cannot " + what + " " + path + ": " + std::strerror(errno);
 }
 
+std::string file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "a device";
+}
+
+[[noreturn]] void refuse_non_regular(const std::string& path, mode_t mode) {
+  throw std::invalid_argument(path + " is " + file_kind(mode) +
+                              ", not a regular file; cogsim keeps its tables only in regular files: remove it");
+}
+
+// The address space this process uses now (VmSize), or 0 where it cannot be read.
+uint64_t address_space_used() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
 }  // namespace
+
+std::string size_text(uint64_t bytes) {
+  char text[32];
+  if (bytes >= (uint64_t{1} << 30)) {
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / static_cast<double>(uint64_t{1} << 30));
+  } else if (bytes >= (uint64_t{1} << 20)) {
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / static_cast<double>(uint64_t{1} << 20));
+  } else if (bytes >= 1024) {
+    std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024.0);
+  } else {
+    std::snprintf(text, sizeof text, "%llu bytes", static_cast<unsigned long long>(bytes));
+  }
+  return text;
+}
+
+std::string memory_shortage(const std::string& doing, uint64_t bytes) {
+  std::string message = doing + " needs " +
+                        (bytes ? size_text(bytes) + " of memory, more" : std::string("more memory")) +
+                        " than this process can have";
+  struct rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    message += ": its address space is limited to " + size_text(limit.rlim_cur) + " (ulimit -v)";
+    if (const uint64_t used = address_space_used()) message += ", of which " + size_text(used) + " is in use";
+    return message + "; raise the limit";
+  }
+  return message + " (the machine is short of memory); free some memory";
+}
+
+int open_regular_file(const std::string& path) {
+  struct stat before{};
+  if (::stat(path.c_str(), &before) != 0) return -1;
+  if (!S_ISREG(before.st_mode)) refuse_non_regular(path, before.st_mode);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat after{};
+  if (fstat(fd, &after) != 0 || !S_ISREG(after.st_mode)) {  // swapped between the two checks
+    ::close(fd);
+    refuse_non_regular(path, after.st_mode);
+  }
+  return fd;
+}
+
+int open_in_place(const std::string& path) {
+  struct stat before{};
+  if (::lstat(path.c_str(), &before) == 0 && !S_ISREG(before.st_mode)) refuse_non_regular(path, before.st_mode);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ELOOP) refuse_non_regular(path, S_IFLNK);
+  if (fd < 0) throw std::runtime_error(io_error("open", path));
+  struct stat after{};
+  if (fstat(fd, &after) != 0 || !S_ISREG(after.st_mode)) {
+    ::close(fd);
+    refuse_non_regular(path, after.st_mode);
+  }
+  return fd;
+}
+
+std::string read_small_file(const std::string& path, uint64_t limit) {
+  const int fd = open_regular_file(path);
+  if (fd < 0) {
+    if (errno == ENOENT) return {};
+    throw std::runtime_error(io_error("read", path));
+  }
+  std::string text(static_cast<size_t>(limit), '\0');
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(done);
+  return text;
+}
+
+void write_file_atomically(const std::string& path, std::initializer_list<Bytes> pieces) {
+  const std::filesystem::path target(path);
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
+  std::vector<char> temporary(path.begin(), path.end());
+  for (char c : std::string(".tmp.XXXXXX")) temporary.push_back(c);
+  temporary.push_back('\0');
+  const int fd = ::mkstemp(temporary.data());  // O_CREAT | O_EXCL: a fresh file of this process, never a link
+  if (fd < 0) throw std::runtime_error(io_error("write", path));
+  auto fail = [&](const std::string& what) {
+    const std::string error = io_error(what, temporary.data());
+    ::close(fd);
+    ::unlink(temporary.data());
+    throw std::runtime_error(error);
+  };
+  if (::fchmod(fd, 0644) != 0) fail("write");
+  for (const Bytes& piece : pieces) {
+    const auto* p = static_cast<const uint8_t*>(piece.data);
+    for (uint64_t count = piece.size; count > 0;) {
+      const ssize_t n = ::write(fd, p, static_cast<size_t>(std::min<uint64_t>(count, 1u << 30)));
+      if (n <= 0) fail("write");
+      p += n;
+      count -= static_cast<uint64_t>(n);
+    }
+  }
+  if (::fsync(fd) != 0) fail("finish");
+  if (::close(fd) != 0) {
+    ::unlink(temporary.data());
+    throw std::runtime_error(io_error("finish", temporary.data()));
+  }
+  if (std::rename(temporary.data(), path.c_str()) != 0) {
+    const std::string error = io_error("move into place", path);
+    ::unlink(temporary.data());
+    throw std::runtime_error(error);
+  }
+}
 
 uint64_t checksum64(const uint8_t* data, uint64_t size) {
   // Four independent multiply-rotate lanes over 8-byte words, then the tail; fast enough to
@@ -121,9 +255,9 @@ void MappedTable::release() {
 
 bool MappedTable::open(const std::string& path, const std::string& name, uint32_t version, std::string* why) {
   release();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_regular_file(path);
   if (fd < 0) {
-    *why = "missing";
+    *why = errno == ENOENT ? "missing" : std::string("unreadable (") + std::strerror(errno) + ")";
     return false;
   }
   struct stat st{};
@@ -132,16 +266,19 @@ bool MappedTable::open(const std::string& path, const std::string& name, uint32_
     *why = "truncated header";
     return false;
   }
-  void* map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+  const auto size = static_cast<uint64_t>(st.st_size);
+  void* map = mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
+  const int mmap_errno = errno;
   ::close(fd);
   if (map == MAP_FAILED) {
-    *why = std::string("mmap failed: ") + std::strerror(errno);
+    if (mmap_errno == ENOMEM) throw TableMemoryError(memory_shortage("mapping the table " + path, size));
+    *why = std::string("mmap failed: ") + std::strerror(mmap_errno);
     return false;
   }
-  advise_random_access(map, static_cast<uint64_t>(st.st_size));
-  populate(map, static_cast<uint64_t>(st.st_size));
+  advise_random_access(map, size);
+  populate(map, size);
   mapping_ = map;
-  mapping_size_ = static_cast<uint64_t>(st.st_size);
+  mapping_size_ = size;
   Header header;
   std::memcpy(&header, map, sizeof header);
   std::string stored_name(header.name, strnlen(header.name, kNameSize));
@@ -169,38 +306,8 @@ bool MappedTable::open(const std::string& path, const std::string& name, uint32_
 
 void write_table(const std::string& path, const std::string& name, uint32_t version, const uint8_t* data,
                  uint64_t size) {
-  namespace fs = std::filesystem;
   const Header header = make_header(name, version, size, checksum64(data, size));
-  const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path());
-
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot write table " + temporary + ": " + std::strerror(errno));
-  auto write_all = [&](const void* bytes, uint64_t count) {
-    const auto* p = static_cast<const uint8_t*>(bytes);
-    while (count > 0) {
-      const ssize_t n = ::write(fd, p, static_cast<size_t>(std::min<uint64_t>(count, 1u << 30)));
-      if (n <= 0) {
-        const std::string error = std::strerror(errno);
-        ::close(fd);
-        ::unlink(temporary.c_str());
-        throw std::runtime_error("cannot write table " + temporary + ": " + error);
-      }
-      p += n;
-      count -= static_cast<uint64_t>(n);
-    }
-  };
-  write_all(&header, sizeof header);
-  write_all(data, size);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(temporary.c_str());
-    throw std::runtime_error("cannot finish table " + temporary + ": " + std::strerror(errno));
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    ::unlink(temporary.c_str());
-    throw std::runtime_error("cannot move table into place at " + path + ": " + std::strerror(errno));
-  }
+  write_file_atomically(path, {{&header, sizeof header}, {data, size}});
 }
 
 AnonymousMemory::AnonymousMemory(uint64_t size) : size_(size) {
@@ -226,8 +333,7 @@ PartialTableFile::PartialTableFile(const std::string& path, uint64_t payload_siz
     : path_(path), partial_(path + ".partial"), payload_size_(payload_size) {
   const std::filesystem::path target(path);
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
-  fd_ = ::open(partial_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(io_error("open", partial_));
+  fd_ = open_in_place(partial_);
 }
 
 PartialTableFile::~PartialTableFile() {
@@ -283,8 +389,7 @@ FileLock::~FileLock() {
 }
 
 bool FileLock::try_lock() {
-  if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(io_error("open", path_));
+  if (fd_ < 0) fd_ = open_in_place(path_);
   return ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
 }
 

@@ -4,15 +4,60 @@
 // followed by the payload. Loading verifies all of it; any mismatch is reported as "missing or
 // corrupt" so the caller rebuilds. Files are written to a temporary name and renamed into place,
 // so a crash or a concurrent builder never leaves a half-written table behind.
+//
+// The table folder may be shared (docs/security.md): a table is read only from a regular file (a
+// link to one is read as the file; a FIFO, device, socket or directory is refused before it is
+// opened, so nothing blocks), temporary files are created exclusively, and the files a build
+// writes in place (its partial file and lock) are never opened through a link. A table that does
+// not fit the process's memory is a TableMemoryError, never a reason to build it again.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace cogsim {
 
 uint64_t checksum64(const uint8_t* data, uint64_t size);
+
+// A table cannot be mapped or built in the memory this process may use; the message names the
+// table, what it needs and the limit (registered as cogsim._core.TableMemoryError, a MemoryError).
+class TableMemoryError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// "12.3 MiB": a byte count as people read it.
+std::string size_text(uint64_t bytes);
+
+// The message of a TableMemoryError: `doing` (e.g. "mapping the table X") needs `bytes` (0: an
+// amount not known in advance), and the process's address-space limit (ulimit -v) and use where one is set.
+std::string memory_shortage(const std::string& doing, uint64_t bytes);
+
+// A descriptor of the regular file at `path` for reading: checked with stat before it is opened (a
+// FIFO or a device is never opened), opened non-blocking, and checked again with fstat. Returns -1
+// with errno set when it cannot be opened (ENOENT: missing); throws std::invalid_argument naming
+// what is there when it is not a regular file. A symbolic link to a regular file is read as the file.
+int open_regular_file(const std::string& path);
+
+// A descriptor of `path` opened read-write in place (created if missing, mode 0644), never through
+// a symbolic link and only if it is a regular file (std::invalid_argument otherwise); throws
+// std::runtime_error on other I/O failures.
+int open_in_place(const std::string& path);
+
+// The content of the regular file at `path` (see open_regular_file), at most `limit` bytes; empty
+// when it is missing.
+std::string read_small_file(const std::string& path, uint64_t limit);
+
+// Writes the pieces to `path` at once: to an exclusively created temporary file beside it (no link
+// is followed), synced, then renamed over it. Throws std::runtime_error on I/O failure.
+struct Bytes {
+  const void* data;
+  uint64_t size;
+};
+void write_file_atomically(const std::string& path, std::initializer_list<Bytes> pieces);
 
 class MappedTable {
  public:
@@ -24,7 +69,9 @@ class MappedTable {
   ~MappedTable();
 
   // Maps `path` and checks it holds table `name` at `version`. Returns false (and sets `why`)
-  // when the file is missing, truncated, of another version or fails its checksum.
+  // when the file is missing, truncated, of another version or fails its checksum. Throws
+  // std::invalid_argument when it is not a regular file and TableMemoryError when the mapping
+  // does not fit the process's memory: neither is mended by building the table again.
   bool open(const std::string& path, const std::string& name, uint32_t version, std::string* why);
 
   const uint8_t* data() const { return payload_; }
@@ -85,8 +132,8 @@ class PartialTableFile {
   int fd_ = -1;
 };
 
-// An exclusive advisory lock on `path` (created if missing), held until destruction or the
-// process ends. try_lock() returns false if another process holds it.
+// An exclusive advisory lock on `path` (a regular file, created if missing, never through a link),
+// held until destruction or the process ends. try_lock() returns false if another process holds it.
 class FileLock {
  public:
   explicit FileLock(const std::string& path);

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 
@@ -43,17 +43,6 @@ std::vector<uint32_t> masks_with(int bits, int ones) {
 uint64_t fields_equal(uint64_t word, uint64_t code) {
   const uint64_t x = word ^ (code * kPairLowBits);
   return ~(x | x >> 1) & kPairLowBits;
-}
-
-void write_text_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temporary);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot write " + path);
 }
 
 }  // namespace
@@ -527,6 +516,18 @@ class CosetBuild {
 
 // ---- CosetTable -------------------------------------------------------------------------------
 
+namespace {
+
+AnonymousMemory build_memory(const CosetShape& shape) {
+  try {
+    return AnonymousMemory(shape.bytes());
+  } catch (const std::bad_alloc&) {
+    throw TableMemoryError(memory_shortage("building the " + shape.name + " cube table", shape.bytes()));
+  }
+}
+
+}  // namespace
+
 void CosetTable::attach(const uint8_t* data, const CosetShape& shape) {
   shape_ = shape;
   data_ = data;
@@ -550,7 +551,7 @@ CosetTable CosetTable::load(const CosetShape& shape, const std::string& path, st
 
 CosetTable CosetTable::build_in_memory(const CosetShape& shape, unsigned threads, const BuildProgress& progress) {
   const auto started = std::chrono::steady_clock::now();
-  auto memory = std::make_shared<AnonymousMemory>(shape.bytes());
+  auto memory = std::make_shared<AnonymousMemory>(build_memory(shape));
   CosetBuild build(shape, memory->data(), threads, progress);
   build.initialize();
   build.run(0, nullptr);
@@ -572,7 +573,7 @@ struct Checkpoints {
 
   int levels_done(const CosetShape& shape, int levels, uint8_t* table, const BuildProgress& progress,
                   uint64_t units) const {
-    std::ifstream state(state_path);
+    std::istringstream state(read_small_file(state_path, 4096));
     std::string tag_a, tag_b;
     int done = -1;
     uint64_t checksum = 0;
@@ -588,8 +589,9 @@ struct Checkpoints {
   void write(const CosetShape& shape, int levels_done, const uint8_t* table) const {
     std::remove(state_path.c_str());
     partial.write_payload(table);
-    write_text_atomically(state_path, tag + " " + std::to_string(levels_done) + " " +
-                                          std::to_string(checksum64(table, shape.bytes())) + "\n");
+    const std::string line =
+        tag + " " + std::to_string(levels_done) + " " + std::to_string(checksum64(table, shape.bytes())) + "\n";
+    write_file_atomically(state_path, {{line.data(), line.size()}});
   }
 };
 
@@ -614,7 +616,7 @@ CosetTable CosetTable::build(const CosetShape& shape, const std::string& path, u
   const auto started = std::chrono::steady_clock::now();
   {
     // The build's memory is given back before the written table is mapped.
-    AnonymousMemory memory(shape.bytes());
+    AnonymousMemory memory = build_memory(shape);
     PartialTableFile partial(path, shape.bytes());
     const Checkpoints checkpoints{partial, partial.partial_path() + ".state",
                                   shape.table_name() + " v" + std::to_string(kCosetTableVersion)};

@@ -213,8 +213,12 @@ Oracle::Oracle(const OracleConfig& config, const Progress& progress)
     p1_ = &phase1(config.phase1);
     phase1_ = PatternDatabase::phase1(config.phase1, config.cache_dir, config.threads, progress);
   }
-  load_or_build_perimeter(progress);
-  if (config.shell_filter) load_or_build_shell(progress);
+  try {
+    load_or_build_perimeter(progress);
+    if (config.shell_filter) load_or_build_shell(progress);
+  } catch (const std::bad_alloc&) {
+    throw TableMemoryError(memory_shortage("building the perimeter tables around solved", 0));
+  }
 }
 
 int Oracle::database_bound(const SearchNode& s) const {

@@ -77,14 +77,14 @@ std::vector<uint8_t> pack_nibbles(const std::vector<uint8_t>& dist) {
 
 }  // namespace
 
-PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t entries, const std::string& cache_dir,
-                                               const Progress& progress,
+PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t entries, uint64_t build_bytes,
+                                               const std::string& cache_dir, const Progress& progress,
                                                const std::function<std::vector<uint8_t>()>& build) {
   PatternDatabase db;
   db.name_ = name;
   db.entries_ = entries;
   if (!cache_dir.empty()) {
-    db.path_ = cache_dir + "/" + name + ".v" + std::to_string(kTableVersion) + ".table";
+    db.path_ = cache_dir + "/" + file_name(name);
     std::string why;
     if (db.mapped_.open(db.path_, name, kTableVersion, &why)) {
       if (db.mapped_.size() != db.bytes()) throw std::logic_error("table size mismatch for " + name);
@@ -94,7 +94,11 @@ PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t
     if (progress) progress(name + ": cached table " + why + ", building it");
   }
   const auto t0 = std::chrono::steady_clock::now();
-  db.owned_ = build();
+  try {
+    db.owned_ = build();
+  } catch (const std::bad_alloc&) {
+    throw TableMemoryError(memory_shortage("building the table " + name, build_bytes));
+  }
   if (db.owned_.size() != db.bytes()) throw std::logic_error("built table size mismatch for " + name);
   db.build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   db.built_ = true;
@@ -117,7 +121,8 @@ PatternDatabase PatternDatabase::corners(const std::string& cache_dir, unsigned 
   };
   const CubieCube solved = CubieCube::solved();
   const uint64_t start = corner_index(corner_perm_rank(solved), corner_twist_rank(solved));
-  return load_or_build("cube-corners", kCornerStates, cache_dir, progress, [&] {
+  // A breadth-first build holds a byte per entry, then the packed table beside it.
+  return load_or_build("cube-corners", kCornerStates, kCornerStates + kCornerStates / 2 + 1, cache_dir, progress, [&] {
     return pack_nibbles(breadth_first(kCornerStates, start, neighbours, threads, "cube-corners", progress));
   });
 }
@@ -138,7 +143,7 @@ PatternDatabase PatternDatabase::edges(const EdgeSubset& subset, const std::stri
   const CubieCube solved = CubieCube::solved();
   const uint64_t start = subset.index(subset.placement_rank(solved), 0);
   const std::string name = "cube-edges" + std::to_string(k) + "-from" + std::to_string(subset.first());
-  return load_or_build(name, subset.states(), cache_dir, progress, [&] {
+  return load_or_build(name, subset.states(), subset.states() + subset.states() / 2 + 1, cache_dir, progress, [&] {
     table = subset.move_table();
     return pack_nibbles(breadth_first(subset.states(), start, neighbours, threads, name, progress));
   });
@@ -147,12 +152,20 @@ PatternDatabase PatternDatabase::edges(const EdgeSubset& subset, const std::stri
 PatternDatabase PatternDatabase::phase1(Phase1Kind kind, const std::string& cache_dir, unsigned threads,
                                         const Progress& progress) {
   const Phase1& p1 = cube::phase1(kind);
-  const std::string name = kind == Phase1Kind::kSorted ? "cube-phase1-sorted-sym16" : "cube-phase1-sym16";
-  return load_or_build(name, p1.entries(), cache_dir, progress, [&] {
+  const std::string name = phase1_name(kind);
+  return load_or_build(name, p1.entries(), p1.entries() / 2 + 1, cache_dir, progress, [&] {  // packed as it goes
     return p1.build_distances(threads, [&](const std::string& line) {
       if (progress) progress(name + ": " + line);
     });
   });
+}
+
+std::string PatternDatabase::phase1_name(Phase1Kind kind) {
+  return kind == Phase1Kind::kSorted ? "cube-phase1-sorted-sym16" : "cube-phase1-sym16";
+}
+
+std::string PatternDatabase::file_name(const std::string& name) {
+  return name + ".v" + std::to_string(kTableVersion) + ".table";
 }
 
 std::array<uint64_t, 16> PatternDatabase::histogram() const {

@@ -29,6 +29,9 @@ class PatternDatabase {
   // 1.67 GB.
   static PatternDatabase phase1(Phase1Kind kind, const std::string& cache_dir, unsigned threads,
                                 const Progress& progress);
+  // The name of the phase-1 table of `kind` (not kOff), and the file a table of `name` is kept in.
+  static std::string phase1_name(Phase1Kind kind);
+  static std::string file_name(const std::string& name);
 
   uint8_t operator[](uint64_t index) const { return (data_[index >> 1] >> ((index & 1) << 2)) & 15; }
   void prefetch(uint64_t index) const { __builtin_prefetch(data_ + (index >> 1)); }
@@ -42,9 +45,10 @@ class PatternDatabase {
   std::array<uint64_t, 16> histogram() const;
 
  private:
-  // `build` returns the packed table (4 bits per entry).
-  static PatternDatabase load_or_build(const std::string& name, uint64_t entries, const std::string& cache_dir,
-                                       const Progress& progress, const std::function<std::vector<uint8_t>()>& build);
+  // `build` returns the packed table (4 bits per entry); it holds `build_bytes` of memory at most.
+  static PatternDatabase load_or_build(const std::string& name, uint64_t entries, uint64_t build_bytes,
+                                       const std::string& cache_dir, const Progress& progress,
+                                       const std::function<std::vector<uint8_t>()>& build);
 
   std::string name_;
   std::string path_;

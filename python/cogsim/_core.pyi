@@ -18,6 +18,7 @@ __all__: list[str] = [
     "KidState",
     "MazeReleaseFrames",
     "SearchLimitError",
+    "TableMemoryError",
     "WiltCases",
     "WiltProgram",
     "WiltProgramSet",
@@ -32,6 +33,7 @@ __all__: list[str] = [
     "cube_multiply",
     "cube_neighbours",
     "cube_parse_moves",
+    "cube_phase1_table",
     "cube_random_state",
     "cube_solved",
     "cube_states_from_facelets",
@@ -75,6 +77,9 @@ __all__: list[str] = [
 ]
 
 class SearchLimitError(RuntimeError):
+    pass
+
+class TableMemoryError(MemoryError):
     pass
 
 class CubeOracle:
@@ -399,6 +404,12 @@ def cube_neighbours(states: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8
     """
 
 def cube_parse_moves(text: str) -> list[int]: ...
+def cube_phase1_table(kind: str) -> dict:
+    """
+    The phase-1 table of `kind` ('plain' or 'sorted'): its name, its file name in the cache and its
+    size in bytes (the memory its build holds, and its mapping).
+    """
+
 def cube_random_state(seed: typing.SupportsInt | typing.SupportsIndex) -> bytes: ...
 def cube_solved() -> bytes: ...
 def cube_states_from_facelets(facelets: collections.abc.Sequence[str]) -> numpy.typing.NDArray[numpy.uint8]: ...

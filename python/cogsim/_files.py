@@ -12,9 +12,12 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Iterator, Union
+
+from cogsim._untrusted import file_kind
 
 PathLike = Union[str, os.PathLike]
 
@@ -29,11 +32,8 @@ def atomic_writer(path: PathLike, text: bool = False) -> Iterator[IO]:
     error nothing at ``path`` changes and the temporary file is removed. A symbolic link at ``path``
     is replaced, not followed."""
     path = Path(path)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    except OSError as error:
-        raise WriteError(f"cannot write {path}: {_reason(error)}") from None
+    temporary = _temporary_name(path)
+    fd = _create_exclusive(path, temporary)
     try:
         handle = os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") if text else os.fdopen(fd, "wb")
         with handle:
@@ -45,6 +45,40 @@ def atomic_writer(path: PathLike, text: bool = False) -> Iterator[IO]:
     except BaseException:
         _remove_quietly(temporary)
         raise
+
+
+@contextmanager
+def atomic_path(path: PathLike) -> Iterator[Path]:
+    """For a library that writes a file by name (and would follow a link there): the name of a fresh
+    temporary file beside ``path``, created ``O_EXCL | O_NOFOLLOW`` so that it is this process's own
+    and no link. The library writes there (it may replace the file with its own); when the block
+    ends without an error the temporary file, still a regular file, is renamed over ``path``, which
+    replaces a link rather than writing through it. On an error it is removed and ``path`` is unchanged."""
+    path = Path(path)
+    temporary = _temporary_name(path)
+    os.close(_create_exclusive(path, temporary))
+    try:
+        yield temporary
+        if not stat.S_ISREG(os.lstat(temporary).st_mode):
+            raise WriteError(f"cannot write {path}: its temporary file was replaced by something that is not a file")
+        os.replace(temporary, path)
+    except OSError as error:
+        _remove_quietly(temporary)
+        raise WriteError(f"cannot write {path}: {_reason(error)}") from None
+    except BaseException:
+        _remove_quietly(temporary)
+        raise
+
+
+def _temporary_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def _create_exclusive(path: Path, temporary: Path) -> int:
+    try:
+        return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as error:
+        raise WriteError(f"cannot write {path}: {_reason(error)}") from None
 
 
 def write_bytes_atomic(path: PathLike, data: bytes) -> None:
@@ -59,15 +93,22 @@ def write_text_atomic(path: PathLike, text: str) -> None:
 
 
 def open_no_follow(path: PathLike, flags: int = os.O_RDWR | os.O_CREAT) -> int:
-    """A file descriptor for ``path`` opened in place, refusing a symbolic link there."""
+    """A file descriptor for ``path`` opened in place, refusing a symbolic link there and anything
+    but a regular file (opened without blocking, then checked: a FIFO or a device is never used)."""
     try:
-        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, 0o644)
     except OSError as error:
         if error.errno == errno.ELOOP:
             raise WriteError(
                 f"{path} is a symbolic link; cogsim does not write through links in a run directory"
             ) from None
         raise WriteError(f"cannot open {path}: {_reason(error)}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise WriteError(f"{path} is {file_kind(mode)}, not a regular file; remove it")
+    os.set_blocking(fd, True)
+    return fd
 
 
 def refuse_links(*paths: PathLike) -> None:

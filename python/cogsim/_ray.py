@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
+from cogsim._untrusted import read_text_file
+
 INSTALL_HINT = "pip install 'cogsim[ray]'"
 
 
@@ -68,11 +70,13 @@ def resolve(address: str) -> str:
 
 
 def _recorded_address() -> str:
-    """The address ``ray start`` wrote on this machine for later drivers (empty if none)."""
+    """The address ``ray start`` wrote on this machine for later drivers (empty if none). The file
+    lies in a folder every user can write (/tmp/ray): it is read only if it is a regular file, a
+    short one, without blocking (a FIFO planted there cannot stall the driver)."""
     for folder in (Path(tempfile.gettempdir()) / "ray", Path("/tmp/ray")):
         try:
-            return (folder / "ray_current_cluster").read_text().strip()
-        except OSError:
+            return read_text_file(folder / "ray_current_cluster", "the recorded Ray address", 4096).strip()
+        except ValueError:
             continue
     return ""
 

@@ -105,13 +105,14 @@ def open_regular_file(path: PathLike, what: str, limit: int) -> IO[bytes]:
 def _require_regular(info: os.stat_result, shown: str, what: str, limit: int) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise ValueError(
-            f"{what}: {shown} is {_kind(info.st_mode)}, not a regular file; cogsim reads only regular files"
+            f"{what}: {shown} is {file_kind(info.st_mode)}, not a regular file; cogsim reads only regular files"
         )
     if info.st_size > limit:
         raise ValueError(f"{what}: {shown} is {size_text(info.st_size)}, more than the {size_text(limit)} allowed")
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, for an error message ("a FIFO (named pipe)")."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from typing import Optional, Sequence
 
 import cogsim
-from cogsim import release_assets, render_cli
+from cogsim import _core, release_assets, render_cli
 from cogsim.cube import cli as cube_cli
 from cogsim.harness import cli as loop_cli
 
@@ -40,7 +41,19 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(Path(args.out), quick=args.quick)
 
 
+def _format_warning(message, category, filename, lineno, line=None) -> str:
+    """cogsim's own warnings as one line that says what to do; other libraries' as Python shows them."""
+    if os.path.abspath(filename).startswith(_PACKAGE_DIR):
+        return f"cogsim: warning: {message}\n"
+    return _python_format_warning(message, category, filename, lineno, line)
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(cogsim.__file__)) + os.sep
+_python_format_warning = warnings.formatwarning
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    warnings.formatwarning = _format_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "handler"):
@@ -50,6 +63,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return int(args.handler(args) or 0)
     except (ValueError, TypeError) as error:
         print(f"cogsim: error: {error}", file=sys.stderr)
+        return 2
+    except MemoryError as error:  # a table or a batch that does not fit the memory this process can have
+        reason = str(error)
+        if not isinstance(error, _core.TableMemoryError):
+            reason = "out of memory" + (f" ({reason})" if reason else "")
+        print(f"cogsim: error: {reason}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

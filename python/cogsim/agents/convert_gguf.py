@@ -24,10 +24,12 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
+from cogsim._untrusted import load_json, read_file
 from cogsim.agents.vllm import one_line
 
 FORMAT = 1  # bump when the folder's layout changes: cached folders of another format are converted again
 STAMP = "cogsim-conversion.json"
+MAX_STAMP_BYTES = 64 << 10
 DTYPES = ("bfloat16", "float16", "float32")
 
 
@@ -63,7 +65,9 @@ def convert(gguf: Path, out: Path, dtype: str = "bfloat16") -> Path:
         tokenizer.save_pretrained(staging)
         _check_folder(staging)
         (staging / STAMP).write_text(json.dumps(_stamp(gguf, dtype), sort_keys=True) + "\n")
-        if out.exists():
+        if out.is_symlink():
+            out.unlink()  # a link in the way is replaced, never followed
+        elif out.exists():
             shutil.rmtree(out)
         os.replace(staging, out)
     except BaseException:
@@ -78,9 +82,11 @@ def cached_conversion(gguf: Path, dtype: str = "bfloat16") -> Path:
 
     gguf = Path(gguf).resolve()
     out = cache_dir("models") / f"{gguf.stem}-{dtype}"
-    try:
-        stored = json.loads((out / STAMP).read_text())
-    except (OSError, ValueError):
+    try:  # the cache may be shared: a regular file of at most 64 KiB, read without blocking
+        stored = load_json(
+            read_file(out / STAMP, "the conversion stamp", MAX_STAMP_BYTES), "the stamp", MAX_STAMP_BYTES
+        )
+    except ValueError:
         stored = None
     if stored == _stamp(gguf, dtype):
         return out

@@ -13,13 +13,13 @@ import numpy as np
 
 from cogsim import _core
 from cogsim._cache import cache_dir as _cache_dir
+from cogsim.cube import _memory
 from cogsim.cube._cube import MOVES, StateLike, _seed, as_states
 
 SearchLimitError = _core.SearchLimitError
-
-
-class TableMemoryError(MemoryError):
-    """The machine has too little free memory to build or load a coset table."""
+# A table does not fit the memory this process can have (a MemoryError): raised by the checks below
+# before a coset table is built or mapped, and by the core when a mapping or a build is refused.
+TableMemoryError = _core.TableMemoryError
 
 
 DECREASE, NO_CHANGE, INCREASE = -1, 0, 1
@@ -180,8 +180,22 @@ def deep_oracle() -> _core.CubeOracle:
         return primary
     with _lock:
         if _deep_oracle is None:
+            _require_phase1_memory(_config, AUTO_DEEP_TABLE)
             _deep_oracle = _build(_config, AUTO_DEEP_TABLE)
         return _deep_oracle
+
+
+def _require_phase1_memory(config: dict, kind: str) -> None:
+    """TableMemoryError, before anything is built or mapped, where the phase-1 table of ``kind``
+    (1.7 GB sorted) does not fit the memory this process can have (built on first need, it would
+    otherwise be killed midway where a cgroup caps memory)."""
+    facts = _core.cube_phase1_table(kind)
+    doing = "loading" if Path(config["cache_dir"], facts["file"]).exists() else "building"
+    _check_memory(
+        f"{doing} the {kind} phase-1 table for deep states",
+        facts["bytes"],
+        "or answer deep states with a coset table (`cogsim cube tables build --size medium`)",
+    )
 
 
 def _table_facts(size: str) -> dict:
@@ -200,33 +214,29 @@ def table_path(size: str, cache_dir: Optional[str] = None) -> Path:
 _BUILD_MEMORY_MARGIN = 256 << 20
 
 
-def _available_memory() -> Optional[int]:
-    """MemAvailable from /proc/meminfo: free memory plus the page cache the kernel can reclaim
-    (which includes a table file already cached); None where it cannot be read."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
+def _available_memory() -> tuple[Optional[int], str]:
+    """What this process can still have and what sets it (``_memory.available``)."""
+    return _memory.available()
 
 
 def _require_memory(size: str, needed: int, doing: str) -> None:
-    available = _available_memory()
+    others = ", ".join(f"{t}: {_table_facts(t)['bytes'] / 2**30:.2f} GiB" for t in TABLE_SIZES if t != size)
+    _check_memory(f"{doing} the {size} cube table", needed, f"or use a smaller table ({others})")
+
+
+def _check_memory(doing: str, needed: int, otherwise: str) -> None:
+    available, why = _available_memory()
     if available is not None and available < needed:
-        others = ", ".join(f"{t}: {_table_facts(t)['bytes'] / 2**30:.2f} GiB" for t in TABLE_SIZES if t != size)
         raise TableMemoryError(
-            f"{doing} the {size} cube table needs {needed / 2**30:.1f} GiB of memory, and this machine has "
-            f"{available / 2**30:.1f} GiB available; free some memory or use a smaller table ({others})"
+            f"{doing} needs {needed / 2**30:.1f} GiB of memory, and this process can have "
+            f"{available / 2**30:.1f} GiB ({why}); free some memory, raise the limit {otherwise}"
         )
 
 
 def coset_solver() -> Optional[_core.CosetSolver]:
     """The search over the configured coset table, mapped on first use; None when no table is
-    configured or (in the "auto" mode) none is built. Raises TableMemoryError where the machine
-    has too little free memory for it, and ValueError for a damaged table file."""
+    configured or (in the "auto" mode) none is built. Raises TableMemoryError where this process
+    can have too little memory for it, and ValueError for a damaged table file."""
     global _coset, _coset_loaded
     oracle()
     with _lock:
@@ -235,23 +245,38 @@ def coset_solver() -> Optional[_core.CosetSolver]:
         return _coset
 
 
-def _load_coset(config: dict) -> Optional[_core.CosetSolver]:
+def _uses_coset() -> bool:
+    """Whether deep queries go to a coset table, known without mapping it: the table is mapped
+    (gigabytes of address space) only when a first query needs it."""
+    oracle()
+    return _coset is not None if _coset_loaded else _coset_table(_config) is not None
+
+
+def _coset_table(config: dict) -> Optional[tuple[str, Path]]:
+    """(size, path) of the coset table deep queries use: the configured size, or in the "auto"
+    mode the first of AUTO_TABLE_SIZES that is there; None for none."""
     choice = config["table"]
     if choice == "off":
         return None
     for size in AUTO_TABLE_SIZES if choice == "auto" else (choice,):
         path = table_path(size, config["cache_dir"])
-        if path.exists():
-            _require_memory(size, _table_facts(size)["bytes"], "loading")
-            try:
-                return _core.CosetSolver(size, str(path))
-            except ValueError as error:
-                raise ValueError(f"{error}; rebuild it with `cogsim cube tables build --size {size}`") from None
-    if choice != "auto":
-        raise ValueError(
-            f"the {choice} cube table is not built; build it with `cogsim cube tables build --size {choice}`"
-        )
+        if choice != "auto" or path.exists():
+            return size, path
     return None
+
+
+def _load_coset(config: dict) -> Optional[_core.CosetSolver]:
+    found = _coset_table(config)
+    if found is None:
+        return None
+    size, path = found
+    if not path.exists():
+        raise ValueError(f"the {size} cube table is not built; build it with `cogsim cube tables build --size {size}`")
+    _require_memory(size, _table_facts(size)["bytes"], "loading")
+    try:
+        return _core.CosetSolver(size, str(path))
+    except ValueError as error:
+        raise ValueError(f"{error}; rebuild it with `cogsim cube tables build --size {size}`") from None
 
 
 def build_table(
@@ -279,12 +304,11 @@ def _escalates(max_nodes: int) -> bool:
 
 
 def _distances(packed: np.ndarray, max_nodes: int, threads: int) -> np.ndarray:
-    solver = coset_solver()
-    if solver is not None and max_nodes > COSET_ESCALATE_NODES:
+    if _uses_coset() and max_nodes > COSET_ESCALATE_NODES:
         distances, _ = oracle().distances(packed, COSET_ESCALATE_NODES, threads, on_limit="mark")
         deep = np.flatnonzero(distances < 0)
         if deep.size:
-            answers, _ = solver.distances(packed[deep], max_nodes, threads, on_limit="mark")
+            answers, _ = _required_coset_solver().distances(packed[deep], max_nodes, threads, on_limit="mark")
             distances[deep] = answers
             _raise_if_unanswered(deep, answers, max_nodes, "the coset table")
         return distances
@@ -297,6 +321,13 @@ def _distances(packed: np.ndarray, max_nodes: int, threads: int) -> np.ndarray:
         distances[deep] = answers
         _raise_if_unanswered(deep, answers, max_nodes, f"the {AUTO_DEEP_TABLE} phase-1 table")
     return distances
+
+
+def _required_coset_solver() -> _core.CosetSolver:
+    solver = coset_solver()
+    if solver is None:  # the table went away since _uses_coset saw it
+        raise ValueError("the cube's coset table is gone from the cache; build it with `cogsim cube tables build`")
+    return solver
 
 
 def _raise_if_unanswered(indices: np.ndarray, answers: np.ndarray, max_nodes: int, what: str) -> None:
@@ -350,17 +381,17 @@ def solve(
 
 
 def _solutions(packed: np.ndarray, max_nodes: int, threads: int) -> list[list[int]]:
-    solver = coset_solver()
-    first = min(max_nodes, COSET_ESCALATE_NODES) if solver is not None else max_nodes
-    if solver is None and _escalates(max_nodes):
+    uses_coset = _uses_coset()
+    first = min(max_nodes, COSET_ESCALATE_NODES) if uses_coset else max_nodes
+    if not uses_coset and _escalates(max_nodes):
         first = AUTO_ESCALATE_NODES
     found = oracle().solutions(packed, first, threads, on_limit="mark") if len(packed) else []
     deep = [i for i, moves in enumerate(found) if moves is None]
     if deep and first == max_nodes:
         raise SearchLimitError(f"state {deep[0]}: search exceeded max_nodes={max_nodes}; raise max_nodes")
     if deep:
-        if solver is not None:
-            answers, _ = solver.solutions(packed[deep], max_nodes, threads, on_limit="mark")
+        if uses_coset:
+            answers, _ = _required_coset_solver().solutions(packed[deep], max_nodes, threads, on_limit="mark")
             what = "the coset table"
         else:
             answers = deep_oracle().solutions(packed[deep], max_nodes, threads, on_limit="mark")

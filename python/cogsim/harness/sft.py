@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence, Union
 
 import numpy as np
+
+from cogsim._files import atomic_writer
 
 EVAL_SEEDS = range(0, 1_000_000)
 TRAIN_SEEDS = range(1_000_000, 2_000_000)
@@ -99,9 +100,10 @@ def _episode_records(env, seed: int, split: str) -> Iterator[dict]:
 
 
 def write_jsonl(records: Iterable[dict], path) -> int:
-    """Writes records one JSON object per line; returns how many."""
+    """Writes records one JSON object per line (the file appears when all are written; a link at
+    ``path`` is replaced, not written through); returns how many."""
     count = 0
-    with Path(path).open("w", encoding="utf-8") as out:
+    with atomic_writer(path, text=True) as out:
         for record in records:
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             count += 1

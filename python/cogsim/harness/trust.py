@@ -22,6 +22,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Optional
 
+from cogsim._untrusted import file_kind
 from cogsim.agents import is_scripted, parse_agent_spec
 
 KEY_NAME = "run-key"
@@ -75,26 +76,37 @@ def _canonical(config: dict) -> bytes:
 
 def _key(create: bool) -> Optional[bytes]:
     """This user's key: a regular file of KEY_BYTES bytes owned by the user, readable by no one else
-    (ValueError otherwise, saying how to fix it); None if there is none and ``create`` is False."""
+    (ValueError otherwise, saying how to fix it); None if there is none and ``create`` is False.
+    It is opened without blocking and without following a link: a FIFO there cannot stall a run."""
     path = config_dir() / KEY_NAME
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except FileNotFoundError:
         if not create:
             return None
         return _create_key(path)
     except OSError as error:
         if error.errno == errno.ELOOP:
-            raise ValueError(f"the run key {path} is a symbolic link; cogsim uses only a regular file there") from None
+            raise ValueError(
+                f"the run key {path} is a symbolic link; cogsim uses only a regular file there: remove it to make "
+                "a new one (your runs then need their endpoint again)"
+            ) from None
         raise
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(
+                f"the run key {path} is {file_kind(info.st_mode)}, not a regular file: remove it to make a new one "
+                "(your runs then need their endpoint again)"
+            )
+        if info.st_uid != os.getuid() or info.st_mode & 0o077:
             raise ValueError(
                 f"the run key {path} must be a regular file of yours that no one else can read (mode 600): fix it "
                 f"with `chmod 600 {path}`, or remove it to make a new one (your runs then need their endpoint again)"
             )
-        key = handle.read(KEY_BYTES + 1)
+        key = os.read(fd, KEY_BYTES + 1)
+    finally:
+        os.close(fd)
     if len(key) != KEY_BYTES:
         raise ValueError(f"the run key {path} is damaged (not {KEY_BYTES} bytes): remove it to make a new one")
     return key

@@ -15,6 +15,7 @@ import numpy as np
 
 import cogsim
 from cogsim import metrics
+from cogsim._untrusted import printable
 from cogsim.agents.base import Message, ScriptedAgent, parse_agent_spec
 from cogsim.agents.history import HistoryPolicy
 from cogsim.envs import spec as env_spec
@@ -161,18 +162,27 @@ class Episode:
         self.env.close()
 
 
-def metric_values(episodes: list[dict]) -> dict[str, float]:
+def metric_values(episodes: list[dict], failed: Optional[dict[str, str]] = None) -> dict[str, float]:
     """The family metrics of finished episodes, as cogsim's metric code computes them (the tables
     of the run report), flattened to named numbers: ``"<table>: <column>"``, with the row's
     distinguishing labels in brackets where a table has several rows; an interval estimate adds
-    ``... 95% low`` and ``... 95% high``."""
+    ``... 95% low`` and ``... 95% high``. With ``failed``, a suite whose metric code fails on the
+    records (stored ones may be anything) is left out and named there with the error, as the run
+    report does; without it, the error propagates."""
     done = [e for e in episodes if e.get("status") == "done"]
     values: dict[str, float] = {}
     for suite in sorted({e["suite"] for e in done}):
         if suite not in metrics.suites():
             continue
-        for table in metrics.summarize(suite, [e for e in done if e["suite"] == suite]):
-            values.update(table_values(table))
+        try:
+            suite_values: dict[str, float] = {}
+            for table in metrics.summarize(suite, [e for e in done if e["suite"] == suite]):
+                suite_values.update(table_values(table))
+            values.update(suite_values)
+        except Exception as error:  # noqa: BLE001 - a suite's metric code on records from a store
+            if failed is None:
+                raise
+            failed[suite] = printable(f"{type(error).__name__}: {error}", 300)
     return values
 
 

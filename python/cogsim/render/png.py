@@ -7,6 +7,7 @@ any decoder gives the frame back exactly."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Union
 
@@ -14,6 +15,7 @@ import numpy as np
 from PIL import Image
 
 from cogsim import _core
+from cogsim._files import write_bytes_atomic
 
 
 def _checked(frame: np.ndarray) -> np.ndarray:
@@ -37,5 +39,8 @@ def to_png_bytes_batch(frames: np.ndarray, threads: int = 0) -> list[bytes]:
 
 
 def save_png(frame: np.ndarray, path: Union[str, Path]) -> None:
-    """A frame as a PNG file, written by Pillow (smaller files; speed does not matter here)."""
-    Image.fromarray(_checked(frame), "RGB").save(path, format="PNG")
+    """A frame as a PNG file at ``path``, encoded by Pillow (smaller files; speed does not matter here)
+    and written at once, replacing a link there rather than writing through it."""
+    buffer = io.BytesIO()
+    Image.fromarray(_checked(frame), "RGB").save(buffer, format="PNG")
+    write_bytes_atomic(path, buffer.getvalue())

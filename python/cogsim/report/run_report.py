@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 import traceback
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -242,12 +243,14 @@ def add_suite_section(document: Document, store: Store, suite: str, run_dir: Pat
 
 
 def _plots_dir(run_dir: Path) -> Path:
-    """``plots/``, with no symbolic link in or at it: the plotting library writes files by name."""
+    """``plots/``, with no symbolic link in or at it and nothing in it but files and folders: the
+    plotting library writes files by name (through a link; a FIFO there would block it)."""
     plots_dir = run_dir / "plots"
     refuse_links(plots_dir)
     plots_dir.mkdir(exist_ok=True)
     for entry in plots_dir.iterdir():
-        if entry.is_symlink():
+        mode = entry.lstat().st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
             entry.unlink()
     return plots_dir
 

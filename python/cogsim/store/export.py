@@ -24,12 +24,15 @@ def _output(run_dir: str | Path, path: str | Path):
 
 
 def checked_output(run_dir: str | Path, path: str | Path) -> Path:
-    """The resolved path of an export file; ValueError if it is one of the run's own files or a directory."""
-    target = Path(path).resolve()
+    """The path of an export file, its folder resolved but not the name itself: a symbolic link at
+    the name is replaced by the export, never followed. ValueError if it is one of the run's own
+    files or a directory."""
+    given = Path(path)
+    target = given.parent.resolve() / given.name
     run = Path(run_dir).resolve()
     if target.parent == run and (target.name.startswith(DB_NAME) or target.name == "run.lock"):
         raise ValueError(f"--out {path}: that is the run's own store; write the export to another file")
-    if target.is_dir():
+    if target.is_dir() and not target.is_symlink():
         raise ValueError(f"--out {path} is a directory; give a file name such as run.jsonl")
     return target
 

@@ -201,6 +201,35 @@ def _read_real(value) -> float:
     return float(value)
 
 
+# The latest time a store may hold (the end of the year 9999, the last a date can show) and the
+# longest duration (some 30 years): a number past them is not one cogsim wrote.
+MAX_TIME = 253402300799.0
+MAX_SECONDS = 1e9
+
+
+def _read_time(value) -> float:
+    """A time cogsim recorded (seconds since 1970): finite, from 1970 to the year 9999."""
+    time_value = _read_real(value)
+    if not 0.0 <= time_value <= MAX_TIME:  # False for NaN too
+        raise _BadValue("a time (seconds since 1970, up to the year 9999)")
+    return time_value
+
+
+def _read_seconds(value) -> float:
+    """A duration in seconds: finite, not negative, at most MAX_SECONDS."""
+    seconds = _read_real(value)
+    if not 0.0 <= seconds <= MAX_SECONDS:
+        raise _BadValue(f"a duration (0 to {MAX_SECONDS:.0e} seconds)")
+    return seconds
+
+
+def _read_count(value) -> int:
+    """A count (turns, tokens, attempts): an integer, not negative."""
+    if type(value) is not int or value < 0:
+        raise _BadValue("a count (an integer, 0 or more)")
+    return value
+
+
 def _read_bool(value) -> bool:
     if value not in (0, 1) or type(value) is not int:
         raise _BadValue("0 or 1")
@@ -272,6 +301,9 @@ def _read_status(value) -> str:
 _READERS: dict[str, Callable[[Any], Any]] = {
     "int": _read_int,
     "real": _read_real,
+    "time": _read_time,
+    "seconds": _read_seconds,
+    "count": _read_count,
     "bool": _read_bool,
     "text": _read_text,
     "json": _read_json,
@@ -780,7 +812,7 @@ class Store:
             f"total_reward, outcome, error, fault FROM episodes WHERE status IN ({marks}) ORDER BY task, agent, episode_index",
             tuple(statuses),
             "id:int task:int env_id:text suite:text agent:text agents:texts episode_index:int seed:int options:dict "
-            "status:status num_turns:int total_reward:real outcome:dict? error:text? fault:text?",
+            "status:status num_turns:count total_reward:real outcome:dict? error:text? fault:text?",
         )
         records = []
         for (
@@ -902,8 +934,8 @@ class Store:
                       SUM(t.prompt_tokens), SUM(t.completion_tokens)
                FROM turns t JOIN episodes e ON e.id = t.episode_id GROUP BY e.task, e.agent""",
             (),
-            "task:int agent:text failures:int? invalid:int? cut:int? reasons:int? latency:real? prompt_tokens:int? "
-            "completion_tokens:int?",
+            "task:int agent:text failures:int? invalid:int? cut:int? reasons:int? latency:seconds? prompt_tokens:count? "
+            "completion_tokens:count?",
         )
         return {(task, agent): tuple(stats) for task, agent, *stats in rows}
 
@@ -945,7 +977,7 @@ class Store:
             "SELECT s.started, MAX(t.t), COUNT(*) FROM sessions s JOIN turns t ON t.session = s.id "
             "GROUP BY s.id ORDER BY s.started",
             (),
-            "started:real last:real turns:int",
+            "started:time t:time turns:int",
         )
 
     def process_count(self) -> int:
@@ -1081,13 +1113,13 @@ _TURN_KINDS = {
     "reward": "real",
     "terminated": "bool",
     "truncated": "bool",
-    "latency_s": "real",
-    "prompt_tokens": "int?",
-    "completion_tokens": "int?",
+    "latency_s": "seconds",
+    "prompt_tokens": "count?",
+    "completion_tokens": "count?",
     "error": "text?",
-    "attempts": "int",
+    "attempts": "count",
     "finish_reason": "text?",
-    "history_dropped": "int",
+    "history_dropped": "count",
 }
 _TURN_SPEC = " ".join(f"{column}:{_TURN_KINDS[column]}" for column in TURN_COLUMNS)
 _INSERT_TURN = (

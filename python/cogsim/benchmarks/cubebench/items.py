@@ -30,6 +30,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from cogsim import cube
+from cogsim._files import write_text_atomic
 from cogsim._untrusted import load_json, read_file
 from cogsim.benchmarks.cubebench import views
 from cogsim.benchmarks.cubebench.parser import COLOURS, EFFECT_LABELS
@@ -585,7 +586,7 @@ def build_seed_list(
 
 def export_seed_list(seed_list: dict, path: Union[str, Path]) -> Path:
     path = Path(path)
-    path.write_text(json.dumps(seed_list, indent=1, sort_keys=True))
+    write_text_atomic(path, json.dumps(seed_list, indent=1, sort_keys=True))  # replaces a link, never follows it
     return path
 
 

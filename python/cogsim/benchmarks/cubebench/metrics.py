@@ -29,11 +29,13 @@ Readings of the paper made explicit here:
 from __future__ import annotations
 
 import math
+import numbers
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
+from cogsim._untrusted import shown
 from cogsim.benchmarks.cubebench.prompts import PROMPT_VERSION
 from cogsim.metrics import Estimate, Table, mean_ci, register, wilson
 
@@ -203,12 +205,25 @@ def _agent_label(episode: dict) -> str:
     return f"{agent} [{', '.join(variant)}]" if variant else agent
 
 
+MAX_DEPTH = 20  # no cube state is further from solved: the deepest Cube Bench scramble
+
+
 def _groups(episodes: Sequence[dict], test: str, variant: Callable[[dict], Any] = lambda e: "") -> list:
     groups: dict = defaultdict(list)
     for episode in episodes:
         if episode.get("test") == test:
-            groups[(_agent_label(episode), variant(episode), int(episode["depth"]))].append(episode)
+            groups[(_agent_label(episode), variant(episode), _depth(episode))].append(episode)
     return sorted(groups.items(), key=lambda kv: (kv[0][0], str(kv[0][1]), kv[0][2]))
+
+
+def _depth(episode: dict) -> int:
+    """The episode's scramble depth, which sizes tables (a column per step): a stored record may
+    hold any number there, so anything but an integer from 0 to MAX_DEPTH is refused."""
+    depth = episode["depth"]
+    whole = isinstance(depth, numbers.Integral) or (isinstance(depth, float) and depth.is_integer())
+    if isinstance(depth, bool) or not whole or not 0 <= depth <= MAX_DEPTH:
+        raise ValueError(f"an episode record holds depth {shown(depth)}; scrambles are 0 to {MAX_DEPTH} moves deep")
+    return int(depth)
 
 
 def _parse_rate(episodes: Sequence[dict], key: str = "parse") -> Estimate:

@@ -34,19 +34,23 @@ struct FastScratch {
 
 thread_local FastScratch tls_fast;
 
+// The lane loops of fast_step. Always inlined, so that each of fast_step's clones has them compiled
+// for its own instruction set (an out-of-line copy would be compiled once, for the baseline).
 template <typename F>
-void fast_map(size_t n, const double* __restrict a, const double* __restrict b, double* __restrict out, F f) {
+[[gnu::always_inline]] inline void fast_map(size_t n, const double* __restrict a, const double* __restrict b,
+                                            double* __restrict out, F f) {
   for (size_t l = 0; l < n; ++l) out[l] = f(a[l], b[l]);
 }
 
 template <typename F>
-void fast_map1(size_t n, const double* __restrict a, double* __restrict out, F f) {
+[[gnu::always_inline]] inline void fast_map1(size_t n, const double* __restrict a, double* __restrict out, F f) {
   for (size_t l = 0; l < n; ++l) out[l] = f(a[l]);
 }
 
 // A per-lane CPython float operation that may raise; returns its flags or'ed over the lanes.
 template <typename F>
-uint8_t fast_checked(size_t n, const double* __restrict a, const double* __restrict b, double* __restrict out, F f) {
+[[gnu::always_inline]] inline uint8_t fast_checked(size_t n, const double* __restrict a, const double* __restrict b,
+                                                   double* __restrict out, F f) {
   uint8_t flags = 0;
   for (size_t l = 0; l < n; ++l) flags |= f(a[l], b[l], out[l]);
   return flags;

@@ -1,12 +1,12 @@
 // WILT rule VM: one compiled rule evaluated over a batch of (x, y, z) float triples.
 //
-// A program is SSA bytecode written by the Python compiler (cogsim.wilt._compile): instruction k
-// defines value k from earlier values. Values are dynamically typed per lane (bool, int, float),
-// as in CPython, and every lane carries two flags: "error" (CPython would have raised, so the
-// rule is False there) and "fallback" (the exact CPython result needs something the VM does not
-// represent: an int beyond 64 bits, a complex number, round() to negative digits...). Lanes with
-// the fallback flag are re-evaluated by the Python reference interpreter, so the VM's answer is
-// always CPython's. Short-circuiting (and/or/if-else/comparison chains) is expressed by masking
+// A program is SSA bytecode written by the Python compiler (cogsim.benchmarks.wilt._compile):
+// instruction k defines value k from earlier values. Values are dynamically typed per lane (bool,
+// int, float), as in CPython, and every lane carries two flags: "error" (CPython would have
+// raised, so the rule is False there) and "fallback" (the exact CPython result needs something the
+// VM does not represent: an int beyond 64 bits, a complex number, round() to negative digits...).
+// Lanes with the fallback flag are re-evaluated by the Python reference interpreter, so the VM's
+// answer is always CPython's. Short-circuiting (and/or/if-else/comparison chains) is expressed by masking
 // flags: the flags of an operand count only in lanes where CPython would have evaluated it.
 //
 // This header is the VM's public face (the bindings and grid.hpp use it). The parts behind it:

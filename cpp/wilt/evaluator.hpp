@@ -1,6 +1,6 @@
 // The general VM: every value dynamically typed per lane (bool, int, float, complex) with its
 // error and fallback flags, one instruction at a time over a block of lanes. An instruction runs as
-// a typed kernel where its operands' static types allow (kernels.hpp), else lane by lane with
+// a typed kernel where its operands' static types allow (whole-block loops), else lane by lane with
 // scalar.hpp's CPython semantics; short-circuit forms count an operand's flags only where CPython
 // evaluates it. Internal to the core.
 #pragma once

@@ -2,8 +2,8 @@
 // values (bool, int, float; a complex number is a tag without a payload), one lane at a time. Each
 // operation writes its result and returns the lane's flags: 0, kError (CPython raises) or
 // kFallback (the Python interpreter must decide), dispatching to pyfloat.hpp's float and int
-// arithmetic. Inline, because the general evaluator (evaluator.cpp) and the float kernels
-// (kernels.cpp) run them inside their per-lane loops. Internal to the core.
+// arithmetic. Inline, because the general evaluator (evaluator.cpp) runs them inside its per-lane
+// loops. Internal to the core.
 #pragma once
 
 #include <cmath>

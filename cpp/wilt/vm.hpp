@@ -13,7 +13,7 @@
 //   prepare.cpp    prepare(): checks, static types, registers, what the fast path takes
 //   blocks.hpp     evaluate() and compare(): blocks of points over threads, each on one of
 //   fast_path.hpp    the typed fast path (plain double loops, no per-lane types), or
-//   evaluator.hpp    the general VM (types and flags per lane), with its typed kernels (kernels.hpp)
+//   evaluator.hpp    the general VM (types and flags per lane), with typed kernels where it can
 //   scalar.hpp     CPython's semantics of one operation on typed values, over pyfloat.hpp's arithmetic
 //   grid.hpp       checks factored over the integer grid, running the same instructions
 #pragma once

@@ -1,5 +1,6 @@
-// Bindings for the WILT rule VM. Programs arrive as SSA bytecode from cogsim.wilt._compile;
-// points as three float64 arrays. Batch calls release the GIL and spread work over threads.
+// Bindings for the WILT rule VM. Programs arrive as SSA bytecode from
+// cogsim.benchmarks.wilt._compile; points as three float64 arrays. Batch calls release the GIL and
+// spread work over threads.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "wilt/bits.hpp"
+#include "wilt/blocks.hpp"
+#include "wilt/evaluator.hpp"
+#include "wilt/fast_path.hpp"
 #include "wilt/lanes.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(COGSIM_NO_CLONES)

@@ -1,13 +1,21 @@
 // WILT rule VM: one compiled rule evaluated over a batch of (x, y, z) float triples.
 //
-// A program is SSA bytecode written by the Python compiler (cogsim.wilt._compile): instruction k
-// defines value k from earlier values. Values are dynamically typed per lane (bool, int, float),
-// as in CPython, and every lane carries two flags: "error" (CPython would have raised, so the
-// rule is False there) and "fallback" (the exact CPython result needs something the VM does not
-// represent: an int beyond 64 bits, a complex number, round() to negative digits...). Lanes with
-// the fallback flag are re-evaluated by the Python reference interpreter, so the VM's answer is
-// always CPython's. Short-circuiting (and/or/if-else/comparison chains) is expressed by masking
+// A program is SSA bytecode written by the Python compiler (cogsim.benchmarks.wilt._compile):
+// instruction k defines value k from earlier values. Values are dynamically typed per lane (bool,
+// int, float), as in CPython, and every lane carries two flags: "error" (CPython would have
+// raised, so the rule is False there) and "fallback" (the exact CPython result needs something the
+// VM does not represent: an int beyond 64 bits, a complex number, round() to negative digits...).
+// Lanes with the fallback flag are re-evaluated by the Python reference interpreter, so the VM's
+// answer is always CPython's. Short-circuiting (and/or/if-else/comparison chains) is expressed by masking
 // flags: the flags of an operand count only in lanes where CPython would have evaluated it.
+//
+// This header is the VM's public face (the bindings and grid.hpp use it). The parts behind it:
+//   prepare.cpp    prepare(): checks, static types, registers, what the fast path takes
+//   blocks.hpp     evaluate() and compare(): blocks of points over threads, each on one of
+//   fast_path.hpp    the typed fast path (plain double loops, no per-lane types), or
+//   evaluator.hpp    the general VM (types and flags per lane), with typed kernels where it can
+//   scalar.hpp     CPython's semantics of one operation on typed values, over pyfloat.hpp's arithmetic
+//   grid.hpp       checks factored over the integer grid, running the same instructions
 #pragma once
 
 #include <cstddef>
@@ -115,7 +123,7 @@ struct Program {
   std::vector<uint8_t> static_tags;  // bit (1 << Tag)
   std::vector<int32_t> slot;
   int32_t num_slots = 0;
-  // The typed fast path (vm.cpp): every value statically a float or a bool, so the program runs as
+  // The typed fast path (fast_path.hpp): every value statically a float or a bool, so the program runs as
   // plain double loops with no per-lane tags or flags; a block where an op raises is re-run on the
   // general path, so the answer stays CPython's.
   bool fast = false;

@@ -168,7 +168,7 @@ _UNARY = {
 
 
 # math functions the VM has no op for: the VM hands every point that needs one to this interpreter,
-# which calls CPython's own function (cogsim.benchmarks.wilt._compile: python_call).
+# which calls CPython's own function (cogsim.benchmarks.wilt._compile.program: Program.python_call).
 def _lcm(*values):
     if sum(v.bit_length() for v in values if type(v) is int) > MAX_INT_BITS + 64:
         raise _too_big("math.lcm() of these integers may be too large")

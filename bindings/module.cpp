@@ -9,6 +9,8 @@ void register_kidgym(py::module_& m);
 void register_wilt(py::module_& m);
 void register_pixels(py::module_& m);
 void register_compose(py::module_& m);
+void register_kidgym_release(py::module_& m);
+void register_paste(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() =
@@ -20,4 +22,6 @@ PYBIND11_MODULE(_core, m) {
   register_wilt(m);
   register_pixels(m);
   register_compose(m);
+  register_kidgym_release(m);
+  register_paste(m);
 }

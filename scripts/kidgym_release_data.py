@@ -1,4 +1,4 @@
-"""Writes python/cogsim/kidgym/release_data.json from a copy of the KidGym release.
+"""Writes python/cogsim/kidgym/release_data.json and release_assets.json from a copy of the KidGym release.
 
     COGSIM_RELEASES=DIR python scripts/kidgym_release_data.py
 
@@ -8,11 +8,15 @@ each level (assets/jsons/<Task>_L<level>.json, each layout's 5 x 5 codes in the 
 order as a 25-character string, 'A' the agent) and the Sorting entries of levels 2 and 3
 (assets/jsons/Sorting_L2.json, Sorting_L3.json, verbatim). Sorting_L1.json is listed in the release's
 tree but its content is not published (its blob is missing from the repository), so level 1's entries
-are reconstructed from the pattern levels 2 and 3 follow, and marked as such.
+are reconstructed from the pattern levels 2 and 3 follow, and marked as such. It also records the
+pixel size and mode of every image the release's drawing loads (for stand-in packs of the same
+geometry), and release_assets.json lists those images with their SHA-256 and size in bytes (the
+manifest `cogsim assets` checks installed files against).
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -21,7 +25,9 @@ from pathlib import Path
 
 COMMIT = "083cf1fd92f44e37546ce99b38466946a6ad910d"
 MAZES = ("Maze", "Decode_Maze", "Memory_Maze")
-OUT = Path(__file__).resolve().parents[1] / "python" / "cogsim" / "kidgym" / "release_data.json"
+PACKAGE = Path(__file__).resolve().parents[1] / "python" / "cogsim" / "kidgym"
+OUT = PACKAGE / "release_data.json"
+MANIFEST = PACKAGE / "release_assets.json"
 
 
 def layout_string(rows: list) -> str:
@@ -71,9 +77,41 @@ def main() -> int:
     two = json.loads((root / "assets" / "jsons" / "Sorting_L2.json").read_text())
     three = json.loads((root / "assets" / "jsons" / "Sorting_L3.json").read_text())
     data["sorting"] = {"1": sorting_level_one(two, three), "2": two, "3": three}
+    data["images"] = image_geometry(root)
     OUT.write_text(json.dumps(data, indent=1) + "\n")
-    print(f"wrote {OUT}")
+    MANIFEST.write_text(json.dumps(manifest(root), indent=1) + "\n")
+    print(f"wrote {OUT} and {MANIFEST}")
     return 0
+
+
+def image_files() -> list[str]:
+    from cogsim.kidgym.release_catalog import image_paths  # the installed package
+
+    return [f"assets/imgs/{path}" for path in image_paths()]
+
+
+def image_geometry(root: Path) -> dict:
+    from PIL import Image
+
+    geometry = {}
+    for path in image_files():
+        with Image.open(root / path) as image:
+            geometry[path] = [image.width, image.height, image.mode]
+    return geometry
+
+
+def manifest(root: Path) -> dict:
+    files = {}
+    for path in image_files():
+        content = (root / path).read_bytes()
+        files[path] = {"sha256": hashlib.sha256(content).hexdigest(), "size": len(content)}
+    return {
+        "benchmark": "kidgym",
+        "repository": "BoBo-Ye/KidGym",
+        "commit": COMMIT,
+        "archive_url": f"https://github.com/BoBo-Ye/KidGym/archive/{COMMIT}.tar.gz",
+        "files": files,
+    }
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import pytest
 
 import cogsim
 from cogsim import cube
-from cogsim.cube.suite import items
+from cogsim.benchmarks.cubebench import items
 
 EPISODES = 20
 DEPTHS = (1, 3, 7)

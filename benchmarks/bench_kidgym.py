@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 import cogsim
-from cogsim import kidgym
-from cogsim.kidgym import _overlay, scene
-from cogsim.metrics import kidgym as kidgym_metrics
+from cogsim.benchmarks import kidgym
+from cogsim.benchmarks.kidgym import metrics as kidgym_metrics
+from cogsim.benchmarks.kidgym import overlay as _overlay
+from cogsim.benchmarks.kidgym import scene
 from cogsim.metrics import wilson
 
 BATCH = 2000

@@ -20,8 +20,9 @@ from functools import lru_cache, partial
 import numpy as np
 
 from cogsim import _core, render
-from cogsim.render import examples, grid
-from cogsim.render.maze import ViewOptions
+from cogsim.benchmarks.kidgym import look as kidgym_look
+from cogsim.benchmarks.rngbench.maze import look as maze_look
+from cogsim.benchmarks.rngbench.maze.look import ViewOptions
 
 GRID_SIZES = (288, 576)  # KidGym frames are 9 cells of 32, 64 or 96 px
 SQUARE_SIZES = (128, 576)
@@ -34,17 +35,17 @@ def renderer(path: str) -> render.Renderer:
 
 @lru_cache(maxsize=None)
 def grid_scenes(count: int, size: int) -> list:
-    return [examples.example_grid(seed, cell_size=size // grid.GRID_CELLS) for seed in range(count)]
+    return [kidgym_look.example_grid(seed, cell_size=size // kidgym_look.GRID_CELLS) for seed in range(count)]
 
 
 @lru_cache(maxsize=None)
 def map_views(count: int) -> list:
-    return [examples.example_map_view(seed % 64) for seed in range(count)]
+    return [maze_look.example_map_view(seed % 64) for seed in range(count)]
 
 
 @lru_cache(maxsize=None)
 def maze_views(count: int):
-    mazes = renderer("gl").mazes([examples.example_maze(seed, 10) for seed in range(8)])
+    mazes = renderer("gl").mazes([maze_look.example_maze(seed, 10) for seed in range(8)])
     rng = np.random.default_rng(0)
     return mazes, *(rng.integers(0, high, count) for high in (8, 10, 10, 4))
 
@@ -84,8 +85,8 @@ def compose_scaling(rounds: int) -> tuple[float, float, int]:
     canvas = r._canvas(576, 576)
     for index, scene in enumerate(scenes):
         canvas.frame = index
-        grid.draw_state(canvas, scene)
-    rows, bases = canvas.instances(), [r._grid_base(scene) for scene in scenes]
+        kidgym_look.draw_state(canvas, scene)
+    rows, bases = canvas.instances(), [kidgym_look.base_layer(r, scene) for scene in scenes]
     out = np.empty((64, 576, 576, 3), dtype=np.uint8)
     rates = []
     for threads in (1, 0):

@@ -18,8 +18,9 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from cogsim import render
-from cogsim.render import examples, grid
-from cogsim.render.maze import ViewOptions
+from cogsim.benchmarks.kidgym import look as kidgym_look
+from cogsim.benchmarks.rngbench.maze import look as maze_look
+from cogsim.benchmarks.rngbench.maze.look import ViewOptions
 
 BATCH = 64
 MAZE_SIZES = (64, 128, 512)  # 128 and 512 are the issue's sizes; 64 shows the overhead-bound regime
@@ -35,7 +36,7 @@ def renderer() -> render.Renderer:
 @lru_cache(maxsize=1)
 def maze_workload():
     """64 views spread over 8 mazes of 10 x 10 cells (geometry uploaded once)."""
-    mazes = renderer().mazes([examples.example_maze(seed, 10) for seed in range(8)])
+    mazes = renderer().mazes([maze_look.example_maze(seed, 10) for seed in range(8)])
     rng = np.random.Generator(np.random.PCG64(0))
     return (
         mazes,
@@ -59,7 +60,7 @@ def maze_single_loop(size: int, count: int = BATCH) -> list:
 
 @lru_cache(maxsize=1)
 def grid_scenes() -> list:
-    return [examples.example_grid(seed, cell_size=64) for seed in range(BATCH)]
+    return [kidgym_look.example_grid(seed, cell_size=64) for seed in range(BATCH)]
 
 
 def grid_batch(count: int) -> np.ndarray:
@@ -91,44 +92,46 @@ def _font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(DEJAVU), size)
 
 
-def pillow_grid(scene: grid.GridScene) -> np.ndarray:
+def pillow_grid(scene: kidgym_look.GridScene) -> np.ndarray:
     """The grid scene's layout drawn with Pillow: background, panels, cells, sprites, labels."""
     c, size = scene.cell_size, scene.size
-    outer, _, stripe, light, dark, _ = grid.SCENES[scene.scene]
+    outer, _, stripe, light, dark, _ = kidgym_look.SCENES[scene.scene]
     image = Image.new("RGB", (size, size), outer)
     draw = ImageDraw.Draw(image)
     for i in range(0, 2 * size, c // 2):
         draw.line([(i, 0), (i - size, size)], fill=stripe, width=c // 6)
     draw.rounded_rectangle(
-        (5, 5, 2 * c - 5, 8 * c - 5), radius=c // 6, fill=grid.PANEL, outline=grid.PANEL_EDGE, width=3
+        (5, 5, 2 * c - 5, 8 * c - 5), radius=c // 6, fill=kidgym_look.PANEL, outline=kidgym_look.PANEL_EDGE, width=3
     )
-    draw.text((c, c // 3), "Hint", font=_font(c // 4), fill=grid.PANEL_EDGE, anchor="mm")
-    draw.text((c, c), scene.hint_text[:14], font=_font(c // 6), fill=grid.INK, anchor="mm")
-    for row in range(grid.PLAY_CELLS):
-        for col in range(grid.PLAY_CELLS):
-            draw.rectangle(grid.play_cell_rect(scene, row, col), fill=light if (row + col) % 2 == 0 else dark)
+    draw.text((c, c // 3), "Hint", font=_font(c // 4), fill=kidgym_look.PANEL_EDGE, anchor="mm")
+    draw.text((c, c), scene.hint_text[:14], font=_font(c // 6), fill=kidgym_look.INK, anchor="mm")
+    for row in range(kidgym_look.PLAY_CELLS):
+        for col in range(kidgym_look.PLAY_CELLS):
+            draw.rectangle(kidgym_look.play_cell_rect(scene, row, col), fill=light if (row + col) % 2 == 0 else dark)
     draw.rectangle((0, 8 * c, size, size), fill=(92, 74, 58))
-    for slot in range(grid.BACKPACK_SLOTS):
-        x0, y0, x1, y1 = grid.backpack_slot_rect(scene, slot)
+    for slot in range(kidgym_look.BACKPACK_SLOTS):
+        x0, y0, x1, y1 = kidgym_look.backpack_slot_rect(scene, slot)
         draw.rounded_rectangle(
             (x0 + 4, y0 + 4, x1 - 4, y1 - 4), radius=6, fill=(236, 226, 206), outline=(60, 46, 34), width=2
         )
-        draw.text((x0 + 6, y0 + 6), chr(65 + slot), font=_font(c // 5), fill=grid.INK)
+        draw.text((x0 + 6, y0 + 6), chr(65 + slot), font=_font(c // 5), fill=kidgym_look.INK)
         if slot < len(scene.backpack) and scene.backpack[slot]:
             image.paste(sprite := _pillow_sprite(scene.backpack[slot], c - 16), (x0 + 8, y0 + 8), sprite)
     for item in scene.items:
-        x0, y0, x1, y1 = grid.play_cell_rect(scene, item.row, item.col)
+        x0, y0, x1, y1 = kidgym_look.play_cell_rect(scene, item.row, item.col)
         if item.cell_colour:
             draw.rounded_rectangle((x0 + 2, y0 + 2, x1 - 2, y1 - 2), radius=8, fill=item.cell_colour)
         image.paste(sprite := _pillow_sprite(item.sprite, c - 12), (x0 + 6, y0 + 6), sprite)
         if item.label is not None:
-            draw.ellipse((x1 - 25, y0 + 1, x1 - 1, y0 + 25), fill=(255, 255, 255), outline=grid.INK, width=2)
-            draw.text((x1 - 13, y0 + 13), str(item.label), font=_font(c // 5), fill=grid.INK, anchor="mm")
+            draw.ellipse((x1 - 25, y0 + 1, x1 - 1, y0 + 25), fill=(255, 255, 255), outline=kidgym_look.INK, width=2)
+            draw.text((x1 - 13, y0 + 13), str(item.label), font=_font(c // 5), fill=kidgym_look.INK, anchor="mm")
     for target in scene.targets:
-        x0, y0, x1, y1 = grid.play_cell_rect(scene, target.row, target.col)
-        draw.text((x0 + 16, y1 - 12), grid.roman(target.numeral), font=_font(c // 5), fill=(176, 96, 0), anchor="mm")
+        x0, y0, x1, y1 = kidgym_look.play_cell_rect(scene, target.row, target.col)
+        draw.text(
+            (x0 + 16, y1 - 12), kidgym_look.roman(target.numeral), font=_font(c // 5), fill=(176, 96, 0), anchor="mm"
+        )
     if scene.agent is not None:
-        x0, y0, _, _ = grid.play_cell_rect(scene, *scene.agent)
+        x0, y0, _, _ = kidgym_look.play_cell_rect(scene, *scene.agent)
         image.paste(sprite := _pillow_sprite(scene.agent_sprite, c - 8), (x0 + 4, y0 + 4), sprite)
     return np.asarray(image)
 

@@ -17,7 +17,8 @@ import time
 import numpy as np
 
 import cogsim
-from cogsim import maze, metrics, pairs
+from cogsim import metrics
+from cogsim.benchmarks.rngbench import maze, pairs
 from cogsim.envs import play_scripted
 
 MAZE_WALKERS, MAZE_ROUNDS, MAZE_SIZE = 4096, 2000, 15
@@ -102,8 +103,9 @@ def env_runs_per_second(env_id: str, policy: str, episodes: int, **options) -> t
 
 def batched_egocentric_rollouts(walkers: int = 64, size: int = 9, image: int = 128) -> tuple[float, float]:
     """Oracle walkers stepped in the core and every view rendered in one call per round: (runs/s, frames/s)."""
-    from cogsim.render import Maze as RenderMaze
-    from cogsim.render import ViewOptions, shared_renderer
+    from cogsim.benchmarks.rngbench.maze.look import Maze as RenderMaze
+    from cogsim.benchmarks.rngbench.maze.look import ViewOptions
+    from cogsim.render import shared_renderer
 
     mazes = maze.generate_batch([size] * walkers, range(walkers))
     shared_renderer().mazes([RenderMaze(mazes[0].walls)]).views(0, 0, 0, 0, ViewOptions(image, image))  # warm up

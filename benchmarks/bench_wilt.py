@@ -40,11 +40,12 @@ from pathlib import Path
 import numpy as np
 
 import cogsim
-from cogsim import _core, wilt
-from cogsim.wilt.equivalence import _standard_truth
+from cogsim import _core
+from cogsim.benchmarks import wilt
+from cogsim.benchmarks.wilt.equivalence import _standard_truth
 
 STRICT = {"equivalence": "strict", "raises": "false"}
-from cogsim.wilt.generator import hypothesis_space
+from cogsim.benchmarks.wilt.generator import hypothesis_space
 
 RESULTS = Path(__file__).with_name("results_wilt.md")
 

@@ -60,8 +60,8 @@ def missing(*modules: str) -> str:
 # -- NumPy: WILT equivalence checks ------------------------------------------------------------------------
 def wilt_vs_numpy(seconds: float) -> list[str]:
     from bench_wilt import best_of, numpy_rule
-    from cogsim import wilt
-    from cogsim.wilt.cases import cases_for
+    from cogsim.benchmarks import wilt
+    from cogsim.benchmarks.wilt.cases import cases_for
 
     cases = cases_for("release")  # the points wilt.equivalent checks by default
     xs, ys, zs = cases.xs, cases.ys, cases.zs
@@ -128,7 +128,7 @@ def kidgym_tasks_vs_minigrid(seconds: float, rounds: int) -> list[str]:
     import minigrid  # noqa: F401  (registers its envs)
 
     import cogsim
-    from cogsim import kidgym
+    from cogsim.benchmarks import kidgym
 
     peer_env = gym.make("MiniGrid-DoorKey-16x16-v0", render_mode="rgb_array", tile_size=36)
     seeds = iter(range(10**9))

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from bench_wilt import best_of, numpy_rule
-from cogsim import wilt
-from cogsim.wilt.cases import cases_for
+from cogsim.benchmarks import wilt
+from cogsim.benchmarks.wilt.cases import cases_for
 
 
 def floor_microseconds(points_file: Path, workdir: Path) -> dict[str, float]:

@@ -23,8 +23,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_wilt's NumPy translations
 
 from bench_wilt import numpy_rule  # noqa: E402
-from cogsim import _core, wilt  # noqa: E402
-from cogsim.wilt.cases import cases_for  # noqa: E402
+from cogsim import _core
+from cogsim.benchmarks import wilt  # noqa: E402
+from cogsim.benchmarks.wilt.cases import cases_for  # noqa: E402
 
 
 def best_of(calls: list, repeats: int) -> list[float]:

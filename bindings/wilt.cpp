@@ -116,7 +116,8 @@ void register_wilt(py::module_& m) {
 
   m.def(
       "wilt_opcodes", [] { return std::vector<std::string>(std::begin(kOpNames), std::end(kOpNames)); },
-      "The VM's opcode names in opcode order (python/cogsim/wilt/_bytecode.py builds its Op enum from them).");
+      "The VM's opcode names in opcode order (python/cogsim/benchmarks/wilt/_bytecode.py builds its Op enum from "
+      "them).");
   m.def("wilt_program", &make_program, py::arg("code"), py::arg("aux"), py::arg("const_tags"), py::arg("const_f"),
         py::arg("const_i"), py::arg("python312"));
 

@@ -1,4 +1,4 @@
-"""Writes python/cogsim/kidgym/release_data.json and release_assets.json from a copy of the KidGym release.
+"""Writes python/cogsim/benchmarks/kidgym/release_data.json and release_assets.json from a copy of the KidGym release.
 
     COGSIM_RELEASES=DIR python scripts/kidgym_release_data.py
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 COMMIT = "083cf1fd92f44e37546ce99b38466946a6ad910d"
 MAZES = ("Maze", "Decode_Maze", "Memory_Maze")
-PACKAGE = Path(__file__).resolve().parents[1] / "python" / "cogsim" / "kidgym"
+PACKAGE = Path(__file__).resolve().parents[1] / "python" / "cogsim" / "benchmarks" / "kidgym"
 OUT = PACKAGE / "release_data.json"
 MANIFEST = PACKAGE / "release_assets.json"
 
@@ -85,7 +85,7 @@ def main() -> int:
 
 
 def image_files() -> list[str]:
-    from cogsim.kidgym.release_catalog import image_paths  # the installed package
+    from cogsim.benchmarks.kidgym.release_catalog import image_paths  # the installed package
 
     return [f"assets/imgs/{path}" for path in image_paths()]
 

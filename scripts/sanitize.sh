@@ -26,8 +26,8 @@ export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:strict_init_order=1:allocat
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" PYTHONPATH="$stage" \
   .venv/bin/python -m pytest -q -m "not slow" -p no:cacheprovider \
-  tests/test_cube_state.py tests/test_cube_oracle.py tests/test_cube_coset.py tests/test_wilt_vm.py tests/test_wilt_bounds.py \
-  tests/test_wilt_equivalence.py tests/test_wilt_grid.py tests/test_render_paths.py tests/test_kidgym_core.py \
-  tests/test_maze_core.py tests/test_pairs_core.py \
+  tests/test_cube_state.py tests/test_cube_oracle.py tests/test_cube_coset.py tests/benchmarks/wilt/test_wilt_vm.py tests/benchmarks/wilt/test_wilt_bounds.py \
+  tests/benchmarks/wilt/test_wilt_equivalence.py tests/benchmarks/wilt/test_wilt_grid.py tests/test_render_paths.py tests/benchmarks/kidgym/test_kidgym_core.py \
+  tests/benchmarks/rngbench/maze/test_maze_core.py tests/benchmarks/rngbench/pairs/test_pairs_core.py \
   tests/test_security_files.py::test_errors_quote_bad_input_escaped_and_whole \
   tests/test_security_files.py::test_a_command_line_state_with_undecodable_bytes_is_a_clear_error

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cogsim import _core
-from cogsim.kidgym.catalog import core_catalog
+from cogsim.benchmarks.kidgym.catalog import core_catalog
 
 
 @pytest.mark.parametrize(
@@ -58,8 +58,8 @@ def test_the_catalog_needs_the_puzzle_figures_which_only_python_knows():
 
 
 def test_name_tables_come_from_the_core():
-    from cogsim.kidgym import tasks
-    from cogsim.wilt._bytecode import Op
+    from cogsim.benchmarks.kidgym import tasks
+    from cogsim.benchmarks.wilt._bytecode import Op
 
     assert [op.name for op in Op] == _core.wilt_opcodes()
     assert tasks.VERBS[tasks.DECLARE] == "declare" and tasks.KINDS[tasks.PIECE] == "piece"

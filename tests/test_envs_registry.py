@@ -40,14 +40,16 @@ def test_a_family_that_fails_to_import_is_an_error_naming_it(monkeypatch):
     real_import = families.importlib.import_module
 
     def failing_import(name, *args):
-        if name == "cogsim.envs.maze3d":
+        if name == "cogsim.benchmarks.rngbench.maze.env":
             raise RuntimeError("broken on purpose")
         return real_import(name, *args)
 
     monkeypatch.setattr(families.importlib, "import_module", failing_import)
     with pytest.raises(envs.FamilyImportError, match="maze3d.*broken on purpose"):
         cogsim.make("maze3d/nav")
-    assert "cogsim.envs.maze3d" not in families._imported  # not marked imported: the next call tries again
+    assert (
+        "cogsim.benchmarks.rngbench.maze.env" not in families._imported
+    )  # not marked imported: the next call tries again
     assert "maze3d/nav" in cogsim.list_envs()  # declared ids stay listed
 
 

@@ -8,7 +8,8 @@ from collections import Counter
 import pytest
 
 import cogsim
-from cogsim import metrics, pairs
+from cogsim import metrics
+from cogsim.benchmarks.rngbench import pairs
 from cogsim.harness import sft, tournament
 
 

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from cogsim import cube, render
-from cogsim.render import examples
+from cogsim.benchmarks.kidgym import look as kidgym_look
+from cogsim.benchmarks.rngbench.maze import look as maze_look
+from cogsim.benchmarks.rngbench.pairs import look as pairs_look
 from cogsim.render._renderer import shared_renderer
 
 
@@ -24,14 +26,14 @@ def _requests():
     """A mix of kinds and sizes, as envs stepped together ask for them."""
     r = shared_renderer()
     return [
-        lambda: r.grid(examples.example_grid(1, cell_size=32)),
-        lambda: r.cards(examples.example_cards(2, rows=3, cols=4)),
-        lambda: r.grid([examples.example_grid(s, cell_size=32) for s in (2, 3)]),
+        lambda: r.grid(kidgym_look.example_grid(1, cell_size=32)),
+        lambda: r.cards(pairs_look.example_cards(2, rows=3, cols=4)),
+        lambda: r.grid([kidgym_look.example_grid(s, cell_size=32) for s in (2, 3)]),
         lambda: r.cube_net(cube.Cube.from_moves("R U F'"), sticker=12),
-        lambda: r.minimap(examples.example_map_view(3), size=96),
-        lambda: r.grid(examples.example_grid(4, cell_size=64)),
-        lambda: r.patch(examples.example_map_view(5), size=96),
-        lambda: r.cards(examples.example_cards(6, rows=3, cols=4, theme="shapes")),
+        lambda: r.minimap(maze_look.example_map_view(3), size=96),
+        lambda: r.grid(kidgym_look.example_grid(4, cell_size=64)),
+        lambda: r.patch(maze_look.example_map_view(5), size=96),
+        lambda: r.cards(pairs_look.example_cards(6, rows=3, cols=4, theme="shapes")),
     ]
 
 
@@ -44,7 +46,7 @@ def test_frames_of_a_batch_equal_frames_drawn_alone():
 
 
 def test_nested_blocks_draw_when_the_outermost_ends():
-    scene = examples.example_grid(7, cell_size=32)
+    scene = kidgym_look.example_grid(7, cell_size=32)
     alone = shared_renderer().grid(scene)
     with render.frame_batch():
         with render.frame_batch():
@@ -55,7 +57,7 @@ def test_nested_blocks_draw_when_the_outermost_ends():
 
 
 def test_a_scene_changed_after_the_call_does_not_change_its_frame():
-    scene = examples.example_grid(8, cell_size=32)
+    scene = kidgym_look.example_grid(8, cell_size=32)
     alone = shared_renderer().grid(scene)
     with render.frame_batch():
         frame = shared_renderer().grid(scene)
@@ -65,7 +67,7 @@ def test_a_scene_changed_after_the_call_does_not_change_its_frame():
 
 
 def test_an_error_inside_the_block_still_fills_the_frames_and_leaves_nothing_behind():
-    scene = examples.example_grid(9, cell_size=32)
+    scene = kidgym_look.example_grid(9, cell_size=32)
     with pytest.raises(RuntimeError, match="boom"):
         with render.frame_batch():
             frame = shared_renderer().grid(scene)
@@ -126,7 +128,7 @@ def _reads_its_frame_env(**options):
             return self._observe(), 0.0, True, False, {}
 
         def _observe(self):
-            frame = shared_renderer().grid(examples.example_grid(self.seed_value, cell_size=32))[0]
+            frame = shared_renderer().grid(kidgym_look.example_grid(self.seed_value, cell_size=32))[0]
             return observation(f"pixel sum {int(frame.sum())}", (frame,))
 
     return ReadsItsFrame(**options)
@@ -139,6 +141,6 @@ def test_an_env_that_reads_its_frames_while_stepping_is_never_deferred():
     from cogsim.envs import register
 
     register("test/reads-its-frame", _reads_its_frame_env)
-    expected = [int(shared_renderer().grid(examples.example_grid(s, cell_size=32))[0].sum()) for s in (1, 2)]
+    expected = [int(shared_renderer().grid(kidgym_look.example_grid(s, cell_size=32))[0].sum()) for s in (1, 2)]
     obs, _ = cogsim.make_vec("test/reads-its-frame", 2).reset(seed=[1, 2])
     assert [o["text"] for o in obs] == [f"pixel sum {e}" for e in expected]

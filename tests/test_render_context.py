@@ -76,22 +76,23 @@ def test_another_gl_context_made_current_in_the_thread_does_not_take_our_draws()
     go to whichever is current, so every draw pass makes the renderer's context current first."""
     import moderngl
 
-    from cogsim.render import examples
+    from cogsim.benchmarks.kidgym import look as kidgym_look
+    from cogsim.benchmarks.rngbench.maze import look as maze_look
     from cogsim.render._renderer import shared_renderer
 
     renderer = shared_renderer()
-    scene = examples.example_grid(4, cell_size=32)
-    maze, row, col, heading = examples.example_view(2)
+    scene = kidgym_look.example_grid(4, cell_size=32)
+    maze, row, col, heading = maze_look.example_view(2)
     grid_frame = renderer.grid(scene)
     views = renderer.mazes(maze)
-    maze_frame = views.views(0, row, col, heading, render.ViewOptions(64, 64))
+    maze_frame = views.views(0, row, col, heading, maze_look.ViewOptions(64, 64))
     other = moderngl.create_standalone_context(require=330, backend="egl")  # now the current one
     try:
         foreign = other.simple_framebuffer((8, 8))
         foreign.use()
         foreign.clear(0.0, 1.0, 0.0, 1.0)
         assert np.array_equal(renderer.grid(scene), grid_frame)
-        assert np.array_equal(views.views(0, row, col, heading, render.ViewOptions(64, 64)), maze_frame)
+        assert np.array_equal(views.views(0, row, col, heading, maze_look.ViewOptions(64, 64)), maze_frame)
         with other:  # the other context still holds its own pixels
             pixels = np.frombuffer(foreign.read(components=4), dtype=np.uint8).reshape(8, 8, 4)
         assert (pixels == (0, 255, 0, 255)).all()

@@ -5,12 +5,15 @@ from __future__ import annotations
 import pytest
 
 from cogsim import cube
-from cogsim.render import ViewOptions, examples
+from cogsim.benchmarks.kidgym import look as kidgym_look
+from cogsim.benchmarks.rngbench.maze import look as maze_look
+from cogsim.benchmarks.rngbench.maze.look import ViewOptions
+from cogsim.benchmarks.rngbench.pairs import look as pairs_look
 from render_helpers import assert_matches_golden, renderer
 
 
 def test_grid_golden():
-    assert_matches_golden(renderer().grid(examples.example_grid(5, cell_size=32))[0], "render_grid")
+    assert_matches_golden(renderer().grid(kidgym_look.example_grid(5, cell_size=32))[0], "render_grid")
 
 
 def test_cube_net_golden():
@@ -19,19 +22,19 @@ def test_cube_net_golden():
 
 @pytest.mark.parametrize("theme", ["ascii", "poker", "textures", "noise", "shapes", "colors"])
 def test_cards_golden(theme):
-    board = examples.example_cards(7, rows=3, cols=4, theme=theme, card_width=28)
+    board = pairs_look.example_cards(7, rows=3, cols=4, theme=theme, card_width=28)
     assert_matches_golden(renderer().cards(board)[0], f"render_cards_{theme}")
 
 
 def test_maze3d_golden():
-    maze, row, col, heading = examples.example_view(4)
+    maze, row, col, heading = maze_look.example_view(4)
     frame = renderer().mazes(maze).views(0, row, col, heading, ViewOptions(128, 128))[0]
     assert_matches_golden(frame, "render_maze3d")
 
 
 def test_minimap_golden():
-    assert_matches_golden(renderer().minimap(examples.example_map_view(4), size=128)[0], "render_minimap")
+    assert_matches_golden(renderer().minimap(maze_look.example_map_view(4), size=128)[0], "render_minimap")
 
 
 def test_patch_golden():
-    assert_matches_golden(renderer().patch(examples.example_map_view(4), size=128)[0], "render_patch")
+    assert_matches_golden(renderer().patch(maze_look.example_map_view(4), size=128)[0], "render_patch")

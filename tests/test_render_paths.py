@@ -8,9 +8,14 @@ import numpy as np
 import pytest
 
 import cogsim
-from cogsim import _core, cube, kidgym, render
-from cogsim.kidgym import _overlay, scene
-from cogsim.render import cards, examples
+from cogsim import _core, cube, render
+from cogsim.benchmarks import kidgym
+from cogsim.benchmarks.cubebench import look as cube_look
+from cogsim.benchmarks.kidgym import look as kidgym_look
+from cogsim.benchmarks.kidgym import overlay as _overlay
+from cogsim.benchmarks.kidgym import scene
+from cogsim.benchmarks.rngbench.maze import look as maze_look
+from cogsim.benchmarks.rngbench.pairs import look as pairs_look
 from cogsim.render._canvas import Canvas
 from cogsim.render._compose import FrameCompositor
 
@@ -64,10 +69,10 @@ def test_every_kidgym_episode_frame_at_other_cell_sizes(task, cell_size, gl, com
 
 
 @pytest.mark.parametrize("card_width", (24, 56, 97))
-@pytest.mark.parametrize("theme", cards.THEMES)
+@pytest.mark.parametrize("theme", pairs_look.THEMES)
 def test_card_boards_give_the_same_frames(theme, card_width, gl, composed):
-    boards = [examples.example_cards(seed, rows=3, cols=4, theme=theme, card_width=card_width) for seed in range(3)]
-    labelled = cards.CardBoard(
+    boards = [pairs_look.example_cards(seed, rows=3, cols=4, theme=theme, card_width=card_width) for seed in range(3)]
+    labelled = pairs_look.CardBoard(
         boards[0].identities, boards[0].state, theme=theme, seed=5, card_width=card_width, labels="letters"
     )
     boards.append(labelled)
@@ -76,13 +81,13 @@ def test_card_boards_give_the_same_frames(theme, card_width, gl, composed):
 
 @pytest.mark.parametrize("sticker", (8, 13, 32))
 def test_cube_nets_give_the_same_frames(sticker, gl, composed):
-    states = [cube.Cube.solved().to_facelets()] + [examples.example_cube_facelets(seed) for seed in range(3)]
+    states = [cube.Cube.solved().to_facelets()] + [cube_look.example_cube_facelets(seed) for seed in range(3)]
     assert_same_frames(gl.cube_net(states, sticker=sticker), composed.cube_net(states, sticker=sticker), str(sticker))
 
 
 @pytest.mark.parametrize("size", (64, 97, 256))
 def test_minimaps_and_patches_give_the_same_frames(size, gl, composed):
-    views = [examples.example_map_view(seed) for seed in range(3)]
+    views = [maze_look.example_map_view(seed) for seed in range(3)]
     assert_same_frames(gl.minimap(views, size=size), composed.minimap(views, size=size), f"minimap {size}")
     assert_same_frames(gl.patch(views, size=size), composed.patch(views, size=size), f"patch {size}")
 
@@ -110,7 +115,7 @@ def test_items_over_any_background_blend_as_the_gl_does(gl, composed):
 
 
 def test_batches_threads_and_frame_batches_give_the_frames_drawn_alone(composed):
-    scenes = [examples.example_grid(seed, cell_size=32) for seed in range(12)]
+    scenes = [kidgym_look.example_grid(seed, cell_size=32) for seed in range(12)]
     alone = np.concatenate([composed.grid(s) for s in scenes])
     assert_same_frames(alone, composed.grid(scenes), "one batch")
     with render.frame_batch():
@@ -119,8 +124,8 @@ def test_batches_threads_and_frame_batches_give_the_frames_drawn_alone(composed)
     canvas = composed._canvas(288, 288)
     for index, s in enumerate(scenes):
         canvas.frame = index
-        render.grid.draw_state(canvas, s)
-    bases = [composed._grid_base(s) for s in scenes]
+        kidgym_look.draw_state(canvas, s)
+    bases = [kidgym_look.base_layer(composed, s) for s in scenes]
     for threads in (1, 2):
         out = np.empty_like(alone)
         composed._compositor.draw(canvas.instances(), (288, 288), bases, [out[:5], out[5:]], threads=threads)
@@ -129,11 +134,11 @@ def test_batches_threads_and_frame_batches_give_the_frames_drawn_alone(composed)
 
 def test_a_small_stamp_budget_still_gives_the_same_frames(gl, composed):
     small = FrameCompositor(composed._quads, max_bytes=1)  # every stamp is dropped after its frames
-    scenes = [examples.example_grid(seed, cell_size=32) for seed in range(3)]
+    scenes = [kidgym_look.example_grid(seed, cell_size=32) for seed in range(3)]
     canvas = gl._canvas(288, 288)
     for index, s in enumerate(scenes):
         canvas.frame = index
-        render.grid.draw(canvas, s)
+        kidgym_look.draw(canvas, s)
     out = np.empty((3, 288, 288, 3), dtype=np.uint8)
     for _ in range(2):
         small.draw(canvas.instances(), (288, 288), None, [out])

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import cogsim
 from cogsim import families
+from cogsim.benchmarks.kidgym.catalog import CatalogOptions
 from cogsim.envs import spec
-from cogsim.kidgym.catalog import CatalogOptions
 
 pytestmark = pytest.mark.timeout(60)  # every case is time-bound; slower ones say more
 

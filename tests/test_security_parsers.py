@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import cogsim
-from cogsim.cube.suite import parsers as cube_parsers
-from cogsim.pairs import text as pairs_text
-from cogsim.wilt import protocol as wilt_protocol
+from cogsim.benchmarks.cubebench import parser as cube_parsers
+from cogsim.benchmarks.rngbench.pairs import parser as pairs_parser
+from cogsim.benchmarks.wilt import parser as wilt_parser
 
 MEGABYTE = 1 << 20
 PATHOLOGICAL = {
@@ -113,12 +113,12 @@ def test_fuzzed_replies_never_crash_any_env(reply, env_index):
 @given(reply=REPLIES)
 def test_wilt_parsers_return_their_documented_values(reply):
     for strict in (False, True):
-        parsed = wilt_protocol.parse_response(reply, strict_inputs=strict)
-        wilt_protocol.describe(parsed)
-    assert wilt_protocol.release_kind(reply) in ("empty", "guess", "test", "other")
-    point = wilt_protocol.release_test_point(reply)
+        parsed = wilt_parser.parse_response(reply, strict_inputs=strict)
+        wilt_parser.describe(parsed)
+    assert wilt_parser.release_kind(reply) in ("empty", "guess", "test", "other")
+    point = wilt_parser.release_test_point(reply)
     assert isinstance(point, (tuple, str))
-    guess = wilt_protocol.release_guess_text(reply)
+    guess = wilt_parser.release_guess_text(reply)
     assert guess is None or isinstance(guess, str)
 
 
@@ -147,20 +147,20 @@ def test_cube_parsers_return_parsed_values(reply):
 @settings(max_examples=300, deadline=None)
 @given(reply=REPLIES)
 def test_pairs_parsers_give_a_cell_or_a_value_error(reply):
-    assert isinstance(pairs_text.strip_think(reply), str)
-    assert -1 <= pairs_text.last_action_end(reply) <= len(reply)
+    assert isinstance(pairs_parser.strip_think(reply), str)
+    assert -1 <= pairs_parser.last_action_end(reply) <= len(reply)
     for coords in ("letters", "numbers"):
         for cot in (True, False):
             try:
-                row, col = pairs_text.parse_flip(reply, cot=cot, coords=coords, rows=26, cols=26)
+                row, col = pairs_parser.parse_flip(reply, cot=cot, coords=coords, rows=26, cols=26)
             except ValueError:
                 continue
             assert 0 <= row < 26 and 0 <= col < 26
 
 
 def test_non_ascii_digits_are_not_numbers_in_cogsims_own_wilt_parser():
-    parsed = wilt_protocol.parse_response("Test Case: (\u0661, 2, 3)")
-    assert not isinstance(parsed, wilt_protocol.TestCase)
+    parsed = wilt_parser.parse_response("Test Case: (\u0661, 2, 3)")
+    assert not isinstance(parsed, wilt_parser.TestCase)
 
 
 def test_given_tests_must_be_finite():

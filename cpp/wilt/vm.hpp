@@ -23,7 +23,7 @@ enum Flag : uint8_t { kError = 1, kFallback = 2 };
 enum Status : uint8_t { kOk = 0, kRaised = 1, kNeedsFallback = 2 };
 
 // The opcodes, in one list (COGSIM_WILT_OPS): the enum and the names (Python's spelling) come from
-// it, and python/cogsim/wilt/_bytecode.py builds its Op enum from _core.wilt_opcodes(). Operands:
+// it, and python/cogsim/benchmarks/wilt/_bytecode.py builds its Op enum from _core.wilt_opcodes(). Operands:
 //   ARG: a: argument index 0..2
 //   CONST: a: constant index
 //   AND: a and b

@@ -557,7 +557,7 @@ def wilt_evaluate_set(
 ) -> tuple: ...
 def wilt_opcodes() -> list[str]:
     """
-    The VM's opcode names in opcode order (python/cogsim/wilt/_bytecode.py builds its Op enum from them).
+    The VM's opcode names in opcode order (python/cogsim/benchmarks/wilt/_bytecode.py builds its Op enum from them).
     """
 
 def wilt_program(

@@ -8,9 +8,9 @@ import sys
 from typing import Optional, Sequence
 
 import cogsim
+from cogsim import render_cli
 from cogsim.cube import cli as cube_cli
 from cogsim.harness import cli as loop_cli
-from cogsim.render import cli as render_cli
 
 # Modules with subcommands, in the order `cogsim --help` lists them.
 _FAMILIES = [loop_cli, cube_cli, render_cli]

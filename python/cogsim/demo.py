@@ -116,17 +116,20 @@ def _cube_section(out: Path, quick: bool) -> tuple[str, bool]:
 
 def _render_section(out: Path, quick: bool) -> tuple[str, bool]:
     from cogsim import cube, render
-    from cogsim.render import examples
+    from cogsim.benchmarks.cubebench import look as cube_look
+    from cogsim.benchmarks.kidgym import look as kidgym_look
+    from cogsim.benchmarks.rngbench.maze import look as maze_look
+    from cogsim.benchmarks.rngbench.pairs import look as pairs_look
 
     renderer = render.Renderer()
     scramble = " ".join(cube.scramble(6, 0))
     frames = {
-        "cube_net.png": renderer.cube_net(cube.Cube.from_moves(scramble))[0],
-        "grid.png": renderer.grid(examples.example_grid(0))[0],
-        "cards.png": renderer.cards(examples.example_cards(0, theme="poker"))[0],
+        "cube_net.png": cube_look.frames(renderer, cube.Cube.from_moves(scramble))[0],
+        "grid.png": kidgym_look.frames(renderer, kidgym_look.example_grid(0))[0],
+        "cards.png": pairs_look.frames(renderer, pairs_look.example_cards(0, theme="poker"))[0],
     }
-    mazes = renderer.mazes([examples.example_maze(0)])
-    frames["maze3d.png"] = mazes.views([0], [0], [0], [1], render.ViewOptions(256, 256))[0]
+    mazes = maze_look.mazes(renderer, [maze_look.example_maze(0)])
+    frames["maze3d.png"] = mazes.views([0], [0], [0], [1], maze_look.ViewOptions(256, 256))[0]
     lines = [f"Frames drawn headless through EGL (cube net: scramble `{scramble}`).\n"]
     for name, frame in frames.items():
         render.save_png(frame, out / name)

@@ -1,10 +1,14 @@
 """The benchmark families: one record per family says what it provides and where.
 
-A family is one benchmark, or one game of a benchmark. Its record names the env ids it registers,
-the module that registers them (its env classes carry the scripted agents, and the module may list
-``DEMO_SUITES`` for ``cogsim demo``), and the module that registers its metric suite, which the
-report turns into sections. The built-in families are listed here; another package adds a family
-through the ``cogsim.families`` entry-point group, each entry naming a :class:`Family`::
+A family is one benchmark, or one game of a benchmark (RNG-Bench has two: ``pairs`` and ``maze3d``).
+Its record names the benchmark it belongs to (the folder ``cogsim/benchmarks/<benchmark>/`` holds
+its code), the env ids it registers, the module that registers them (its env classes carry the
+scripted agents, and the module may list ``DEMO_SUITES`` for ``cogsim demo``), the module that
+registers its metric suite (which the report turns into sections), the module that registers its
+paper preset (``cogsim run --preset paper:<benchmark>``), and the module of its look with the scene
+kinds that look adds to the renderer (``renderer.grid``, ...). The built-in families are listed here;
+another package adds a family through the ``cogsim.families`` entry-point group, each entry naming a
+:class:`Family` (``docs/adding-a-benchmark.md``)::
 
     [project.entry-points."cogsim.families"]
     mygame = "mypackage.cogsim_family:FAMILY"
@@ -32,6 +36,10 @@ class Family:
     envs: str  # module that registers the env ids with cogsim.envs.register
     metrics: Optional[str] = None  # module that registers the metric suite ``suite``
     suite: Optional[str] = None  # the metric suite's name (default: the family's name)
+    benchmark: Optional[str] = None  # the benchmark it belongs to (default: the family's name)
+    paper: Optional[str] = None  # module that registers the paper preset (cogsim.report.papers.register)
+    look: Optional[str] = None  # module that adds the scene kinds ``scene_kinds`` to the renderer
+    scene_kinds: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.name or not self.env_ids or not self.envs:
@@ -42,6 +50,10 @@ class Family:
     @property
     def metric_suite(self) -> Optional[str]:
         return (self.suite or self.name) if self.metrics else None
+
+    @property
+    def benchmark_name(self) -> str:
+        return self.benchmark or self.name
 
 
 class FamilyImportError(ImportError):
@@ -74,16 +86,53 @@ _CUBE_TESTS = (
     "verification",
 )
 
+_BENCHMARKS = "cogsim.benchmarks."
 BUILTIN: tuple[Family, ...] = (
-    Family("cube", tuple(f"cube/{t}" for t in _CUBE_TESTS), "cogsim.envs.cube", "cogsim.metrics.cube"),
-    Family("kidgym", tuple(f"kidgym/{t}" for t in _KIDGYM_TASKS), "cogsim.envs.kidgym", "cogsim.metrics.kidgym"),
-    Family("maze3d", ("maze3d/nav",), "cogsim.envs.maze3d", "cogsim.metrics.maze3d"),
-    Family("pairs", ("pairs/duel", "pairs/single"), "cogsim.envs.pairs", "cogsim.metrics.pairs"),
+    Family(
+        "cube",
+        tuple(f"cube/{t}" for t in _CUBE_TESTS),
+        _BENCHMARKS + "cubebench.envs",
+        _BENCHMARKS + "cubebench.metrics",
+        benchmark="cubebench",
+        paper=_BENCHMARKS + "cubebench.paper",
+        look=_BENCHMARKS + "cubebench.look",
+        scene_kinds=("cube_net",),
+    ),
+    Family(
+        "kidgym",
+        tuple(f"kidgym/{t}" for t in _KIDGYM_TASKS),
+        _BENCHMARKS + "kidgym.env",
+        _BENCHMARKS + "kidgym.metrics",
+        paper=_BENCHMARKS + "kidgym.paper",
+        look=_BENCHMARKS + "kidgym.look",
+        scene_kinds=("grid",),
+    ),
+    Family(
+        "maze3d",
+        ("maze3d/nav",),
+        _BENCHMARKS + "rngbench.maze.env",
+        _BENCHMARKS + "rngbench.maze.metrics",
+        benchmark="rngbench",
+        paper=_BENCHMARKS + "rngbench.paper",
+        look=_BENCHMARKS + "rngbench.maze.look",
+        scene_kinds=("mazes", "minimap", "patch"),
+    ),
+    Family(
+        "pairs",
+        ("pairs/duel", "pairs/single"),
+        _BENCHMARKS + "rngbench.pairs.env",
+        _BENCHMARKS + "rngbench.pairs.metrics",
+        benchmark="rngbench",
+        paper=_BENCHMARKS + "rngbench.paper",
+        look=_BENCHMARKS + "rngbench.pairs.look",
+        scene_kinds=("cards",),
+    ),
     Family(
         "wilt",
         ("wilt/full", "wilt/lite", "wilt/procedural", "wilt/prototype"),
-        "cogsim.envs.wilt",
-        "cogsim.metrics.wilt",
+        _BENCHMARKS + "wilt.env",
+        _BENCHMARKS + "wilt.metrics",
+        paper=_BENCHMARKS + "wilt.paper",
     ),
 )
 
@@ -127,6 +176,19 @@ def family_of(env_id: str) -> Optional[Family]:
 
 def family_of_suite(suite: str) -> Optional[Family]:
     return next((f for f in all_families() if f.metric_suite == suite), None)
+
+
+def family_of_scene_kind(kind: str) -> Optional[Family]:
+    return next((f for f in all_families() if f.look and kind in f.scene_kinds), None)
+
+
+def paper_modules() -> list[tuple[Family, str]]:
+    """Each module that registers a paper preset, once, with the first family that names it."""
+    seen: dict[str, Family] = {}
+    for family in all_families():
+        if family.paper and family.paper not in seen:
+            seen[family.paper] = family
+    return [(family, module) for module, family in seen.items()]
 
 
 def import_module(family: Family, module: str) -> None:

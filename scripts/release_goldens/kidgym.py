@@ -7,8 +7,8 @@ release's dependencies (gymnasium, and the same Pillow and numpy as cogsim's; de
 Scenes come from cogsim's release engine (``env.scene()`` terms: fixed seeds, every task and level,
 the first frame and the frames after oracle and random answers); each is drawn by the release's
 ``render()`` after its task object is set to the scene, and the SHA-256 of the RGBA frame is kept
-(tests/fidelity/data/kidgym_release_frames.json: the scenes and the hashes, never the images).
-The test tests/fidelity/test_kidgym_release_look.py draws the same scenes with cogsim and compares.
+(tests/benchmarks/kidgym/data/kidgym_release_frames.json: the scenes and the hashes, never the images).
+The test tests/benchmarks/kidgym/test_kidgym_release_look.py draws the same scenes with cogsim and compares.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[2] / "tests" / "fidelity" / "data" / "kidgym_release_frames.json"
+OUT = Path(__file__).resolve().parents[2] / "tests" / "benchmarks" / "kidgym" / "data" / "kidgym_release_frames.json"
 RELEASE_IDS = {
     "classification": "CL", "puzzle": "PU", "counting": "CO", "placement": "PL", "sorting": "SO", "filling": "FI",
     "maze": "MA", "decode": "DE", "selection": "SE", "memory_maze": "MMA", "memory_filling": "MFI",
@@ -38,9 +38,9 @@ def make_scenes() -> list[dict]:
     import numpy as np
 
     from cogsim import _core
-    from cogsim.kidgym import TASKS
-    from cogsim.kidgym import release_catalog as rc
-    from cogsim.kidgym.release_scene import scene
+    from cogsim.benchmarks.kidgym import TASKS
+    from cogsim.benchmarks.kidgym import release_catalog as rc
+    from cogsim.benchmarks.kidgym.release_scene import scene
 
     catalog = rc.core_catalog()
     scenes = []

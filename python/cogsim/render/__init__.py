@@ -1,28 +1,34 @@
 """The renderer: every image a model sees, drawn with ModernGL in a headless EGL context.
 
 Without a GPU it runs on Mesa's llvmpipe (CPU); with one, on the vendor's EGL driver. Every call
-renders a batch of frames and returns uint8 RGB arrays of shape (N, H, W, 3). 2D frames (grid scenes,
-cube nets, cards, minimaps) take one of two paths with the same pixels: the GL draws them, or the GL
-draws each sprite, tile and letter once and the core composes frames from them on the CPU
-(``render_path``: automatic, the compositor on llvmpipe and the GL on a GPU).
+renders a batch of frames and returns uint8 RGB arrays of shape (N, H, W, 3). 2D frames take one of
+two paths with the same pixels: the GL draws them, or the GL draws each sprite, tile and letter once
+and the core composes frames from them on the CPU (``render_path``: automatic, the compositor on
+llvmpipe and the GL on a GPU).
+
+The engine draws what the benchmarks' looks ask for: each look (``cogsim.benchmarks.<name>...look``)
+turns its scenes into draw items on a :class:`Canvas` and adds its batch method to
+:class:`Renderer` with :func:`scene_kind` (``renderer.grid``, ``cube_net``, ``cards``, ``minimap``,
+``patch``, ``mazes`` once the look is imported).
 """
 
 from __future__ import annotations
 
 from cogsim.render._assets import atlases as _atlases
+from cogsim.render._canvas import Canvas
 from cogsim.render._context import BACKENDS, ContextError
 from cogsim.render._renderer import (
     RENDER_PATH_VARIABLE,
     RENDER_PATHS,
     Renderer,
+    as_batch,
     check_render_path,
     frame_batch,
     render_path,
+    same_across,
+    scene_kind,
     shared_renderer,
 )
-from cogsim.render.cards import CardBoard
-from cogsim.render.grid import CellMark, GridScene, Item, Pile, ShapeTile, SlotMark, SpriteQuarter, Target
-from cogsim.render.maze import MapView, Maze, ViewOptions
 from cogsim.render.png import save_png, to_png_bytes
 
 SPRITES: tuple[str, ...] = tuple(_atlases().sprite_uv)
@@ -30,28 +36,20 @@ SPRITE_CATEGORIES: dict[str, tuple[str, ...]] = _atlases().sprite_categories
 
 __all__ = [
     "BACKENDS",
-    "CardBoard",
-    "CellMark",
+    "Canvas",
     "ContextError",
-    "GridScene",
-    "Item",
-    "MapView",
-    "Maze",
-    "Pile",
     "RENDER_PATHS",
     "RENDER_PATH_VARIABLE",
     "Renderer",
     "SPRITES",
     "SPRITE_CATEGORIES",
-    "ShapeTile",
-    "SlotMark",
-    "SpriteQuarter",
-    "Target",
-    "ViewOptions",
+    "as_batch",
     "check_render_path",
     "frame_batch",
     "render_path",
+    "same_across",
     "save_png",
+    "scene_kind",
     "shared_renderer",
     "to_png_bytes",
 ]

@@ -1,4 +1,10 @@
-"""The renderer: one GL context, the atlases on the GPU, and a batch method per scene kind."""
+"""The renderer: one GL context, the atlases on the GPU, and a batch method per scene kind.
+
+The render engine knows no benchmark: each benchmark's look defines its scenes and adds their batch
+method with :func:`scene_kind` (``Renderer.grid`` is KidGym's, ``cube_net`` Cube Bench's, ``cards``,
+``minimap``, ``patch`` and ``mazes`` RNG-Bench's), built on :meth:`Renderer.draw_2d`,
+:meth:`Renderer.base_layer` and :meth:`Renderer.pipeline`.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +12,12 @@ import os
 import threading
 from collections import defaultdict
 from contextlib import contextmanager
-from typing import Iterator, NamedTuple, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, NamedTuple, Optional, TypeVar
 
 import numpy as np
 
-from cogsim.render import _check, _context, cards, cube_net, grid, maze
+from cogsim import families
+from cogsim.render import _context
 from cogsim.render._assets import atlases
 from cogsim.render._canvas import Canvas
 from cogsim.render._compose import FrameCompositor
@@ -23,6 +30,7 @@ _BATCH_STATE = threading.local()  # frame_batch(): depth of the blocks, renderer
 RENDER_PATHS = ("auto", "gl", "compositor")
 RENDER_PATH_VARIABLE = "COGSIM_RENDER_PATH"
 _CPU_RASTERISERS = ("llvmpipe", "softpipe", "swrast")  # Mesa's GL on the CPU
+_Pipeline = TypeVar("_Pipeline")
 
 
 def check_render_path(path: Optional[str]) -> Optional[str]:
@@ -109,10 +117,6 @@ class _Deferred(NamedTuple):
     out: np.ndarray
 
 
-def _as_list(value, kind):
-    return [value] if isinstance(value, kind) else list(value)
-
-
 class Renderer:
     """Draws batches of frames; every method returns uint8 (N, H, W, 3) with N = number of inputs.
 
@@ -132,9 +136,22 @@ class Renderer:
         self.atlases = atlases()
         self._quads = QuadPipeline(self.ctx, self.atlases)
         self._compositor = FrameCompositor(self._quads) if self.path == "compositor" else None
-        self._maze = maze.MazePipeline(self.ctx)
-        self._grid_bases: dict[tuple[str, int], np.ndarray] = {}  # at most 6 scenes x 3 cell sizes
+        self._pipelines: dict[str, Any] = {}
+        self._base_layers: dict[tuple, np.ndarray] = {}
         self._deferred: list[_Deferred] = []  # inside frame_batch()
+
+    def __getattr__(self, name: str):
+        """A scene kind's batch method, once the look that adds it is imported: the families say
+        which look adds which kind, so ``renderer.grid(...)`` works without importing KidGym first."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        family = families.family_of_scene_kind(name)
+        if family is None or family.look is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute or scene kind {name!r}")
+        families.import_module(family, family.look)
+        if name not in vars(type(self)):
+            raise AttributeError(f"{family.look} was to add the scene kind {name!r} to the renderer, but did not")
+        return getattr(self, name)
 
     def describe(self) -> dict:
         """What draws this renderer's frames: {"path": "gl" | "compositor", "gl_renderer": the GL device}."""
@@ -143,7 +160,11 @@ class Renderer:
     def _canvas(self, width: int, height: int) -> Canvas:
         return Canvas(self.atlases, width, height)
 
-    def _draw_2d(self, scenes: list, size: tuple[int, int], draw, bases=None) -> np.ndarray:
+    def draw_2d(self, scenes: list, size: tuple[int, int], draw, bases=None) -> np.ndarray:
+        """Frames (N, H, W, 3) of ``scenes`` of one ``size`` (width, height): ``draw(canvas, scene)``
+        records each scene's draw items; ``bases``: each frame's starting pixels (RGBA, from
+        :meth:`base_layer`), or None for an empty frame. Inside :func:`frame_batch` the frames are
+        filled when the block ends."""
         canvas = self._canvas(*size)
         for index, scene in enumerate(scenes):
             canvas.frame = index
@@ -171,57 +192,45 @@ class Renderer:
             parts = [(c.instances, c.bases, c.out) for c in calls]
             (self._compositor or self._quads).draw_parts(parts, size)
 
-    def grid(self, scenes: Union[grid.GridScene, Sequence[grid.GridScene]]) -> np.ndarray:
-        scenes = [scene.validate() for scene in _as_list(scenes, grid.GridScene)]
-        size = _same("cell_size", scenes, lambda s: s.size)
-        # Each frame starts from its scene's fixed layer, drawn once per renderer: on llvmpipe that
-        # layer (full-frame pattern, floor, panels) is most of a frame's rasterising.
-        bases = [self._grid_base(scene) for scene in scenes]
-        return self._draw_2d(scenes, (size, size), grid.draw_state, bases)
+    def base_layer(self, key: tuple, size: tuple[int, int], draw: Callable[[Canvas], None]) -> np.ndarray:
+        """The fixed layer that frames of one kind start from (RGBA), drawn once per renderer and
+        ``key``: on llvmpipe a full-frame background is most of a frame's rasterising."""
+        if key not in self._base_layers:
+            canvas = self._canvas(*size)
+            draw(canvas)
+            self._base_layers[key] = self._quads.draw(canvas, 1, components=4)[0]
+        return self._base_layers[key]
 
-    def _grid_base(self, scene: grid.GridScene) -> np.ndarray:
-        key = grid.base_key(scene)
-        if key not in self._grid_bases:
-            canvas = self._canvas(scene.size, scene.size)
-            grid.draw_base(canvas, scene)
-            self._grid_bases[key] = self._quads.draw(canvas, 1, components=4)[0]
-        return self._grid_bases[key]
-
-    def cube_net(self, states, sticker: int = 32) -> np.ndarray:
-        """``states``: one or many facelet strings (54 chars, faces U R F D L B) or Cube objects."""
-        facelets = [cube_net.facelets_of(state) for state in cube_net.as_state_list(states)]
-        layout = cube_net.NetLayout(sticker)
-        return self._draw_2d(facelets, layout.size, lambda canvas, s: cube_net.draw(canvas, s, layout))
-
-    def cards(self, boards: Union[cards.CardBoard, Sequence[cards.CardBoard]]) -> np.ndarray:
-        boards = [board.validate() for board in _as_list(boards, cards.CardBoard)]
-        size = _same("board size (rows, cols, card_width)", boards, lambda b: b.frame_size)
-        return self._draw_2d(boards, size, cards.draw)
-
-    def minimap(self, views: Union[maze.MapView, Sequence[maze.MapView]], size: int = 256) -> np.ndarray:
-        views = [view.validate() for view in _as_list(views, maze.MapView)]
-        _check_size(size)
-        return self._draw_2d(views, (size, size), lambda canvas, v: maze.draw_minimap(canvas, v, size))
-
-    def patch(self, views: Union[maze.MapView, Sequence[maze.MapView]], radius: int = 2, size: int = 256) -> np.ndarray:
-        views = [view.validate() for view in _as_list(views, maze.MapView)]
-        _check_size(size)
-        maze.check_radius(radius)
-        return self._draw_2d(views, (size, size), lambda canvas, v: maze.draw_patch(canvas, v, radius, size))
-
-    def mazes(self, mazes: Union[maze.Maze, Sequence[maze.Maze]]) -> "maze.MazeSet":
-        """Uploads the geometry of ``mazes`` once; render views from it with ``.views(...)``."""
-        return maze.MazeSet(self._maze, [m.validate() for m in _as_list(mazes, maze.Maze)])
+    def pipeline(self, name: str, make: Callable[[Any], _Pipeline]) -> _Pipeline:
+        """A GL pipeline of this renderer's context (``make(ctx)``), made on first use."""
+        if name not in self._pipelines:
+            self._pipelines[name] = make(self.ctx)
+        return self._pipelines[name]
 
 
-def _same(name: str, scenes: list, key):
+def scene_kind(name: str) -> Callable[[Callable], Callable]:
+    """Adds ``function(renderer, *args, **kwargs)`` to :class:`Renderer` as the batch method
+    ``name``: a benchmark's look registers how its scenes are drawn (the engine imports no look)."""
+
+    def add(function: Callable) -> Callable:
+        existing = getattr(Renderer, name, None)
+        if existing is not None and existing is not function:
+            raise ValueError(f"the renderer already has a scene kind or method named {name!r}")
+        setattr(Renderer, name, function)
+        return function
+
+    return add
+
+
+def as_batch(value, kind) -> list:
+    """``value`` as a list: one scene of type ``kind`` or a sequence of them."""
+    return [value] if isinstance(value, kind) else list(value)
+
+
+def same_across(name: str, scenes: list, key):
     if not scenes:
         raise ValueError("a batch needs at least one scene")
     values = {key(scene) for scene in scenes}
     if len(values) != 1:
         raise ValueError(f"all scenes of a batch must share one {name}, got {sorted(values)}")
     return values.pop()
-
-
-def _check_size(size: int) -> None:
-    _check.integer("size", size, 16, 4096)

@@ -2,8 +2,9 @@
 and the report section that prints the run in each paper's layout with the published rows below it.
 
 A paper's protocol is a list of :class:`Cell` (env id, options, episodes per model, the seeds the
-paper used where it says). The published rows are facts transcribed from the papers' tables into
-``cogsim/report/published/<benchmark>.json`` (each file names its source); ``published(name)`` reads
+paper used where it says). Each benchmark registers its paper from its own folder (the module its
+family record names as ``paper``). The published rows are facts transcribed from the papers' tables
+into ``published.json`` beside that module (each file names its source); ``published(name)`` reads
 them. In the comparison tables a run's cell carries ``*`` where the run's protocol differs from the
 paper's there (fewer or more finished episodes, other env options, other seeds, a history policy);
 a table below lists how.
@@ -23,6 +24,7 @@ from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Callable, Optional, Sequence
 
+from cogsim import families
 from cogsim.metrics import Table
 from cogsim.report.document import Code, Document
 
@@ -48,6 +50,7 @@ class Paper:
     title: str
     cells: Sequence[Cell]  # the protocol
     tables: Callable[["RunCells", dict], list[Table]]  # (the run, the published data) -> comparison tables
+    package: str  # the package that holds the published rows (published.json)
 
 
 _PAPERS: dict[str, Paper] = {}
@@ -86,13 +89,14 @@ def preset_cells(preset: str, agents: Sequence[str]) -> list[Cell]:
 
 def published(name: str) -> dict:
     """The published rows of a benchmark's paper (``kidgym``, ``wilt``, ``cubebench``, ``rngbench``)."""
-    text = resources.files("cogsim.report").joinpath("published", f"{name}.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    package = paper(PREFIX + name).package
+    return json.loads(resources.files(package).joinpath("published.json").read_text(encoding="utf-8"))
 
 
 def _load() -> None:
-    if not _PAPERS:
-        from cogsim.report.papers import cubebench, kidgym, rngbench, wilt  # noqa: F401  (they register)
+    """Import every family's paper module once (each registers its paper)."""
+    for family, module in families.paper_modules():
+        families.import_module(family, module)
 
 
 # -- the run's side ---------------------------------------------------------------------------------

@@ -1,0 +1,227 @@
+"""What every Cube Bench test shares: the env base class (options, items, images, the state text,
+parsing by the release's extraction or cogsim's strict formats) and the answer helpers."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Optional
+
+import numpy as np
+
+from cogsim.benchmarks.cubebench import items as items_mod
+from cogsim.benchmarks.cubebench import parser as parsers
+from cogsim.benchmarks.cubebench import prompts, releases, views
+from cogsim.benchmarks.cubebench.items import LABELS
+from cogsim.envs.base import ResetNeeded, TextEnv
+
+ABSTAIN_LABEL = "E"  # the option label of "I don't know" where a test allows abstaining
+PROTOCOL_CHOICES = ("release", "cogsim")
+
+# The newest release line's decoding per test (its generation contracts): max tokens, temperature, top_p.
+RELEASE_DECODING = releases.DECODING[releases.NEWEST]
+
+
+def one_of(name: str, value: object, allowed: tuple) -> Any:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value
+
+
+def check_sticker(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 8 <= value <= 256:
+        raise ValueError(f"sticker must be an int in 8..256 (px per sticker), got {value!r}")
+    return int(value)
+
+
+class CubeBenchEnv(TextEnv):
+    """Shared machinery: options, item lookup, state observations, episode bookkeeping."""
+
+    suite = "cube"
+    default_history = "current"
+    batches_frames = True
+    test: ClassVar[str] = ""
+    modalities: ClassVar[tuple[str, ...]] = prompts.MODALITIES
+    default_modality: ClassVar[str] = "image+text"
+    test_options: ClassVar[tuple[str, ...]] = ()  # options a subclass reads itself
+    file_options: ClassVar[dict[str, str]] = {"seed_list": "json"}
+
+    def __init__(
+        self,
+        env_id: str = "",
+        depth: int = 1,
+        modality: Optional[str] = None,
+        sticker: int = 32,
+        seed_list=None,
+        release: str = releases.NEWEST,
+        parser: str = "release",
+        colours: str = "release",
+        state_format: str = "release",
+        scrambles: str = "release",
+        layout: str = "release",
+        **options: Any,
+    ):
+        unknown = sorted(set(options) - set(self.test_options))
+        if unknown:
+            allowed = [
+                "depth",
+                "modality",
+                "sticker",
+                "seed_list",
+                "release",
+                "parser",
+                "colours",
+                "state_format",
+                "scrambles",
+                "layout",
+                *self.test_options,
+            ]
+            raise ValueError(
+                f"unknown option(s) {', '.join(unknown)} for {env_id or self.test}; allowed: {', '.join(allowed)}"
+            )
+        modality = self.default_modality if modality is None else modality
+        super().__init__(
+            env_id,
+            depth=depth,
+            modality=modality,
+            sticker=sticker,
+            release=release,
+            parser=parser,
+            colours=colours,
+            state_format=state_format,
+            scrambles=scrambles,
+            layout=layout,
+            **options,
+        )
+        self.release = releases.check_line(release)
+        self.parser = one_of("parser", parser, parsers.PARSERS)
+        self.colours = one_of("colours", colours, views.COLOUR_SCHEMES)
+        self.state_format = one_of("state_format", state_format, views.STATE_FORMATS)
+        self.scrambles = one_of("scrambles", scrambles, PROTOCOL_CHOICES)
+        self.layout = one_of("layout", layout, PROTOCOL_CHOICES)
+        self.metadata = {**type(self).metadata, "cogsim.decoding": self._decoding()}
+        self.depth = items_mod.check_depth(depth)
+        self.modality = one_of("modality", modality, self.modalities)
+        self.sticker = check_sticker(sticker)
+        self.seed_list = None if seed_list is None else items_mod.load_seed_list(seed_list)
+        self.item: dict = {}
+        self._running = False
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        self._running = False
+        result = super().reset(seed=seed, options=options)
+        self._running = True
+        return result
+
+    def step(self, action: str):
+        if not self._running:
+            raise ResetNeeded("no episode is running: call reset() first (and again after the last step)")
+        result = super().step(action)
+        self._running = not (result[2] or result[3])
+        return result
+
+    # -- episode setup -------------------------------------------------------------------------
+    @property
+    def newest(self) -> bool:
+        return self.release == releases.NEWEST
+
+    @property
+    def sampler(self) -> str:
+        """The item sampler: the line's release sampler, or cogsim's."""
+        if self.scrambles == "cogsim":
+            return "cogsim"
+        return "release" if self.newest else "release-1ca7d58"
+
+    @property
+    def item_layout(self) -> str:
+        """The newest line's seeded layout where asked for; the older line's choices are not reproducible."""
+        return "release" if self.layout == "release" and self.newest else "cogsim"
+
+    def _decoding(self) -> dict:
+        return dict(releases.DECODING[self.release][self.test])
+
+    def _load_item(self, seed: int) -> dict:
+        if self.seed_list is not None:
+            return items_mod.seed_list_item(self.seed_list, self.test, self.depth, seed)
+        return items_mod.make_item(self.test, self.depth, seed, scrambles=self.sampler, layout=self.item_layout)
+
+    @property
+    def protocol(self) -> str:
+        """ "release" when every protocol option follows the newest release line; "release=1ca7d58" and
+        the options that differ otherwise."""
+        changed = [] if self.newest else [f"release={self.release}"]
+        changed += [f"{name}={value}" for name, value in self._protocol_options().items() if value != "release"]
+        return ",".join(changed) or "release"
+
+    def _protocol_options(self) -> dict:
+        return {
+            "parser": self.parser,
+            "colours": self.colours,
+            "state_format": self.state_format,
+            "scrambles": self.scrambles,
+            "layout": self.layout,
+        }
+
+    def _images(self, facelets: str) -> tuple:
+        return (
+            ()
+            if self.modality == "text"
+            else (views.net_image(views.recolour(facelets, self.colours), self.sticker, self.renderer()),)
+        )
+
+    def _state_text(self, facelets: str) -> str:
+        shown = views.recolour(facelets, self.colours)
+        return views.release_net_text(shown) if self.state_format == "release" else views.state_text(shown)
+
+    def _state_block(self, facelets: str) -> str:
+        return prompts.state_block(self.modality, self._state_text(facelets))
+
+    def _grid(self, rows) -> list:
+        return views.recolour_grid(list(rows), self.colours)
+
+    def _episode(self, **outcomes: Any) -> dict:
+        base = {
+            "test": self.test,
+            "depth": self.depth,
+            "modality": self.modality,
+            "index": self.item["index"],
+            "prompt_version": self.item["prompt_version"],
+            "protocol": self.protocol,
+        }
+        return {**base, **outcomes}
+
+    # -- answer extraction: the release's (default) or cogsim's strict one-line formats ---------
+    def _parse_choice(
+        self, action: str, allow_idk: bool = False, last_line: bool = False, options: Optional[list] = None
+    ) -> parsers.Parsed:
+        if self.parser == "release":
+            return parsers.release_choice(action, LABELS, allow_idk=allow_idk, options=options, line=self.release)
+        return parsers.parse_choice(
+            action, LABELS, allow_idk=allow_idk, idk_label=ABSTAIN_LABEL if allow_idk else None, last_line=last_line
+        )
+
+    def _parse_yes_no(self, action: str) -> parsers.Parsed:
+        return parsers.release_yes_no(action) if self.parser == "release" else parsers.parse_yes_no(action)
+
+    def _parse_effects(self, action: str) -> parsers.Parsed:
+        return (
+            parsers.release_effects(action, LABELS)
+            if self.parser == "release"
+            else parsers.parse_effects(action, LABELS)
+        )
+
+    def _parse_grid(self, action: str) -> parsers.Parsed:
+        return parsers.release_grid(action) if self.parser == "release" else parsers.parse_grid(action)
+
+    def _check_policy(self, policy: str) -> None:
+        one_of("policy", policy, self.scripted_policies)
+
+
+def answer_line(token: str) -> str:
+    return f"ANSWER: {token}"
+
+
+def tagged_answer(token: str) -> str:
+    return f"<ANSWER> {token} </ANSWER>"
+
+
+def choice_info(parsed: parsers.Parsed) -> dict:
+    return {"parse": parsed.status, "parsed": parsed.value}

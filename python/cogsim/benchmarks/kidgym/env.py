@@ -1,0 +1,316 @@
+"""KidGym envs: ``kidgym/<task>`` with ``level=1..3``.
+
+Each turn shows the current frame (memory tasks: the model loop keeps the whole image history, the
+paper's policy), the goal and the executable high-level actions as shuffled lettered options. The
+answer is decoded as the paper does (see ``cogsim.benchmarks.kidgym.parser``); when 'continue' is the only option
+any answer counts as it, as in the release's evaluation loop. Every task has the release's step budget
+(``max_steps`` of its registered tasks: CL 4/8/12, SE 2/3/4, SO 2/3/4, MA 3/5/7, MMA 4/6/8, MDE 2/3/4,
+FI, PU 1/2/3, MFI 2/3/4, PL 1, CO 5, DMA 4/6/8, DE 1/2/3). Except for Counting, Decode (one choice),
+Memory Decode (one choice after 'continue') and Decode Maze (one step of slack) that is the fewest
+steps that solve the task, so any wasted or wrong step fails the episode. ``kidgym/decode`` is the
+release's thirteenth family; the paper's tables use the other twelve (``kidgym.PAPER_TASKS``).
+
+Each turn's text is the release's: the goal and the lettered actions, with no feedback on the last
+answer (``feedback=True`` adds cogsim's one line on what the last answer did). ``prompt_template`` reads
+the turn text from a file (e.g. the paper's published prompt) with the placeholders of
+``kidgym.prompts.TEMPLATE_FIELDS``.
+
+Reading: an answer that names no option spends a step without effect (``invalid_answer_costs_step``;
+False re-asks for free). The release's interactive loop re-asks; how its model runs counted such
+answers is not published.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Optional
+
+import numpy as np
+
+from cogsim.benchmarks import kidgym
+from cogsim.benchmarks.kidgym import catalog, overlay, prompts, reasons, scene
+from cogsim.benchmarks.kidgym.parser import TAG_MODES, decode_answer
+from cogsim.benchmarks.kidgym.tasks import GOAL_TEXTS, TASKS, action_text, goal_text
+from cogsim.envs import register
+from cogsim.envs.base import TextEnv, observation
+
+_MAZES = {"maze", "decode_maze", "memory_maze"}
+EXAMPLE_SEED = 2_000_000_011  # the in-context example episode (shifted if it equals the episode's seed)
+
+
+class KidGymEnv(TextEnv):
+    """One KidGym task at one level. Options:
+
+    task, level            which task (``cogsim.benchmarks.kidgym.TASKS``) and level 1..3
+    prompt                 "zero_shot" | "cot" | "in_context"
+    max_steps              step budget; 0 = the release's registered budget (the fewest steps that solve
+                           the task, plus the release's slack for CO, DE, MDE and DMA)
+    images                 render frames (False: text only, for fast simulation of scripted agents)
+    cell_size              32, 64 (the paper's 576 px frame) or 96
+    describe_backpack      state the backpack in words (default on for mazes, whose key colours the
+                           renderer's backpack strip cannot show)
+    decoder                "paper" (exactly the paper's decoder) or "strict" (see ``kidgym.decode``)
+    answer_tags            "release" (lowercase <answer> tags on one line, as the release reads them) or
+                           "any_case" (tags in any case, across lines: cogsim's earlier reading)
+    feedback               add a line on what the last answer did (cogsim's; the release gives none)
+    goal_texts             "release" (the release's templates word for word) or "adapted" (Memory Decode
+                           worded for cogsim's frames, which show the target in the hint bar)
+    prompt_template        path of a text file for each turn's text (or its content as a run records it), with
+                           plain placeholders ``{goal}``, ``{actions}``... (see ``kidgym.prompts.TEMPLATE_FIELDS``)
+    invalid_answer_costs_step  an unparseable answer spends a step (True) or is simply re-asked (False)
+    selection_extra, decode_extra, memory_chests, maze_decoy_keys   generator knobs (``catalog.CatalogOptions``)
+    """
+
+    suite: ClassVar[str] = "kidgym"
+    batches_frames: ClassVar[bool] = True
+    default_history: ClassVar[str] = "current"
+    scripted_policies: ClassVar[tuple[str, ...]] = ("oracle", "random")
+    file_options: ClassVar[dict[str, str]] = {"prompt_template": "text"}
+
+    def __init__(
+        self,
+        env_id: str = "",
+        task: str = "classification",
+        level: int = 1,
+        prompt: str = "zero_shot",
+        max_steps: int = 0,
+        images: bool = True,
+        cell_size: int = 64,
+        describe_backpack: Optional[bool] = None,
+        decoder: str = "paper",
+        answer_tags: str = "release",
+        feedback: bool = False,
+        goal_texts: str = "release",
+        prompt_template: Any = None,
+        invalid_answer_costs_step: bool = True,
+        **generator_options: Any,
+    ):
+        super().__init__(
+            env_id,
+            task=task,
+            level=level,
+            prompt=prompt,
+            max_steps=max_steps,
+            images=images,
+            cell_size=cell_size,
+            describe_backpack=describe_backpack,
+            decoder=decoder,
+            answer_tags=answer_tags,
+            feedback=feedback,
+            goal_texts=goal_texts,
+            prompt_template=prompt_template,
+            invalid_answer_costs_step=invalid_answer_costs_step,
+            **generator_options,
+        )
+        self.task = kidgym.task(task)
+        self.level = kidgym._check_level(level)
+        self.prompt = prompts.check_variant(prompt)
+        if decoder not in ("paper", "strict"):
+            raise ValueError(f"decoder must be 'paper' or 'strict', got {decoder!r}")
+        if answer_tags not in TAG_MODES:
+            raise ValueError(f"answer_tags must be one of {', '.join(TAG_MODES)}, got {answer_tags!r}")
+        if goal_texts not in GOAL_TEXTS:
+            raise ValueError(f"goal_texts must be one of {', '.join(GOAL_TEXTS)}, got {goal_texts!r}")
+        self.answer_tags, self.feedback, self.goal_texts = answer_tags, bool(feedback), goal_texts
+        self.template = prompts.load_template(prompt_template) if prompt_template is not None else None
+        fewest, most = kidgym.budget_range(self.task.name, self.level)
+        if (
+            isinstance(max_steps, bool)
+            or not isinstance(max_steps, int)
+            or not (max_steps == 0 or fewest <= max_steps <= most)
+        ):
+            raise ValueError(
+                f"max_steps must be 0 (the release's budget) or an integer in [{fewest}, {most}] for {self.task.name} "
+                f"level {self.level}, got {max_steps!r}"
+            )
+        if cell_size not in (32, 64, 96):
+            raise ValueError(f"cell_size must be 32, 64 or 96, got {cell_size!r}")
+        unknown = set(generator_options) - set(catalog.CatalogOptions.__dataclass_fields__)
+        if unknown:
+            raise ValueError(
+                f"unknown kidgym option(s) {sorted(unknown)}; generator options are {sorted(catalog.CatalogOptions.__dataclass_fields__)}"
+            )
+        self.catalog_options = catalog.CatalogOptions(**generator_options)
+        self.max_steps = max_steps
+        self.images = bool(images)
+        self.cell_size = cell_size
+        self.describe_backpack = self.task.name in _MAZES if describe_backpack is None else bool(describe_backpack)
+        self.strict = decoder == "strict"
+        self.invalid_answer_costs_step = bool(invalid_answer_costs_step)
+        self.system_prompt = prompts.system_prompt(self.prompt, self.task.memory)
+        self.state = None
+
+    # -- episode ------------------------------------------------------------------------------
+    def _generate(self, seed: int):
+        return kidgym.generate(self.task.name, self.level, [seed], self.max_steps, self.catalog_options, threads=1)[0]
+
+    def _reset(self, seed: int, options: dict) -> dict:
+        self.state = self._generate(seed)
+        self.parse_failures = 0
+        self.turn = 0
+        self.example = self._worked_example(seed) if self.prompt == "in_context" else None
+        return self._observe("")
+
+    def _option_texts(self, state=None) -> list[str]:
+        state = state or self.state
+        return [action_text(self.task, state, a) for a in state.options()]
+
+    def _frame(self, state) -> tuple:
+        if not self.images:
+            return ()
+        return (overlay.render(self.renderer(), [scene.frame_spec(self.task, state, self.cell_size)])[0],)
+
+    def _observe(self, feedback: str) -> dict:
+        state = self.state
+        frames = self._frame(state)
+        if state.done:
+            outcome = "You completed the goal." if state.success else "The task failed."
+            return observation(f"{feedback}\nThe episode is over. {outcome}".strip(), frames, ())
+        self.legal_actions = state.options()
+        texts = self._option_texts()
+        note = f"Backpack: {scene.backpack_text(state)}" if self.describe_backpack else ""
+        feedback = feedback if self.feedback else ""
+        goal = goal_text(self.task, state, self.goal_texts)
+        if self.template is not None:
+            text = prompts.fill_template(self.template, goal, texts, note, feedback, state)
+        else:
+            text = prompts.turn_text(goal, texts, feedback, note)
+        if self.example is not None and (self.turn == 0 or self.default_history == "current"):
+            text = self.example.text() + "\n\n" + text
+            frames = tuple(self.example.frames) + frames
+        return observation(text, frames, texts)
+
+    def _snapshot(self):
+        s = self.state
+        return s.cells.tobytes(), tuple(s.bag), s.phase, s.done, s.progress
+
+    def _step(self, action: str):
+        if self.state is None or self.state.done:
+            raise ValueError("the episode is over (or was never started); call reset() first")
+        texts = self._option_texts()
+        index = decode_answer(action, texts, strict=self.strict, tags=self.answer_tags)
+        if index is None and texts == ["continue"]:
+            index = 0  # the release's evaluation takes any answer as 'continue' when it is the only option
+        self.turn += 1
+        if index is None:
+            self.parse_failures += 1
+            if self.invalid_answer_costs_step:
+                self.state.waste_step()
+            info = {"parse": "parse_failure", "parsed": None, "step_success": False}
+            feedback = f"Your answer named none of the options {kidgym.letter_list(len(texts))}."
+        else:
+            before = self._snapshot()
+            self.state.apply(self.legal_actions[index])
+            changed = self._snapshot() != before
+            letter = chr(ord("A") + index)
+            info = {"parse": "ok", "parsed": {"option": letter, "action": texts[index]}, "step_success": changed}
+            feedback = f"You chose {letter}: '{texts[index]}'." + ("" if changed else " It had no effect.")
+        state = self.state
+        terminated, truncated = bool(state.done and not state.truncated), bool(state.truncated)
+        reward = 1.0 if state.done and state.success else 0.0
+        if state.done:
+            info["episode"] = self._episode_record()
+        return self._observe(feedback), reward, terminated, truncated, info
+
+    def _episode_record(self) -> dict:
+        s = self.state
+        return {
+            "task": self.task.name,
+            "code": self.task.code,
+            "level": self.level,
+            "success": bool(s.success),
+            "steps": int(s.steps),
+            "budget": int(s.budget),
+            "parse_failures": int(self.parse_failures),
+            "capabilities": list(self.task.capabilities),
+            "prompt": self.prompt,
+        }
+
+    # -- scripted agents ----------------------------------------------------------------------
+    def _choice(self, policy: str, state, options, rng: np.random.Generator) -> int:
+        """The oracle plays a fewest-steps plan; from a state where none succeeds any more (after
+        other agents' moves) it answers like the random agent."""
+        if policy == "oracle":
+            action = state.oracle_action()
+            if action is not None:
+                return options.index(action)
+        return int(rng.integers(len(options)))
+
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
+        if policy not in self.scripted_policies:
+            raise ValueError(f"policy must be one of {', '.join(self.scripted_policies)}, got {policy!r}")
+        if self.state is None or self.state.done:
+            raise ValueError("the episode is over (or was never started); call reset() first")
+        index = self._choice(policy, self.state, self.legal_actions, rng)
+        letter = chr(ord("A") + index)
+        text = action_text(self.task, self.state, self.legal_actions[index])
+        if policy == "oracle" and self.prompt == "cot":
+            why = reasons.explain(self.task, self.state, self.legal_actions[index])
+        else:
+            why = f"I pick {letter}: '{text}'."
+        return prompts.scripted_answer(self.prompt, letter, text, why)
+
+    def _worked_example(self, seed: int) -> prompts.WorkedExample:
+        example_seed = EXAMPLE_SEED + self.level if seed != EXAMPLE_SEED + self.level else EXAMPLE_SEED - 1
+        state = self._generate(example_seed)
+        example = prompts.WorkedExample(goal_text(self.task, state, self.goal_texts))
+        scenes = []
+        while not state.done:
+            options = state.options()
+            texts = [action_text(self.task, state, a) for a in options]
+            index = options.index(state.oracle_action())
+            scenes.append(scene.frame_spec(self.task, state, self.cell_size))
+            letter = chr(ord("A") + index)
+            why = reasons.explain(self.task, state, options[index])
+            example.steps.append((texts, letter, f"{why} So the action is {letter}: '{texts[index]}'."))
+            state.apply(options[index])
+        if self.images:
+            example.frames = list(overlay.render(self.renderer(), scenes))
+        return example
+
+
+class KidGymMemoryEnv(KidGymEnv):
+    """Memory tasks: the paper sends the whole history of images."""
+
+    default_history: ClassVar[str] = "full"
+
+
+for _spec in TASKS.values():
+    register(
+        _spec.env_id,
+        KidGymMemoryEnv if _spec.memory else KidGymEnv,
+        description=f"KidGym {_spec.title} ({_spec.code}; {', '.join(_spec.capabilities)}), levels 1-3",
+        task=_spec.name,
+        level=1,
+    )
+
+DEMO_SUITES = [
+    # Classification and Maze at all three levels, so the report shows Execution and Planning scores.
+    *(
+        {
+            "env_id": f"kidgym/{task}",
+            "options": {"level": level, "cell_size": 32},
+            "episodes": 3,
+            "agents": ["oracle", "random"],
+        }
+        for task in ("classification", "maze")
+        for level in (1, 2, 3)
+    ),
+    {
+        "env_id": "kidgym/memory_decode",
+        "options": {"level": 2, "cell_size": 32},
+        "episodes": 3,
+        "agents": ["oracle", "random"],
+    },
+    {
+        "env_id": "kidgym/counting",
+        "options": {"level": 2, "cell_size": 32},
+        "episodes": 3,
+        "agents": ["oracle", "random"],
+    },
+    {
+        "env_id": "kidgym/puzzle",
+        "options": {"level": 2, "cell_size": 32},
+        "episodes": 3,
+        "agents": ["oracle", "random"],
+    },
+]

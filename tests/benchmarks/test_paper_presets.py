@@ -1,0 +1,166 @@
+"""Paper presets (`cogsim run --preset paper:<benchmark>`) and the report's paper tables: the cells
+each preset runs, the run's rows in the paper's layout beside the published ones, and the marks on
+cells whose protocol differs from the paper's."""
+
+from __future__ import annotations
+
+import pytest
+
+import cogsim
+from cogsim.benchmarks.kidgym import PAPER_TASKS
+from cogsim.cli import main
+from cogsim.envs import spec
+from cogsim.harness import RunConfig
+from cogsim.report import build_report
+from cogsim.report.document import Document
+from cogsim.report.papers import RunCells, add_paper_section, paper, preset_cells, presets, published
+from cogsim.store import open_store
+
+
+def _episode(env_id: str, agent, seed: int, options: dict, **outcome) -> dict:
+    return {"env_id": env_id, "agent": agent, "seed": seed, "options": {**spec(env_id).defaults, **options}, **outcome}
+
+
+def _table(tables, title_start: str):
+    return next(t for t in tables if t.title.startswith(title_start))
+
+
+def test_presets_and_their_cells_make_envs():
+    assert presets() == ["paper:cubebench", "paper:kidgym", "paper:rngbench", "paper:wilt"]
+    for name in presets():
+        for cell in preset_cells(name, ["a", "b"]):
+            cogsim.make(cell.env_id, **cell.options).close()
+
+
+def test_kidgym_preset_runs_the_papers_twelve_tasks_at_three_levels():
+    cells = preset_cells("paper:kidgym", ["oracle"])
+    assert len(cells) == 36 and all(c.episodes == 100 for c in cells)
+    assert {c.env_id for c in cells} == {f"kidgym/{t}" for t in PAPER_TASKS}
+    assert "kidgym/decode" not in {c.env_id for c in cells}  # the release's thirteenth is not in the tables
+
+
+def test_duels_need_two_agents_and_two_are_seated_both_ways():
+    assert all(c.env_id != "pairs/duel" for c in preset_cells("paper:rngbench", ["a"]))
+    duels = [c for c in preset_cells("paper:rngbench", ["a", "b"]) if c.env_id == "pairs/duel"]
+    assert [c.seats for c in duels] == [("a", "b"), ("b", "a")]
+    duels = [c for c in preset_cells("paper:rngbench", list("abcde")) if c.env_id == "pairs/duel"]
+    assert [c.seats for c in duels] == [None]  # five agents play every seating anyway
+
+
+def test_unknown_preset_is_refused_with_the_known_ones(tmp_path, capsys):
+    with pytest.raises(ValueError, match="paper:kidgym"):
+        RunConfig(tasks=[], agents=["oracle"], preset="paper:nope")
+    assert main(["run", "--preset", "kidgym", "--out", str(tmp_path / "x"), "--no-progress"]) != 0
+    assert "preset must be one of paper:cubebench, paper:kidgym" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_kidgym_rows_reproducing_the_papers_rates_give_its_rows_unmarked():
+    data = published("kidgym")
+    o3 = {r["level"]: r["values"] for r in data["table2"] if r["model"] == "o3"}
+    code_of = {"classification": "CL", "selection": "SE", "sorting": "SO", "maze": "MA", "filling": "FI"}
+    code_of |= {"puzzle": "PU", "placement": "PL", "counting": "CO", "decode_maze": "DMA", "memory_maze": "MMA"}
+    code_of |= {"memory_decode": "MDE", "memory_filling": "MFI"}
+    episodes = [
+        _episode(f"kidgym/{task}", "m", seed, {"level": level}, success=seed < round(100 * o3[level][code_of[task]]))
+        for task in PAPER_TASKS
+        for level in (1, 2, 3)
+        for seed in range(100)
+    ]
+    chosen = paper("paper:kidgym")
+    run = RunCells(chosen.cells, episodes)
+    table2, table6 = chosen.tables(run, data)
+    mine = [row for row in table2.rows if row[2] == "this run"]
+    theirs = [row for row in table2.rows if row[0] == "o3"]
+    assert [row[3:] for row in mine] == [row[3:] for row in theirs]  # same layout, same cells, no mark
+    assert table2.columns[3:] == data["tasks"]
+    assert [float(v) for v in table6.rows[0][2:]] == pytest.approx(data["table6"]["rows"]["o3"], abs=0.5)
+    assert run.differences() == []
+
+
+def test_wilt_marks_cells_with_fewer_episodes_other_options_or_history():
+    lite = [
+        _episode("wilt/lite", "m", seed, {}, correct=seed < 6, approx_correct=False, num_tests=13, repeats=0)
+        for seed in range(10)
+    ]
+    full = [
+        _episode(
+            "wilt/full",
+            "m",
+            seed,
+            {"compare": "truthiness"},
+            correct=False,
+            approx_correct=True,
+            num_tests=20,
+            repeats=1,
+        )
+        for seed in range(40)
+    ]
+    chosen = paper("paper:wilt")
+    table1, table4 = chosen.tables(RunCells(chosen.cells, full + lite), published("wilt"))
+    assert table4.rows[0] == ["m", "this run", "6/10", "13.00"]  # the paper's protocol: no mark
+    assert table1.rows[0][2:] == ["0/40*", "40/40*", "20.00*", "1.00*"]
+    run = RunCells(chosen.cells, full + lite, history="last:2")
+    chosen.tables(run, published("wilt"))
+    how = {row[0]: row[3] for row in run.differences()}
+    assert "finished episodes: 40 (the paper: 50)" in how["Table 1"] and "options compare=truthiness" in how["Table 1"]
+    assert how["Table 4"] == "history last:2"
+
+
+def test_rng_duels_of_five_agents_give_the_papers_record_shape():
+    agents = list("abcde")
+    episodes = []
+    for i, a in enumerate(agents):
+        for j, b in enumerate(agents):
+            if a != b:
+                for seed in (0, 1):  # the earlier agent in the list always wins
+                    scores = [30, 10] if i < j else [10, 30]
+                    episodes.append(
+                        _episode("pairs/duel", [a, b], seed, dict(paper_options()), scores=scores, pairs=40)
+                    )
+    chosen = paper("paper:rngbench")
+    run = RunCells(chosen.cells, episodes)
+    table3 = chosen.tables(run, published("rngbench"))[1]
+    mine = {row[0]: row[2:] for row in table3.rows if row[1] == "this run"}
+    assert mine["a"][:4] == ["100.0", "16", "0", "0"] and mine["e"][:4] == ["0.0", "0", "0", "16"]
+    assert run.differences() == []
+
+
+def paper_options() -> dict:
+    from cogsim.benchmarks.rngbench.paper import PAIRS_DUEL
+
+    return PAIRS_DUEL
+
+
+def test_unknown_preset_in_a_store_is_reported_not_run():
+    document = Document("r")
+    add_paper_section(document, "paper:<script>", [], None)
+    assert "unknown preset" in document.markdown() and "<script>" not in document.html()
+
+
+def test_preset_run_and_report(tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["run", "--preset", "paper:wilt", "--agent", "oracle", "--episodes", "2", "--out", str(out), "--no-progress"]
+    assert main(args) == 0
+    assert "4/4 episodes finished" in capsys.readouterr().out
+    with open_store(out) as store:
+        config = store.config()
+    assert config["preset"] == "paper:wilt"
+    assert [(t["env_id"], t["episodes"]) for t in config["tasks"]] == [("wilt/full", 2), ("wilt/lite", 2)]
+    report = build_report(out).markdown()
+    assert "## Paper tables: WILT (Tables 1 and 4)" in report
+    assert "| oracle | this run | 2/2\\* | 0/2\\* | 0.00\\* | 0.00\\* |" in report
+    assert "| Claude 3.5 Sonnet | Table 1 | 14/50 | 10/50 | 16.38 | 0.54 |" in report
+    assert "finished episodes: 2 (the paper: 50)" in report
+
+
+def test_a_malformed_record_in_a_preset_run_is_reported_not_raised():
+    from cogsim.report.run_report import add_paper_tables
+
+    class Store:  # a tampered run directory: a WILT episode without its outcome
+        def episodes(self, statuses):
+            return [{"env_id": "wilt/full", "agent": "m", "seed": 0, "options": {}}]
+
+    document = Document("r")
+    add_paper_tables(document, Store(), {"preset": "paper:wilt"})
+    assert "The paper tables of preset" in document.markdown() and "KeyError" in document.markdown()

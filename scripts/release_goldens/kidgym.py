@@ -63,7 +63,8 @@ def make_scenes() -> list[dict]:
 # -- in the release's environment: its drawing -----------------------------------------------------
 
 
-def release_frame(scene: dict):
+def release_task(scene: dict):
+    """The release's task object for ``scene``, set up so that its render() draws that scene."""
     import gymnasium as gym
     from src.obj import Obj
     from src.utils import ImgCombine, ImgZoom
@@ -110,17 +111,28 @@ def release_frame(scene: dict):
         img12 = ImgCombine(env.pieces[0].img, env.pieces[1].img, pad_h=False)
         img34 = ImgCombine(env.pieces[2].img, env.pieces[3].img, pad_h=False)
         env.target = ImgZoom(ImgCombine(img12, img34, pad_h=True), factor=0.6)
+    return env
+
+
+def release_frame(scene: dict):
+    env = release_task(scene)
     with contextlib.redirect_stdout(io.StringIO()):
         return env.render()
 
 
-def draw_goldens(scenes_path: Path) -> None:
+def import_release() -> None:
+    """Makes the release's packages (src, tasks) importable and registers its tasks with gymnasium."""
     root = Path(os.environ["COGSIM_RELEASES"]) / "KidGym"
     sys.path.insert(0, str(root))
     os.chdir(root)
+    import tasks  # noqa: F401
+
+
+def draw_goldens(scenes_path: Path) -> None:
     import numpy
     import PIL
-    import tasks  # noqa: F401  (registers the release's tasks with gymnasium)
+
+    import_release()
 
     scenes = json.loads(scenes_path.read_text())
     for item in scenes:

@@ -96,6 +96,7 @@ class ReleaseLook:
         self._cells: dict[tuple[str, Optional[int]], np.ndarray] = {}
         self._slots: dict[tuple[int, Optional[str]], np.ndarray] = {}
         self._agents: dict[int, np.ndarray] = {}
+        self._zoomed: dict[tuple, np.ndarray] = {}
         self._side_bars: OrderedDict[str, np.ndarray] = OrderedDict()
 
     # -- images as the release loads them (utils.LoadImage) -----------------------------------------
@@ -120,6 +121,14 @@ class ReleaseLook:
         pixels = self._sized.get(key)
         if pixels is None:
             pixels = self._sized[key] = _resize(self.file(path), size, size)
+        return pixels
+
+    def zoomed(self, path: str, size: int, factor: float) -> np.ndarray:
+        """A file at ``size`` (0: its own), zoomed by ``factor`` (the side bars' pieces)."""
+        key = (path, size, factor)
+        pixels = self._zoomed.get(key)
+        if pixels is None:
+            pixels = self._zoomed[key] = zoom(self.sized(path, size) if size else self.file(path), factor)
         return pixels
 
     # -- the pieces of a frame ----------------------------------------------------------------------
@@ -169,8 +178,11 @@ class ReleaseLook:
         bar = white(HEIGHT, SIDE_WIDTH)
         kind = content["kind"]
         if kind == "remember":
-            stack = self.sized(content["items"][0], 96)
-            for path in content["items"][1:]:
+            items = content["items"]
+            if len(items) == 1:
+                return overlay(bar, self.zoomed(items[0], 96, 0.6), centred=True)
+            stack = self.sized(items[0], 96)
+            for path in items[1:]:
                 stack = combine(stack, self.sized(path, 96), below=True)
             return overlay(bar, zoom(stack, 0.6), centred=True)
         if kind == "pairs":
@@ -181,29 +193,37 @@ class ReleaseLook:
             bar = overlay(bar, table, centred=True)
             if content.get("target"):
                 box = overlay(
-                    zoom(self.file(IMAGES + rc.TARGET_BOX), 0.6),
-                    zoom(self.sized(content["target"], 96), 0.6),
+                    self.zoomed(IMAGES + rc.TARGET_BOX, 0, 0.6),
+                    self.zoomed(content["target"], 96, 0.6),
                     centred=True,
                 )
                 bar = overlay(bar, box, (0, -3 * TILE), centred=True)
             return bar
         if kind == "target":
             box = overlay(
-                zoom(self.file(IMAGES + rc.TARGET_BOX), 1.1), zoom(self.sized(content["target"], 96), 0.9), centred=True
+                self.zoomed(IMAGES + rc.TARGET_BOX, 0, 1.1), self.zoomed(content["target"], 96, 0.9), centred=True
             )
             return overlay(bar, box, centred=True)
         if kind == "picture":
             p = [self.sized(path, 96) for path in content["pieces"]]
             picture = zoom(combine(combine(p[0], p[1], below=False), combine(p[2], p[3], below=False), below=True), 0.6)
-            box = overlay(zoom(self.file(IMAGES + rc.TARGET_BOX), 1.1), zoom(picture, content["zoom"]), centred=True)
+            box = overlay(self.zoomed(IMAGES + rc.TARGET_BOX, 0, 1.1), zoom(picture, content["zoom"]), centred=True)
             return overlay(bar, box, centred=True)
         raise ValueError(f"unknown side bar kind {kind!r}")
 
     def _pair(self, left: str, right: str) -> np.ndarray:
         """render_decode_relationship: two items at half size on white, an arrow between them."""
-        halves = [overlay(white(TILE, TILE), zoom(self.sized(path, 96), 0.5), centred=True) for path in (left, right)]
-        arrow = zoom(self.file(IMAGES + rc.ARROW), 0.2)
+        halves = [self._half(path) for path in (left, right)]
+        arrow = self.zoomed(IMAGES + rc.ARROW, 0, 0.2)
         return overlay(combine(halves[0], halves[1], below=False), arrow, centred=True)
+
+    def _half(self, path: str) -> np.ndarray:
+        """An item at half its 96 px size on a white 64 px tile."""
+        key = (path, "half")
+        pixels = self._zoomed.get(key)
+        if pixels is None:
+            pixels = self._zoomed[key] = overlay(white(TILE, TILE), self.zoomed(path, 96, 0.5), centred=True)
+        return pixels
 
     # -- frames -------------------------------------------------------------------------------------
     def draw(self, scenes: Sequence[dict]) -> np.ndarray:

@@ -325,6 +325,8 @@ class KidGymEnv(TextEnv):
             "prompt": self.prompt,
             "mechanics": self.mechanics,
             "look": self.look if self.images else None,
+            # the release's look resamples the release's images with the installed Pillow, as the release does
+            "pillow": release_look.PILLOW if self.drawing is not None else None,
             "layout": int(s.layout) or None if self.play is not None else None,
         }
 

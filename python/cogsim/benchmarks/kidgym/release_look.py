@@ -23,12 +23,14 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 import numpy as np
+import PIL
 from PIL import Image
 
 from cogsim import _core
 from cogsim.benchmarks.kidgym import release_catalog as rc
 from cogsim.benchmarks.kidgym.release_files import read_image_file
 
+PILLOW = PIL.__version__  # the frames' sprites are resampled by this Pillow, as the release's are by its
 HEIGHT, MAIN_WIDTH, SIDE_WIDTH = 576, 448, 128
 TILE, BADGE = 64, 16
 BAG_ROW, BAG_LEFT, SLOT_STEP = 512, 46, 92  # the backpack strip: 4 slots of 80 px with 12 px between

@@ -58,9 +58,15 @@ def zoom(pixels: np.ndarray, factor: float) -> np.ndarray:
 
 
 def overlay(back: np.ndarray, front: np.ndarray, at: tuple[int, int] = (0, 0), centred: bool = False) -> np.ndarray:
-    """utils.ImgOverlay: ``front`` pasted through its alpha at ``at`` (from the middle when centred)."""
+    """utils.ImgOverlay: ``front`` pasted through its alpha at ``at`` (from the middle when centred). The
+    core does Pillow's paste arithmetic (checked for every value); Pillow itself where the paste is clipped."""
     if centred:
         at = ((back.shape[1] - front.shape[1]) // 2 + at[0], (back.shape[0] - front.shape[0]) // 2 + at[1])
+    x, y = at
+    if 0 <= x and 0 <= y and x + front.shape[1] <= back.shape[1] and y + front.shape[0] <= back.shape[0]:
+        out = np.empty((1, *back.shape), np.uint8)
+        _core.paste_frames(out, [back, front], np.array([[0, COPY, 0, 0, 0], [0, BLEND, 1, x, y]], np.int32), 1)
+        return out[0]
     image = Image.fromarray(back, "RGBA")
     top = Image.fromarray(front, "RGBA")
     image.paste(top, at, mask=top)

@@ -241,6 +241,12 @@ def test_missing_release_files_stop_with_one_line(monkeypatch, tmp_path):
         look.file("assets/imgs/agent/direction_0.png")
     with pytest.raises(ValueError, match="not one of the KidGym release files"):
         look.file("../../etc/passwd")
+    outside = tmp_path.parent / "elsewhere.png"
+    Image.new("RGBA", (4, 4)).save(outside)
+    (tmp_path / "assets" / "imgs" / "maze").mkdir()
+    (tmp_path / "assets" / "imgs" / "maze" / "wall.png").symlink_to(outside)
+    with pytest.raises(ValueError, match="links outside that folder"):
+        look.file("assets/imgs/maze/wall.png")
     broken = tmp_path / "assets" / "imgs" / "game"
     broken.mkdir(parents=True)
     (broken / "arrow.png").write_bytes(b"\x89PNG not really")

@@ -47,10 +47,12 @@ def manifest() -> dict:
 
 def read_image_file(root: Path, path: str) -> bytes:
     """The bytes of the release file ``path`` (a manifest path) under ``root``: a regular file of at most
-    4 MiB; AssetsMissing (one line) when it is not there."""
+    4 MiB inside the folder (a link out of it is refused); AssetsMissing (one line) when it is not there."""
     if path not in manifest()["files"]:
         raise ValueError(f"{printable(path)} is not one of the KidGym release files cogsim draws with")
     full = Path(root) / path
+    if full.exists() and not full.resolve().is_relative_to(Path(root).resolve()):
+        raise ValueError(f"KidGym release file {path} under {printable(os.fspath(root))} links outside that folder")
     if not full.exists():
         raise AssetsMissing(
             f"KidGym release file {path} is missing from {printable(os.fspath(root))}; point {ENV} at a copy of "

@@ -3,6 +3,7 @@
 python benchmarks/bench_kidgym.py throughput   # episodes/s generated and played in the core, frames/s, env steps/s
 python benchmarks/bench_kidgym.py vector       # envs stepped together: frames in shared passes or one call each
 python benchmarks/bench_kidgym.py baselines    # random (500 episodes) and oracle tables per task and level
+python benchmarks/bench_kidgym.py release-baselines  # the release's mechanics: random agent beside Table 2's random row
 python -m pytest benchmarks/bench_kidgym.py    # the throughput cases under pytest-benchmark
 """
 
@@ -46,7 +47,7 @@ def render_batch(specs):
 
 
 def env_steps(name: str, level: int, images: bool, episodes: int = 20) -> tuple[int, float]:
-    env = cogsim.make(f"kidgym/{name}", level=level, images=images)
+    env = cogsim.make(f"kidgym/{name}", level=level, images=images, look="cogsim")
     rng = np.random.default_rng(0)
     steps, start = 0, time.perf_counter()
     for seed in range(episodes):
@@ -66,7 +67,9 @@ def vector_steps(name: str, envs: int, batched: bool, cell_size: int = 64, steps
 
     from cogsim.envs import vector
 
-    vec = cogsim.make_vec(f"kidgym/{name}", envs, autoreset_mode="SameStep", level=2, cell_size=cell_size)
+    vec = cogsim.make_vec(
+        f"kidgym/{name}", envs, autoreset_mode="SameStep", level=2, cell_size=cell_size, look="cogsim"
+    )
     vec.reset(seed=list(range(envs)))
     rng = np.random.default_rng(0)
     steps = steps or max(30, 300 // envs)  # at least 300 frames
@@ -137,7 +140,9 @@ def baseline_tables(episodes: int = 500) -> str:
     for policy in ("random", "oracle"):
         for spec in kidgym.TASKS.values():
             for level in kidgym.LEVELS:
-                success, steps = kidgym.simulate(spec.name, level, range(episodes), policy=policy, policy_seed=1)
+                success, steps = kidgym.simulate(
+                    spec.name, level, range(episodes), policy=policy, policy_seed=1
+                )  # cogsim's
                 records += [{"code": spec.code, "level": level, "success": bool(s), "agent": policy} for s in success]
     out = []
     for policy in ("random", "oracle"):
@@ -173,6 +178,31 @@ def baseline_tables(episodes: int = 500) -> str:
     return "\n".join(out)
 
 
+def release_baseline_table(episodes: int = 1000) -> str:
+    """The random agent with the release's mechanics (seeds 0..episodes-1: each maze layout 10 times)
+    beside the paper's Table 2 Random row, and the oracle's success (its ceiling where the release makes
+    unsolvable episodes)."""
+    from cogsim.benchmarks.kidgym import release_play
+    from cogsim.report.papers import published
+
+    table2 = {r["level"]: r["values"] for r in published("kidgym")["table2"] if r["model"] == "Random"}
+    lines = [
+        f"| task | level | random, cogsim ({episodes} episodes, 95% CI) | Table 2 Random | oracle (200 episodes) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for spec in kidgym.TASKS.values():
+        for level in kidgym.LEVELS:
+            success, _ = release_play.simulate(spec, level, range(episodes), "random", policy_seed=1)
+            oracle, _ = release_play.simulate(spec, level, range(200), "oracle")
+            paper = table2[level].get(spec.code)
+            paper_text = "-" if paper is None else f"{100 * paper:.0f}%"
+            lines.append(
+                f"| {spec.code} | {level} | {wilson(int(success.sum()), episodes).format(percent=True)} | {paper_text} | "
+                f"{100 * oracle.mean():.1f}% |"
+            )
+    return "\n".join(lines)
+
+
 @pytest.mark.parametrize("name", ["classification", "maze", "counting", "memory_filling"])
 def test_generate_batch(benchmark, name):
     benchmark(generate_batch, name, 3)
@@ -190,7 +220,12 @@ def test_render_batch(benchmark):
 
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "throughput"
-    tables = {"throughput": throughput_table, "baselines": baseline_tables, "vector": vector_table}
+    tables = {
+        "throughput": throughput_table,
+        "baselines": baseline_tables,
+        "release-baselines": release_baseline_table,
+        "vector": vector_table,
+    }
     if mode not in tables:
-        raise SystemExit("usage: bench_kidgym.py [throughput|baselines|vector]")
+        raise SystemExit("usage: bench_kidgym.py [throughput|baselines|release-baselines|vector]")
     print(tables[mode]())

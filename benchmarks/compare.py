@@ -93,7 +93,7 @@ def kidgym_vs_minigrid(seconds: float) -> list[str]:
     import cogsim
 
     peer_env = gym.make("MiniGrid-DoorKey-16x16-v0", render_mode="rgb_array", tile_size=36)
-    ours_env = cogsim.make("kidgym/maze")
+    ours_env = cogsim.make("kidgym/maze", look="cogsim")  # cogsim's look (release_look_kidgym.py: the release's)
     seeds = iter(range(10**9))
     peer_env.reset(seed=0)
     peer_frame = peer_env.render()
@@ -141,7 +141,7 @@ def kidgym_tasks_vs_minigrid(seconds: float, rounds: int) -> list[str]:
     lines, medians = [], []
     for task in kidgym.TASKS:
         for level in (1, 2, 3):
-            env = cogsim.make(f"kidgym/{task}", level=level)
+            env = cogsim.make(f"kidgym/{task}", level=level, look="cogsim")
             rate(lambda: env.reset(seed=next(seeds)), seconds)  # the renderer's stamps of this task
             ratios = []
             for _ in range(rounds):

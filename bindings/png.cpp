@@ -1,4 +1,4 @@
-// Bindings for PNG encoding of RGB frames (cpp/render/png.hpp): a batch encoded over threads, the
+// Bindings for PNG encoding of RGB and RGBA frames (cpp/render/png.hpp): a batch encoded over threads, the
 // GIL released.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -18,18 +18,19 @@ namespace {
 using Pixels = py::array_t<uint8_t, py::array::c_style>;
 
 py::list encode_png(const Pixels& frames, unsigned threads) {
-  require(frames.ndim() == 4 && frames.shape(3) == 3 && frames.shape(1) > 0 && frames.shape(2) > 0 &&
-              frames.shape(1) <= 65535 && frames.shape(2) <= 65535,
-          "frames must be an (N, H, W, 3) uint8 array, 1..65535 px per side");
+  require(frames.ndim() == 4 && (frames.shape(3) == 3 || frames.shape(3) == 4) && frames.shape(1) > 0 &&
+              frames.shape(2) > 0 && frames.shape(1) <= 65535 && frames.shape(2) <= 65535,
+          "frames must be an (N, H, W, 3) or (N, H, W, 4) uint8 array, 1..65535 px per side");
   const size_t n = static_cast<size_t>(frames.shape(0));
   const auto height = static_cast<int32_t>(frames.shape(1)), width = static_cast<int32_t>(frames.shape(2));
-  const size_t frame_bytes = static_cast<size_t>(width) * height * 3;
+  const auto channels = static_cast<int32_t>(frames.shape(3));
+  const size_t frame_bytes = static_cast<size_t>(width) * height * channels;
   const uint8_t* pixels = frames.data();
   std::vector<std::vector<uint8_t>> encoded(n);
   {
     py::gil_scoped_release release;
     cogsim::parallel_for(n, threads, [&](size_t i) {
-      encoded[i] = cogsim::render::encode_png(pixels + i * frame_bytes, width, height);
+      encoded[i] = cogsim::render::encode_png(pixels + i * frame_bytes, width, height, channels);
     });
   }
   py::list out;
@@ -41,6 +42,6 @@ py::list encode_png(const Pixels& frames, unsigned threads) {
 
 void register_png(py::module_& m) {
   m.def("encode_png", &encode_png, py::arg("frames").noconvert(), py::arg("threads") = 0,
-        "The PNG files (8-bit RGB) of frames (N, H, W, 3), the same bytes on every machine; over threads (0: all "
-        "cores), the GIL released.");
+        "The PNG files (8-bit RGB or RGBA) of frames (N, H, W, 3 or 4), the same bytes on every machine; over "
+        "threads (0: all cores), the GIL released.");
 }

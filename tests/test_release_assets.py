@@ -35,8 +35,8 @@ def tiny(tmp_path, monkeypatch):
     }
     path = tmp_path / "manifest.json"
     path.write_text(json.dumps(manifest))
-    monkeypatch.setitem(release_assets.MANIFEST_FILES, "rngbench", path)
-    monkeypatch.setitem(release_assets.MANIFEST_FILES, "kidgym", tmp_path / "absent.json")
+    monkeypatch.setenv(release_assets.MANIFEST_VARIABLE.format("RNGBENCH"), str(path))
+    monkeypatch.setenv(release_assets.MANIFEST_VARIABLE.format("KIDGYM"), str(tmp_path / "absent.json"))
     monkeypatch.setenv("COGSIM_CACHE", str(tmp_path / "cache"))
     return tmp_path
 

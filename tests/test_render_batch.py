@@ -107,7 +107,9 @@ def test_a_lockstep_run_stores_the_same_frames_with_and_without_batching(tmp_pat
                 "ORDER BY 1, 2, 3"
             )
 
-    config = RunConfig([Task("kidgym/maze", 4, {"cell_size": 32})], ["oracle", "random"], concurrency=8, max_turns=6)
+    config = RunConfig(
+        [Task("kidgym/maze", 4, {"cell_size": 32, "look": "cogsim"})], ["oracle", "random"], concurrency=8, max_turns=6
+    )
     run(config, tmp_path / "batched")
     monkeypatch.setattr(lockstep, "shared_frame_passes", nullcontext)
     run(config, tmp_path / "alone")

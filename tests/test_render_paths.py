@@ -165,15 +165,15 @@ def test_the_path_is_chosen_by_argument_variable_or_device(monkeypatch):
 
 
 def test_an_env_option_chooses_the_path_and_the_env_reports_it():
-    env = cogsim.make("kidgym/maze", render_path="gl")
+    env = cogsim.make("kidgym/maze", render_path="gl", look="cogsim")
     assert env.frames_drawn_by() is None
     env.reset(seed=3)
     assert env.frames_drawn_by()["path"] == "gl" and env.options["render_path"] == "gl"
-    other = cogsim.make("kidgym/maze", render_path="compositor")
+    other = cogsim.make("kidgym/maze", render_path="compositor", look="cogsim")
     assert np.array_equal(other.reset(seed=3)[0]["images"][0], env.reset(seed=3)[0]["images"][0])
     assert other.frames_drawn_by()["path"] == "compositor"
     with pytest.raises(ValueError, match="render path must be one of"):
-        cogsim.make("kidgym/maze", render_path="fast")
+        cogsim.make("kidgym/maze", render_path="fast", look="cogsim")
 
 
 # -- bad input to the compositor -------------------------------------------------------------------------
@@ -209,7 +209,9 @@ def test_a_run_records_which_path_drew_its_frames(tmp_path):
     from cogsim.harness import RunConfig, Task, run
     from cogsim.report.run_report import build_report
 
-    config = RunConfig([Task("kidgym/maze", 2, {"cell_size": 32, "render_path": "gl"})], ["oracle"], max_turns=3)
+    config = RunConfig(
+        [Task("kidgym/maze", 2, {"cell_size": 32, "render_path": "gl", "look": "cogsim"})], ["oracle"], max_turns=3
+    )
     run(config, tmp_path / "run")
     report = build_report(tmp_path / "run").markdown()
     assert "Frames drawn by: gl on " in report and "(2 episodes)" in report

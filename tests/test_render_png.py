@@ -37,7 +37,7 @@ def assert_round_trip(frame: np.ndarray) -> bytes:
     assert kinds == [b"IHDR", b"IDAT", b"IEND"]
     height, width = frame.shape[:2]
     rows = zlib.decompress(chunks(png)[1][1])  # checks the Adler-32
-    assert len(rows) == height * (3 * width + 1)
+    assert len(rows) == height * (frame.shape[2] * width + 1)
     decoded = np.asarray(Image.open(io.BytesIO(png)))
     assert decoded.shape == frame.shape and np.array_equal(decoded, frame)
     return png
@@ -56,8 +56,22 @@ RNG = np.random.default_rng(7)
         np.full((90, 700, 3), 255, np.uint8),  # runs longer than a deflate match
         np.tile(np.array([[[1, 2, 3]]], np.uint8), (5, 300, 1)),  # a pixel repeated
         (RNG.integers(0, 3, (50, 70, 3)) * 120).astype(np.uint8),
+        RNG.integers(0, 256, (33, 21, 4), dtype=np.uint8),  # RGBA noise
+        np.tile(np.array([[[1, 2, 3, 200]]], np.uint8), (5, 300, 1)),  # an RGBA pixel repeated
+        (RNG.integers(0, 3, (50, 70, 4)) * 120).astype(np.uint8),
     ],
-    ids=["1x1", "one-row", "one-column", "noise", "flat", "pixel-repeat", "three-levels"],
+    ids=[
+        "1x1",
+        "one-row",
+        "one-column",
+        "noise",
+        "flat",
+        "pixel-repeat",
+        "three-levels",
+        "rgba-noise",
+        "rgba-pixel-repeat",
+        "rgba-three-levels",
+    ],
 )
 def test_frames_round_trip(frame):
     assert_round_trip(frame)
@@ -65,8 +79,10 @@ def test_frames_round_trip(frame):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    arrays(np.uint8, st.tuples(st.integers(1, 12), st.integers(1, 40), st.just(3)), elements=st.integers(0, 3))
-    | arrays(np.uint8, st.tuples(st.integers(1, 6), st.integers(1, 30), st.just(3)))
+    arrays(
+        np.uint8, st.tuples(st.integers(1, 12), st.integers(1, 40), st.sampled_from([3, 4])), elements=st.integers(0, 3)
+    )
+    | arrays(np.uint8, st.tuples(st.integers(1, 6), st.integers(1, 30), st.sampled_from([3, 4])))
 )
 def test_any_frame_round_trips(frame):
     assert_round_trip(frame)
@@ -92,9 +108,11 @@ def test_the_bytes_are_fixed_and_a_batch_equals_its_frames():
 
 
 def test_bad_frames_are_refused():
-    with pytest.raises(ValueError, match=r"frame must be a uint8 \(H, W, 3\) array"):
+    with pytest.raises(ValueError, match=r"frame must be a uint8 \(H, W, 3\) or \(H, W, 4\) array"):
         render.to_png_bytes(np.zeros((4, 4), np.uint8))
-    with pytest.raises(ValueError, match=r"frames must be a uint8 \(N, H, W, 3\) array"):
+    with pytest.raises(ValueError, match=r"frame must be a uint8 \(H, W, 3\) or \(H, W, 4\) array"):
+        render.to_png_bytes(np.zeros((4, 4, 2), np.uint8))
+    with pytest.raises(ValueError, match=r"frames must be a uint8 \(N, H, W, 3 or 4\) array"):
         render.to_png_bytes_batch(np.zeros((2, 4, 4, 3), np.float32))
     with pytest.raises(ValueError, match="1..65535 px per side"):
         _core.encode_png(np.zeros((1, 0, 4, 3), np.uint8))

@@ -83,10 +83,12 @@ def test_every_bad_option_is_refused_at_make_with_a_clear_error(env_id, data):
 
 
 def test_kidgym_max_steps_is_checked_at_make():
+    with pytest.raises(ValueError, match=r"max_steps must be 0 .* or an integer in \[1, 60\] for maze level 1"):
+        cogsim.make("kidgym/maze", max_steps=2**40)  # the release's mechanics: any budget up to 60
     with pytest.raises(ValueError, match=r"max_steps must be 0 .* or an integer in \[3, 60\] for maze level 1"):
-        cogsim.make("kidgym/maze", max_steps=2**40)
+        cogsim.make("kidgym/maze", max_steps=2**40, look="cogsim")
     with pytest.raises(ValueError, match="max_steps"):
-        cogsim.make("kidgym/maze", max_steps=2)  # fewer than the fewest steps that solve level 1
+        cogsim.make("kidgym/maze", max_steps=2, look="cogsim")  # fewer than the fewest steps that solve level 1
     with pytest.raises(ValueError, match="max_steps"):
         cogsim.make("kidgym/maze", max_steps=True)
     env = cogsim.make("kidgym/maze", max_steps=60, images=False)

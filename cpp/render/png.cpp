@@ -58,12 +58,17 @@ struct LengthCodes {
 };
 constexpr LengthCodes kLengths;
 
-// A literal byte (length 0) or a match of `length` at distance 1 (value 0) or 3 (value 1).
+// A literal byte (length 0) or a match of `length` at distance 1 (value 0) or one pixel, 3 or 4
+// bytes (value 1).
 struct Token {
   uint16_t value;
   uint16_t length;
 };
-constexpr uint32_t kDistanceCode[2] = {0, 2};  // distances 1 and 3, no extra bits
+
+// The distance symbol of a match (distances 1..4 are symbols 0..3, no extra bits).
+constexpr uint32_t distance_code(uint16_t value, size_t channels) {
+  return value == 0 ? 0 : static_cast<uint32_t>(channels - 1);
+}
 
 class BitWriter {
  public:
@@ -220,17 +225,17 @@ void filter_rows(const uint8_t* rgb, size_t row_bytes, int32_t height, std::vect
   }
 }
 
-// Literals and matches of `data` (longest of a byte repeat and a pixel repeat, at least 3 bytes);
-// returns the Adler-32 of `data`, runs of one byte in closed form.
-uint32_t tokenize(const uint8_t* data, size_t n, std::vector<Token>& tokens) {
+// Literals and matches of `data` (longest of a byte repeat and a pixel repeat of `channels` bytes,
+// at least 3 bytes); returns the Adler-32 of `data`, runs of one byte in closed form.
+uint32_t tokenize(const uint8_t* data, size_t n, size_t channels, std::vector<Token>& tokens) {
   tokens.clear();
   uint64_t s1 = 1, s2 = 0;
   size_t unreduced = 0;
   for (size_t i = 0; i < n;) {
     size_t length = i >= 1 ? repeat_length(data, i, n, 1) : 0;
     uint16_t kind = 0;
-    if (length < kMaxMatch && i >= 3) {
-      const size_t pixel_repeat = repeat_length(data, i, n, 3);
+    if (length < kMaxMatch && i >= channels) {
+      const size_t pixel_repeat = repeat_length(data, i, n, channels);
       if (pixel_repeat > length) length = pixel_repeat, kind = 1;
     }
     if (length < 3) {
@@ -285,14 +290,14 @@ std::vector<LengthSymbol> run_length(const std::vector<uint8_t>& lengths) {
 }
 
 // One deflate block with dynamic Huffman codes (RFC 1951, 3.2.7) holding the tokens.
-void deflate_dynamic(const std::vector<Token>& tokens, BitWriter& bits) {
+void deflate_dynamic(const std::vector<Token>& tokens, size_t channels, BitWriter& bits) {
   std::vector<uint32_t> literal_freq(kLiteralSymbols, 0), distance_freq(kDistanceSymbols, 0);
   for (const Token& t : tokens) {
     if (t.length == 0) {
       ++literal_freq[t.value];
     } else {
       ++literal_freq[kLengths.of[t.length].symbol];
-      ++distance_freq[kDistanceCode[t.value]];
+      ++distance_freq[distance_code(t.value, channels)];
     }
   }
   literal_freq[kEndOfBlock] = 1;
@@ -328,7 +333,7 @@ void deflate_dynamic(const std::vector<Token>& tokens, BitWriter& bits) {
     const LengthCode& lc = kLengths.of[t.length];
     bits.put(literal.codes[lc.symbol], literal.lengths[lc.symbol]);
     if (lc.extra_count) bits.put(lc.extra_value, lc.extra_count);
-    const uint32_t d = kDistanceCode[t.value];
+    const uint32_t d = distance_code(t.value, channels);
     bits.put(distance.codes[d], distance.lengths[d]);
   }
   bits.put(literal.codes[kEndOfBlock], literal.lengths[kEndOfBlock]);
@@ -357,15 +362,16 @@ void end_chunk(std::vector<uint8_t>& out, size_t start) {
 
 }  // namespace
 
-std::vector<uint8_t> encode_png(const uint8_t* rgb, int32_t width, int32_t height) {
+std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t height, int32_t channels) {
   if (width <= 0 || height <= 0 || width > (1 << 24) || height > (1 << 24)) {
     throw std::invalid_argument("a PNG frame must be 1..16777216 px per side");
   }
+  if (channels != 3 && channels != 4) throw std::invalid_argument("a PNG frame must be RGB or RGBA");
   thread_local std::vector<uint8_t> filtered;
   thread_local std::vector<Token> tokens;
-  const size_t row_bytes = static_cast<size_t>(width) * 3;
-  filter_rows(rgb, row_bytes, height, filtered);
-  const uint32_t adler = tokenize(filtered.data(), filtered.size(), tokens);
+  const size_t row_bytes = static_cast<size_t>(width) * channels;
+  filter_rows(pixels, row_bytes, height, filtered);
+  const uint32_t adler = tokenize(filtered.data(), filtered.size(), static_cast<size_t>(channels), tokens);
   std::vector<uint8_t> out;
   out.reserve(tokens.size() + 1024);
   const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
@@ -373,14 +379,15 @@ std::vector<uint8_t> encode_png(const uint8_t* rgb, int32_t width, int32_t heigh
   size_t chunk = begin_chunk(out, "IHDR");
   put32(out, static_cast<uint32_t>(width));
   put32(out, static_cast<uint32_t>(height));
-  const uint8_t format[5] = {8, 2, 0, 0, 0};  // 8 bits, RGB, deflate, adaptive filters, no interlace
+  const uint8_t colour_type = channels == 4 ? 6 : 2;  // RGBA or RGB
+  const uint8_t format[5] = {8, colour_type, 0, 0, 0};  // 8 bits, deflate, adaptive filters, no interlace
   out.insert(out.end(), format, format + 5);
   end_chunk(out, chunk);
   chunk = begin_chunk(out, "IDAT");
   out.push_back(0x78);  // zlib: deflate, 32 KiB window
   out.push_back(0x01);  // no dictionary, check bits
   BitWriter bits(out);
-  deflate_dynamic(tokens, bits);
+  deflate_dynamic(tokens, static_cast<size_t>(channels), bits);
   put32(out, adler);
   end_chunk(out, chunk);
   end_chunk(out, begin_chunk(out, "IEND"));

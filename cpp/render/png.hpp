@@ -1,4 +1,4 @@
-// PNG encoding of RGB frames, fast on the frames cogsim draws (flat areas, repeated rows).
+// PNG encoding of RGB and RGBA frames, fast on the frames cogsim draws (flat areas, repeated rows).
 //
 // Every row but the first is Up-filtered (its difference from the row above), so a row that repeats
 // the one above is all zeros and an area of one colour is a run. The zlib stream is one deflate
@@ -15,7 +15,8 @@
 
 namespace cogsim::render {
 
-// The PNG file (8-bit RGB, no interlace) of width x height RGB pixels, row-major.
-std::vector<uint8_t> encode_png(const uint8_t* rgb, int32_t width, int32_t height);
+// The PNG file (8-bit RGB or RGBA, no interlace) of width x height pixels of `channels` (3 or 4)
+// bytes each, row-major.
+std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t height, int32_t channels = 3);
 
 }  // namespace cogsim::render

@@ -15,6 +15,8 @@ __all__: list[str] = [
     "CosetSolver",
     "CubeOracle",
     "KidCatalog",
+    "KidReleaseCatalog",
+    "KidReleaseState",
     "KidState",
     "MazeReleaseFrames",
     "SearchLimitError",
@@ -47,6 +49,10 @@ __all__: list[str] = [
     "kidgym_generate",
     "kidgym_kinds",
     "kidgym_play",
+    "kidgym_release_generate",
+    "kidgym_release_play",
+    "kidgym_release_roles",
+    "kidgym_release_state",
     "kidgym_task_names",
     "kidgym_verbs",
     "maze_extra_openings",
@@ -61,6 +67,7 @@ __all__: list[str] = [
     "pairs_flip",
     "pairs_optimal",
     "pairs_play_optimal",
+    "paste_frames",
     "paste_tiles",
     "rgb_tiles",
     "wilt_check",
@@ -378,6 +385,125 @@ class MazeReleaseFrames:
     @property
     def stamp_count(self) -> int: ...
 
+class KidReleaseCatalog:
+    def __init__(
+        self,
+        resources: typing.Annotated[
+            collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]],
+            "FixedSize(4)",
+        ],
+        counting_piles: typing.Annotated[
+            collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]],
+            "FixedSize(2)",
+        ],
+        animal_pieces: collections.abc.Sequence[
+            typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"]
+        ],
+        all_pieces: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+        baskets: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"],
+        keys: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(3)"],
+        doors: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(3)"],
+        puzzle: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"],
+        roman: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(8)"],
+        diamond: typing.SupportsInt | typing.SupportsIndex,
+        wall: typing.SupportsInt | typing.SupportsIndex,
+        treasure: typing.SupportsInt | typing.SupportsIndex,
+        sorting: typing.Annotated[
+            collections.abc.Sequence[
+                collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]]
+            ],
+            "FixedSize(3)",
+        ],
+        layouts: typing.Annotated[
+            collections.abc.Sequence[
+                typing.Annotated[
+                    collections.abc.Sequence[
+                        collections.abc.Sequence[
+                            typing.Annotated[
+                                collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(25)"
+                            ]
+                        ]
+                    ],
+                    "FixedSize(3)",
+                ]
+            ],
+            "FixedSize(3)",
+        ],
+    ) -> None: ...
+
+class KidReleaseState:
+    def apply(self, index: typing.SupportsInt | typing.SupportsIndex) -> None:
+        """
+        apply option `index` of the list shown
+        """
+    def astar_path(
+        self, x: typing.SupportsInt | typing.SupportsIndex, y: typing.SupportsInt | typing.SupportsIndex
+    ) -> list[tuple[int, int]]:
+        """
+        the release's A* path from the agent to (x, y) as cells (x, y); empty if none
+        """
+    def check_goal(self) -> tuple[bool, bool]: ...
+    def copy(self) -> KidReleaseState: ...
+    def options(self) -> list:
+        """
+        the action list shown, as (verb, slot, target), in its order
+        """
+    def oracle_option(self) -> typing.Any: ...
+    def oracle_plan_length(self) -> int: ...
+    def to_bytes(self) -> bytes: ...
+    def waste_step(self) -> None: ...
+    @property
+    def agent(self) -> tuple[int, int, int]:
+        """
+        (x, y, direction): direction 0 down, 1 right, 2 up, 3 left
+        """
+    @property
+    def background(self) -> int: ...
+    @property
+    def bag(self) -> numpy.typing.NDArray[numpy.uint8]:
+        """
+        uint8 (n, 8), slots A..
+        """
+    @property
+    def budget(self) -> int: ...
+    @property
+    def correct(self) -> int: ...
+    @property
+    def done(self) -> bool: ...
+    @property
+    def executable(self) -> bool: ...
+    @property
+    def facts(self) -> list[int]: ...
+    @property
+    def last_step_ok(self) -> bool: ...
+    @property
+    def layout(self) -> int: ...
+    @property
+    def level(self) -> int: ...
+    @property
+    def objects(self) -> numpy.typing.NDArray[numpy.uint8]:
+        """
+        uint8 (n, 8): asset, label, x, y, role, flags, arg, value per object, in the release's list order
+        """
+    @property
+    def pending(self) -> numpy.typing.NDArray[numpy.uint8]: ...
+    @property
+    def show_labels(self) -> bool: ...
+    @property
+    def side_bar(self) -> bool: ...
+    @property
+    def started(self) -> bool: ...
+    @property
+    def steps(self) -> int: ...
+    @property
+    def success(self) -> bool: ...
+    @property
+    def target(self) -> tuple[int, int]: ...
+    @property
+    def task(self) -> int: ...
+    @property
+    def truncated(self) -> bool: ...
+
 def cube_apply(arg0: bytes, arg1: str) -> bytes: ...
 def cube_coset_build(
     size: str,
@@ -428,7 +554,7 @@ def encode_png(
     frames: numpy.typing.NDArray[numpy.uint8], threads: typing.SupportsInt | typing.SupportsIndex = 0
 ) -> list:
     """
-    The PNG files (8-bit RGB) of frames (N, H, W, 3), the same bytes on every machine; over threads (0: all cores), the GIL released.
+    The PNG files (8-bit RGB or RGBA) of frames (N, H, W, 3 or 4), the same bytes on every machine; over threads (0: all cores), the GIL released.
     """
 
 def kidgym_budget_range(
@@ -466,6 +592,70 @@ def kidgym_play(
 ) -> tuple[numpy.typing.NDArray[numpy.uint8], numpy.typing.NDArray[numpy.uint8]]:
     """
     Generate and play whole episodes in the core with a scripted policy; returns (success, steps) uint8 arrays.
+    """
+
+def kidgym_release_generate(
+    task: typing.SupportsInt | typing.SupportsIndex,
+    level: typing.SupportsInt | typing.SupportsIndex,
+    seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    catalog: KidReleaseCatalog,
+    budget: typing.SupportsInt | typing.SupportsIndex = 0,
+    executable: bool = False,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> list[KidReleaseState]:
+    """
+    Episodes as the release draws them, one per seed (mazes play layout seed % 100 + 1); batched, GIL released.
+    """
+
+def kidgym_release_play(
+    task: typing.SupportsInt | typing.SupportsIndex,
+    level: typing.SupportsInt | typing.SupportsIndex,
+    seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    catalog: KidReleaseCatalog,
+    policy: str,
+    policy_seed: typing.SupportsInt | typing.SupportsIndex = 0,
+    budget: typing.SupportsInt | typing.SupportsIndex = 0,
+    executable: bool = False,
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> tuple[numpy.typing.NDArray[numpy.uint8], numpy.typing.NDArray[numpy.uint8]]:
+    """
+    Generate and play whole release episodes with a scripted policy; returns (success, steps) uint8 arrays.
+    """
+
+def kidgym_release_roles() -> list[str]: ...
+def kidgym_release_state(
+    task: typing.SupportsInt | typing.SupportsIndex,
+    level: typing.SupportsInt | typing.SupportsIndex,
+    budget: typing.SupportsInt | typing.SupportsIndex,
+    steps: typing.SupportsInt | typing.SupportsIndex,
+    objects: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    bag: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    pending: typing.Annotated[numpy.typing.ArrayLike, numpy.uint8],
+    agent: tuple[
+        typing.SupportsInt | typing.SupportsIndex,
+        typing.SupportsInt | typing.SupportsIndex,
+        typing.SupportsInt | typing.SupportsIndex,
+    ],
+    facts: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    options: collections.abc.Sequence[
+        tuple[
+            typing.SupportsInt | typing.SupportsIndex,
+            typing.SupportsInt | typing.SupportsIndex,
+            typing.SupportsInt | typing.SupportsIndex,
+        ]
+    ],
+    show_labels: bool,
+    side_bar: bool,
+    started: bool,
+    correct: typing.SupportsInt | typing.SupportsIndex,
+    target: tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex],
+    background: typing.SupportsInt | typing.SupportsIndex,
+    layout: typing.SupportsInt | typing.SupportsIndex,
+    executable: bool = False,
+    shuffle_seed: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> KidReleaseState:
+    """
+    A state built field by field (to replay a scene recorded from the release).
     """
 
 def kidgym_task_names() -> list[str]: ...
@@ -552,6 +742,16 @@ def pairs_play_optimal(
 ) -> numpy.typing.NDArray[numpy.int32]:
     """
     Plays every game to the end with the optimal policy; returns responses used.
+    """
+
+def paste_frames(
+    out: numpy.typing.NDArray[numpy.uint8],
+    sources: collections.abc.Sequence[typing.Annotated[numpy.typing.ArrayLike, numpy.uint8]],
+    ops: typing.Annotated[numpy.typing.ArrayLike, numpy.int32],
+    threads: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> None:
+    """
+    Fill each frame of `out` with 255, then run its ops in order: copy (0) or Pillow's paste through the source's alpha (1) of sources[source] at (x, y).
     """
 
 def paste_tiles(

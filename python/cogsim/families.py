@@ -40,6 +40,8 @@ class Family:
     paper: Optional[str] = None  # module that registers the paper preset (cogsim.report.papers.register)
     look: Optional[str] = None  # module that adds the scene kinds ``scene_kinds`` to the renderer
     scene_kinds: tuple[str, ...] = ()
+    # "package:file": the SHA-256 manifest of the release files its pictures need (``cogsim assets``)
+    assets_manifest: Optional[str] = None
 
     def __post_init__(self):
         if not self.name or not self.env_ids or not self.envs:
@@ -106,6 +108,7 @@ BUILTIN: tuple[Family, ...] = (
         paper=_BENCHMARKS + "kidgym.paper",
         look=_BENCHMARKS + "kidgym.look",
         scene_kinds=("grid",),
+        assets_manifest=_BENCHMARKS + "kidgym:release_assets.json",
     ),
     Family(
         "maze3d",
@@ -126,6 +129,7 @@ BUILTIN: tuple[Family, ...] = (
         paper=_BENCHMARKS + "rngbench.paper",
         look=_BENCHMARKS + "rngbench.pairs.look",
         scene_kinds=("cards",),
+        assets_manifest=_BENCHMARKS + "rngbench:release_assets.json",
     ),
     Family(
         "wilt",
@@ -199,6 +203,11 @@ def family_of_suite(suite: str) -> Optional[Family]:
 
 def family_of_scene_kind(kind: str) -> Optional[Family]:
     return next((f for f in all_families() if f.look and kind in f.scene_kinds), None)
+
+
+def assets_manifests() -> dict[str, str]:
+    """Benchmark -> "package:file" of its release-files manifest, for the benchmarks that have one."""
+    return {f.benchmark_name: f.assets_manifest for f in all_families() if f.assets_manifest}
 
 
 def paper_modules() -> list[tuple[Family, str]]:

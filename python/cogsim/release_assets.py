@@ -25,9 +25,9 @@ import argparse
 import bz2
 import gzip
 import hashlib
-import json
 import lzma
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -37,19 +37,18 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import IO, Callable, Iterator, Optional
 
+from cogsim import families
 from cogsim._cache import cache_dir
 from cogsim._files import PathLike, write_bytes_atomic
-from cogsim._untrusted import open_regular_file, printable, size_text
+from cogsim._untrusted import load_json, open_regular_file, printable, read_file, size_text
 
-# Where each benchmark's manifest lives in the package (a missing one means: not shipped here).
-_PACKAGE = Path(__file__).resolve().parent
-MANIFEST_FILES: dict[str, Path] = {
-    "rngbench": _PACKAGE / "benchmarks" / "rngbench" / "release_assets.json",
-    "kidgym": _PACKAGE / "benchmarks" / "kidgym" / "release_assets.json",
-}
+# A manifest of the user's own in place of the shipped one (e.g. for a stand-in pack of the same
+# files): COGSIM_ASSETS_MANIFEST_<BENCHMARK>=FILE. Its commit names the folder the files go to.
+MANIFEST_VARIABLE = "COGSIM_ASSETS_MANIFEST_{}"
 MAX_ARCHIVE_BYTES = 1 << 30  # an archive given as PATH, or downloaded
 MAX_DOWNLOAD_BYTES = 256 << 20
 MAX_UNPACKED_BYTES = 2 << 30  # what a .tar.gz may expand to while it is read
@@ -76,26 +75,53 @@ class Manifest:
         return _assets_root() / self.benchmark / self.commit
 
 
+def manifest_file(benchmark: str) -> Optional[Path]:
+    """The manifest of ``benchmark``: the file its environment variable names, else the one its family
+    record names in the package; None where there is none."""
+    override = os.environ.get(MANIFEST_VARIABLE.format(benchmark.upper()), "")
+    if override:
+        return Path(override)
+    shipped = families.assets_manifests().get(benchmark)
+    if shipped is None:
+        return None
+    package, name = shipped.split(":", 1)
+    path = Path(str(resources.files(package).joinpath(name)))
+    return path if path.is_file() else None
+
+
 def benchmarks() -> list[str]:
-    """Benchmarks whose manifest this package ships."""
-    return [name for name, path in MANIFEST_FILES.items() if path.is_file()]
+    """Benchmarks with a manifest (shipped, or named by its environment variable)."""
+    return sorted(name for name in families.assets_manifests() if (manifest_file(name) or Path()).is_file())
 
 
 def manifest(benchmark: str) -> Manifest:
-    known = benchmarks()
-    if benchmark not in known:
+    path = manifest_file(benchmark) if isinstance(benchmark, str) else None
+    if path is None:
+        known = benchmarks()
         raise ValueError(f"benchmark must be one of {', '.join(known) or '(none shipped)'}, got {printable(benchmark)}")
-    path = MANIFEST_FILES[benchmark]
-    return _parsed(str(path), path.stat().st_mtime_ns)
+    try:
+        mtime_ns = path.stat().st_mtime_ns
+    except OSError as error:
+        raise ValueError(
+            f"cannot read the {benchmark} manifest {printable(os.fspath(path))}: {error.strerror}"
+        ) from None
+    return _parsed(str(path), mtime_ns)
 
 
 @lru_cache(maxsize=8)
 def _parsed(path: str, mtime_ns: int) -> Manifest:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    what = "release-files manifest"
+    data = load_json(read_file(path, what, _MANIFEST_BYTES), what, _MANIFEST_BYTES)
+    keys = ("benchmark", "repository", "commit", "archive_url", "files")
+    if not isinstance(data, dict) or any(key not in data for key in keys) or not isinstance(data["files"], dict):
+        raise ValueError(f"the {what} {printable(path)} must be a JSON object with {', '.join(keys)}")
     files = data["files"]
+    if not isinstance(data["commit"], str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", data["commit"]):
+        raise ValueError(f"the {what} {printable(path)} names no usable commit (letters, digits, . _ -)")
     for name, entry in files.items():
-        if _unsafe(name) or not isinstance(entry.get("size"), int) or len(entry.get("sha256", "")) != 64:
-            raise ValueError(f"the {data['benchmark']} manifest of this package is broken at {printable(name)}")
+        valid = isinstance(entry, dict) and isinstance(entry.get("size"), int) and isinstance(entry.get("sha256"), str)
+        if _unsafe(name) or not valid or len(entry["sha256"]) != 64:
+            raise ValueError(f"the {what} {printable(path)} is broken at {printable(name)}")
     return Manifest(data["benchmark"], data["repository"], data["commit"], data["archive_url"], files)
 
 

@@ -29,6 +29,8 @@ def test_presets_and_their_cells_make_envs(tmp_path, monkeypatch):
     from tests.benchmarks.rngbench.pairs.pairs_standin import make_standin, use_standin
 
     from cogsim.release_assets import AssetsMissing
+    from conftest import KIDGYM_RELEASE
+    from kidgym_standin import install_kidgym_images
 
     assert presets() == ["paper:cubebench", "paper:kidgym", "paper:rngbench", "paper:wilt"]
     monkeypatch.setenv("COGSIM_CACHE", str(tmp_path / "bare"))
@@ -38,6 +40,7 @@ def test_presets_and_their_cells_make_envs(tmp_path, monkeypatch):
             with pytest.raises(AssetsMissing):
                 cogsim.make(cell.env_id, **cell.options)
     use_standin(make_standin(tmp_path), tmp_path / "cache", monkeypatch)  # files of the release's names
+    install_kidgym_images(KIDGYM_RELEASE)  # in that cache too
     for name in presets():
         for cell in preset_cells(name, ["a", "b"]):
             cogsim.make(cell.env_id, **cell.options).close()

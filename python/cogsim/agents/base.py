@@ -24,7 +24,7 @@ def register_backend(kind: str, factory) -> None:
 
 @dataclass(frozen=True)
 class Message:
-    """One chat message; images are HxWx3 uint8 arrays shown before the text."""
+    """One chat message; images are HxWx3 (RGB) or HxWx4 (RGBA) uint8 arrays shown before the text."""
 
     role: str  # "system" | "user" | "assistant"
     text: str

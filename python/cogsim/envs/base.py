@@ -6,7 +6,8 @@ so scripted agents and models go through identical code.
 
 Observation (a dict):
     "text":    str, the user message for this turn (the first one carries the task preamble)
-    "images":  tuple of HxWx3 uint8 arrays shown with this turn (empty for text-only suites)
+    "images":  tuple of HxWx3 (RGB) or HxWx4 (RGBA, where a release's frames carry alpha) uint8 arrays
+               shown with this turn (empty for text-only suites)
     "options": tuple of option texts for multiple choice, in label order A, B, ... (else empty)
     "player":  int, whose turn it is (0 unless the env is a multi-agent protocol such as a duel)
 
@@ -61,14 +62,14 @@ class FreeText(spaces.Text):
 
 
 class ImageTuple(spaces.Space):
-    """Any number of HxWx3 uint8 frames (sizes vary by suite and option)."""
+    """Any number of HxWx3 (RGB) or HxWx4 (RGBA) uint8 frames (sizes vary by suite and option)."""
 
     def __init__(self):
         super().__init__(shape=None, dtype=None)
 
     def contains(self, x: Any) -> bool:
         return isinstance(x, tuple) and all(
-            isinstance(a, np.ndarray) and a.dtype == np.uint8 and a.ndim == 3 and a.shape[2] == 3 for a in x
+            isinstance(a, np.ndarray) and a.dtype == np.uint8 and a.ndim == 3 and a.shape[2] in (3, 4) for a in x
         )
 
 

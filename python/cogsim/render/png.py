@@ -19,9 +19,10 @@ from cogsim._files import write_bytes_atomic
 
 
 def _checked(frame: np.ndarray) -> np.ndarray:
+    """An RGB frame, or an RGBA one (a release's frames that carry alpha are sent as RGBA PNGs)."""
     frame = np.asarray(frame)
-    if frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
-        raise ValueError(f"frame must be a uint8 (H, W, 3) array, got {frame.dtype} shape {frame.shape}")
+    if frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] not in (3, 4):
+        raise ValueError(f"frame must be a uint8 (H, W, 3) or (H, W, 4) array, got {frame.dtype} shape {frame.shape}")
     return np.ascontiguousarray(frame)
 
 
@@ -33,8 +34,8 @@ def to_png_bytes(frame: np.ndarray) -> bytes:
 def to_png_bytes_batch(frames: np.ndarray, threads: int = 0) -> list[bytes]:
     """The PNG files of frames (N, H, W, 3), encoded over threads (0: all cores), the GIL released."""
     frames = np.asarray(frames)
-    if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[3] != 3:
-        raise ValueError(f"frames must be a uint8 (N, H, W, 3) array, got {frames.dtype} shape {frames.shape}")
+    if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[3] not in (3, 4):
+        raise ValueError(f"frames must be a uint8 (N, H, W, 3 or 4) array, got {frames.dtype} shape {frames.shape}")
     return [bytes(png) for png in _core.encode_png(np.ascontiguousarray(frames), threads)]
 
 
@@ -42,5 +43,6 @@ def save_png(frame: np.ndarray, path: Union[str, Path]) -> None:
     """A frame as a PNG file at ``path``, encoded by Pillow (smaller files; speed does not matter here)
     and written at once, replacing a link there rather than writing through it."""
     buffer = io.BytesIO()
-    Image.fromarray(_checked(frame), "RGB").save(buffer, format="PNG")
+    frame = _checked(frame)
+    Image.fromarray(frame, "RGB" if frame.shape[2] == 3 else "RGBA").save(buffer, format="PNG")
     write_bytes_atomic(path, buffer.getvalue())

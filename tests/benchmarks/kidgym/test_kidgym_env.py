@@ -25,8 +25,8 @@ def test_every_task_is_registered():
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 @pytest.mark.parametrize("level", [1, 2, 3])
-def test_oracle_succeeds_through_the_text_interface(env_id, level):
-    env = cogsim.make(env_id, level=level, images=False)
+def test_oracle_succeeds_through_the_text_interface_with_cogsims_mechanics(env_id, level):
+    env = cogsim.make(env_id, level=level, images=False, mechanics="cogsim")
     for seed in range(5):
         observations, infos, reward = play(env, "oracle", seed)
         episode = infos[-1]["episode"]
@@ -75,7 +75,7 @@ def test_unparseable_answer_can_be_re_asked():
 
 
 def test_wrong_basket_has_no_effect_and_is_reported_with_cogsims_feedback():
-    env = cogsim.make("kidgym/classification", level=1, images=False, max_steps=10, feedback=True)
+    env = cogsim.make("kidgym/classification", level=1, images=False, max_steps=10, feedback=True, mechanics="cogsim")
     obs, _ = env.reset(seed=1)
     env.step(env.scripted_response("oracle", np.random.default_rng(0)))  # pick up an item
     options = env.state.options()
@@ -97,19 +97,28 @@ def test_cot_and_in_context_prompts():
     answer = env.scripted_response("oracle", np.random.default_rng(0))
     assert answer.startswith("<think>") and answer.endswith("<answer>A</answer>")  # only 'continue' is offered
     assert "<think>" in env.system_prompt and "<answer>" in env.system_prompt
-    env = cogsim.make("kidgym/maze", level=1, prompt="in_context", cell_size=32)
+    env = cogsim.make("kidgym/maze", level=1, prompt="in_context", cell_size=32, look="cogsim")
     obs, _ = env.reset(seed=0)
     assert "fully worked example" in obs["text"] and "Reason:" in obs["text"]
     example_steps = obs["text"].count("Example step")
     assert example_steps == 3 and len(obs["images"]) == example_steps + 1
     assert all(image.shape == (288, 288, 3) for image in obs["images"])
+    env = cogsim.make("kidgym/maze", level=1, prompt="in_context")  # the release's frames
+    obs, _ = env.reset(seed=0)
+    example_steps = obs["text"].count("Example step")
+    assert example_steps == 3 and len(obs["images"]) == example_steps + 1
+    assert all(image.shape == (576, 448, 4) for image in obs["images"])
 
 
-def test_mazes_state_the_backpack_keys_in_words():
-    env = cogsim.make("kidgym/maze", level=2, images=False)
+@pytest.mark.parametrize("mechanics", ["cogsim", "release"])
+def test_mazes_state_the_backpack_keys_in_words(mechanics):
+    """On by default where cogsim's look cannot show key colours; the release's frames show them."""
+    env = cogsim.make("kidgym/maze", level=2, images=False, mechanics=mechanics, describe_backpack=True)
     observations, _, _ = play(env, "oracle", 3)
     assert "Backpack: empty" in observations[0]["text"]
     assert any(" key" in obs["text"].split("Backpack:")[1].split("\n")[0] for obs in observations[1:-1])
+    default = cogsim.make("kidgym/maze", level=2, images=False, mechanics=mechanics)
+    assert ("Backpack:" in default.reset(seed=3)[0]["text"]) == (mechanics == "cogsim")
 
 
 def test_vector_env_runs_in_lockstep():
@@ -148,7 +157,7 @@ def test_stepping_a_finished_episode_raises():
 
 
 def test_oracle_answers_like_random_once_success_is_out_of_reach():
-    env = cogsim.make("kidgym/sorting", level=1, images=False)
+    env = cogsim.make("kidgym/sorting", level=1, images=False, mechanics="cogsim")
     env.reset(seed=2)
     good = env.state.oracle_action()
     wrong = next(i for i, a in enumerate(env.state.options()) if a[1] == good[1] and a != good)
@@ -168,7 +177,7 @@ def test_oracle_reasons_in_chain_of_thought(env_id):
 
 
 def test_in_context_example_explains_each_step():
-    env = cogsim.make("kidgym/classification", level=1, prompt="in_context", images=False)
+    env = cogsim.make("kidgym/classification", level=1, prompt="in_context", images=False, mechanics="cogsim")
     obs, _ = env.reset(seed=3)
     assert obs["text"].count("Reason: The item with label") == 2 and obs["text"].count("belongs in the") == 2
     assert obs["images"] == ()  # images=False: text only
@@ -227,6 +236,7 @@ def test_release_templates_for_counting_and_sorting():
 
     env = cogsim.make("kidgym/sorting", level=1, images=False)
     obs, _ = env.reset(seed=0)
-    assert "In this world, the " in obs["text"] and " by speed in position I, II." in obs["text"]
+    assert "In this world, the " in obs["text"]
+    assert " by speed in position I, II." in obs["text"] or " by weight in position I, II." in obs["text"]
     assert "Rank the animal in the backpack from " in obs["text"]
     assert all(text.startswith("place animal from backpack ") for text in obs["options"])

@@ -3,8 +3,11 @@ Planning, Perception Reasoning), with high-level lettered actions.
 
 The C++ core (``cogsim._core``) owns the grid state, generators, transitions, action enumeration and
 the fewest-steps oracle; this package owns names, texts, prompts, the answer decoder and scenes.
-Play through ``cogsim.make("kidgym/<task>", level=1..3)``; simulate whole episodes in the core with
-:func:`simulate`.
+Play through ``cogsim.make("kidgym/<task>", level=1..3)``. Two engines: the release's mechanics
+(the default; ``release_play``, ``release_scene``, ``release_look``: BoBo-Ye/KidGym's scenes, maze
+layouts, action lists and pictures) and cogsim's own (``mechanics="cogsim"``; this module's
+:func:`generate` and :func:`simulate`, ``scene``, ``look``). ``release_play.simulate`` plays whole
+release episodes in the core.
 """
 
 from __future__ import annotations

@@ -15,6 +15,15 @@ answer (``feedback=True`` adds cogsim's one line on what the last answer did). `
 the turn text from a file (e.g. the paper's published prompt) with the placeholders of
 ``kidgym.prompts.TEMPLATE_FIELDS``.
 
+Mechanics and pictures are the release's by default (``mechanics="release"``, ``look="release"``;
+``kidgym.release_play``, ``release_look``): its scenes, its 100 maze layouts per level (seed s plays
+layout s % 100 + 1, the one the release's (s+1)-th episode plays), its full action lists and its
+frames (RGBA, 448 or 576 wide, 576 high), drawn from the user's copy of the release's images
+(``kidgym.release_files.assets_root``). ``look="cogsim"`` draws cogsim's own pictures of cogsim's own
+scenes (``mechanics="cogsim"``: procedural layouts, executable actions only, a decoy key per maze and
+the other readings in ``kidgym.tasks``). ``actions="executable"`` keeps the release's mechanics but
+lists only the actions whose target the agent can reach.
+
 Reading: an answer that names no option spends a step without effect (``invalid_answer_costs_step``;
 False re-asks for free). The release's interactive loop re-asks; how its model runs counted such
 answers is not published.
@@ -27,13 +36,25 @@ from typing import Any, ClassVar, Optional
 import numpy as np
 
 from cogsim.benchmarks import kidgym
-from cogsim.benchmarks.kidgym import catalog, overlay, prompts, reasons, scene
+from cogsim.benchmarks.kidgym import (
+    catalog,
+    overlay,
+    prompts,
+    reasons,
+    release_files,
+    release_look,
+    release_play,
+    scene,
+)
 from cogsim.benchmarks.kidgym.parser import TAG_MODES, decode_answer
 from cogsim.benchmarks.kidgym.tasks import GOAL_TEXTS, TASKS, action_text, goal_text
 from cogsim.envs import register
 from cogsim.envs.base import TextEnv, observation
 
 _MAZES = {"maze", "decode_maze", "memory_maze"}
+MECHANICS = ("release", "cogsim")
+LOOKS = ("release", "cogsim")
+_RELEASE_LOOKS: dict = {}  # one ReleaseLook (with its image caches) per folder of release files
 EXAMPLE_SEED = 2_000_000_011  # the in-context example episode (shifted if it equals the episode's seed)
 
 
@@ -44,10 +65,16 @@ class KidGymEnv(TextEnv):
     prompt                 "zero_shot" | "cot" | "in_context"
     max_steps              step budget; 0 = the release's registered budget (the fewest steps that solve
                            the task, plus the release's slack for CO, DE, MDE and DMA)
+    mechanics              "release" (the release's scenes, layouts and action lists) or "cogsim" (cogsim's
+                           earlier generators and rules); default: the look's
+    look                   "release" (the release's frames, from its image files) or "cogsim" (cogsim's own
+                           drawings, of cogsim's mechanics)
+    actions                "release" (every action the release lists, reachable or not) or "executable"
+                           (only those whose target the agent can reach; cogsim's mechanics list only those)
     images                 render frames (False: text only, for fast simulation of scripted agents)
-    cell_size              32, 64 (the paper's 576 px frame) or 96
-    describe_backpack      state the backpack in words (default on for mazes, whose key colours the
-                           renderer's backpack strip cannot show)
+    cell_size              cogsim's look: 32, 64 (a 576 px frame) or 96; the release's look has 64 px tiles
+    describe_backpack      state the backpack in words (default on for mazes with cogsim's look, whose
+                           backpack strip cannot show key colours)
     decoder                "paper" (exactly the paper's decoder) or "strict" (see ``kidgym.decode``)
     answer_tags            "release" (lowercase <answer> tags on one line, as the release reads them) or
                            "any_case" (tags in any case, across lines: cogsim's earlier reading)
@@ -57,7 +84,8 @@ class KidGymEnv(TextEnv):
     prompt_template        path of a text file for each turn's text (or its content as a run records it), with
                            plain placeholders ``{goal}``, ``{actions}``... (see ``kidgym.prompts.TEMPLATE_FIELDS``)
     invalid_answer_costs_step  an unparseable answer spends a step (True) or is simply re-asked (False)
-    selection_extra, decode_extra, memory_chests, maze_decoy_keys   generator knobs (``catalog.CatalogOptions``)
+    selection_extra, decode_extra, memory_chests, maze_decoy_keys   cogsim's generator knobs
+                           (``catalog.CatalogOptions``; mechanics="cogsim" only)
     """
 
     suite: ClassVar[str] = "kidgym"
@@ -73,8 +101,11 @@ class KidGymEnv(TextEnv):
         level: int = 1,
         prompt: str = "zero_shot",
         max_steps: int = 0,
+        mechanics: Optional[str] = None,
+        look: str = "release",
+        actions: Optional[str] = None,
         images: bool = True,
-        cell_size: int = 64,
+        cell_size: Optional[int] = None,
         describe_backpack: Optional[bool] = None,
         decoder: str = "paper",
         answer_tags: str = "release",
@@ -90,6 +121,9 @@ class KidGymEnv(TextEnv):
             level=level,
             prompt=prompt,
             max_steps=max_steps,
+            mechanics=mechanics,
+            look=look,
+            actions=actions,
             images=images,
             cell_size=cell_size,
             describe_backpack=describe_backpack,
@@ -112,7 +146,9 @@ class KidGymEnv(TextEnv):
             raise ValueError(f"goal_texts must be one of {', '.join(GOAL_TEXTS)}, got {goal_texts!r}")
         self.answer_tags, self.feedback, self.goal_texts = answer_tags, bool(feedback), goal_texts
         self.template = prompts.load_template(prompt_template) if prompt_template is not None else None
-        fewest, most = kidgym.budget_range(self.task.name, self.level)
+        self.mechanics, self.look, self.actions = self._check_mechanics(mechanics, look, actions, bool(images))
+        release = self.mechanics == "release"
+        fewest, most = (1, 60) if release else kidgym.budget_range(self.task.name, self.level)
         if (
             isinstance(max_steps, bool)
             or not isinstance(max_steps, int)
@@ -122,26 +158,66 @@ class KidGymEnv(TextEnv):
                 f"max_steps must be 0 (the release's budget) or an integer in [{fewest}, {most}] for {self.task.name} "
                 f"level {self.level}, got {max_steps!r}"
             )
-        if cell_size not in (32, 64, 96):
-            raise ValueError(f"cell_size must be 32, 64 or 96, got {cell_size!r}")
+        cell_size = 64 if cell_size is None else cell_size
+        if cell_size not in ((64,) if look == "release" else (32, 64, 96)):
+            allowed = "64 (the release's tiles)" if look == "release" else "32, 64 or 96"
+            raise ValueError(f"cell_size must be {allowed} with look={look!r}, got {cell_size!r}")
         unknown = set(generator_options) - set(catalog.CatalogOptions.__dataclass_fields__)
         if unknown:
             raise ValueError(
                 f"unknown kidgym option(s) {sorted(unknown)}; generator options are {sorted(catalog.CatalogOptions.__dataclass_fields__)}"
             )
+        if release and generator_options:
+            raise ValueError(
+                f"{', '.join(sorted(generator_options))}: cogsim's generator knobs need mechanics='cogsim'"
+            )
         self.catalog_options = catalog.CatalogOptions(**generator_options)
+        self.play = release_play.ReleasePlay(self.task, self.level, max_steps, self.actions) if release else None
+        self.drawing = _release_look() if release and images else None
         self.max_steps = max_steps
         self.images = bool(images)
         self.cell_size = cell_size
-        self.describe_backpack = self.task.name in _MAZES if describe_backpack is None else bool(describe_backpack)
+        backpack_note = self.task.name in _MAZES and not release
+        self.describe_backpack = backpack_note if describe_backpack is None else bool(describe_backpack)
         self.strict = decoder == "strict"
         self.invalid_answer_costs_step = bool(invalid_answer_costs_step)
         self.system_prompt = prompts.system_prompt(self.prompt, self.task.memory)
         self.state = None
 
+    @staticmethod
+    def _check_mechanics(
+        mechanics: Optional[str], look: str, actions: Optional[str], images: bool
+    ) -> tuple[str, str, str]:
+        """(mechanics, look, actions) with the defaults filled in: the look's mechanics, and the action
+        lists of those mechanics (the release's full lists; cogsim's executable ones)."""
+        if look not in LOOKS:
+            raise ValueError(f"look must be one of {', '.join(LOOKS)}, got {look!r}")
+        mechanics = look if mechanics is None else mechanics
+        if mechanics not in MECHANICS:
+            raise ValueError(f"mechanics must be one of {', '.join(MECHANICS)}, got {mechanics!r}")
+        if images and mechanics != look:
+            raise ValueError(
+                f"look={look!r} draws only {look}'s scenes, not mechanics={mechanics!r} (images=False plays any mechanics)"
+            )
+        actions = ("release" if mechanics == "release" else "executable") if actions is None else actions
+        if actions not in release_play.ACTIONS or (mechanics == "cogsim" and actions != "executable"):
+            allowed = "'release' or 'executable'" if mechanics == "release" else "'executable' (cogsim's mechanics)"
+            raise ValueError(f"actions must be {allowed}, got {actions!r}")
+        return mechanics, look, actions
+
     # -- episode ------------------------------------------------------------------------------
     def _generate(self, seed: int):
+        if self.play is not None:
+            return self.play.generate(seed)
         return kidgym.generate(self.task.name, self.level, [seed], self.max_steps, self.catalog_options, threads=1)[0]
+
+    def scene(self) -> dict:
+        """The current scene in the release's terms (``kidgym.release_scene``), JSON-able."""
+        if self.state is None:
+            raise ValueError("no episode yet; call reset() first")
+        if self.play is None:
+            raise ValueError("scene() describes the release's scenes; this env plays mechanics='cogsim'")
+        return self.play.scene(self.state)
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.state = self._generate(seed)
@@ -152,11 +228,26 @@ class KidGymEnv(TextEnv):
 
     def _option_texts(self, state=None) -> list[str]:
         state = state or self.state
+        if self.play is not None:
+            return self.play.texts(state)
         return [action_text(self.task, state, a) for a in state.options()]
+
+    def _goal(self, state) -> str:
+        if self.play is not None:
+            return self.play.goal(state, self.goal_texts)
+        return goal_text(self.task, state, self.goal_texts)
+
+    def _backpack_note(self, state) -> str:
+        if not self.describe_backpack:
+            return ""
+        words = release_play.backpack_text(state) if self.play is not None else scene.backpack_text(state)
+        return f"Backpack: {words}"
 
     def _frame(self, state) -> tuple:
         if not self.images:
             return ()
+        if self.drawing is not None:
+            return (self.drawing.frame(self.play.scene(state)),)
         return (overlay.render(self.renderer(), [scene.frame_spec(self.task, state, self.cell_size)])[0],)
 
     def _observe(self, feedback: str) -> dict:
@@ -167,9 +258,9 @@ class KidGymEnv(TextEnv):
             return observation(f"{feedback}\nThe episode is over. {outcome}".strip(), frames, ())
         self.legal_actions = state.options()
         texts = self._option_texts()
-        note = f"Backpack: {scene.backpack_text(state)}" if self.describe_backpack else ""
+        note = self._backpack_note(state)
         feedback = feedback if self.feedback else ""
-        goal = goal_text(self.task, state, self.goal_texts)
+        goal = self._goal(state)
         if self.template is not None:
             text = prompts.fill_template(self.template, goal, texts, note, feedback, state)
         else:
@@ -181,7 +272,18 @@ class KidGymEnv(TextEnv):
 
     def _snapshot(self):
         s = self.state
+        if self.play is not None:
+            return s.to_bytes(), s.done
         return s.cells.tobytes(), tuple(s.bag), s.phase, s.done, s.progress
+
+    def _apply(self, index: int) -> bool:
+        """Plays option ``index``; whether it did what it says (the release's step_success)."""
+        if self.play is not None:
+            self.state.apply(index)
+            return bool(self.state.last_step_ok)
+        before = self._snapshot()
+        self.state.apply(self.legal_actions[index])
+        return self._snapshot() != before
 
     def _step(self, action: str):
         if self.state is None or self.state.done:
@@ -198,9 +300,7 @@ class KidGymEnv(TextEnv):
             info = {"parse": "parse_failure", "parsed": None, "step_success": False}
             feedback = f"Your answer named none of the options {kidgym.letter_list(len(texts))}."
         else:
-            before = self._snapshot()
-            self.state.apply(self.legal_actions[index])
-            changed = self._snapshot() != before
+            changed = self._apply(index)
             letter = chr(ord("A") + index)
             info = {"parse": "ok", "parsed": {"option": letter, "action": texts[index]}, "step_success": changed}
             feedback = f"You chose {letter}: '{texts[index]}'." + ("" if changed else " It had no effect.")
@@ -223,13 +323,22 @@ class KidGymEnv(TextEnv):
             "parse_failures": int(self.parse_failures),
             "capabilities": list(self.task.capabilities),
             "prompt": self.prompt,
+            "mechanics": self.mechanics,
+            "look": self.look if self.images else None,
+            # the release's look resamples the release's images with the installed Pillow, as the release does
+            "pillow": release_look.PILLOW if self.drawing is not None else None,
+            "layout": int(s.layout) or None if self.play is not None else None,
         }
 
     # -- scripted agents ----------------------------------------------------------------------
     def _choice(self, policy: str, state, options, rng: np.random.Generator) -> int:
         """The oracle plays a fewest-steps plan; from a state where none succeeds any more (after
         other agents' moves) it answers like the random agent."""
-        if policy == "oracle":
+        if policy == "oracle" and self.play is not None:
+            index = state.oracle_option()
+            if index is not None:
+                return index
+        elif policy == "oracle":
             action = state.oracle_action()
             if action is not None:
                 return options.index(action)
@@ -242,30 +351,52 @@ class KidGymEnv(TextEnv):
             raise ValueError("the episode is over (or was never started); call reset() first")
         index = self._choice(policy, self.state, self.legal_actions, rng)
         letter = chr(ord("A") + index)
-        text = action_text(self.task, self.state, self.legal_actions[index])
+        text = self._option_texts()[index]
         if policy == "oracle" and self.prompt == "cot":
-            why = reasons.explain(self.task, self.state, self.legal_actions[index])
+            why = self._reason(self.state, index)
         else:
             why = f"I pick {letter}: '{text}'."
         return prompts.scripted_answer(self.prompt, letter, text, why)
 
+    def _reason(self, state, index: int) -> str:
+        if self.play is not None:
+            return f"It is the next step of a shortest plan to the goal: '{self._option_texts(state)[index]}'."
+        return reasons.explain(self.task, state, state.options()[index])
+
     def _worked_example(self, seed: int) -> prompts.WorkedExample:
         example_seed = EXAMPLE_SEED + self.level if seed != EXAMPLE_SEED + self.level else EXAMPLE_SEED - 1
         state = self._generate(example_seed)
-        example = prompts.WorkedExample(goal_text(self.task, state, self.goal_texts))
-        scenes = []
+        example = prompts.WorkedExample(self._goal(state))
+        frames = []
         while not state.done:
-            options = state.options()
-            texts = [action_text(self.task, state, a) for a in options]
-            index = options.index(state.oracle_action())
-            scenes.append(scene.frame_spec(self.task, state, self.cell_size))
+            texts = self._option_texts(state)
+            if self.play is not None:
+                index = state.oracle_option()
+                if (
+                    index is None
+                ):  # the release draws a few unsolvable Decode Maze episodes; the example needs a solvable one
+                    example_seed += 1
+                    state, example = self._generate(example_seed), prompts.WorkedExample(self._goal(state))
+                    frames = []
+                    continue
+            else:
+                index = state.options().index(state.oracle_action())
+            frames.append(self._frame(state))
             letter = chr(ord("A") + index)
-            why = reasons.explain(self.task, state, options[index])
+            why = self._reason(state, index)
             example.steps.append((texts, letter, f"{why} So the action is {letter}: '{texts[index]}'."))
-            state.apply(options[index])
-        if self.images:
-            example.frames = list(overlay.render(self.renderer(), scenes))
+            state.apply(index if self.play is not None else state.options()[index])
+        example.frames = [frame for group in frames for frame in group]
         return example
+
+
+def _release_look() -> release_look.ReleaseLook:
+    """The drawing of the release's pictures from the installed release files (shared by every env)."""
+    root = release_files.assets_root()
+    drawing = _RELEASE_LOOKS.get(root)
+    if drawing is None:
+        drawing = _RELEASE_LOOKS[root] = release_look.ReleaseLook(root, threads=1)
+    return drawing
 
 
 class KidGymMemoryEnv(KidGymEnv):
@@ -284,11 +415,12 @@ for _spec in TASKS.values():
     )
 
 DEMO_SUITES = [
+    # cogsim's look: the demo runs where the release's image files are not installed.
     # Classification and Maze at all three levels, so the report shows Execution and Planning scores.
     *(
         {
             "env_id": f"kidgym/{task}",
-            "options": {"level": level, "cell_size": 32},
+            "options": {"level": level, "cell_size": 32, "look": "cogsim"},
             "episodes": 3,
             "agents": ["oracle", "random"],
         }
@@ -297,19 +429,19 @@ DEMO_SUITES = [
     ),
     {
         "env_id": "kidgym/memory_decode",
-        "options": {"level": 2, "cell_size": 32},
+        "options": {"level": 2, "cell_size": 32, "look": "cogsim"},
         "episodes": 3,
         "agents": ["oracle", "random"],
     },
     {
         "env_id": "kidgym/counting",
-        "options": {"level": 2, "cell_size": 32},
+        "options": {"level": 2, "cell_size": 32, "look": "cogsim"},
         "episodes": 3,
         "agents": ["oracle", "random"],
     },
     {
         "env_id": "kidgym/puzzle",
-        "options": {"level": 2, "cell_size": 32},
+        "options": {"level": 2, "cell_size": 32, "look": "cogsim"},
         "episodes": 3,
         "agents": ["oracle", "random"],
     },

@@ -1,9 +1,17 @@
 """paper:kidgym: the twelve tasks of the paper's Table 2 at levels 1-3, 100 zero-shot rounds per task
 and level for every model (seeds SEED..SEED+99 in every cell: "every model on the identical set"; the
-paper publishes no seeds). Tables: Table 2 (success rate per task and level) and Table 6 (the
-capability scores the paper derives from it)."""
+paper publishes no seeds; the maze tasks' 100 rounds are the release's 100 layouts, seed s playing
+layout s % 100 + 1). Tables: Table 2 (success rate per task and level) and Table 6 (the capability
+scores the paper derives from it).
+
+Cells whose episodes are not the release's are marked (:func:`release_differences`): cogsim's
+mechanics, pictures or action lists, text-only play, and where the release itself cannot play what
+the paper reports: Sorting level 1 (its table is not published) and the Maze layouts its own check
+never accepts."""
 
 from __future__ import annotations
+
+from typing import Sequence
 
 from cogsim.benchmarks.kidgym import PAPER_TASKS
 from cogsim.benchmarks.kidgym.metrics import CAPABILITIES, PAPER_TASK_CODES, TASK_CAPABILITIES, capability_scores
@@ -17,6 +25,42 @@ _NAME_OF = {code: name for code, (name, _) in TASK_CAPABILITIES.items()}
 
 def cells() -> list[Cell]:
     return [Cell(f"kidgym/{name}", {"level": level}, ROUNDS) for name in PAPER_TASKS for level in LEVELS]
+
+
+# Maze layouts on which the release's generator never returns: its check_grid accepts no placement of
+# the keys (tests/benchmarks/kidgym/data/kidgym_release_mechanics.json, maze_accepted)
+UNPLAYABLE_LAYOUTS = {2: (12, 14, 22, 31, 35, 39, 51, 83), 3: (3, 24, 28, 31, 46, 48, 50, 72, 80, 97)}
+MAZES = ("kidgym/maze", "kidgym/decode_maze", "kidgym/memory_maze")
+
+
+def release_differences(cell: Cell, episodes: Sequence[dict]) -> list[str]:
+    """Why a cell's episodes are not the release's: cogsim's mechanics, pictures or action lists, no
+    pictures at all, and what the release itself cannot play (Sorting level 1, some Maze layouts)."""
+    how = []
+    if any(e.get("mechanics", "cogsim") != "release" for e in episodes):
+        how.append("cogsim's mechanics, not the release's (mechanics=cogsim: its own layouts and rules)")
+    looks = {e.get("look") for e in episodes}
+    if "cogsim" in looks:
+        how.append("cogsim's pictures, not the release's (look=cogsim)")
+    if None in looks:
+        how.append("no pictures (images=False): the paper's models saw the frames")
+    if any((e.get("options") or {}).get("actions") == "executable" for e in episodes):
+        how.append("only reachable actions listed (actions=executable); the release lists them all")
+    level = cell.options.get("level")
+    if cell.env_id == "kidgym/sorting" and level == 1:
+        how.append("Sorting level 1: the release's table (Sorting_L1.json) is not published; cogsim reconstructs it")
+    if cell.env_id == "kidgym/maze" and level in UNPLAYABLE_LAYOUTS:
+        played = sorted({int(e["layout"]) for e in episodes if e.get("layout")} & set(UNPLAYABLE_LAYOUTS[level]))
+        if played:
+            how.append(
+                f"Maze level {level} layouts {', '.join(map(str, played))}: the release's generator never finishes "
+                "on them (its check accepts no key placement); cogsim places the keys at random"
+            )
+    if cell.env_id in MAZES:
+        layouts = {int(e["layout"]) for e in episodes if e.get("layout")}
+        if layouts and len(layouts) < len(episodes):
+            how.append(f"{len(layouts)} distinct layouts in {len(episodes)} episodes (the paper: each of the 100 once)")
+    return how
 
 
 def _rate(episodes: list[dict]) -> float:
@@ -64,4 +108,4 @@ def tables(run: RunCells, data: dict) -> list[Table]:
     return [table2, table6]
 
 
-register(Paper("kidgym", "KidGym (Table 2, Table 6)", cells(), tables, __package__))
+register(Paper("kidgym", "KidGym (Table 2, Table 6)", cells(), tables, __package__, release_differences))

@@ -122,22 +122,51 @@ GOAL_TEXTS = ("release", "adapted")
 def goal_text(spec: TaskSpec, state, texts: str = "release") -> str:
     """The goal sentence for the state's task (memory tasks word it differently after 'continue');
     ``texts="adapted"`` words Memory Decode for cogsim's frames (see the module notes)."""
-    goal, level, started = state.goal, state.level, state.phase == 1
-    continue_hint = "" if started else " If you understand the rules, choose 'continue' to begin the task."
+    goal, level = state.goal, state.level
+    words: dict = {}
     if spec.name == "classification":
         (a, ca, b, cb), category = goal[:4], state.category
-        name = lambda item: catalog.item_name(category, item)  # noqa: E731
-        colour = lambda c: catalog.BASKET_COLOURS[c][0]  # noqa: E731
-        return f"Place {name(a)} in the {colour(ca)} basket and {name(b)} in the {colour(cb)} basket."
-    if spec.name == "maze":
+        words = {
+            "item_1": catalog.item_name(category, a),
+            "colour_1": catalog.BASKET_COLOURS[ca][0],
+            "item_2": catalog.item_name(category, b),
+            "colour_2": catalog.BASKET_COLOURS[cb][0],
+        }
+    elif spec.name == "counting":
+        words = {"number": goal[0], "item": catalog.item_name(goal[1], goal[2])}
+    elif spec.name == "sorting":
+        rule = catalog.SORTING_RULES[goal[0]]
+        words = {"rule": rule.rule, "ranking": rule.ranking}
+    elif spec.name == "placement":
+        cells = state.cells
+        words = {
+            "orientation": catalog.DIRECTIONS[goal[0]],
+            "rotation": catalog.ROTATIONS[goal[1]],
+            "centre": catalog.item_name(cells[2, 2, 2], cells[2, 2, 1]),
+            "item": placement_item(state),
+        }
+    return goal_words(spec.name, level, state.phase == 1, texts, **words)
+
+
+def goal_words(name: str, level: int, started: bool, texts: str = "release", **words) -> str:
+    """The release's goal template of task ``name`` filled with ``words`` (the names it needs:
+    classification item_1 colour_1 item_2 colour_2; counting number item; sorting rule ranking;
+    placement orientation rotation centre item)."""
+    continue_hint = "" if started else " If you understand the rules, choose 'continue' to begin the task."
+    if name == "classification":
+        return (
+            f"Place {words['item_1']} in the {words['colour_1']} basket and {words['item_2']} in the "
+            f"{words['colour_2']} basket."
+        )
+    if name == "maze":
         return "There is a diamond shown in the scene, and you need to obtain the diamond. " + _MAZE_RULE
-    if spec.name == "decode_maze":
+    if name == "decode_maze":
         return (
             "There is a diamond in the scene, and your goal is to obtain it. Some paths are blocked by doors, and the "
             "key required to unlock each door color is shown in the left hint panel. You must consult the hint panel "
             "and use the specified key to open the corresponding door."
         )
-    if spec.name == "memory_maze":
+    if name == "memory_maze":
         return (
             "In the first image, a diamond will be shown in the scene that you need to remember its location. In the "
             "following images, the diamond will not be shown and several treasure boxes will be generated in the "
@@ -145,7 +174,7 @@ def goal_text(spec: TaskSpec, state, texts: str = "release") -> str:
             "diamond. When your path is blocked by a door, you can use a key of the same color to unlock it. Note: You "
             "must obtain the key before you can use it to unlock doors." + continue_hint
         )
-    if spec.name == "selection":
+    if name == "selection":
         if level == 1:
             text = (
                 "In the first image, an item will be shown on the left margin that you need to remember. In the "
@@ -160,13 +189,13 @@ def goal_text(spec: TaskSpec, state, texts: str = "release") -> str:
         return text + (
             "" if started else " If you understand the rules, select the 'continue' action to start the task."
         )
-    if spec.name == "decode":
+    if name == "decode":
         return (
             "There are arrow-connected items with one-to-one correspondence(s) shown on the left margin and a target "
             "item displayed in the black box in the upper left corner. You need to select the correct corresponding "
             "item for the target based on the correspondence(s)."
         )
-    if spec.name == "memory_decode" and texts == "adapted":
+    if name == "memory_decode" and texts == "adapted":
         return (
             "In the first image, arrow-connected items with one-to-one correspondence(s) will be shown on the left "
             "margin that you need to remember (each row: item -> its partner). In the following images, the "
@@ -174,42 +203,38 @@ def goal_text(spec: TaskSpec, state, texts: str = "release") -> str:
             "to select the correct corresponding item for the target based on the pairing you remembered in the first image."
             + continue_hint
         )
-    if spec.name == "memory_decode":
+    if name == "memory_decode":
         return (
             "In the first image, arrow-connected items with one-to-one correspondence(s) will be shown on the left "
             "margin that you need to remember. In the following images, the correspondence(s) will not be shown, and a "
             "target item will be generated in the black box in the upper left corner. You need to select the correct "
             "corresponding item for the target based on the pairing you remembered in the first image." + continue_hint
         )
-    if spec.name == "counting":
-        number, item = goal[0], catalog.item_name(goal[1], goal[2])
+    if name == "counting":
+        number, item = words["number"], words["item"]
         return (
             f"Collect {number} {item}(s) from the scene and place them in the backpack. Make sure you have gathered "
             f"exactly this amount, no more and no less. You should be aware that there may be 1 to 3 items of different "
             f"quantities in one grid. Once you have collected this number of {item}s, select the action: "
             f"'I have already collected {number} {item}s.'"
         )
-    if spec.name in ("filling", "puzzle"):
+    if name in ("filling", "puzzle"):
         return (
             "There is a target item shown on the left margin. You need to fill the correct piece(s) from the backpack "
             "to complete the missing part(s) of the frame in the scene, ensuring they match and align with the target item."
         )
-    if spec.name == "memory_filling":
+    if name == "memory_filling":
         return (
             "In the first image, a target item will be shown on the left margin that you need to remember. In the "
             "following images, the target item will not be shown. You need to fill the correct piece(s) from the "
             "backpack to complete the missing part(s) of the frame in the scene, ensuring they match and align with "
             "the target item." + continue_hint
         )
-    if spec.name == "sorting":
-        rule = catalog.SORTING_RULES[goal[0]]
+    if name == "sorting":
         positions = ", ".join(roman(i) for i in range(1, level + 2))
-        return f"{rule.rule} Rank the animal in the backpack from {rule.ranking} in position {positions}."
-    if spec.name == "placement":
-        orientation, rotation = catalog.DIRECTIONS[goal[0]], catalog.ROTATIONS[goal[1]]
-        cells = state.cells
-        centre = catalog.item_name(cells[2, 2, 2], cells[2, 2, 1])
-        item = placement_item(state)
+        return f"{words['rule']} Rank the animal in the backpack from {words['ranking']} in position {positions}."
+    if name == "placement":
+        orientation, rotation, centre, item = words["orientation"], words["rotation"], words["centre"], words["item"]
         if rotation is None:
             return (
                 f"A direction will be provided: {orientation}. Determine its opposite direction, and then place "
@@ -219,7 +244,7 @@ def goal_text(spec: TaskSpec, state, texts: str = "release") -> str:
             f"A direction will be provided: {orientation}. From its opposite direction, determine the next {rotation} "
             f"position, then place {item} in the corresponding location around {centre}."
         )
-    raise ValueError(f"unknown task {spec.name!r}")
+    raise ValueError(f"unknown task {name!r}")
 
 
 def placement_item(state) -> str:
@@ -237,9 +262,23 @@ def placement_item(state) -> str:
 
 def action_text(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
     verb, a, b = action
+    words: dict = {}
+    if verb in (PICK, DECLARE) and spec.name == "counting":
+        words["item"] = catalog.item_name(state.goal[1], state.goal[2])
+    elif verb == CHOOSE and spec.name == "selection":
+        words["kind"] = catalog.CATEGORY_SINGULAR[catalog.CATEGORIES[state.goal[0]]]
+    elif verb == PLACE and spec.name == "placement":
+        words["item"] = placement_item(state)
+    return action_words(spec.name, action, **words)
+
+
+def action_words(name: str, action: tuple[int, int, int], item: str = "", kind: str = "") -> str:
+    """The release's action template for ``action`` (verb, a, b) of task ``name``; ``item`` names the
+    Counting item or the item Placement places, ``kind`` the category Selection asks for."""
+    verb, a, b = action
     if verb == PICK:
-        if spec.name == "counting":
-            return f"pick up the {catalog.item_name(state.goal[1], state.goal[2])} with label {a}"
+        if name == "counting":
+            return f"pick up the {item} with label {a}"
         return f"pick up the item with label {a}"
     if verb == PUT:
         return f"put the item from backpack {slot_letter(a)} into the basket with label {b}"
@@ -250,15 +289,15 @@ def action_text(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
     if verb == CONTINUE:
         return "continue"
     if verb == CHOOSE:
-        if spec.name == "selection":
-            return f"choose {catalog.CATEGORY_SINGULAR[catalog.CATEGORIES[state.goal[0]]]} with label {a}"
+        if name == "selection":
+            return f"choose {kind} with label {a}"
         return f"choose the item with label {a}"
     if verb == DECLARE:
-        return f"I have already collected {a} {catalog.item_name(state.goal[1], state.goal[2])}(s)"
+        return f"I have already collected {a} {item}(s)"
     if verb == PLACE:
-        if spec.name in ("filling", "puzzle", "memory_filling"):
+        if name in ("filling", "puzzle", "memory_filling"):
             return f"place the piece from backpack {slot_letter(a)} into the grid at position {roman(b)}"
-        if spec.name == "sorting":
+        if name == "sorting":
             return f"place animal from backpack {slot_letter(a)} at grid {roman(b)}"
-        return f"place the {placement_item(state)} from backpack {slot_letter(a)} at grid {roman(b)}"
+        return f"place the {item} from backpack {slot_letter(a)} at grid {roman(b)}"
     raise ValueError(f"unknown action verb {verb}")

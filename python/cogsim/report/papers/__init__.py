@@ -6,8 +6,9 @@ paper used where it says). Each benchmark registers its paper from its own folde
 family record names as ``paper``). The published rows are facts transcribed from the papers' tables
 into ``published.json`` beside that module (each file names its source); ``published(name)`` reads
 them. In the comparison tables a run's cell carries ``*`` where the run's protocol differs from the
-paper's there (fewer or more finished episodes, other env options, other seeds, a history policy);
-a table below lists how.
+paper's there (fewer or more finished episodes, other env options, other seeds, a history policy,
+and where the paper's module says so, episodes whose mechanics or pictures are not the release's:
+``Paper.release_check``); a table below lists how.
 
     paper:kidgym     Table 2 (and Table 6, the capability scores derived from it)
     paper:wilt       Tables 1 and 4
@@ -51,6 +52,9 @@ class Paper:
     cells: Sequence[Cell]  # the protocol
     tables: Callable[["RunCells", dict], list[Table]]  # (the run, the published data) -> comparison tables
     package: str  # the package that holds the published rows (published.json)
+    # (cell, its episodes) -> why they are not the release's (mechanics, pictures): each episode's
+    # stored options and outcome say what it played and drew with
+    release_check: Optional[Callable[["Cell", Sequence[dict]], list[str]]] = None
 
 
 _PAPERS: dict[str, Paper] = {}
@@ -115,6 +119,7 @@ class RunCells:
     cells: Sequence[Cell]
     episodes: Sequence[dict]
     history: Optional[str] = None
+    release_check: Optional[Callable[[Cell, Sequence[dict]], list[str]]] = None
 
     def __post_init__(self):
         self._how: dict[tuple, list[str]] = {}  # (cell index, agent) -> how the run differs there
@@ -174,6 +179,8 @@ class RunCells:
                 how.append(f"other seeds than the paper's ({_span(cell.seeds)})")
         if self.history:
             how.append(f"history {self.history}")
+        if self.release_check is not None and episodes:
+            how += self.release_check(cell, episodes)
         return how
 
     def mark(
@@ -235,7 +242,7 @@ def add_paper_section(document: Document, preset: str, episodes: Sequence[dict],
         document.paragraph("The run names an unknown preset ", Code(preset), "; known: ", ", ".join(presets()), ".")
         return
     chosen = paper(preset)
-    run = RunCells(chosen.cells, episodes, history)
+    run = RunCells(chosen.cells, episodes, history, chosen.release_check)
     document.heading(f"Paper tables: {chosen.title}")
     document.paragraph(MARK_NOTE)
     for table in chosen.tables(run, published(chosen.name)):

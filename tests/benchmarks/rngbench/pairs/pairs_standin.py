@@ -17,6 +17,7 @@ import random
 import string
 import tarfile
 import textwrap
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,7 @@ def standin_image(path: str) -> bytes:
 def make_standin(folder: Path) -> tuple[Path, Path, Path]:
     """Writes the stand-in pack (as a release archive too) and a manifest of it into ``folder``:
     returns (release root, archive, manifest file)."""
-    real = json.loads(release_assets.MANIFEST_FILES["rngbench"].read_text())
+    real = json.loads(resources.files("cogsim.benchmarks.rngbench").joinpath("release_assets.json").read_text())
     pack = folder / "RNGBench-standin"
     files = {}
     for path in real["files"]:
@@ -68,7 +69,7 @@ def use_standin(made: tuple[Path, Path, Path], cache: Path, monkeypatch) -> Path
     """Points cogsim at the stand-in's manifest and at ``cache``, and installs the stand-in there from its
     archive (once per cache) as a user installs the release; returns the release root."""
     pack, archive, manifest_file = made
-    monkeypatch.setitem(release_assets.MANIFEST_FILES, "rngbench", manifest_file)
+    monkeypatch.setenv(release_assets.MANIFEST_VARIABLE.format("RNGBENCH"), str(manifest_file))
     monkeypatch.setenv("COGSIM_CACHE", str(cache))
     try:
         release_assets.root("rngbench")

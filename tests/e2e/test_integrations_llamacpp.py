@@ -74,19 +74,19 @@ def test_inspect_eval_of_an_image_suite_on_a_text_only_model_errs(llama, tmp_pat
 
 
 def test_vf_eval_against_the_real_model(llama, tmp_path):
-    # history=current: verifiers 0.3 sends earlier answers with "tool_calls": null, which
-    # llama-cpp-python's server rejects (HTTP 500); prompts without earlier answers avoid it here
-    args = {"env": "wilt/lite", "episodes": 2, "max_attempts": 3, "history": "current"}
-    command = [str(BIN / "vf-eval"), "cogsim.integrations.verifiers", "-a", json.dumps(args), "-m", "smollm2"]
-    command += ["-b", llama.url, "-k", "COGSIM_E2E_KEY", "-n", "2", "-r", "1", "-c", "1", "-t", "48", "-s"]
-    command += ["-o", str(tmp_path), "--disable-tui"]
+    options = {"max_attempts": 3}
+    command = [str(BIN / "vf-eval"), "cogsim-verifiers", "--env.taskset.env-id", "wilt/lite"]
+    command += ["--env.taskset.episodes", "2", "--env.taskset.options", json.dumps(options)]
+    command += ["-m", "smollm2", "--client.base-url", llama.url, "--client.api-key-var", "COGSIM_E2E_KEY"]
+    command += ["--sampling.max-tokens", "48", "-c", "1", "--no-push", "--no-rich", "-o", str(tmp_path)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, env=model_env(llama))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    (results,) = tmp_path.rglob("results.jsonl")
+    (results,) = tmp_path.rglob("traces.jsonl")
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     assert len(rows) == 2
     for row in rows:
-        replies = [m["content"] for m in row["completion"] if m["role"] == "assistant"]
-        seed = row["info"]["seed"]
-        assert not row.get("error") and row["metrics"]["cogsim/unscored"] == 0.0
-        assert row["reward"] == replayed_reward("wilt/lite", {"max_attempts": 3}, seed, replies)
+        (trace,) = row["traces"]
+        replies = [node["message"]["content"] for node in trace["nodes"] if node["sampled"]]
+        assert row["ok"] and not row["errors"]
+        reward = trace["rewards"]["episode_reward"]["score"]
+        assert reward == replayed_reward("wilt/lite", options, row["task"]["data"]["seed"], replies)

@@ -379,7 +379,7 @@ std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t he
   size_t chunk = begin_chunk(out, "IHDR");
   put32(out, static_cast<uint32_t>(width));
   put32(out, static_cast<uint32_t>(height));
-  const uint8_t colour_type = channels == 4 ? 6 : 2;  // RGBA or RGB
+  const uint8_t colour_type = channels == 4 ? 6 : 2;    // RGBA or RGB
   const uint8_t format[5] = {8, colour_type, 0, 0, 0};  // 8 bits, deflate, adaptive filters, no interlace
   out.insert(out.end(), format, format + 5);
   end_chunk(out, chunk);

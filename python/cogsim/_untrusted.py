@@ -115,6 +115,8 @@ def file_kind(mode: int) -> str:
     """What a file that is not a regular file is, for an error message ("a FIFO (named pipe)")."""
     if stat.S_ISDIR(mode):
         return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
     if stat.S_ISFIFO(mode):
         return "a FIFO (named pipe)"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):

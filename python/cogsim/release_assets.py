@@ -44,7 +44,7 @@ from typing import IO, Callable, Iterator, Optional
 from cogsim import families
 from cogsim._cache import cache_dir
 from cogsim._files import PathLike, write_bytes_atomic
-from cogsim._untrusted import load_json, open_regular_file, printable, read_file, size_text
+from cogsim._untrusted import file_kind, load_json, open_regular_file, printable, read_file, size_text
 
 # A manifest of the user's own in place of the shipped one (e.g. for a stand-in pack of the same
 # files): COGSIM_ASSETS_MANIFEST_<BENCHMARK>=FILE. Its commit names the folder the files go to.
@@ -289,13 +289,13 @@ def _read_in_folder(base: Path, path: str, size: int, shown: str) -> bytes:
         for name in parts[:-1]:
             info = _lstat_at(name, fd, where)
             if not stat.S_ISDIR(info.st_mode):
-                raise ValueError(f"{where}: {printable(name)} is {_kind(info.st_mode)}, not a folder; refused")
+                raise ValueError(f"{where}: {printable(name)} is {file_kind(info.st_mode)}, not a folder; refused")
             inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
             os.close(fd)
             fd = inner
         info = _lstat_at(parts[-1], fd, where)
         if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{where} is {_kind(info.st_mode)}, not a regular file; refused")
+            raise ValueError(f"{where} is {file_kind(info.st_mode)}, not a regular file; refused")
         if info.st_size > size:
             raise ValueError(f"{where} is {size_text(info.st_size)}, larger than the release's file; refused")
         handle_fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
@@ -373,7 +373,7 @@ def _zip_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
             if info.is_dir():
                 kind = "a folder"
             elif stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # zip tools leave the type out for plain files
-                kind = _kind(mode)
+                kind = file_kind(mode)
 
             def read(limit: int, info=info) -> bytes:
                 try:
@@ -544,20 +544,6 @@ def _benchmark_folder(benchmark: str) -> Path:
         if os.path.islink(path):
             raise ValueError(f"{printable(os.fspath(path))} is a symbolic link; cogsim does not write through links")
     return folder
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "something else"
 
 
 # -- the command line ---------------------------------------------------------------------------

@@ -263,7 +263,9 @@ def test_a_run_made_before_jpeg_frames_resumes_reports_and_exports(tmp_path):
     assert all(is_image_ref(r) for r in refs)
     report = build_report(old).markdown()
     # the episodes finished today: pairs' text board and the maze in the release's look, sent as JPEG
-    assert "Frames: the release's pictures, drawn on the CPU, sent as JPEG quality 85 (optimized) (2 episodes)" in report
+    assert (
+        "Frames: the release's pictures, drawn on the CPU, sent as JPEG quality 85 (optimized) (2 episodes)" in report
+    )
     assert "the release's pictures, drawn on the CPU, sent as JPEG quality 88 (optimized) (1 episodes)" in report
     assert export_jsonl(old, tmp_path / "run.jsonl") == 3
     assert export_sft(old, tmp_path / "sft.jsonl") >= 1

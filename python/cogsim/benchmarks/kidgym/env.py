@@ -175,6 +175,8 @@ class KidGymEnv(TextEnv):
         self.catalog_options = catalog.CatalogOptions(**generator_options)
         self.play = release_play.ReleasePlay(self.task, self.level, max_steps, self.actions) if release else None
         self.drawing = _release_look() if release and images else None
+        # the release files the pictures come from, as episodes record them
+        self.assets_used = release_assets.used(release_files.BENCHMARK) if self.drawing is not None else None
         self.max_steps = max_steps
         self.images = bool(images)
         self.cell_size = cell_size
@@ -337,8 +339,8 @@ class KidGymEnv(TextEnv):
         if not self.images:
             return {}
         record: dict = {"frames": self.frame_format()}
-        if self.drawing is not None:
-            record["release_assets"] = release_assets.used(release_files.BENCHMARK)
+        if self.assets_used is not None:
+            record["release_assets"] = dict(self.assets_used)
         return record
 
     def frames_drawn_by(self) -> Optional[dict]:

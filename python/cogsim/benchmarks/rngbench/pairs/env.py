@@ -97,6 +97,7 @@ class PairsEnv(TextEnv):
         self.faces = _choice(options, "faces", "release", ("release", "cogsim"))
         self.face_order = "release" if self.faces == "release" and THEMES[self.theme] == "poker" else "cogsim"
         self.release_look = self.modality == "image" and self.look == "release"
+        self.assets_used = None
         if self.release_look:
             self._check_release_look(options)
         elif self.modality == "image":
@@ -121,6 +122,7 @@ class PairsEnv(TextEnv):
         theme = THEMES[self.theme]
         if release_look.needs_files(theme):
             release_assets.root(release_look.BENCHMARK)  # AssetsMissing: how to install them, in one line
+            self.assets_used = release_assets.used(release_look.BENCHMARK)  # as episodes record them
             if self.pairs > release_look.capacity(theme):
                 raise ValueError(
                     f"the release's theme {self.theme!r} has {release_look.capacity(theme)} distinct faces, the "
@@ -478,8 +480,8 @@ class PairsEnv(TextEnv):
         }
         if self.modality == "image":
             episode["frames"] = self.frame_format()
-        if self.release_look and THEMES[self.theme] != "ascii":
-            episode["release_assets"] = release_assets.used("rngbench")
+        if self.assets_used is not None:
+            episode["release_assets"] = dict(self.assets_used)
         if self.num_players == 2:
             episode.update(
                 scores=list(scores),

@@ -10,7 +10,7 @@ state both sides draw the same frame (checked byte for byte before timing):
   cogsim's ``maze.release_look.frames`` one state per call (as the env draws a turn) and in batches of
   16 states drawn into one reused array (the core's threads);
 - as sent: the release's ``render_image_b64`` (its JPEG, quality 88, optimized, in base64) against
-  cogsim's frame + ``release_look.encode`` + base64 (the same string);
+  cogsim's frame + ``encode_frames`` (the release's JPEG settings) + base64 (the same string);
 - the floor of "as sent": Pillow's JPEG encoding of the same frames, which both sides pay.
 
 Times are medians over rounds (release and cogsim interleaved in each round), wall clock and CPU.
@@ -30,10 +30,16 @@ import numpy as np
 
 from cogsim.benchmarks.rngbench import maze
 from cogsim.benchmarks.rngbench.maze import release_look
-from cogsim.benchmarks.rngbench.maze.release_look import BlockWorld, MazeState
+from cogsim.benchmarks.rngbench.maze.release_look import FRAME_FORMATS, BlockWorld, MazeState
+from cogsim.render.frames import encode_frames
 
 BATCH = 16
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "release_goldens" / "maze.py"
+
+
+def encode(frame: np.ndarray) -> bytes:
+    """A 3D frame as the release sends it (JPEG quality 88, optimized): the bytes cogsim sends."""
+    return encode_frames([frame], FRAME_FORMATS["3d"])[0]
 
 
 def load_goldens():
@@ -71,7 +77,7 @@ def check_same(games, states, minimap: bool) -> None:
     ours = release_look.frames(states, minimap=minimap)
     for g, frame in zip(games, ours):
         assert np.array_equal(np.asarray(g.render_frame(show_minimap=minimap, show_hud=True)), frame)
-        sent = base64.b64encode(release_look.encode(frame)).decode("ascii")
+        sent = base64.b64encode(encode(frame)).decode("ascii")
         assert sent == g.render_image_b64(show_minimap=minimap, show_hud=True)
 
 
@@ -90,7 +96,7 @@ def cases(games, states, minimap: bool) -> dict:
 
     def sent_one_at_a_time():
         for s in states:
-            base64.b64encode(release_look.encode(release_look.frames([s], minimap=minimap)[0]))
+            base64.b64encode(encode(release_look.frames([s], minimap=minimap)[0]))
 
     return {
         "release: raw frame (render_frame)": lambda: [g.render_frame(show_minimap=minimap) for g in games],
@@ -98,7 +104,7 @@ def cases(games, states, minimap: bool) -> dict:
         f"cogsim: raw frames, batches of {BATCH} (one array reused)": in_batches,
         "release: as sent (render_image_b64)": lambda: [g.render_image_b64(show_minimap=minimap) for g in games],
         "cogsim: as sent, one state per call": sent_one_at_a_time,
-        "floor: Pillow's JPEG of the frames": lambda: [release_look.encode(f) for f in frames],
+        "floor: Pillow's JPEG of the frames": lambda: [encode(f) for f in frames],
     }
 
 

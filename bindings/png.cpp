@@ -1,5 +1,5 @@
 // Bindings for PNG encoding of RGB and RGBA frames (cpp/render/png.hpp): a batch encoded over threads, the
-// GIL released.
+// GIL released; and the digest that finds a frame seen before (cpp/render/digest.hpp).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -8,6 +8,7 @@
 
 #include "common/parallel.hpp"
 #include "convention.hpp"
+#include "render/digest.hpp"
 #include "render/png.hpp"
 
 namespace py = pybind11;
@@ -38,10 +39,24 @@ py::list encode_png(const Pixels& frames, unsigned threads) {
   return out;
 }
 
+uint64_t frame_digest(const Pixels& frame) {
+  require(frame.ndim() == 3, "frame must be an (H, W, C) uint8 array");
+  uint64_t seed = 0;
+  for (py::ssize_t axis = 0; axis < 3; ++axis)
+    seed = seed * 0x100000001B3ull + static_cast<uint64_t>(frame.shape(axis));
+  const uint8_t* bytes = frame.data();
+  const auto n = static_cast<size_t>(frame.size());
+  py::gil_scoped_release release;
+  return cogsim::render::digest64(bytes, n, seed);
+}
+
 }  // namespace
 
 void register_png(py::module_& m) {
   m.def("encode_png", &encode_png, py::arg("frames").noconvert(), py::arg("threads") = 0,
         "The PNG files (8-bit RGB or RGBA) of frames (N, H, W, 3 or 4), the same bytes on every machine; over "
         "threads (0: all cores), the GIL released.");
+  m.def("frame_digest", &frame_digest, py::arg("frame").noconvert(),
+        "A 64-bit digest of a frame's shape and bytes for finding repeated frames in one process (not "
+        "cryptographic: compare the frames before taking them as equal), the GIL released.");
 }

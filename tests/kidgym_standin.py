@@ -66,11 +66,10 @@ def install_kidgym_images(release: Path) -> Path:
     the manifest that ``COGSIM_ASSETS_MANIFEST_KIDGYM`` names)."""
     from cogsim import release_assets
 
+    # the stand-in's manifest must exist before the installed files can be looked up (a fresh cache)
+    pack = None if release.is_dir() else make_standin(Path(os.environ["COGSIM_ASSETS_MANIFEST_KIDGYM"]).parent)
     try:
         return release_assets.root("kidgym")
     except release_assets.AssetsMissing:
         pass
-    if release.is_dir():
-        return release_assets.add("kidgym", release)
-    pack = make_standin(Path(os.environ["COGSIM_ASSETS_MANIFEST_KIDGYM"]).parent)
-    return release_assets.add("kidgym", pack)
+    return release_assets.add("kidgym", release if pack is None else pack)

@@ -64,8 +64,25 @@ def test_demo_writes_a_report(tmp_path, cube_oracle):
     assert run_demo(tmp_path, quick=True) == 0
     report = (tmp_path / "report.md").read_text()
     assert "| 12 | 5 | 5 |" in report and "Every check passed" in report
-    for name in ("cube_net.png", "grid.png", "cards.png", "maze3d.png"):
-        assert (tmp_path / name).stat().st_size > 1000
+    # the renderer's section: each benchmark's first frame as it is sent, the look named (the tests install
+    # KidGym's files, not RNG-Bench's card images)
+    for name in ("kidgym_maze.png", "pairs_single.png", "maze3d_nav.jpg", "cube_net.png"):
+        assert (tmp_path / name).stat().st_size > 1000 and f"]({name})" in report
+    assert "KidGym (`kidgym/maze`), the release's look, sent as PNG" in report
+    assert "(`pairs/single`), cogsim's look (the release's files are not installed), sent as PNG" in report
+    assert "(`maze3d/nav`), the release's look, sent as JPEG quality 88 (optimized)" in report
+    assert "Cube Bench, the net of scramble" in report and "the release's look, sent as PNG" in report
+    assert (tmp_path / "maze3d_nav.jpg").read_bytes()[:3] == b"\xff\xd8\xff"
+
+
+def test_the_demo_pictures_say_which_look_they_are_where_release_files_are_missing(tmp_path, monkeypatch, cube_oracle):
+    from cogsim.demo import _render_section
+
+    monkeypatch.setenv("COGSIM_CACHE", str(tmp_path / "bare"))  # no release files installed (cube tables loaded)
+    text, ok = _render_section(tmp_path, quick=True)
+    assert ok and "(`kidgym/maze`), cogsim's look (the release's files are not installed)" in text
+    assert "not installed here: `kidgym/maze`, `pairs/single`. `cogsim assets add BENCHMARK PATH`" in text
+    assert "(`maze3d/nav`), the release's look" in text  # drawn from facts: no files needed
 
 
 def test_demo_falls_back_to_cogsims_look_without_release_files(tmp_path, monkeypatch):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import Counter
 
@@ -11,6 +12,7 @@ import cogsim
 from cogsim import metrics
 from cogsim.benchmarks.rngbench import pairs
 from cogsim.harness import sft, tournament
+from cogsim.render.frames import encode_frames
 
 
 def test_every_pairing_plays_each_board_twice_with_seats_swapped():
@@ -62,6 +64,12 @@ def test_sft_history_windows_and_images(tmp_path):
         sft.sft_records("pairs/single", [(2, 2)], [5], split="eval", options={"modality": "image", "card_width": 16})
     )
     first_user = image_records[0]["messages"][1]["content"]
-    assert first_user[0]["type"] == "image" and first_user[0]["image"].startswith("data:image/png;base64,")
+    # the bytes a model gets: the release's JPEG of the board (quality 85), with its MIME type
+    env = cogsim.make("pairs/single", modality="image", card_width=16, rows=2, cols=2)
+    board = env.reset(seed=5)[0]["images"][0]
+    (sent,) = encode_frames([board], env.frame_format())
+    assert first_user[0] == {"type": "image", "image": "data:image/jpeg;base64," + base64.b64encode(sent).decode()}
+    pngs = list(sft.sft_records("pairs/single", [(2, 2)], [5], "eval", {"modality": "image", "look": "cogsim"}))
+    assert pngs[0]["messages"][1]["content"][0]["image"].startswith("data:image/png;base64,")
     assert sft.write_jsonl(image_records, tmp_path / "sft.jsonl") == 1
     assert json.loads((tmp_path / "sft.jsonl").read_text().splitlines()[0])["meta"]["seed"] == 5

@@ -214,4 +214,5 @@ def test_a_run_records_which_path_drew_its_frames(tmp_path):
     )
     run(config, tmp_path / "run")
     report = build_report(tmp_path / "run").markdown()
-    assert "Frames drawn by: gl on " in report and "(2 episodes)" in report
+    assert "Frames: cogsim's pictures, drawn by the gl on " in report and ", sent as PNG (2 episodes)" in report
+    assert "(the GL and the compositor give the same pixels)" in report

@@ -4,8 +4,13 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <memory>
 #include <queue>
 #include <stdexcept>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace cogsim::render {
 
@@ -17,23 +22,74 @@ constexpr int kLiteralSymbols = 286;  // 0..255 bytes, 256 end of block, 257..28
 constexpr int kDistanceSymbols = 30;
 constexpr int kEndOfBlock = 256;
 
-struct CrcTable {
-  std::array<uint32_t, 256> entries{};
-  constexpr CrcTable() {
+// CRC-32 (PNG's, the polynomial 0xEDB88320) eight bytes a step: table k holds the CRC of a byte
+// followed by k zero bytes ("slicing by 8").
+struct CrcTables {
+  std::array<std::array<uint32_t, 256>, 8> of{};
+  constexpr CrcTables() {
     for (uint32_t n = 0; n < 256; ++n) {
       uint32_t c = n;
       for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      entries[n] = c;
+      of[0][n] = c;
+    }
+    for (size_t k = 1; k < 8; ++k) {
+      for (uint32_t n = 0; n < 256; ++n) of[k][n] = (of[k - 1][n] >> 8) ^ of[0][of[k - 1][n] & 0xFF];
     }
   }
 };
-constexpr CrcTable kCrc;
+constexpr CrcTables kCrc;
+
+uint32_t load_le32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+         static_cast<uint32_t>(p[3]) << 24;
+}
 
 uint32_t crc32(const uint8_t* bytes, size_t n) {
   uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; ++i) c = kCrc.entries[(c ^ bytes[i]) & 0xFF] ^ (c >> 8);
+  const auto& t = kCrc.of;
+  for (; n >= 8; bytes += 8, n -= 8) {
+    const uint32_t lo = load_le32(bytes) ^ c, hi = load_le32(bytes + 4);
+    c = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^ t[3][hi & 0xFF] ^
+        t[2][(hi >> 8) & 0xFF] ^ t[1][(hi >> 16) & 0xFF] ^ t[0][hi >> 24];
+  }
+  for (; n > 0; ++bytes, --n) c = t[0][(c ^ *bytes) & 0xFF] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
 }
+
+// zlib's Adler-32, 32 bytes a step in 32 lanes (loops the compiler vectorises): per lane the sum of
+// its bytes, and the sum of those sums before each step, give s1 and s2 of a stretch of up to 64 KiB
+// at once (s2 weighs each byte by the count of bytes from it to the stretch's end, itself included).
+class Adler32 {
+ public:
+  void update(const uint8_t* bytes, size_t n) {
+    constexpr size_t kLanes = 32, kSteps = 2048;  // a lane's running total stays below 2^32
+    while (n >= kLanes) {
+      const size_t steps = std::min(n / kLanes, kSteps);
+      std::array<uint32_t, kLanes> sums{}, earlier{};
+      for (size_t step = 0; step < steps; ++step, bytes += kLanes) {
+        for (size_t j = 0; j < kLanes; ++j) {
+          earlier[j] += sums[j];
+          sums[j] += bytes[j];
+        }
+      }
+      uint64_t total = 0, weighted = 0, by_lane = 0;
+      for (size_t j = 0; j < kLanes; ++j) {
+        total += sums[j];
+        weighted += static_cast<uint64_t>(earlier[j]) + sums[j];
+        by_lane += j * static_cast<uint64_t>(sums[j]);
+      }
+      s2_ = (s2_ + steps * kLanes * s1_ + kLanes * weighted - by_lane) % kAdlerModulus;
+      s1_ = (s1_ + total) % kAdlerModulus;
+      n -= steps * kLanes;
+    }
+    for (; n > 0; --n, ++bytes) s1_ += *bytes, s2_ += s1_;
+    s1_ %= kAdlerModulus, s2_ %= kAdlerModulus;
+  }
+  uint32_t value() const { return static_cast<uint32_t>(s2_ << 16 | s1_); }
+
+ private:
+  uint64_t s1_ = 1, s2_ = 0;
+};
 
 // The length symbol of every match length 3..258 (RFC 1951, 3.2.5) and its extra bits.
 struct LengthCode {
@@ -58,41 +114,53 @@ struct LengthCodes {
 };
 constexpr LengthCodes kLengths;
 
-// A literal byte (length 0) or a match of `length` at distance 1 (value 0) or one pixel, 3 or 4
-// bytes (value 1).
+// A run of `literals` literal bytes followed by a match of `length` bytes (none when 0) at distance 1
+// (`pixel` false: a byte repeated) or one pixel, 3 or 4 bytes (`pixel` true). The literals are the
+// data's own bytes, read again when the block is written.
 struct Token {
-  uint16_t value;
+  uint32_t literals;
   uint16_t length;
+  bool pixel;
 };
 
 // The distance symbol of a match (distances 1..4 are symbols 0..3, no extra bits).
-constexpr uint32_t distance_code(uint16_t value, size_t channels) {
-  return value == 0 ? 0 : static_cast<uint32_t>(channels - 1);
+constexpr uint32_t distance_code(bool pixel, size_t channels) {
+  return pixel ? static_cast<uint32_t>(channels - 1) : 0;
 }
 
+// Bits into a buffer sized beforehand (with 8 bytes to spare), least significant first (as deflate
+// packs them). Puts gather up to 56 bits; flush() stores eight bytes, keeps the whole bytes among them
+// and carries the rest (under 8 bits) over: no branch on how full the buffer is. Kept in a local
+// variable, its state stays in registers (stores through a byte pointer may alias any member).
 class BitWriter {
  public:
-  explicit BitWriter(std::vector<uint8_t>& out) : out_(out) {}
-  // Up to 16 bits, least significant first (as deflate packs them).
-  void put(uint32_t value, int count) {
-    pending_ |= static_cast<uint64_t>(value) << count_;
+  explicit BitWriter(uint8_t* out) : out_(out) {}
+  void put(uint64_t value, int count) {
+    pending_ |= value << count_;
     count_ += count;
-    if (count_ >= 32) {
-      const uint8_t word[4] = {static_cast<uint8_t>(pending_), static_cast<uint8_t>(pending_ >> 8),
-                               static_cast<uint8_t>(pending_ >> 16), static_cast<uint8_t>(pending_ >> 24)};
-      out_.insert(out_.end(), word, word + 4);
-      pending_ >>= 32;
-      count_ -= 32;
-    }
   }
-  void finish() {
-    for (; count_ > 0; count_ = count_ > 8 ? count_ - 8 : 0, pending_ >>= 8) {
-      out_.push_back(static_cast<uint8_t>(pending_));
-    }
+  void flush() {
+    const uint64_t bytes = std::endian::native == std::endian::little ? pending_ : __builtin_bswap64(pending_);
+    std::memcpy(out_, &bytes, 8);
+    out_ += count_ >> 3;
+    pending_ = (count_ & ~7) == 64 ? 0 : pending_ >> (count_ & ~7);
+    count_ &= 7;
+  }
+  // Puts and flushes `value` of up to 56 bits.
+  void write(uint64_t value, int count) {
+    put(value, count);
+    flush();
+  }
+  // Flushes the last partial byte; returns the end of what was written.
+  uint8_t* finish() {
+    flush();
+    if (count_ > 0) *out_++ = static_cast<uint8_t>(pending_);
+    count_ = 0;
+    return out_;
   }
 
  private:
-  std::vector<uint8_t>& out_;
+  uint8_t* out_;
   uint64_t pending_ = 0;
   int count_ = 0;
 };
@@ -208,56 +276,127 @@ size_t repeat_length(const uint8_t* data, size_t at, size_t end, size_t distance
 }
 
 // The filtered rows: filter byte 0 (None) then row 0, filter byte 2 (Up) then each later row's
-// difference from the row above, byte by byte modulo 256.
-void filter_rows(const uint8_t* rgb, size_t row_bytes, int32_t height, std::vector<uint8_t>& out) {
+// difference from the row above, byte by byte modulo 256. Returns their Adler-32, each row summed
+// while it is in the cache.
+uint32_t filter_rows(const uint8_t* rgb, size_t row_bytes, int32_t height, std::vector<uint8_t>& out) {
   out.resize((row_bytes + 1) * static_cast<size_t>(height));
   uint8_t* target = out.data();
+  Adler32 adler;
   for (int32_t y = 0; y < height; ++y, target += row_bytes + 1) {
     const uint8_t* row = rgb + static_cast<size_t>(y) * row_bytes;
     if (y == 0) {
       target[0] = 0;
       std::memcpy(target + 1, row, row_bytes);
-      continue;
+    } else {
+      target[0] = 2;
+      const uint8_t* above = row - row_bytes;
+      for (size_t x = 0; x < row_bytes; ++x) target[1 + x] = static_cast<uint8_t>(row[x] - above[x]);
     }
-    target[0] = 2;
-    const uint8_t* above = row - row_bytes;
-    for (size_t x = 0; x < row_bytes; ++x) target[1 + x] = static_cast<uint8_t>(row[x] - above[x]);
+    adler.update(target, row_bytes + 1);
   }
+  return adler.value();
 }
 
-// Literals and matches of `data` (longest of a byte repeat and a pixel repeat of `channels` bytes,
-// at least 3 bytes); returns the Adler-32 of `data`, runs of one byte in closed form.
-uint32_t tokenize(const uint8_t* data, size_t n, size_t channels, std::vector<Token>& tokens) {
-  tokens.clear();
-  uint64_t s1 = 1, s2 = 0;
-  size_t unreduced = 0;
-  for (size_t i = 0; i < n;) {
-    size_t length = i >= 1 ? repeat_length(data, i, n, 1) : 0;
-    uint16_t kind = 0;
-    if (length < kMaxMatch && i >= channels) {
-      const size_t pixel_repeat = repeat_length(data, i, n, channels);
-      if (pixel_repeat > length) length = pixel_repeat, kind = 1;
-    }
-    if (length < 3) {
-      tokens.push_back({data[i], 0});
-      s1 += data[i];
-      s2 += s1;
-      ++i;
-      if (++unreduced == 4096) s1 %= kAdlerModulus, s2 %= kAdlerModulus, unreduced = 0;
-      continue;
-    }
-    tokens.push_back({kind, static_cast<uint16_t>(length)});
-    if (kind == 0) {  // `length` copies of the byte before
-      const uint64_t v = data[i - 1];
-      s2 += length * s1 + v * length * (length + 1) / 2;
-      s1 += v * length;
-    } else {
-      for (size_t j = i; j < i + length; ++j) s1 += data[j], s2 += s1;
-    }
-    s1 %= kAdlerModulus, s2 %= kAdlerModulus, unreduced = 0;
-    i += length;
+// 0x80 in every byte of x that is zero, nothing elsewhere (exact: no carries between bytes).
+constexpr uint64_t zero_bytes(uint64_t x) {
+  constexpr uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
+  return ~(((x & kLow7) + kLow7) | x | kLow7);
+}
+
+uint64_t load64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// Whether a match of 3 bytes or more starts at `at` (a byte repeat or a pixel repeat).
+bool match_starts(const uint8_t* data, size_t at, size_t n, size_t channels) {
+  if (at + 3 > n) return false;
+  const auto repeats = [&](size_t d) {
+    return at >= d && data[at] == data[at - d] && data[at + 1] == data[at + 1 - d] && data[at + 2] == data[at + 2 - d];
+  };
+  return repeats(1) || repeats(channels);
+}
+
+// The literals before the next match that starts at `at` or later (greedy: the first position where
+// a byte repeat or a pixel repeat of at least 3 bytes starts). Sixteen bytes (SSE2; eight without)
+// are compared a step with the bytes one before and one pixel before: where no three equal bytes in
+// a row start among the step's first fourteen (six), all of them are literals.
+size_t literals_from(const uint8_t* data, size_t at, size_t n, size_t channels) {
+  size_t i = at;
+  for (; i < std::min(std::max(at, channels), n); ++i) {  // before a pixel lies behind
+    if (match_starts(data, i, n, channels)) return i - at;
   }
-  return static_cast<uint32_t>((s2 % kAdlerModulus) << 16 | (s1 % kAdlerModulus));
+#if defined(__SSE2__)
+  for (; i + 16 <= n; i += 14) {  // sixteen bytes a step, positions 0..13 checked
+    const __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
+    const auto equal = [&](size_t d) {
+      const auto m = static_cast<uint32_t>(
+          _mm_movemask_epi8(_mm_cmpeq_epi8(here, _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i - d)))));
+      return m & m >> 1 & m >> 2;
+    };
+    const uint32_t starts = (equal(1) | equal(channels)) & 0x3FFFu;
+    if (starts) return i + std::countr_zero(starts) - at;
+  }
+#else
+  if constexpr (std::endian::native == std::endian::little) {
+    constexpr uint64_t kFirstSix = 0x0000808080808080ull;
+    for (; i + 8 <= n; i += 6) {
+      const uint64_t here = load64(data + i);
+      const uint64_t byte_equal = zero_bytes(here ^ load64(data + i - 1));
+      const uint64_t pixel_equal = zero_bytes(here ^ load64(data + i - channels));
+      const uint64_t starts =
+          ((byte_equal & byte_equal >> 8 & byte_equal >> 16) | (pixel_equal & pixel_equal >> 8 & pixel_equal >> 16)) &
+          kFirstSix;
+      if (starts) return i + std::countr_zero(starts) / 8 - at;
+    }
+  }
+#endif
+  for (; i < n; ++i) {
+    if (match_starts(data, i, n, channels)) return i - at;
+  }
+  return n - at;
+}
+
+// Adds the bytes to four tables of counts in turn (one table stalls on every repeated byte).
+void count_bytes(const uint8_t* bytes, size_t n, std::array<std::array<uint32_t, 256>, 4>& counts) {
+  size_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    ++counts[0][bytes[j]];
+    ++counts[1][bytes[j + 1]];
+    ++counts[2][bytes[j + 2]];
+    ++counts[3][bytes[j + 3]];
+  }
+  for (; j < n; ++j) ++counts[0][bytes[j]];
+}
+
+// Literals and matches of `data`: at each position the longer of a byte repeat and a pixel repeat of
+// `channels` bytes (the byte repeat on a tie) when one of at least 3 bytes starts there, else a
+// literal. Counts the symbols of both codes as it goes.
+void tokenize(const uint8_t* data, size_t n, size_t channels, std::vector<Token>& tokens,
+              std::vector<uint32_t>& literal_freq, std::vector<uint32_t>& distance_freq) {
+  tokens.clear();
+  std::array<std::array<uint32_t, 256>, 4> byte_counts{};
+  for (size_t i = 0; i < n;) {
+    const size_t literals = literals_from(data, i, n, channels);
+    count_bytes(data + i, literals, byte_counts);
+    i += literals;
+    Token token{static_cast<uint32_t>(literals), 0, false};
+    if (i < n) {
+      size_t length = i >= 1 ? repeat_length(data, i, n, 1) : 0;
+      if (length < kMaxMatch && i >= channels) {
+        const size_t pixel_repeat = repeat_length(data, i, n, channels);
+        if (pixel_repeat > length) length = pixel_repeat, token.pixel = true;
+      }
+      token.length = static_cast<uint16_t>(length);
+      ++literal_freq[kLengths.of[length].symbol];
+      ++distance_freq[distance_code(token.pixel, channels)];
+      i += length;
+    }
+    tokens.push_back(token);
+  }
+  for (int b = 0; b < 256; ++b)
+    literal_freq[b] += byte_counts[0][b] + byte_counts[1][b] + byte_counts[2][b] + byte_counts[3][b];
 }
 
 // The code lengths of both codes as deflate sends them: symbols 0..15 (a length), 16 (the previous
@@ -289,17 +428,12 @@ std::vector<LengthSymbol> run_length(const std::vector<uint8_t>& lengths) {
   return out;
 }
 
-// One deflate block with dynamic Huffman codes (RFC 1951, 3.2.7) holding the tokens.
-void deflate_dynamic(const std::vector<Token>& tokens, size_t channels, BitWriter& bits) {
-  std::vector<uint32_t> literal_freq(kLiteralSymbols, 0), distance_freq(kDistanceSymbols, 0);
-  for (const Token& t : tokens) {
-    if (t.length == 0) {
-      ++literal_freq[t.value];
-    } else {
-      ++literal_freq[kLengths.of[t.length].symbol];
-      ++distance_freq[distance_code(t.value, channels)];
-    }
-  }
+// One deflate block with dynamic Huffman codes (RFC 1951, 3.2.7) holding the tokens of `data`.
+// Returns the end of what it wrote from `out` on.
+const uint8_t* deflate_dynamic(const uint8_t* data, const std::vector<Token>& tokens,
+                               std::vector<uint32_t> literal_freq, const std::vector<uint32_t>& distance_freq,
+                               size_t channels, uint8_t* out) {
+  BitWriter bits(out);
   literal_freq[kEndOfBlock] = 1;
   const Code literal = canonical(code_lengths(literal_freq, 15));
   const Code distance = canonical(code_lengths(distance_freq, 15));
@@ -316,28 +450,49 @@ void deflate_dynamic(const std::vector<Token>& tokens, size_t channels, BitWrite
   size_t order_count = 19;
   while (order_count > 4 && lengths_code.lengths[kOrder[order_count - 1]] == 0) --order_count;
 
-  bits.put(0b101, 3);  // BFINAL = 1, BTYPE = 10 (dynamic codes)
-  bits.put(static_cast<uint32_t>(literal_count - 257), 5);
-  bits.put(static_cast<uint32_t>(distance_count - 1), 5);
-  bits.put(static_cast<uint32_t>(order_count - 4), 4);
-  for (size_t k = 0; k < order_count; ++k) bits.put(lengths_code.lengths[kOrder[k]], 3);
+  bits.write(0b101, 3);  // BFINAL = 1, BTYPE = 10 (dynamic codes)
+  bits.write(static_cast<uint32_t>(literal_count - 257), 5);
+  bits.write(static_cast<uint32_t>(distance_count - 1), 5);
+  bits.write(static_cast<uint32_t>(order_count - 4), 4);
+  for (size_t k = 0; k < order_count; ++k) bits.write(lengths_code.lengths[kOrder[k]], 3);
   for (const LengthSymbol& s : sent) {
-    bits.put(lengths_code.codes[s.symbol], lengths_code.lengths[s.symbol]);
-    if (s.extra_count) bits.put(s.extra_value, s.extra_count);
+    bits.write(lengths_code.codes[s.symbol], lengths_code.lengths[s.symbol]);
+    if (s.extra_count) bits.write(s.extra_value, s.extra_count);
   }
+  // Each byte's code and length in one word; three literals (45 bits at most) per flush.
+  std::array<uint32_t, 256> byte_code{};
+  for (int b = 0; b < 256; ++b) byte_code[b] = literal.codes[b] | static_cast<uint32_t>(literal.lengths[b]) << 16;
+  const auto put_literal = [&](uint8_t byte) {
+    bits.put(byte_code[byte] & 0xFFFF, static_cast<int>(byte_code[byte] >> 16));
+  };
+  // Each match length's code, extra bits and their bit count, in one word.
+  std::array<uint64_t, kMaxMatch + 1> length_code{};
+  for (size_t length = 3; length <= kMaxMatch; ++length) {
+    const LengthCode& lc = kLengths.of[length];
+    const int bits_of_code = literal.lengths[lc.symbol];
+    length_code[length] = (literal.codes[lc.symbol] | static_cast<uint64_t>(lc.extra_value) << bits_of_code) |
+                          static_cast<uint64_t>(bits_of_code + lc.extra_count) << 32;
+  }
+  const uint8_t* at = data;
   for (const Token& t : tokens) {
-    if (t.length == 0) {
-      bits.put(literal.codes[t.value], literal.lengths[t.value]);
-      continue;
+    const uint8_t* end = at + t.literals;
+    for (; at + 3 <= end; at += 3) {
+      put_literal(at[0]);
+      put_literal(at[1]);
+      put_literal(at[2]);
+      bits.flush();
     }
-    const LengthCode& lc = kLengths.of[t.length];
-    bits.put(literal.codes[lc.symbol], literal.lengths[lc.symbol]);
-    if (lc.extra_count) bits.put(lc.extra_value, lc.extra_count);
-    const uint32_t d = distance_code(t.value, channels);
-    bits.put(distance.codes[d], distance.lengths[d]);
+    for (; at < end; ++at) put_literal(*at);
+    bits.flush();
+    if (t.length == 0) continue;
+    const uint64_t length = length_code[t.length];
+    const uint32_t d = distance_code(t.pixel, channels);
+    bits.put(length & 0xFFFFFFFFu, static_cast<int>(length >> 32));  // 20 bits at most
+    bits.write(distance.codes[d], distance.lengths[d]);
+    at += t.length;
   }
-  bits.put(literal.codes[kEndOfBlock], literal.lengths[kEndOfBlock]);
-  bits.finish();
+  bits.write(literal.codes[kEndOfBlock], literal.lengths[kEndOfBlock]);
+  return bits.finish();
 }
 
 void put32(std::vector<uint8_t>& out, uint32_t value) {
@@ -370,10 +525,10 @@ std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t he
   thread_local std::vector<uint8_t> filtered;
   thread_local std::vector<Token> tokens;
   const size_t row_bytes = static_cast<size_t>(width) * channels;
-  filter_rows(pixels, row_bytes, height, filtered);
-  const uint32_t adler = tokenize(filtered.data(), filtered.size(), static_cast<size_t>(channels), tokens);
+  const uint32_t adler = filter_rows(pixels, row_bytes, height, filtered);
+  std::vector<uint32_t> literal_freq(kLiteralSymbols, 0), distance_freq(kDistanceSymbols, 0);
+  tokenize(filtered.data(), filtered.size(), static_cast<size_t>(channels), tokens, literal_freq, distance_freq);
   std::vector<uint8_t> out;
-  out.reserve(tokens.size() + 1024);
   const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   out.insert(out.end(), signature, signature + 8);
   size_t chunk = begin_chunk(out, "IHDR");
@@ -386,8 +541,16 @@ std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t he
   chunk = begin_chunk(out, "IDAT");
   out.push_back(0x78);  // zlib: deflate, 32 KiB window
   out.push_back(0x01);  // no dictionary, check bits
-  BitWriter bits(out);
-  deflate_dynamic(tokens, static_cast<size_t>(channels), bits);
+  // At most 15 bits a literal and 35 a match (its length code, extra bits and distance code), plus
+  // the code tables and the last word: room enough whatever the codes come out as, in a buffer kept
+  // by the thread (a fresh one per frame costs more in page faults than the encoding).
+  thread_local std::unique_ptr<uint8_t[]> stream;  // never cleared: only what is written is read
+  thread_local size_t stream_size = 0;
+  const size_t room = filtered.size() * 2 + tokens.size() * 5 + 1024;
+  if (stream_size < room) stream.reset(new uint8_t[room]), stream_size = room;
+  const uint8_t* end = deflate_dynamic(filtered.data(), tokens, std::move(literal_freq), distance_freq,
+                                       static_cast<size_t>(channels), stream.get());
+  out.insert(out.end(), static_cast<const uint8_t*>(stream.get()), end);
   put32(out, adler);
   end_chunk(out, chunk);
   end_chunk(out, begin_chunk(out, "IEND"));

@@ -44,6 +44,7 @@ __all__: list[str] = [
     "cube_to_facelets",
     "cube_validate",
     "encode_png",
+    "frame_digest",
     "kidgym_budget_range",
     "kidgym_default_budget",
     "kidgym_generate",
@@ -555,6 +556,11 @@ def encode_png(
 ) -> list:
     """
     The PNG files (8-bit RGB or RGBA) of frames (N, H, W, 3 or 4), the same bytes on every machine; over threads (0: all cores), the GIL released.
+    """
+
+def frame_digest(frame: numpy.typing.NDArray[numpy.uint8]) -> int:
+    """
+    A 64-bit digest of a frame's shape and bytes for finding repeated frames in one process (not cryptographic: compare the frames before taking them as equal), the GIL released.
     """
 
 def kidgym_budget_range(

@@ -135,27 +135,61 @@ def _cube_section(out: Path, quick: bool) -> tuple[str, bool]:
     return "\n".join(lines) + "\n", ok
 
 
-def _render_section(out: Path, quick: bool) -> tuple[str, bool]:
-    from cogsim import cube, render
-    from cogsim.benchmarks.cubebench import look as cube_look
-    from cogsim.benchmarks.kidgym import look as kidgym_look
-    from cogsim.benchmarks.rngbench.maze import look as maze_look
-    from cogsim.benchmarks.rngbench.pairs import look as pairs_look
+# The pictures of the renderer section: (benchmark, env id, options, the options of cogsim's look where the
+# release look needs release files that are not installed). Each is the env's first frame of seed 0.
+PICTURES = [
+    ("KidGym", "kidgym/maze", {"level": 2}, {"look": "cogsim"}),
+    ("RNG-Bench Matching Pairs", "pairs/single", {"modality": "image", "theme": "poker"}, {"look": "cogsim"}),
+    ("RNG-Bench 3D maze", "maze3d/nav", {"size": 5, "minimap": True}, None),
+]
 
-    renderer = render.Renderer()
+
+def _render_section(out: Path, quick: bool) -> tuple[str, bool]:
+    """One picture per benchmark as a model gets it (the bytes the env sends, as their file): the
+    release's look where it can be drawn here, cogsim's look where the release's files are not installed,
+    each named."""
+    from cogsim import cube
+    from cogsim._files import write_bytes_atomic
+    from cogsim.benchmarks.cubebench import views
+    from cogsim.render.frames import describe, encode_frames, file_suffix
+
+    lines = ["The first frame of seed 0 of each benchmark, as a model gets it (the file holds the bytes sent).\n"]
+    missing = []
+    for title, env_id, options, fallback in PICTURES:
+        env, look = _picture_env(env_id, options, fallback, missing)
+        frame = env.reset(seed=0)[0]["images"][-1]
+        frame_format = env.frame_format()
+        name = env_id.replace("/", "_") + file_suffix(frame_format)
+        write_bytes_atomic(out / name, encode_frames([frame], frame_format)[0])
+        env.close()
+        lines.append(f"- {title} (`{env_id}`), {look}, sent as {describe(frame_format)}:\n\n  ![{name}]({name})\n")
     scramble = " ".join(cube.scramble(6, 0))
-    frames = {
-        "cube_net.png": cube_look.frames(renderer, cube.Cube.from_moves(scramble))[0],
-        "grid.png": kidgym_look.frames(renderer, kidgym_look.example_grid(0))[0],
-        "cards.png": pairs_look.frames(renderer, pairs_look.example_cards(0, theme="poker"))[0],
-    }
-    mazes = maze_look.mazes(renderer, [maze_look.example_maze(0)])
-    frames["maze3d.png"] = mazes.views([0], [0], [0], [1], maze_look.ViewOptions(256, 256))[0]
-    lines = [f"Frames drawn headless through EGL (cube net: scramble `{scramble}`).\n"]
-    for name, frame in frames.items():
-        render.save_png(frame, out / name)
-        lines.append(f"![{name}]({name})")
-    return "\n".join(lines) + "\n", True
+    net = views.release_net_image(views.recolour(cube.Cube.from_moves(scramble).to_facelets(), "release"))
+    write_bytes_atomic(out / "cube_net.png", encode_frames([net])[0])
+    lines.append(
+        f"- Cube Bench, the net of scramble `{scramble}`, the release's look, sent as PNG:\n\n  ![cube_net.png](cube_net.png)\n"
+    )
+    if missing:
+        lines.append(
+            "Drawn in cogsim's own look because the release's image files are not installed here: "
+            + ", ".join(missing)
+            + ". `cogsim assets add BENCHMARK PATH` or `cogsim assets fetch BENCHMARK` installs them.\n"
+        )
+    return "\n".join(lines), True
+
+
+def _picture_env(env_id: str, options: dict, fallback, missing: list) -> tuple:
+    """The env that draws a picture and its look in words: the release's, or cogsim's where the release
+    look needs files that are not installed (noted in ``missing``)."""
+    from cogsim.release_assets import AssetsMissing
+
+    try:
+        return cogsim.make(env_id, **options), "the release's look"
+    except AssetsMissing:
+        if fallback is None:
+            raise
+        missing.append(f"`{env_id}`")
+        return cogsim.make(env_id, **options, **fallback), "cogsim's look (the release's files are not installed)"
 
 
 _SECTIONS = [("Suites", _suites_section), ("Cube oracle", _cube_section), ("Renderer", _render_section)]

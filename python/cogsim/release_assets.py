@@ -108,6 +108,13 @@ def manifest(benchmark: str) -> Manifest:
     return _parsed(str(path), mtime_ns)
 
 
+def used(benchmark: str) -> dict:
+    """What an episode drawn from ``benchmark``'s installed files records of them: {"benchmark",
+    "repository", "commit"} of the manifest they were checked against."""
+    m = manifest(benchmark)
+    return {"benchmark": m.benchmark, "repository": m.repository, "commit": m.commit}
+
+
 @lru_cache(maxsize=8)
 def _parsed(path: str, mtime_ns: int) -> Manifest:
     what = "release-files manifest"

@@ -4,6 +4,7 @@ cells whose protocol differs from the paper's."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import cogsim
@@ -178,3 +179,90 @@ def test_a_malformed_record_in_a_preset_run_is_reported_not_raised():
     document = Document("r")
     add_paper_tables(document, Store(), {"preset": "paper:wilt"})
     assert "The paper tables of preset" in document.markdown() and "KeyError" in document.markdown()
+
+
+# -- pictures that are not the release's are marked --------------------------------------------------
+def _played(env_id: str, options: dict, seed: int = 0, agent: str = "oracle") -> dict:
+    """One episode played to its end, as the store holds it (the env's own record of it)."""
+    env = cogsim.make(env_id, **options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    while True:
+        _, _, done, truncated, info = env.step(env.scripted_response(agent, rng))
+        if done or truncated:
+            env.close()
+            return _episode(env_id, agent, seed, options, **info["episode"])
+
+
+PICTURE_REASONS = ("pictures", "show_goal", "release files")
+
+
+def _runcells(chosen, episodes: list) -> RunCells:
+    """The run's cells as the report sorts them, with the paper's check of the pictures."""
+    return RunCells(chosen.cells, episodes, None, chosen.release_check)
+
+
+def _picture_reasons(run: RunCells, cell, agent: str = "oracle") -> list[str]:
+    how = run.how_differs(cell, agent)
+    return [r for r in how if not r.startswith("options ") and any(word in r for word in PICTURE_REASONS)]
+
+
+def test_rng_cells_are_marked_where_the_pictures_are_not_the_releases(tmp_path, monkeypatch):
+    from tests.benchmarks.rngbench.pairs.pairs_standin import make_standin, use_standin
+
+    from cogsim.benchmarks.rngbench.paper import MAZE, PAIRS_SINGLE
+
+    use_standin(make_standin(tmp_path), tmp_path / "cache", monkeypatch)
+    chosen = paper("paper:rngbench")
+    pairs_cell, maze_cell = chosen.cells[0], chosen.cells[1]
+    released = [_played("pairs/single", PAIRS_SINGLE), _played("maze3d/nav", MAZE)]
+    assert released[0]["release_assets"]["benchmark"] == "rngbench" and released[1]["look"] == "release"
+    run = _runcells(chosen, released)
+    assert _picture_reasons(run, pairs_cell) == [] and _picture_reasons(run, maze_cell) == []
+
+    cogsims = [
+        _played("pairs/single", {**PAIRS_SINGLE, "look": "cogsim"}),
+        _played("maze3d/nav", {**MAZE, "look": "cogsim"}),
+    ]
+    run = _runcells(chosen, cogsims)
+    for cell in (pairs_cell, maze_cell):
+        assert _picture_reasons(run, cell) == [
+            "cogsim's pictures, not the release's (look=cogsim: chosen, or the release's files were not installed)"
+        ]
+    goal = _played("maze3d/nav", {**MAZE, "show_goal": True})
+    run = _runcells(chosen, [goal])
+    assert _picture_reasons(run, maze_cell) == [
+        "the goal drawn into the 3D view (show_goal=True); the release's view never shows it"
+    ]
+    before = [{k: v for k, v in e.items() if k not in ("look", "release_assets")} for e in released]
+    run = _runcells(chosen, before)
+    assert _picture_reasons(run, maze_cell) == [
+        "the pictures' look is not recorded (a run made before episodes recorded it)"
+    ]
+    unrecorded = {k: v for k, v in released[0].items() if k != "release_assets"}
+    assert _picture_reasons(_runcells(chosen, [unrecorded]), pairs_cell) == [
+        "the release files the card images came from are not recorded"
+    ]
+    # the table marks the cells and says why below
+    run = _runcells(chosen, [goal] + released[:1])
+    table2 = chosen.tables(run, published("rngbench"))[0]
+    (mine,) = [row for row in table2.rows if row[1] == "this run"]
+    assert all(value.endswith("*") for value in mine[6:])  # the maze's columns
+    how = {row[2]: row[3] for row in run.differences()}
+    assert any("show_goal=True" in text for text in how.values())
+
+
+def test_cube_cells_are_marked_where_the_nets_are_not_the_releases():
+    chosen = paper("paper:cubebench")
+    image = next(c for c in chosen.cells if c.env_id == "cube/optimal-move" and c.options["modality"] == "image")
+    text = next(c for c in chosen.cells if c.env_id == "cube/optimal-move" and c.options["modality"] == "text")
+    released = [_played("cube/optimal-move", image.options), _played("cube/optimal-move", text.options)]
+    assert released[0]["look"] == "release" and released[0]["frames"] == {"format": "png"}
+    run = _runcells(chosen, released)
+    assert _picture_reasons(run, image) == [] and _picture_reasons(run, text) == []
+    cogsims = [_played("cube/optimal-move", {**c.options, "look": "cogsim"}) for c in (image, text)]
+    run = _runcells(chosen, cogsims)
+    assert _picture_reasons(run, image) == [
+        "cogsim's pictures, not the release's (look=cogsim: chosen, or the release's files were not installed)"
+    ]
+    assert _picture_reasons(run, text) == []  # a text cell shows no net

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import math
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import numpy as np
@@ -24,7 +21,8 @@ def register_backend(kind: str, factory) -> None:
 
 @dataclass(frozen=True)
 class Message:
-    """One chat message; images are HxWx3 (RGB) or HxWx4 (RGBA) uint8 arrays shown before the text."""
+    """One chat message; images are the frames shown before the text: ``cogsim.render.frames.SentFrame``
+    objects (pixels, and the bytes they are sent as), or HxWx3 (RGB) / HxWx4 (RGBA) uint8 arrays, sent as PNG."""
 
     role: str  # "system" | "user" | "assistant"
     text: str
@@ -188,44 +186,23 @@ class ModelBackend:
         pass
 
 
-@dataclass
-class ImageURLCache:
-    """PNG data URLs of frames, cached by content: with full history the same frame goes out every turn."""
-
-    capacity: int = 512
-    _urls: OrderedDict = field(default_factory=OrderedDict)
-
-    def url(self, frame: np.ndarray) -> str:
-        key = image_key(frame)
-        url = self._urls.get(key)
-        if url is None:
-            from cogsim.render.png import to_png_bytes
-
-            url = "data:image/png;base64," + base64.b64encode(to_png_bytes(frame)).decode("ascii")
-            self._urls[key] = url
-            if len(self._urls) > self.capacity:
-                self._urls.popitem(last=False)
-        else:
-            self._urls.move_to_end(key)
-        return url
-
-
-def image_key(frame: np.ndarray) -> str:
-    """Content hash of a frame (shape and pixels): names its PNG in the store."""
-    frame = np.ascontiguousarray(frame)
-    digest = hashlib.sha256(f"{frame.shape}|{frame.dtype}|".encode())
-    digest.update(frame.data)
-    return digest.hexdigest()
-
-
-def openai_messages(conversation: Sequence[Message], urls: ImageURLCache) -> list[dict]:
-    """The chat-completions wire form: plain string content for text-only turns, else content parts."""
+def openai_messages(conversation: Sequence[Message]) -> list[dict]:
+    """The chat-completions wire form: plain string content for text-only turns, else content parts
+    with each frame as a data URL of the bytes it is sent as (a ``SentFrame``'s PNG or JPEG; a plain
+    array goes as PNG)."""
     wire = []
     for message in conversation:
         if not message.images:
             wire.append({"role": message.role, "content": message.text})
             continue
-        parts = [{"type": "image_url", "image_url": {"url": urls.url(frame)}} for frame in message.images]
+        parts = [{"type": "image_url", "image_url": {"url": sent_frame(frame).data_url()}} for frame in message.images]
         parts.append({"type": "text", "text": message.text})
         wire.append({"role": message.role, "content": parts})
     return wire
+
+
+def sent_frame(image):
+    """A message's image as a ``cogsim.render.frames.SentFrame`` (itself, or a plain array as PNG)."""
+    from cogsim.render.frames import as_sent  # the renderer's package only when frames are shown
+
+    return as_sent(image)

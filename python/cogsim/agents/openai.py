@@ -5,6 +5,8 @@ timeouts and dropped connections are retried with exponential backoff (Retry-Aft
 other 4xx, a prompt longer than the context, images sent to a text-only model, malformed JSON and
 answers without choices or content fail at once. A failure is a ``Completion`` with ``text=None``,
 an ``error`` and a ``fault`` kind: the runner stops that episode (resumable) and never scores it.
+Frames go as ``image_url`` data URLs of the bytes the env's release sends, with their MIME type
+(``data:image/png``, or ``data:image/jpeg`` where the release sends JPEG: ``TextEnv.frame_format()``).
 
 The server is untrusted (docs/security.md): ``timeout_s`` bounds each whole request (connecting,
 the headers and the body: a server that trickles bytes cannot stretch it), the body is read as a
@@ -27,7 +29,7 @@ from typing import Any, Optional, Sequence
 import httpx
 
 from cogsim._untrusted import MAX_VALUE_BYTES, load_json, shown, size_text
-from cogsim.agents.base import Completion, ImageURLCache, Message, ModelBackend, classify_fault, openai_messages
+from cogsim.agents.base import Completion, Message, ModelBackend, classify_fault, openai_messages
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -85,7 +87,6 @@ class OpenAIBackend(ModelBackend):
         if seed is not None:
             self.sampling["seed"] = int(seed)
         self.sampling.update(extra_body or {})
-        self._urls = ImageURLCache()
         self._images_rejected: Optional[str] = None  # set once the server showed it takes no images
         self._loop = asyncio.new_event_loop()
         self._client: Optional[httpx.AsyncClient] = None
@@ -100,7 +101,7 @@ class OpenAIBackend(ModelBackend):
         bodies = [
             {
                 "model": self.model,
-                "messages": openai_messages(c, self._urls),
+                "messages": openai_messages(c),
                 **{k: v for k, v in (d or {}).items() if k not in self.user_set},
                 **_without(self.sampling, d, self.user_set),
             }

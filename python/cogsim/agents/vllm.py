@@ -5,8 +5,10 @@ Every active episode of a step goes to the engine at once: each conversation is 
 (``LLM.enqueue_chat``), so a request the engine refuses (a prompt longer than ``max_model_len``, an
 image for a text-only model) fails alone, and one ``wait_for_completion`` runs all the others as
 one batch. vLLM releases without ``enqueue_chat`` get one ``LLM.chat`` call for the batch and, when
-it fails, one call per conversation. Images go in as PNG data URLs in OpenAI-style content parts,
-which vLLM's chat templates turn into the model's image tokens. Greedy decoding by default
+it fails, one call per conversation. Images go in as data URLs of the bytes the env's release sends
+(PNG, or JPEG where the release sends JPEG: ``TextEnv.frame_format()``) in OpenAI-style content parts;
+vLLM decodes them, so the model sees the decoded pixels of those bytes, as a server would, and its chat
+templates turn them into the model's image tokens. Greedy decoding by default
 (temperature 0, as the four papers); an env's decoding defaults fill in what the user did not set.
 
 Engine options (agent options that are not sampling settings) go to ``vllm.LLM``: ``max_model_len``,
@@ -26,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from cogsim.agents.base import Completion, ImageURLCache, Message, ModelBackend, classify_fault, openai_messages
+from cogsim.agents.base import Completion, Message, ModelBackend, classify_fault, openai_messages
 
 _SAMPLING_KEYS = ("temperature", "top_p", "top_k", "max_tokens", "seed", "stop", "repetition_penalty")
 _MEMORY_ADVICE = (
@@ -72,7 +74,6 @@ class VLLMBackend(ModelBackend):
         _check_model_folder(model)
         self.device = _prepare_platform(vllm, options)
         self._llm = _start_engine(vllm, model, options)
-        self._urls = ImageURLCache()
 
     def describe(self) -> dict:
         return {
@@ -98,7 +99,7 @@ class VLLMBackend(ModelBackend):
     def complete(
         self, conversations: Sequence[Sequence[Message]], decoding: Optional[Sequence[dict]] = None
     ) -> list[Completion]:
-        wire = [openai_messages(c, self._urls) for c in conversations]
+        wire = [openai_messages(c) for c in conversations]
         params = [self._params_for(d) for d in (decoding or [None] * len(wire))]
         if hasattr(self._llm, "enqueue_chat"):
             return self._queued(wire, params)

@@ -7,7 +7,8 @@ so scripted agents and models go through identical code.
 Observation (a dict):
     "text":    str, the user message for this turn (the first one carries the task preamble)
     "images":  tuple of HxWx3 (RGB) or HxWx4 (RGBA, where a release's frames carry alpha) uint8 arrays
-               shown with this turn (empty for text-only suites)
+               shown with this turn (empty for text-only suites); a model gets them encoded as
+               ``frame_format()`` says (PNG, or the JPEG settings of a release that sends JPEG)
     "options": tuple of option texts for multiple choice, in label order A, B, ... (else empty)
     "player":  int, whose turn it is (0 unless the env is a multi-agent protocol such as a duel)
 
@@ -169,18 +170,18 @@ class TextEnv(gym.Env):
         return self._frames_renderer
 
     def frames_drawn_by(self) -> Optional[dict]:
-        """What drew the env's frames ({"path", "gl_renderer"}), or None before it has drawn any."""
-        return None if self._frames_renderer is None else self._frames_renderer.describe()
+        """What drew the env's frames, or None before it has drawn any: {"look": the look's name (or
+        None), "path": "gl" | "compositor" | "core" (the CPU), "gl_renderer": the GL device (None off
+        the GL)}. An env that draws its frames without cogsim's renderer says so itself."""
+        if self._frames_renderer is None:
+            return None
+        return {"look": getattr(self, "look", None), **self._frames_renderer.describe()}
 
-    def frame_format(self) -> Optional[dict]:
-        """How the env's frames must be sent to a model where the benchmark's release fixes it: the look
-        they are drawn in and the encoding, e.g. {"look": "release", "format": "jpeg", "quality": 88,
-        "optimize": True} (Pillow's encoder with these settings); None: any lossless encoding will do."""
-        return None
-
-    def encoded_frames(self) -> tuple[bytes, ...]:
-        """The frames of the last observation, encoded as ``frame_format()`` says: the bytes to send and store."""
-        raise NotImplementedError(f"{type(self).__name__} does not encode its frames; send them losslessly (PNG)")
+    def frame_format(self) -> dict:
+        """How the env's frames are sent to a model: {"format": "png"} (the default: lossless) or the
+        encoding the benchmark's release sends them in, e.g. {"format": "jpeg", "quality": 88, "optimize":
+        True}; ``cogsim.render.encode_frames`` makes the bytes (``cogsim.render.frames``)."""
+        return {"format": "png"}
 
 
 def shared_frame_passes(allowed: bool) -> AbstractContextManager[None]:

@@ -38,7 +38,7 @@ import numpy as np
 import cogsim
 from cogsim._untrusted import content_reference
 from cogsim.agents import is_scripted, make_agent
-from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent, image_key
+from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent
 from cogsim.agents.history import HistoryPolicy
 from cogsim.envs import spec as env_spec
 from cogsim.envs.base import shared_frame_passes
@@ -77,7 +77,7 @@ class ChunkResult:
     """What playing a chunk of slots away from the store produced, for the store's owner to write."""
 
     steps: list  # (started, turns, finished) per lockstep step, as Store.write_step takes them
-    images: dict  # content key -> PNG bytes of each frame the turns show
+    images: dict  # reference (images/ab/<sha256>.png or .jpg) -> the bytes of each frame the turns show
     backends: dict  # agent spec -> the backend's description
     stopped: Optional[str]  # a run-stopping backend fault, as in a local run
 
@@ -96,13 +96,12 @@ class StepRecorder:
     def turns(self, episode_id: int) -> list:
         return self.stored_turns.get(episode_id, [])
 
-    def put_image(self, frame: np.ndarray) -> str:
-        key = image_key(frame)
-        if key not in self.result.images:
-            from cogsim.render.png import to_png_bytes  # the renderer's package only when frames are shown
-
-            self.result.images[key] = to_png_bytes(frame)
-        return image_ref(key)
+    def put_image(self, sent) -> str:
+        """The reference a frame (a ``SentFrame``) will have in the store; its bytes kept once."""
+        ref = image_ref(sent.key, sent.suffix)
+        if ref not in self.result.images:
+            self.result.images[ref] = sent.data
+        return ref
 
     def record_backend(self, spec: str, description: dict) -> None:
         self.result.backends[spec] = description
@@ -125,8 +124,8 @@ def play_chunk(config: RunConfig, slots: list[Slot], states: dict, stored_turns:
 def deliver_chunk(store: Store, result: ChunkResult, progress: Optional[Progress] = None) -> None:
     """Write a chunk played elsewhere into the store, one transaction per step as a local run does.
     Delivering the same chunk twice stores it once (Store.write_step is idempotent)."""
-    for key, png in result.images.items():
-        store.put_png(key, png)
+    for ref, data in result.images.items():
+        store.put_encoded(ref, data)
     for spec, description in result.backends.items():
         store.record_backend(spec, description)
     for started, turns, finished in result.steps:
@@ -149,6 +148,7 @@ class _Episode:
             np.random.default_rng([slot.seed, seat, zlib.crc32(a.encode())]) for seat, a in enumerate(slot.seats)
         ]
         self.obs = None
+        self.sent: tuple = ()  # the frames of obs as they are sent (SentFrames, encoding in the background)
         self.new = row.id is None
         self.finished = False
         self.dropped = defaultdict(int)  # player -> oldest exchanges left out of its prompts (on_overflow)
@@ -158,7 +158,7 @@ class _Episode:
         return self.obs.get("player", 0)
 
     def user_message(self) -> Message:
-        return Message("user", self.obs["text"], tuple(self.obs.get("images", ())))
+        return Message("user", self.obs["text"], self.sent)
 
     def prompt(self, history: HistoryPolicy) -> list[Message]:
         return history.messages(
@@ -178,6 +178,7 @@ class _LockstepRunner:
         self.free_envs = defaultdict(list)
         self.stopped: Optional[str] = None  # a run-stopping backend fault: no new episodes, no more steps
         self.starts_share_frames = all(_class_batches_frames(task.env_id) for task in config.tasks)
+        self.frames = None  # the FrameEncoder, made when the first frame is shown
 
     def run(self, slots: list[Slot]) -> None:
         pending = deque(slots)
@@ -209,6 +210,8 @@ class _LockstepRunner:
                 ended = sum(e.row.status != "running" for e in failed + finished)
                 self.progress(ended, len(turns), failures)
         finally:
+            if self.frames is not None:
+                self.frames.close()
             for agent in self.agents.values():
                 if hasattr(agent, "close"):
                     agent.close()
@@ -263,7 +266,8 @@ class _LockstepRunner:
         episode = _Episode(slot, None, row)
         try:
             episode.env = self._env(slot)
-            episode.obs, _ = episode.env.reset(seed=slot.seed)
+            obs, _ = episode.env.reset(seed=slot.seed)
+            self._show(episode, obs, encode_now=episode_id is None)
         except Exception:
             self._fail(episode, f"env reset failed:\n{traceback.format_exc(limit=4)}")
             return episode
@@ -276,7 +280,25 @@ class _LockstepRunner:
         _note_frames(env, row)
         if episode_id is not None:
             self._replay(episode, self.store.turns(episode_id))
+            for frame in episode.sent:  # the next turn shows (and stores) these
+                frame.start()
         return episode
+
+    def _show(self, episode: _Episode, obs: dict, encode_now: bool = True) -> None:
+        """Makes ``obs`` the episode's observation, its frames handed to the encoder: encoded in the
+        background from now on, or (``encode_now`` False: frames replayed on resume, whose turns are
+        stored already) only when a model's prompt shows them again."""
+        episode.obs = obs
+        images = obs.get("images", ())
+        if not len(images):
+            episode.sent = ()
+            return
+        if self.frames is None:
+            from cogsim.render.frames import FrameEncoder  # the renderer's package only when frames are shown
+
+            self.frames = FrameEncoder()
+        frame_format = episode.env.frame_format() if hasattr(episode.env, "frame_format") else {"format": "png"}
+        episode.sent = self.frames.frames(images, frame_format, eager=encode_now)
 
     def _replay(self, episode: _Episode, turns) -> None:
         for stored in turns:
@@ -299,7 +321,7 @@ class _LockstepRunner:
                         f"{agent.spec!r} answered differently on replay"
                     )
             episode.dropped[episode.player] = stored.history_dropped
-            self._advance(episode, stored.response)
+            self._advance(episode, stored.response, live=False)
         if episode.finished:  # cannot happen with atomic steps; a stored final turn means a stored finish
             raise ReplayMismatch(f"episode {episode.row.id} ended during replay but is stored as running")
 
@@ -396,7 +418,7 @@ class _LockstepRunner:
             return None
         response = completion.text
         dropped = episode.dropped[episode.player]
-        obs, player, turn = episode.obs, episode.player, episode.turn
+        obs, sent, player, turn = episode.obs, episode.sent, episode.player, episode.turn
         try:
             reward, info, terminated, truncated = self._advance(episode, response)
         except Exception:
@@ -408,7 +430,7 @@ class _LockstepRunner:
             player,
             spec,
             obs["text"],
-            [self.store.put_image(f) for f in obs.get("images", ())],
+            [self.store.put_image(frame) for frame in sent],
             list(obs.get("options", ())),
             response,
             info.get("parsed"),
@@ -425,8 +447,8 @@ class _LockstepRunner:
             dropped,
         )
 
-    def _advance(self, episode: _Episode, response: str) -> tuple[float, dict, bool, bool]:
-        """Step the env with an answer; bookkeeping shared by live play and replay."""
+    def _advance(self, episode: _Episode, response: str, live: bool = True) -> tuple[float, dict, bool, bool]:
+        """Step the env with an answer; bookkeeping shared by live play and replay (``live`` False)."""
         user = episode.user_message()
         player = episode.player
         obs, reward, terminated, truncated, info = episode.env.step(response)
@@ -435,7 +457,6 @@ class _LockstepRunner:
         past.append((user, response))
         episode.conversations[player] = self._history(episode.env).retained(past)  # memory bounded by the policy
         episode.turn += 1
-        episode.obs = obs
         row = episode.row
         row.num_turns = episode.turn
         row.total_reward += reward
@@ -446,7 +467,10 @@ class _LockstepRunner:
             row.status, row.outcome = "truncated", {"runner_truncated": True}
             episode.finished = True
         if episode.finished:
+            episode.obs, episode.sent = obs, ()  # the last observation is never shown to an agent
             _note_frames(episode.env, row)
+        else:
+            self._show(episode, obs, encode_now=live)
         return reward, info, bool(terminated), bool(truncated)
 
     def _fail(self, episode: _Episode, error: str) -> None:
@@ -455,11 +479,13 @@ class _LockstepRunner:
 
 
 def _note_frames(env, row: EpisodeRow) -> None:
-    """Records in the episode's loop settings what drew its frames (render path and GL device), once
-    the env has drawn one; both render paths give the same pixels, so this is for the record only."""
+    """Records in the episode's loop settings what drew its frames (look, render path and GL device) and
+    how they were sent, once the env has drawn one (for the report; the episode's own record says the
+    look and format the metrics and paper tables read)."""
     drawn_by = env.frames_drawn_by() if hasattr(env, "frames_drawn_by") else None
     if drawn_by is not None and row.loop is not None:
-        row.loop["frames"] = drawn_by
+        sent = env.frame_format() if hasattr(env, "frame_format") else {"format": "png"}
+        row.loop["frames"] = {**drawn_by, "sent": sent}
 
 
 def _env_decoding(env) -> dict:

@@ -2,8 +2,9 @@
 
 Training and evaluation use disjoint seed ranges, so a model tuned on TRAIN_SEEDS is evaluated on
 boards and mazes it has never seen. A record is {"messages": [...], "meta": {...}}; a message's
-content is a string, or a list of {"type": "image", "image": "data:image/png;base64,..."} and
-{"type": "text", "text": ...} parts when the turn carries images. With the env's history policy
+content is a string, or a list of {"type": "image", "image": "data:image/png;base64,..."} (or
+"data:image/jpeg;..." for an env whose release sends JPEG: the bytes a model gets, ``frame_format()``)
+and {"type": "text", "text": ...} parts when the turn carries images. With the env's history policy
 "full" a record is one whole episode; with "last:K" or "current" there is one record per step
 holding the window the model would have seen.
 """
@@ -31,14 +32,15 @@ def _size_options(env_id: str, size) -> dict:
     return {"rows": int(rows), "cols": int(cols)}
 
 
-def _content(obs: dict) -> Union[str, list]:
+def _content(obs: dict, frame_format: dict) -> Union[str, list]:
     if not obs["images"]:
         return obs["text"]
-    from cogsim.render import to_png_bytes
+    from cogsim.render.frames import encode_frames, media_type
 
+    prefix = f"data:{media_type(frame_format)};base64,"
     parts = [
-        {"type": "image", "image": "data:image/png;base64," + base64.b64encode(to_png_bytes(i)).decode()}
-        for i in obs["images"]
+        {"type": "image", "image": prefix + base64.b64encode(data).decode()}
+        for data in encode_frames(obs["images"], frame_format)
     ]
     return parts + [{"type": "text", "text": obs["text"]}]
 
@@ -83,7 +85,9 @@ def _episode_records(env, seed: int, split: str) -> Iterator[dict]:
     turns = []
     while True:
         response = env.scripted_response(_SINGLE_PLAYER[env.env_id], rng)
-        turns.append(({"role": "user", "content": _content(obs)}, {"role": "assistant", "content": response}))
+        turns.append(
+            ({"role": "user", "content": _content(obs, env.frame_format())}, {"role": "assistant", "content": response})
+        )
         obs, _, terminated, truncated, info = env.step(response)
         if terminated or truncated:
             break

@@ -59,6 +59,18 @@ def checked_env(env_id: str, episodes: int, seed: int, spec: EpisodeSpec, label:
         raise ValueError(f"{label}: {error} (the task's own arguments: {', '.join(RUN_ARGS)})") from None
 
 
+_ENCODER: list = []
+
+
+def frame_encoder():
+    """The process's encoder of the frames episodes played from outside the runner show (made once)."""
+    if not _ENCODER:
+        from cogsim.render.frames import FrameEncoder  # the renderer's package only when frames are shown
+
+        _ENCODER.append(FrameEncoder())
+    return _ENCODER[0]
+
+
 def reference_opponent(env) -> str:
     return next((p for p in DEFAULT_OPPONENTS if p in env.scripted_policies), "random")
 
@@ -85,6 +97,7 @@ class Episode:
         self.seed = int(seed)
         self.env = cogsim.make(spec.env_id, **spec.options)
         self.obs, _ = self.env.reset(seed=self.seed)
+        self._sent: tuple[Any, tuple] = (None, ())  # (the observation, its frames as they are sent)
         self.policy = HistoryPolicy.parse(spec.history or self.env.default_history, spec.max_images)
         self.seats = tuple(seats)  # the agent spec of each seat, for the record and the random streams
         self.past: dict[int, list[tuple[Message, str]]] = {}
@@ -108,7 +121,11 @@ class Episode:
         return decoding_defaults(self.env)
 
     def user_message(self) -> Message:
-        return Message("user", self.obs["text"], tuple(self.obs.get("images", ())))
+        """This turn's message, its frames as ``cogsim run`` sends them (the env's ``frame_format()``)."""
+        if self._sent[0] is not self.obs:
+            images = self.obs.get("images", ())
+            self._sent = (self.obs, frame_encoder().frames(images, self.env.frame_format()) if len(images) else ())
+        return Message("user", self.obs["text"], self._sent[1])
 
     def prompt(self) -> list[Message]:
         """What the player to move sees: the system prompt, its history by the policy, this turn."""

@@ -1,10 +1,10 @@
 """A cogsim run directory as an inspect log (``cogsim export DIR --format inspect --out run.eval``),
 written with inspect's own log recorder, so ``inspect view`` and ``inspect log dump`` read it.
 
-One sample per stored episode (id ``ENV:AGENT:seed=SEED``): its turns as messages (the frames as PNG
-image content, each answer as the assistant's message naming its agent and seat), its score (the
-episode's total reward, with the episode record as the metrics read it), token usage and timings
-from the stored turns. The run's config is the eval's metadata; the results hold the mean reward and
+One sample per stored episode (id ``ENV:AGENT:seed=SEED``): its turns as messages (the frames as
+image content: the stored PNG or JPEG bytes the model was sent, with their MIME type; each answer as
+the assistant's message naming its agent and seat), its score (the episode's total reward, with the
+episode record as the metrics read it), token usage and timings from the stored turns. The run's config is the eval's metadata; the results hold the mean reward and
 the family metrics by cogsim's metric code. An episode stopped by a backend fault, or that failed,
 is an errored sample with the stored error; one still running (an interrupted run) says so.
 
@@ -12,7 +12,7 @@ The run directory is untrusted (docs/security.md). Samples are built and written
 ``.eval`` log streams them into its zip; inspect holds a ``.json`` log whole, so it has a lower
 cap); each sample holds at most MAX_SAMPLE_BYTES of text and frames and the whole log at most
 MAX_EVAL_EXPORT_BYTES (MAX_JSON_EXPORT_BYTES): past either the export ends in one line. A frame is
-read once, only at the place the store names (``images/xx/<sha256>.png``), never through a link
+read once, only at the place the store names (``images/xx/<sha256>.png`` or ``.jpg``), never through a link
 (``store/frames.py``), and is held once however often a sample shows it (inspect stores it as one
 attachment). The log is written to a temporary file beside ``--out`` and renamed over it, so a
 link there is replaced, not written through.
@@ -59,7 +59,7 @@ from cogsim._untrusted import size_text
 from cogsim.agents.base import parse_agent_spec
 from cogsim.integrations.episode import metric_values
 from cogsim.store.export import checked_output
-from cogsim.store.frames import read_stored_frame
+from cogsim.store.frames import media_type, read_stored_frame
 from cogsim.store.sqlite import Store, StoreError, from_db_text, open_store
 
 SCORER = "episode_reward"
@@ -242,7 +242,7 @@ class _Frames:
     """Data URLs of a run's stored frames. Each is read once: it stays in memory while the sample
     being built shows it, and afterwards among the newest FRAME_CACHE_BYTES of frames, for the next
     samples that show it. A frame that cannot be read (missing, a link, not a regular file, too
-    large, not a PNG) has no URL."""
+    large, not the PNG or JPEG its name says) has no URL."""
 
     def __init__(self, run_dir: Path):
         self.run_dir = run_dir
@@ -254,12 +254,12 @@ class _Frames:
             self.cache.move_to_end(ref)
             return self.cache[ref]
         try:
-            png = read_stored_frame(self.run_dir, ref, MAX_IMAGE_BYTES)
+            data = read_stored_frame(self.run_dir, ref, MAX_IMAGE_BYTES)
         except ValueError:
             url = None
         else:
-            url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-            del png
+            url = f"data:{media_type(ref)};base64," + base64.b64encode(data).decode("ascii")
+            del data
         self.cache[ref] = url
         self.cached_bytes += len(url or "")
         return url

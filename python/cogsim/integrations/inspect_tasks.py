@@ -62,7 +62,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 import cogsim
 from cogsim import families
-from cogsim.agents.base import ImageURLCache, Message
+from cogsim.agents.base import Message, sent_frame
 from cogsim.integrations.episode import (
     DEFAULT_EPISODES,
     DEFAULT_MAX_TURNS,
@@ -90,8 +90,9 @@ def task_name(env_id: str) -> str:
 
 
 # -- messages ------------------------------------------------------------------------------------
-def chat_messages(conversation: list[Message], urls: ImageURLCache) -> list[ChatMessage]:
-    """cogsim messages as inspect's: frames become PNG image content before the text."""
+def chat_messages(conversation: list[Message]) -> list[ChatMessage]:
+    """cogsim messages as inspect's: frames become image content (data URLs of the PNG or JPEG bytes the
+    env's release sends) before the text."""
     chat: list[ChatMessage] = []
     for message in conversation:
         if message.role == "system":
@@ -99,7 +100,7 @@ def chat_messages(conversation: list[Message], urls: ImageURLCache) -> list[Chat
         elif message.role == "assistant":
             chat.append(ChatMessageAssistant(content=message.text))
         elif message.images:
-            parts: list[Any] = [ContentImage(image=urls.url(frame)) for frame in message.images]
+            parts: list[Any] = [ContentImage(image=sent_frame(frame).data_url()) for frame in message.images]
             chat.append(ChatMessageUser(content=[*parts, ContentText(text=message.text)]))
         else:
             chat.append(ChatMessageUser(content=message.text))
@@ -132,18 +133,17 @@ def play_episode(spec: EpisodeSpec, opponent: Optional[str] = None, players: int
         if rival is not None:
             seats[1 - seat] = rival if isinstance(rival, str) else _agent_name(rival)
         episode = Episode(spec, seed, tuple(seats))
-        urls = ImageURLCache()
         transcript: list[ChatMessage] = []
         try:
             if isinstance(model.api, ScriptedModel):
                 check_scripted(model.api.spec, episode.env)
             while not episode.finished:
                 if episode.player == seat:
-                    state = await _model_turn(state, generate, episode, urls, transcript)
+                    state = await _model_turn(state, generate, episode, transcript)
                 elif isinstance(rival, str):
                     episode.step(episode.scripted_answer(rival))
                 elif rival is not None:
-                    episode.step(await _rival_turn(rival, episode, urls))
+                    episode.step(await _rival_turn(rival, episode))
                 else:
                     raise RuntimeError(f"{spec.env_id}: player {episode.player} to move, but no one takes that seat")
                 state.store.set(STORE_KEY, episode.record(" vs ".join(seats) if len(seats) > 1 else seats[0]))
@@ -157,9 +157,9 @@ def play_episode(spec: EpisodeSpec, opponent: Optional[str] = None, players: int
 
 
 async def _model_turn(
-    state: TaskState, generate: Generate, episode: Episode, urls: ImageURLCache, transcript: list[ChatMessage]
+    state: TaskState, generate: Generate, episode: Episode, transcript: list[ChatMessage]
 ) -> TaskState:
-    prompt = chat_messages(episode.prompt(), urls)
+    prompt = chat_messages(episode.prompt())
     state.messages = prompt
     token = SCRIPTED_TURN.set(episode)
     try:
@@ -177,10 +177,10 @@ async def _model_turn(
     return state
 
 
-async def _rival_turn(rival: Model, episode: Episode, urls: ImageURLCache) -> str:
+async def _rival_turn(rival: Model, episode: Episode) -> str:
     token = SCRIPTED_TURN.set(episode)
     try:
-        output = await rival.generate(chat_messages(episode.prompt(), urls), config=GenerateConfig(**episode.decoding))
+        output = await rival.generate(chat_messages(episode.prompt()), config=GenerateConfig(**episode.decoding))
     finally:
         SCRIPTED_TURN.reset(token)
     fault = not_an_answer(output)

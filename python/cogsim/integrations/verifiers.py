@@ -8,7 +8,8 @@ The verifiers CLI loads a taskset by the name of an installed module; cogsim's i
         -m MODEL --client.base-url http://localhost:8000/v1 --client.api-key-var OPENAI_API_KEY --no-push
 
 - ``CogsimTaskset``: one task row per episode (``CogsimTaskData``: env id, seed, options, seat; the
-  first prompt as ``cogsim run`` sends it, frames as OpenAI ``image_url`` parts, PNG data URLs).
+  first prompt as ``cogsim run`` sends it, frames as OpenAI ``image_url`` parts: data URLs of the PNG
+  or JPEG bytes the env's release sends).
 - ``CogsimEnv``: the cogsim env drives the conversation as the task's user. Each reply goes to
   ``env.step`` through the benchmark's own parser; the next prompt is the one ``cogsim run`` would
   send (the env's system prompt, the history its policy keeps, ``history=`` as ``cogsim run
@@ -35,7 +36,7 @@ from openai import AsyncOpenAI
 from pydantic import Field
 from verifiers.v1.dialects.chat import message_to_wire
 
-from cogsim.agents.base import ImageURLCache, Message, openai_messages
+from cogsim.agents.base import Message, openai_messages
 from cogsim.integrations.episode import (
     DEFAULT_EPISODES,
     DEFAULT_MAX_TURNS,
@@ -120,7 +121,6 @@ class CogsimTaskset(vf.Taskset[CogsimTask, CogsimTasksetConfig]):
 
     def load(self) -> Iterator[CogsimTask]:
         config = self.config
-        urls = ImageURLCache()
         for seed in range(config.seed, config.seed + config.episodes):
             row = {
                 "env_id": config.env_id,
@@ -140,7 +140,7 @@ class CogsimTaskset(vf.Taskset[CogsimTask, CogsimTasksetConfig]):
                 system, messages = split_system(episode.prompt())
             finally:
                 episode.close()
-            prompt = openai_messages(messages, urls)
+            prompt = openai_messages(messages)
             data = CogsimTaskData(**row, name=f"{config.env_id} seed {seed}", system_prompt=system, prompt=prompt)
             yield CogsimTask(data, config.task)
 
@@ -157,7 +157,6 @@ class CogsimEnv(vf.Env[CogsimEnvConfig]):
     async def run(self, task: CogsimTask, agents: vf.Agents) -> None:
         data = task.data
         episode = Episode(data.spec, data.seed, data.seats)
-        urls = ImageURLCache()
         try:
             play_opponent(episode, data)
             async with agents.player.interaction(task) as interaction:
@@ -169,7 +168,7 @@ class CogsimEnv(vf.Env[CogsimEnvConfig]):
                     if episode.finished:
                         break
                     system = [{"role": "system", "content": data.system_prompt}] if data.system_prompt else []
-                    segment = await interaction.turn(system + openai_messages(split_system(episode.prompt())[1], urls))
+                    segment = await interaction.turn(system + openai_messages(split_system(episode.prompt())[1]))
                 interaction.trace.info["cogsim"] = episode.record()
         finally:
             episode.close()

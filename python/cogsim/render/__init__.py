@@ -10,6 +10,10 @@ The engine draws what the benchmarks' looks ask for: each look (``cogsim.benchma
 turns its scenes into draw items on a :class:`Canvas` and adds its batch method to
 :class:`Renderer` with :func:`scene_kind` (``renderer.grid``, ``cube_net``, ``cards``, ``minimap``,
 ``patch``, ``mazes`` once the look is imported).
+
+How frames are sent is here too (``cogsim.render.frames``): ``encode_frames(frames, frame_format)``,
+the one encoder of the bytes a model gets (PNG by the core, JPEG by Pillow with a release's settings),
+and the ``FrameEncoder`` that the model loop encodes each distinct frame with, once, off its thread.
 """
 
 from __future__ import annotations
@@ -29,6 +33,15 @@ from cogsim.render._renderer import (
     scene_kind,
     shared_renderer,
 )
+from cogsim.render.frames import (
+    PNG,
+    FrameEncoder,
+    SentFrame,
+    check_frame_format,
+    decode_frame,
+    encode_frames,
+    media_type,
+)
 from cogsim.render.png import save_png, to_png_bytes, to_png_bytes_batch
 
 SPRITES: tuple[str, ...] = tuple(_atlases().sprite_uv)
@@ -38,14 +51,21 @@ __all__ = [
     "BACKENDS",
     "Canvas",
     "ContextError",
+    "FrameEncoder",
+    "PNG",
     "RENDER_PATHS",
     "RENDER_PATH_VARIABLE",
     "Renderer",
     "SPRITES",
     "SPRITE_CATEGORIES",
+    "SentFrame",
     "as_batch",
+    "check_frame_format",
     "check_render_path",
+    "decode_frame",
+    "encode_frames",
     "frame_batch",
+    "media_type",
     "render_path",
     "same_across",
     "save_png",

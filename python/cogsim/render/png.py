@@ -1,4 +1,5 @@
-"""PNG output, the format models get their images in.
+"""PNG output, the format models get most frames in (``cogsim.render.frames`` sends each env's frames
+as its release does: PNG, or JPEG where a release sends JPEG).
 
 Frames are encoded by the core (``_core.encode_png``): Up-filtered rows, byte and pixel repeats in
 Huffman codes built per frame, the same bytes on every machine, 5-75x faster than Pillow on cogsim's
@@ -16,6 +17,7 @@ from PIL import Image
 
 from cogsim import _core
 from cogsim._files import write_bytes_atomic
+from cogsim.render.frames import PNG, encode_frames
 
 
 def _checked(frame: np.ndarray) -> np.ndarray:
@@ -27,12 +29,12 @@ def _checked(frame: np.ndarray) -> np.ndarray:
 
 
 def to_png_bytes(frame: np.ndarray) -> bytes:
-    png: bytes = _core.encode_png(_checked(frame)[None], 1)[0]
-    return png
+    """The PNG file of one frame (``encode_frames([frame])[0]``)."""
+    return encode_frames([_checked(frame)], PNG, threads=1)[0]
 
 
 def to_png_bytes_batch(frames: np.ndarray, threads: int = 0) -> list[bytes]:
-    """The PNG files of frames (N, H, W, 3), encoded over threads (0: all cores), the GIL released."""
+    """The PNG files of frames (N, H, W, 3 or 4), encoded over threads (0: all cores), the GIL released."""
     frames = np.asarray(frames)
     if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[3] not in (3, 4):
         raise ValueError(f"frames must be a uint8 (N, H, W, 3 or 4) array, got {frames.dtype} shape {frames.shape}")

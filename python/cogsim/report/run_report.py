@@ -145,11 +145,9 @@ def add_run_tables(document: Document, store: Store) -> None:
     document.table(throughput_table(store))
     drawn = frames_drawn_by(store)
     if drawn:
-        lines = [
-            f"{_drawn_by(path, device, look)} ({count:,} episodes)"
-            for (path, device, look), count in drawn.most_common()
-        ]
-        document.paragraph("Frames drawn by: ", Text("; ".join(lines)), " (both render paths give the same pixels).")
+        lines = [f"{how} ({count:,} episodes)" for how, count in drawn.most_common()]
+        note = " (the GL and the compositor give the same pixels)" if any(" on " in how for how in drawn) else ""
+        document.paragraph("Frames: ", Text("; ".join(lines)), f".{note}")
     faults = store.pending_faults()
     if faults:
         faults_table = Table("Backend faults (episodes waiting for a resume)", ["reason", "episodes", "first error"])
@@ -171,22 +169,32 @@ def add_run_tables(document: Document, store: Store) -> None:
 
 
 def frames_drawn_by(store: Store) -> Counter:
-    """Episodes per (render path, GL device, look) that drew their frames, from the episodes' loop records
-    (look: "" for envs with one look)."""
+    """Episodes per way their frames were drawn and sent, in words ("the release's pictures, drawn on the
+    CPU, sent as JPEG quality 88 (optimized)"), from the episodes' loop records (untrusted: a damaged
+    record is left out). Runs made before frames were sent as their releases send them sent PNG."""
     drawn: Counter = Counter()
     for (loop,) in store.query("SELECT loop FROM episodes WHERE loop IS NOT NULL"):
         try:
             frames = json.loads(loop).get("frames")
-            drawn[(str(frames["path"]), str(frames["gl_renderer"]), str(frames.get("look", "")))] += 1
+            drawn[_drawn_by(frames)] += 1
         except (TypeError, ValueError, KeyError, AttributeError):  # no frames, or a damaged record
             continue
     return drawn
 
 
-def _drawn_by(path: str, device: str, look: str) -> str:
+def _drawn_by(frames: dict) -> str:
+    from cogsim.render.frames import check_frame_format, describe  # the renderer's package only for frames
+
+    look, path, device = frames.get("look"), str(frames["path"]), frames.get("gl_renderer")
     if look == "release":
-        return "the release's look, drawn on the CPU"
-    return f"{path} on {device}" + (f" in the {look} look" if look else "")
+        how = "the release's pictures, drawn on the CPU"
+    else:
+        how = ("cogsim's pictures" if look == "cogsim" else "frames") + f", drawn by the {path}"
+        how += f" on {device}" if device and path in ("gl", "compositor") else ""
+    sent = frames.get("sent")
+    if not isinstance(sent, dict):  # an earlier record: the maze's format in it, else PNG
+        sent = {k: frames[k] for k in ("format", "quality", "optimize") if k in frames} or {"format": "png"}
+    return f"{how}, sent as {describe(check_frame_format(sent))}"
 
 
 def throughput_table(store: Store) -> Table:

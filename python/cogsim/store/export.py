@@ -62,8 +62,9 @@ def export_sft(
 
     Default: one example per episode and seat, the whole conversation. ``per_turn``: one example per
     turn holding exactly the context the agent saw (the episode's history policy, or ``history``),
-    ending with its answer. Images are absolute paths of the stored PNGs: every reference must be
-    the content key of a regular file inside the run's ``images/`` (the store is untrusted). An
+    ending with its answer. Images are absolute paths of the stored frames, the PNG or JPEG bytes the
+    model was sent (the suffix says which): every reference must be the content key of a regular file
+    inside the run's ``images/`` (the store is untrusted). An
     episode holding more than MAX_EPISODE_TEXT_BYTES of text is refused. Returns the example count.
     """
     from cogsim.agents.base import Message
@@ -115,7 +116,7 @@ class _ImageFiles:
         self.checked: set[str] = set()
 
     def path(self, ref: str, where: str, store_path: Path) -> str:
-        path = self.run_dir / ref  # ref is images/ab/<key>.png: the store checked its form
+        path = self.run_dir / ref  # ref is images/ab/<key>.png or .jpg: the store checked its form
         if ref not in self.checked:
             refuse_links(self.run_dir / "images", path.parent)
             try:

@@ -22,9 +22,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
-from cogsim._files import refuse_links, write_bytes_atomic
+from cogsim._files import Folders, refuse_links
 from cogsim._untrusted import MAX_VALUE_BYTES, load_json, printable, shown, size_text
-from cogsim.agents.base import image_key
 
 DB_NAME = "store.sqlite"
 # 1: the first release; 2: adds episodes.fault and .loop, turns.finish_reason and .history_dropped;
@@ -271,16 +270,24 @@ def _read_texts(value) -> list:
     return data
 
 
-_IMAGE_REF = re.compile(r"images/([0-9a-f]{2})/([0-9a-f]{64})\.png")
+# A stored frame: the SHA-256 of its content, in the folder of its first two digits, as the PNG or JPEG
+# file it was sent as (runs before JPEG frames named PNGs by the SHA-256 of their pixels; either reads).
+IMAGE_REF = re.compile(r"images/([0-9a-f]{2})/([0-9a-f]{64})\.(png|jpg)")
+IMAGE_SUFFIXES = (".png", ".jpg")
+
+
+def is_image_ref(ref: Any) -> bool:
+    """Whether ``ref`` has the one form a stored frame's reference may have."""
+    match = IMAGE_REF.fullmatch(ref) if isinstance(ref, str) else None
+    return match is not None and match.group(2)[:2] == match.group(1)
 
 
 def _read_image_refs(value) -> list:
-    """A JSON list of image references, each the content key of a PNG inside the run's images/."""
+    """A JSON list of image references, each the content key of a PNG or JPEG inside the run's images/."""
     refs = _read_texts(value)
     for ref in refs:
-        match = _IMAGE_REF.fullmatch(ref)
-        if match is None or match.group(2)[:2] != match.group(1):
-            raise _BadValue(f"image references of the form images/ab/<64 hex digits>.png, not {shown(ref)}")
+        if not is_image_ref(ref):
+            raise _BadValue(f"image references of the form images/ab/<64 hex digits>.png or .jpg, not {shown(ref)}")
     return refs
 
 
@@ -450,7 +457,8 @@ class Store:
             raise
         self.worker = worker
         self.session: Optional[int] = None
-        self._known_images: set[str] = set()
+        self._known_images: set[str] = set()  # references written (or found) in this session
+        self._image_folders = Folders(self.run_dir)  # images/ and images/ab/, each opened once
 
     # -- opening: a connection with bounds, and the schema check --------------------------------------
     def _connect(self) -> sqlite3.Connection:
@@ -673,27 +681,24 @@ class Store:
         )
 
     # -- images -------------------------------------------------------------------------------------
-    def put_image(self, frame: np.ndarray) -> str:
-        """Store a frame as PNG once (named by its content); returns its path relative to the run dir."""
-        key = image_key(frame)
-        if key not in self._known_images:
-            from cogsim.render.png import to_png_bytes
+    def put_image(self, frame) -> str:
+        """Store a frame once, as the bytes it was sent as (a ``SentFrame``: PNG or JPEG; a plain array:
+        PNG), named by their SHA-256; returns its path relative to the run dir."""
+        from cogsim.render.frames import as_sent  # the renderer's package only when frames are shown
 
-            self.put_png(key, lambda: to_png_bytes(frame))
-        return image_ref(key)
+        sent = as_sent(frame)
+        return self.put_encoded(image_ref(sent.key, sent.suffix), lambda: sent.data)
 
-    def put_png(self, key: str, png) -> str:
-        """Store the PNG of the frame whose content key is ``key`` (bytes, or a function giving them,
-        called only if the file is new); returns its path relative to the run dir."""
-        if not _is_image_key(key):
-            raise ValueError(f"an image key is 64 lowercase hex digits, got {key!r}")
-        ref = image_ref(key)
-        path = self.run_dir / ref
-        if key not in self._known_images and not path.exists():
-            refuse_links(self.images_dir, path.parent)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_bytes_atomic(path, png() if callable(png) else png)
-        self._known_images.add(key)
+    def put_encoded(self, ref: str, data) -> str:
+        """Store the bytes of the frame whose reference is ``ref`` (bytes, or a function giving them,
+        called only if the file is new), in images/ab/ opened once without following a link; returns
+        ``ref``. ValueError for a reference of another form."""
+        if not is_image_ref(ref):
+            raise ValueError(f"an image reference is images/ab/<64 hex digits>.png or .jpg, got {shown(ref)}")
+        if ref not in self._known_images:
+            images, folder, name = ref.split("/")
+            self._image_folders.write_new((images, folder), name, data)
+            self._known_images.add(ref)
         return ref
 
     # -- writing a step -------------------------------------------------------------------------------
@@ -1010,6 +1015,7 @@ class Store:
         if self.session is not None and not self.readonly:
             self._checkpoint("PASSIVE")
         self.db.close()
+        self._image_folders.close()
 
     def __enter__(self) -> "Store":
         return self
@@ -1128,13 +1134,10 @@ _INSERT_TURN = (
 )
 
 
-def image_ref(key: str) -> str:
-    """Where the PNG of the frame with content key ``key`` lies in a run directory."""
-    return f"images/{key[:2]}/{key}.png"
-
-
-def _is_image_key(key: str) -> bool:
-    return isinstance(key, str) and len(key) == 64 and all(c in "0123456789abcdef" for c in key)
+def image_ref(key: str, suffix: str = ".png") -> str:
+    """Where the frame with content key ``key`` (64 hex digits) lies in a run directory, as a ``suffix``
+    (".png" or ".jpg") file."""
+    return f"images/{key[:2]}/{key}{suffix}"
 
 
 _SELECT_TURNS = f"SELECT {', '.join(TURN_COLUMNS)} FROM turns WHERE episode_id = ? ORDER BY turn"

@@ -117,14 +117,11 @@ def test_env_frames_are_the_release_look_by_default(oracle):
     obs, _ = env.reset(seed=4)
     assert np.array_equal(obs["images"][0], net.release_frame(views.recolour(env.item["facelets"], "release")))
     assert env.protocol == "release"
-    assert env.frames_drawn_by() == {
-        "path": "release",
-        "gl_renderer": "none (the release's drawing, on the CPU)",
-        "look": "release",
-    }
-    assert env.sent_as == {"format": "png"}
+    assert env.frames_drawn_by() == {"look": "release", "path": "cpu", "gl_renderer": None}
+    assert env.frame_format() == {"format": "png"}  # the release sends its net as PNG
     _, _, _, _, info = env.step(env.scripted_response("oracle", np.random.default_rng(0)))
     assert info["episode"]["look"] == "release" and info["episode"]["protocol"] == "release"
+    assert info["episode"]["frames"] == {"format": "png"}
 
 
 def test_invariance_sends_the_four_variants_of_the_release_net(oracle):

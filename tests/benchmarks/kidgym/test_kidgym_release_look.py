@@ -271,3 +271,25 @@ def test_missing_release_files_stop_with_one_line(monkeypatch, tmp_path):
 def test_bad_look_and_mechanics_options_are_refused(options, message):
     with pytest.raises(ValueError, match=message):
         cogsim.make("kidgym/maze", **options)
+
+
+def test_an_episode_records_its_look_how_its_frames_were_sent_and_the_release_files():
+    from cogsim import release_assets
+
+    def record(**options) -> tuple:
+        env = cogsim.make("kidgym/classification", **options)
+        env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        while True:
+            _, _, done, truncated, info = env.step(env.scripted_response("oracle", rng))
+            if done or truncated:
+                return info["episode"], env.frames_drawn_by()
+
+    released, drawn = record()
+    assert released["look"] == "release" and released["frames"] == {"format": "png"}  # RGBA PNGs, as it saves them
+    assert released["release_assets"] == release_assets.used("kidgym") and drawn["look"] == "release"
+    assert drawn == {"look": "release", "path": "cpu", "gl_renderer": None}
+    cogsims, drawn = record(look="cogsim", cell_size=32)
+    assert cogsims["look"] == "cogsim" and "release_assets" not in cogsims and drawn["look"] == "cogsim"
+    blind, drawn = record(images=False)
+    assert blind["look"] is None and "frames" not in blind and drawn is None

@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Optional
 
 import numpy as np
 
+from cogsim import release_assets
 from cogsim.benchmarks import kidgym
 from cogsim.benchmarks.kidgym import (
     catalog,
@@ -174,6 +175,8 @@ class KidGymEnv(TextEnv):
         self.catalog_options = catalog.CatalogOptions(**generator_options)
         self.play = release_play.ReleasePlay(self.task, self.level, max_steps, self.actions) if release else None
         self.drawing = _release_look() if release and images else None
+        # the release files the pictures come from, as episodes record them
+        self.assets_used = release_assets.used(release_files.BENCHMARK) if self.drawing is not None else None
         self.max_steps = max_steps
         self.images = bool(images)
         self.cell_size = cell_size
@@ -328,7 +331,24 @@ class KidGymEnv(TextEnv):
             # the release's look resamples the release's images with the installed Pillow, as the release does
             "pillow": release_look.PILLOW if self.drawing is not None else None,
             "layout": int(s.layout) or None if self.play is not None else None,
+            **self._frames_record(),
         }
+
+    def _frames_record(self) -> dict:
+        """How the frames were sent (PNG, as the release saves them) and the release files they were drawn from."""
+        if not self.images:
+            return {}
+        record: dict = {"frames": self.frame_format()}
+        if self.assets_used is not None:
+            record["release_assets"] = dict(self.assets_used)
+        return record
+
+    def frames_drawn_by(self) -> Optional[dict]:
+        if not self.images:
+            return None
+        if self.drawing is not None:
+            return {"look": "release", "path": "cpu", "gl_renderer": None}
+        return super().frames_drawn_by()
 
     # -- scripted agents ----------------------------------------------------------------------
     def _choice(self, policy: str, state, options, rng: np.random.Generator) -> int:

@@ -1,7 +1,11 @@
 """paper:rngbench: Table 2, single player: Matching Pairs on a 10x10 board with image observations,
 the noise card theme and CoT, seeds 0-2 (the release's launcher); the 3D maze at 13x13 without the
 minimap, seeds 0-4. Table 3, duels (two agents or more): Matching Pairs on 8x10 poker boards, two
-board seeds, every seating (five models: 16 games each)."""
+board seeds, every seating (five models: 16 games each).
+
+Cells whose pictures are not the release's are marked (:func:`release_differences`): cogsim's look (chosen,
+or where the release's files were not installed), the goal drawn into the maze's 3D view (``show_goal``),
+a look the records do not state, card boards without a record of the release files they came from."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from collections import defaultdict
 from cogsim.benchmarks.rngbench.maze import metrics as maze_metrics
 from cogsim.benchmarks.rngbench.pairs import metrics as pairs_metrics
 from cogsim.metrics import Table
-from cogsim.report.papers import Cell, Paper, RunCells, fmt, register
+from cogsim.report.papers import Cell, Paper, RunCells, fmt, picture_differences, register
 
 PAIRS_SINGLE = {"rows": 10, "cols": 10, "modality": "image", "theme": "noise", "cot": True}
 PAIRS_DUEL = {"rows": 8, "cols": 10, "modality": "image", "theme": "poker", "cot": True}
@@ -24,6 +28,23 @@ def cells() -> list[Cell]:
         Cell("maze3d/nav", dict(MAZE), 5, seeds=(0, 1, 2, 3, 4)),
         Cell("pairs/duel", dict(PAIRS_DUEL), 2, seeds=(0, 1), min_agents=2),
     ]
+
+
+def release_differences(cell: Cell, episodes: list[dict]) -> list[str]:
+    """Why a cell's pictures are not the release's: cogsim's look, the goal in the maze's 3D view, a look
+    not recorded, or Matching Pairs boards drawn in the release's look without a record of the release
+    files their card images came from."""
+    how = picture_differences(episodes)
+    if any(
+        e.get("look") == "release"
+        and e.get("modality") == "image"
+        and e.get("theme") != "ascii"
+        and not e.get("release_assets")
+        for e in episodes
+        if cell.env_id.startswith("pairs/")
+    ):
+        how.append("the release files the card images came from are not recorded")
+    return how
 
 
 def _pairs_cells(games: list[dict]) -> list:
@@ -62,8 +83,9 @@ def _table2(run: RunCells, data: dict) -> Table:
         "RNG-Bench Table 2: single player (Matching Pairs 10x10, image, noise; 3D maze 13x13)",
         ["model", "source"] + TABLE2_COLUMNS,
         note="PF/IA: parse failures and invalid flips per response; Resp./Score: responses per "
-        "matched pair; Eff.: L*/L over successes; GS = (SR + SR x Eff. + (1 - SR) x Explore) / 2. cogsim draws "
-        "its own noise faces and maze views (docs/fidelity.md).",
+        "matched pair; Eff.: L*/L over successes; GS = (SR + SR x Eff. + (1 - SR) x Explore) / 2. The pictures "
+        "are the release's (its noise cards from the installed release files, its raycast maze view), sent as "
+        "it sends them (JPEG); cells drawn otherwise are marked.",
     )
     for agent in run.agents(pairs, maze):
         values = _pairs_cells(run.get(pairs, agent)) + _maze_cells(run.get(maze, agent))
@@ -129,4 +151,4 @@ def tables(run: RunCells, data: dict) -> list[Table]:
     return [_table2(run, data), _table3(run, data)]
 
 
-register(Paper("rngbench", "RNG-Bench (Tables 2 and 3)", cells(), tables, __package__))
+register(Paper("rngbench", "RNG-Bench (Tables 2 and 3)", cells(), tables, __package__, release_differences))

@@ -8,7 +8,8 @@ into ``published.json`` beside that module (each file names its source); ``publi
 them. In the comparison tables a run's cell carries ``*`` where the run's protocol differs from the
 paper's there (fewer or more finished episodes, other env options, other seeds, a history policy,
 and where the paper's module says so, episodes whose mechanics or pictures are not the release's:
-``Paper.release_check``); a table below lists how.
+``Paper.release_check``, for the image benchmarks from each episode's recorded look, ``show_goal`` and
+release files, :func:`picture_differences`); a table below lists how.
 
     paper:kidgym     Table 2 (and Table 6, the capability scores derived from it)
     paper:wilt       Tables 1 and 4
@@ -215,6 +216,26 @@ def _env_defaults(env_id: str) -> dict:
 def _span(seeds: Sequence[int]) -> str:
     seeds = sorted(seeds)
     return f"{seeds[0]}-{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1)) else ", ".join(map(str, seeds))
+
+
+def picture_differences(episodes: Sequence[dict]) -> list[str]:
+    """Why episodes' pictures are not the release's, from their records (a ``Paper.release_check`` of an
+    image benchmark starts from this): cogsim's look (chosen, or taken where the release's files were not
+    installed, as ``cogsim demo`` does), the goal drawn into the 3D maze view (``show_goal``, which the
+    release never draws), or a look the records do not state (a run made before they did). Episodes in
+    text modality show no pictures and are not asked."""
+    shown = [e for e in episodes if e.get("modality") != "text"]
+    looks = {e.get("look") for e in shown}
+    how = []
+    if "cogsim" in looks:
+        how.append(
+            "cogsim's pictures, not the release's (look=cogsim: chosen, or the release's files were not installed)"
+        )
+    if shown and not looks <= {"release", "cogsim"}:
+        how.append("the pictures' look is not recorded (a run made before episodes recorded it)")
+    if any(e.get("show_goal") for e in shown):
+        how.append("the goal drawn into the 3D view (show_goal=True); the release's view never shows it")
+    return how
 
 
 # -- formatting -------------------------------------------------------------------------------------

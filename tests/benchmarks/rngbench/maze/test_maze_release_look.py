@@ -25,7 +25,8 @@ import cogsim
 from cogsim import _core
 from cogsim.benchmarks.rngbench import maze
 from cogsim.benchmarks.rngbench.maze import release, release_look
-from cogsim.benchmarks.rngbench.maze.release_look import BlockWorld, MazeState
+from cogsim.benchmarks.rngbench.maze.release_look import FRAME_FORMATS, BlockWorld, MazeState
+from cogsim.render.frames import encode_frames
 
 DATA = json.loads((Path(__file__).parent / "data" / "maze_release_frames.json").read_text())
 SCRIPT = Path(__file__).resolve().parents[4] / "scripts" / "release_goldens" / "maze.py"
@@ -97,13 +98,13 @@ def test_frames_patches_and_jpegs_equal_the_releases():
         for (record, _), frame in zip(chosen, frames):
             assert frame.shape == tuple(DATA["frame_shape"])
             assert sha256(frame.tobytes()) == record["frame_sha256"], record["state"]
-            jpeg = release_look.encode(frame, "3d")
+            (jpeg,) = encode_frames([frame], FRAME_FORMATS["3d"])
             assert (sha256(jpeg), len(jpeg)) == (record["jpeg_sha256"], record["jpeg_bytes"])
     patches = release_look.patches([s for _, _, s in states])
     for (_, record, _), patch in zip(states, patches):
         assert patch.shape == tuple(DATA["patch_shape"])
         assert sha256(patch.tobytes()) == record["patch_sha256"], record["state"]
-        assert sha256(release_look.encode(patch, "patch")) == record["patch_jpeg_sha256"]
+        assert sha256(encode_frames([patch], FRAME_FORMATS["patch"])[0]) == record["patch_jpeg_sha256"]
 
 
 @pytest.mark.parametrize("modality", ["3d", "patch"])
@@ -135,7 +136,7 @@ def test_the_env_sends_the_release_picture_of_each_turn(modality):
                     )
                     assert np.array_equal(env.visited, expected.visited)
                     (image,) = obs["images"]
-                    (sent,) = env.encoded_frames()
+                    (sent,) = encode_frames(obs["images"], env.frame_format())
                     if exact:
                         key = "frame" if modality == "3d" else "patch"
                         assert sha256(image.tobytes()) == record[f"{key}_sha256"]
@@ -294,27 +295,48 @@ def test_the_env_defaults_to_the_release_look_and_says_how_to_send_it():
     obs, _ = env.reset(seed=0)
     (frame,) = obs["images"]  # the minimap is drawn into the frame, as the release draws it
     assert frame.shape == (420, 640, 3) and "Minimap (the last image)" not in obs["text"]
-    assert env.frame_format() == {"look": "release", "format": "jpeg", "quality": 88, "optimize": True}
-    assert env.frames_drawn_by()["look"] == "release"
-    (sent,) = env.encoded_frames()
+    assert env.frame_format() == {"format": "jpeg", "quality": 88, "optimize": True}
+    assert env.frames_drawn_by() == {"look": "release", "path": "cpu", "gl_renderer": None}
+    (sent,) = encode_frames(obs["images"], env.frame_format())
     decoded = np.asarray(Image.open(io.BytesIO(sent)))
     assert sent[:2] == b"\xff\xd8" and decoded.shape == frame.shape
     assert np.abs(decoded.astype(int) - frame).mean() < 4
-    assert env.step("Action: nonsense")[0]["images"] == () and env.encoded_frames() == ()  # asked again
-    assert len(env.step("Action: turn_left")[0]["images"]) == len(env.encoded_frames()) == 1
+    assert env.step("Action: nonsense")[0]["images"] == ()  # asked again, no new frame
+    assert len(env.step("Action: turn_left")[0]["images"]) == 1
     patch = cogsim.make("maze3d/nav", size=5, modality="patch")
     assert patch.reset(seed=0)[0]["images"][0].shape == (188, 188, 3)
     assert patch.frame_format()["quality"] == 92
     text = cogsim.make("maze3d/nav", size=5, modality="text")
-    assert text.reset(seed=0)[0]["images"] == () and text.frame_format() is None
+    assert text.reset(seed=0)[0]["images"] == () and text.frames_drawn_by() is None
+
+
+def test_the_episode_records_its_look_and_how_its_frames_were_sent():
+    env = cogsim.make("maze3d/nav", size=3, show_goal=True)
+    env.reset(seed=0)
+    record = _play_out(env)
+    assert (record["look"], record["show_goal"]) == ("release", True)
+    assert record["frames"] == {"format": "jpeg", "quality": 88, "optimize": True}
+    patch = _play_out(cogsim.make("maze3d/nav", size=3, modality="patch"), reset=True)
+    assert patch["frames"]["quality"] == 92 and "show_goal" not in patch
+    assert _play_out(cogsim.make("maze3d/nav", size=3, modality="text"), reset=True)["look"] is None
+
+
+def _play_out(env, reset: bool = False) -> dict:
+    if reset:
+        env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while True:
+        _, _, done, truncated, info = env.step(env.scripted_response("oracle", rng))
+        if done or truncated:
+            return info["episode"]
 
 
 def test_cogsims_look_stays_an_option():
     env = cogsim.make("maze3d/nav", size=5, look="cogsim", image_size=64, minimap=True)
     obs, _ = env.reset(seed=0)
     assert [i.shape for i in obs["images"]] == [(64, 64, 3), (64, 64, 3)]
-    assert env.frame_format() == {"look": "cogsim", "format": "png"}
-    assert all(b[:8] == b"\x89PNG\r\n\x1a\n" for b in env.encoded_frames())
+    assert env.frame_format() == {"format": "png"} and env.frames_drawn_by()["look"] == "cogsim"
+    assert all(b[:8] == b"\x89PNG\r\n\x1a\n" for b in encode_frames(obs["images"], env.frame_format()))
     env.close()
     # two cells west of the goal of 3x3 maze 0, facing it: the GL's goal tile shows with show_goal only
     views = []
@@ -383,11 +405,11 @@ def test_golden_walks_equal_the_releases_arrays_and_bytes(release_game):
                 theirs = goldens.release_pictures(g, minimap)
                 frame = release_look.frames([ours], minimap=minimap)[0]
                 assert np.array_equal(frame, theirs["frame"]), (record, index, minimap)
-                assert release_look.encode(frame) == theirs["jpeg"]
+                assert encode_frames([frame], FRAME_FORMATS["3d"]) == [theirs["jpeg"]]
             patch = release_look.patches([ours])[0]
-            assert (
-                np.array_equal(patch, theirs["patch"]) and release_look.encode(patch, "patch") == theirs["patch_jpeg"]
-            )
+            assert np.array_equal(patch, theirs["patch"]) and encode_frames([patch], FRAME_FORMATS["patch"]) == [
+                theirs["patch_jpeg"]
+            ]
 
 
 @pytest.mark.slow

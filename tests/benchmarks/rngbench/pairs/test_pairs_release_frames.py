@@ -21,6 +21,7 @@ from PIL import Image
 from cogsim import release_assets
 from cogsim.benchmarks.rngbench import pairs
 from cogsim.benchmarks.rngbench.pairs import release_look
+from cogsim.render.frames import encode_frames
 
 DATA = json.loads((Path(__file__).parent / "data" / "pairs_release_frames.json").read_text())
 THEMES = {"poker": "poker", "noise": "noise", "textures": "textures", "abstract": "shapes"}
@@ -53,7 +54,7 @@ def check(case: dict) -> None:
     frame = draw(case)
     assert [frame.shape[1], frame.shape[0]] == case["size"]
     assert hashlib.sha256(frame.tobytes()).hexdigest() == case["raw_sha256"], case["name"]
-    sent = release_look.encode(frame)
+    (sent,) = encode_frames([frame], release_look.FRAME_FORMAT)
     assert hashlib.sha256(sent).hexdigest() == case["jpeg_sha256"], case["name"]
     decoded = np.asarray(Image.open(io.BytesIO(sent)).convert("RGB"))
     assert hashlib.sha256(decoded.tobytes()).hexdigest() == case["decoded_sha256"]

@@ -19,6 +19,7 @@ from tests.benchmarks.rngbench.pairs.pairs_standin import (
 import cogsim
 from cogsim import _core, release_assets
 from cogsim.benchmarks.rngbench.pairs import release_look
+from cogsim.render.frames import encode_frames
 
 FOLDERS = {"poker": "poker", "noise": "noise", "textures": "textures", "shapes": "abstract", "colors": "similar_colors"}
 
@@ -71,7 +72,7 @@ def test_boards_equal_the_release_steps_on_the_standin_pack(standin, theme, rows
         assert np.array_equal(frame, np.asarray(reference_board(ids, state, faces, cell)))
     oracle = reference_oracle(reference_board(ids, states[1], faces, cell), reference_board(ids, memory, faces, cell))
     assert np.array_equal(frames[-1], np.asarray(oracle))
-    assert release_look.encode(frames[-1]) == jpeg(oracle)
+    assert encode_frames([frames[-1]], release_look.FRAME_FORMAT) == [jpeg(oracle)]
 
 
 def play_oracle(env, steps):
@@ -82,7 +83,8 @@ def play_oracle(env, steps):
 
 def test_env_frames_states_and_records_follow_the_release(standin):
     env = cogsim.make("pairs/single", rows=4, cols=4, modality="image", theme="poker")
-    assert env.look == "release" and env.card_width == 64 and env.sent_as == {"format": "jpeg", "quality": 85}
+    assert env.look == "release" and env.card_width == 64
+    assert env.frame_format() == {"format": "jpeg", "quality": 85, "optimize": True}
     obs, _ = env.reset(seed=5)
     faces = reference_faces(standin, "poker", 5, 8, 64)
     assert np.array_equal(obs["images"][0], np.asarray(reference_board(env.board, shown_state((4, 4)), faces, 64)))
@@ -93,14 +95,15 @@ def test_env_frames_states_and_records_follow_the_release(standin):
         last = np.asarray(reference_board(env.board, state, faces, 64))
         if env.game.pending() >= 0 or "Round" in obs["text"]:  # the board now (its first flip face up)
             assert np.array_equal(obs["images"][-1], last)
-        encoded = env.encoded_frames()
+        encoded = encode_frames(obs["images"], env.frame_format())
         assert len(encoded) == len(obs["images"])
         for frame, data in zip(obs["images"], encoded):
             assert data[:2] == b"\xff\xd8" and data == jpeg(Image.fromarray(frame))
     episode = info["episode"]
-    assert episode["look"] == "release" and episode["frames"] == {"format": "jpeg", "quality": 85}
+    assert episode["look"] == "release" and episode["frames"] == {"format": "jpeg", "quality": 85, "optimize": True}
+    assert episode["release_assets"] == release_assets.used("rngbench")
     assert episode["release_assets"]["commit"] == release_assets.manifest("rngbench").commit
-    assert env.frames_drawn_by()["path"] == "release"
+    assert env.frames_drawn_by() == {"look": "release", "path": "cpu", "gl_renderer": None}
 
 
 def test_oracle_condition_sends_one_frame_of_live_board_and_memory_aid(standin):
@@ -189,7 +192,7 @@ def test_paste_tiles_checks_its_input():
 
 def test_jpeg_is_what_the_release_sends():
     frame = release_look.board_base(2, 4).copy()
-    data = release_look.encode(frame)
+    (data,) = encode_frames([frame], release_look.FRAME_FORMAT)
     image = Image.open(io.BytesIO(data))
     assert image.format == "JPEG" and image.size == (frame.shape[1], frame.shape[0])
 

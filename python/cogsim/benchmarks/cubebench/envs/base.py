@@ -116,7 +116,6 @@ class CubeBenchEnv(TextEnv):
         self.modality = one_of("modality", modality, self.modalities)
         self.look = one_of("look", look, views.LOOKS)
         self.sticker = check_sticker(sticker, self.look)
-        self.sent_as = {"format": "png"}  # how its frames go to a model, in either look (the release sends PNG)
         self._release_frames_drawn = False
         self.seed_list = None if seed_list is None else items_mod.load_seed_list(seed_list)
         self.item: dict = {}
@@ -190,12 +189,11 @@ class CubeBenchEnv(TextEnv):
         return views.variant_image(shown, variant, self.sticker, self.renderer())
 
     def frames_drawn_by(self) -> Optional[dict]:
-        """What drew the env's frames and in which look: the release's net is drawn on the CPU by the core."""
+        """What drew the env's frames and in which look: the release's net is drawn on the CPU by the core.
+        Both looks are sent as PNG, as the release sends its net (the default ``frame_format()``)."""
         if self.look == "release":
-            drawn = {"path": "release", "gl_renderer": "none (the release's drawing, on the CPU)", "look": "release"}
-            return drawn if self._release_frames_drawn else None
-        drawn = super().frames_drawn_by()
-        return None if drawn is None else {**drawn, "look": "cogsim"}
+            return {"look": "release", "path": "cpu", "gl_renderer": None} if self._release_frames_drawn else None
+        return super().frames_drawn_by()
 
     def _state_text(self, facelets: str) -> str:
         shown = views.recolour(facelets, self.colours)
@@ -218,7 +216,7 @@ class CubeBenchEnv(TextEnv):
             "look": self.look,
         }
         if self.modality != "text":
-            base["frames"] = dict(self.sent_as)
+            base["frames"] = self.frame_format()
         return {**base, **outcomes}
 
     # -- answer extraction: the release's (default) or cogsim's strict one-line formats ---------

@@ -22,7 +22,8 @@ Options (all keyword arguments of ``cogsim.make("maze3d/nav", ...)``):
     history_window=K does | "exchanges": K whole earlier exchanges); vision_range (4);
     look ("release": the release's own pictures, pixel for pixel: the 640x420 raycast frame with its
     HUD and, with minimap=True, the minimap drawn into it; the 188x188 3x3 patch; sent as the release
-    sends them, ``encoded_frames()`` | "cogsim": cogsim's GL look, a separate minimap image);
+    sends them, ``frame_format()``: JPEG quality 88 and 92 | "cogsim": cogsim's GL look, a separate
+    minimap image, sent as PNG);
     show_goal (False: as the release, the 3D view never shows the goal | True: it does);
     image_size (256) and patch_radius (1): look="cogsim" only; max_steps (None: the release's max(4 L*, 80));
     prompt_file (None): a text file to use as the system prompt (e.g. the published one), with the
@@ -116,20 +117,8 @@ class MazeNavEnv(TextEnv):
             load_template(prompt_file, PROMPT_FIELDS, "prompt_file") if prompt_file is not None else None
         )
         self._scene = None
-        self._sent: tuple = ()  # the last observation's frames, and their encoded bytes once asked for
-        self._sent_bytes: Optional[tuple[bytes, ...]] = None
 
     # -- episode ---------------------------------------------------------------------------------
-    def reset(self, *, seed=None, options=None):
-        obs, info = super().reset(seed=seed, options=options)
-        self._sent, self._sent_bytes = obs["images"], None
-        return obs, info
-
-    def step(self, action: str):
-        result = super().step(action)
-        self._sent, self._sent_bytes = result[0]["images"], None
-        return result
-
     def _reset(self, seed: int, options: dict) -> dict:
         self.maze = game.generate(self.size, seed, float(self.loop_rate), self.generator, self.step_mode)
         self.walls = self.maze.walls
@@ -286,7 +275,18 @@ class MazeNavEnv(TextEnv):
             "parse_failures": self.parse_failures,
             "fallbacks": self.fallbacks,
             "traj_match": float(np.mean(self.traj_scores)) if self.traj_scores else None,
+            **self._frames_record(),
         }
+
+    def _frames_record(self) -> dict:
+        """The pictures the episode showed: their look, whether the 3D view drew the goal (cogsim's
+        option; the release never does) and how they were sent; none in text modality."""
+        if self.modality == "text":
+            return {"look": None}
+        record = {"look": self.look, "frames": self.frame_format()}
+        if self.modality == "3d":
+            record["show_goal"] = self.show_goal
+        return record
 
     # -- observations ----------------------------------------------------------------------------
     def _observation(self) -> dict:
@@ -385,33 +385,19 @@ class MazeNavEnv(TextEnv):
             return release_look.patches([state])[0]
         return release_look.frames([state], minimap=self.minimap, show_goal=self.show_goal)[0]
 
-    def frame_format(self) -> Optional[dict]:
-        """How this env's frames are drawn and sent: look="release" gives the release's JPEG settings."""
-        if self.modality == "text":
-            return None
-        if self.look == "release":
-            return {"look": "release", **release_look.ENCODINGS[self.modality]}
-        return {"look": "cogsim", "format": "png"}
-
-    def encoded_frames(self) -> tuple[bytes, ...]:
-        """The last observation's frames as a model gets them (frame_format(): the release's JPEG
-        bytes for look="release", PNG for look="cogsim"); encoded once per observation."""
-        if self._sent_bytes is None:
-            if self.look == "release":
-                self._sent_bytes = tuple(release_look.encode(frame, self.modality) for frame in self._sent)
-            else:
-                from cogsim.render.png import to_png_bytes
-
-                self._sent_bytes = tuple(to_png_bytes(frame) for frame in self._sent)
-        return self._sent_bytes
+    def frame_format(self) -> dict:
+        """How the frames are sent: as the release sends them (JPEG quality 88, the patch 92) in its look,
+        PNG in cogsim's."""
+        if self.look == "release" and self.modality != "text":
+            return dict(release_look.FRAME_FORMATS[self.modality])
+        return {"format": "png"}
 
     def frames_drawn_by(self) -> Optional[dict]:
         if self.modality == "text":
             return None
         if self.look == "release":
-            return {"path": "core", "gl_renderer": "none (CPU)", **(self.frame_format() or {})}
-        drawn = super().frames_drawn_by()
-        return None if drawn is None else {**drawn, **(self.frame_format() or {})}
+            return {"look": "release", "path": "cpu", "gl_renderer": None}
+        return super().frames_drawn_by()
 
     def _minimap(self) -> np.ndarray:
         return self.renderer().minimap(self._map_view(True), size=self.image_size)[0]

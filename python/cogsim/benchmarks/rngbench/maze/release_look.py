@@ -25,7 +25,6 @@ block the release's goal colour.
 from __future__ import annotations
 
 import importlib.util
-import io
 import math
 import threading
 from dataclasses import dataclass
@@ -47,8 +46,9 @@ PATCH_CELL, PATCH_PAD = 60, 4
 PATCH_SIZE = 3 * PATCH_CELL + 2 * PATCH_PAD
 FONT_FILE, FONT_SIZE = "DejaVuSansMono.ttf", 13
 
-# How the release sends each modality's picture: Pillow's JPEG encoder, these settings.
-ENCODINGS = {
+# How the release sends each modality's picture (the env's frame_format()): Pillow's JPEG encoder, these
+# settings (``img.convert("RGB").save(buf, "JPEG", quality=..., optimize=True)``).
+FRAME_FORMATS = {
     "3d": {"format": "jpeg", "quality": 88, "optimize": True},
     "patch": {"format": "jpeg", "quality": 92, "optimize": True},
 }
@@ -572,13 +572,3 @@ def _output(out: Optional[np.ndarray], shape: tuple) -> np.ndarray:
     if not (isinstance(out, np.ndarray) and out.shape == shape and out.dtype == np.uint8 and out.flags.c_contiguous):
         raise ValueError(f"out must be a C-contiguous uint8 array of shape {shape}")
     return out
-
-
-def encode(frame: np.ndarray, modality: str = "3d") -> bytes:
-    """A frame as the release sends it (``img.convert("RGB").save(buf, "JPEG", quality=..., optimize=True)``)."""
-    settings = ENCODINGS[modality]
-    buffer = io.BytesIO()
-    Image.fromarray(frame, "RGB").save(
-        buffer, format="JPEG", quality=settings["quality"], optimize=settings["optimize"]
-    )
-    return buffer.getvalue()

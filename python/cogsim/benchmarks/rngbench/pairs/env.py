@@ -97,9 +97,7 @@ class PairsEnv(TextEnv):
         self.faces = _choice(options, "faces", "release", ("release", "cogsim"))
         self.face_order = "release" if self.faces == "release" and THEMES[self.theme] == "poker" else "cogsim"
         self.release_look = self.modality == "image" and self.look == "release"
-        self.sent_as = {"format": "png"}  # how its frames go to a model (the release look: JPEG, see below)
-        self.shown_frames: list = []
-        self._encoded: tuple | None = None
+        self.assets_used = None
         if self.release_look:
             self._check_release_look(options)
         elif self.modality == "image":
@@ -124,12 +122,12 @@ class PairsEnv(TextEnv):
         theme = THEMES[self.theme]
         if release_look.needs_files(theme):
             release_assets.root(release_look.BENCHMARK)  # AssetsMissing: how to install them, in one line
+            self.assets_used = release_assets.used(release_look.BENCHMARK)  # as episodes record them
             if self.pairs > release_look.capacity(theme):
                 raise ValueError(
                     f"the release's theme {self.theme!r} has {release_look.capacity(theme)} distinct faces, the "
                     f"board needs {self.pairs} pairs"
                 )
-        self.sent_as = dict(release_look.SENT_AS)
 
     # -- episode ---------------------------------------------------------------------------------
     def _reset(self, seed: int, options: dict) -> dict:
@@ -205,7 +203,6 @@ class PairsEnv(TextEnv):
         reward = 1.0 if info.get("outcome") == "match" else 0.0
         if done or truncated:
             info["episode"] = self._episode()
-            self._show([])
             return observation(self._final_text(), player=self.game.player()), reward, done, truncated, info
         return self._observation(), reward, False, False, info
 
@@ -404,12 +401,12 @@ class PairsEnv(TextEnv):
 
     def _render(self, snapshots) -> list:
         if not snapshots:
-            return self._show([])
+            return []
         if self.release_look:
             from cogsim.benchmarks.rngbench.pairs.release_look import View
 
             views = [View(*(self._shown(state, revealed) for revealed in shown)) for state, *shown in snapshots]
-            return self._show(self.release_boards.frames(views))
+            return list(self.release_boards.frames(views))
         from cogsim.benchmarks.rngbench.pairs.look import CardBoard
 
         boards = []
@@ -428,7 +425,7 @@ class PairsEnv(TextEnv):
                     labels=self.coords,
                 )
             )
-        return self._show(list(self.renderer().cards(boards)))
+        return list(self.renderer().cards(boards))
 
     @staticmethod
     def _shown(state: np.ndarray, revealed) -> np.ndarray:
@@ -437,25 +434,19 @@ class PairsEnv(TextEnv):
             shown[r, c] = FACE_UP
         return shown
 
-    def _show(self, frames: list) -> list:
-        """Keeps the frames of the observation being made, for encoded_frames()."""
-        self.shown_frames, self._encoded = frames, None
-        return frames
+    def frame_format(self) -> dict:
+        """As the release sends its boards (JPEG quality 85, optimized) in its look; PNG in cogsim's."""
+        if self.release_look:
+            from cogsim.benchmarks.rngbench.pairs.release_look import FRAME_FORMAT
 
-    def encoded_frames(self) -> tuple:
-        """The current observation's frames as they are sent: JPEG bytes of quality 85 in the release's look
-        (``sent_as``), PNG in cogsim's. Encoded once, on the first call."""
-        if self._encoded is None:
-            if self.release_look:
-                from cogsim.benchmarks.rngbench.pairs.release_look import encode
-            else:
-                from cogsim.render.png import to_png_bytes as encode
-            self._encoded = tuple(encode(frame) for frame in self.shown_frames)
-        return self._encoded
+            return dict(FRAME_FORMAT)
+        return {"format": "png"}
 
     def frames_drawn_by(self):
         if self.release_look:
-            return {"path": "release", "gl_renderer": "none (the release's drawing, on the CPU)", "look": "release"}
+            return {"look": "release", "path": "cpu", "gl_renderer": None}
+        if self.modality == "text":
+            return None
         return super().frames_drawn_by()
 
     def _final_text(self) -> str:
@@ -488,10 +479,9 @@ class PairsEnv(TextEnv):
             "look": self.look,
         }
         if self.modality == "image":
-            episode["frames"] = dict(self.sent_as)
-        if self.release_look and THEMES[self.theme] != "ascii":
-            used = release_assets.manifest("rngbench")
-            episode["release_assets"] = {"benchmark": "rngbench", "repository": used.repository, "commit": used.commit}
+            episode["frames"] = self.frame_format()
+        if self.assets_used is not None:
+            episode["release_assets"] = dict(self.assets_used)
         if self.num_players == 2:
             episode.update(
                 scores=list(scores),

@@ -72,8 +72,9 @@ ORACLE_PAD, ORACLE_GAP, ORACLE_BAR, ORACLE_TITLE_SIZE = 10, 30, 26, 14
 ORACLE_BACKGROUND, ORACLE_DIVIDER = (245, 245, 245), (205, 205, 205)
 ORACLE_TITLES = (("Live board", (40, 40, 40)), ("Memory aid (revealed cards)", (40, 60, 120)))
 TEXT_FONT_SIZE, TEXT_PADDING = 36, 40
-JPEG_QUALITY = 85
-SENT_AS = {"format": "jpeg", "quality": JPEG_QUALITY}
+# How the release sends a board (the env's frame_format()): JPEG, quality 85, optimized Huffman tables
+# (``common/image_store.py``, ImageStore.save_pil).
+FRAME_FORMAT = {"format": "jpeg", "quality": 85, "optimize": True}
 _SYMBOLS = string.digits + string.ascii_uppercase + string.ascii_lowercase
 FACE_DOWN, FACE_UP, REMOVED = 0, 1, 2
 
@@ -406,10 +407,3 @@ def _text_image(lines: tuple[str, ...]) -> Image.Image:
     for i, line in enumerate(lines):
         draw.text((TEXT_PADDING, TEXT_PADDING + i * line_height), line, fill="black", font=font)
     return image
-
-
-def encode(frame: np.ndarray) -> bytes:
-    """A frame as the release sends it: JPEG, quality 85, optimized Huffman tables (ImageStore.save_pil)."""
-    buffer = io.BytesIO()
-    Image.fromarray(np.asarray(frame), "RGB").save(buffer, format="JPEG", quality=JPEG_QUALITY, optimize=True)
-    return buffer.getvalue()

@@ -181,7 +181,7 @@ def cli_reference() -> str:
     from cogsim.cli import build_parser
 
     width = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal's width: the same page everywhere
+    os.environ["COLUMNS"] = "80"  # argparse wraps to the terminal's width: the same page everywhere
     try:
         sections = _command_help(build_parser(), "cogsim", set())
     finally:

@@ -399,7 +399,6 @@ TableBuildLock::TableBuildLock(const std::string& table_path, const std::functio
                                double max_wait_seconds)
     : lock_(table_path + ".lock") {
   if (lock_.try_lock()) return;
-  waited_ = true;
   if (waiting) waiting();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(max_wait_seconds);
   while (std::chrono::steady_clock::now() < deadline) {

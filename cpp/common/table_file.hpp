@@ -152,20 +152,17 @@ class FileLock {
 // processes start together on an empty cache): holds the lock `table_path`.lock while it lives. If
 // another process holds it, `waiting` is called once and the lock is polled until it is free, for
 // at most `max_wait_seconds`; then the build goes ahead without it (tables are written atomically,
-// so a second builder costs time, never a table). After the wait the caller loads the table again
-// before building it. Throws std::invalid_argument when the lock is not a regular file.
+// so a second builder costs time, never a table). With the lock, the caller loads the table again
+// (another process may have built it meanwhile) before building it. Throws std::invalid_argument
+// when the lock is not a regular file.
 class TableBuildLock {
  public:
   TableBuildLock(const std::string& table_path, const std::function<void()>& waiting, double max_wait_seconds = 600);
   TableBuildLock(const TableBuildLock&) = delete;
   TableBuildLock& operator=(const TableBuildLock&) = delete;
 
-  // Whether another process held the lock when this one asked: it may have built the table.
-  bool waited() const { return waited_; }
-
  private:
   FileLock lock_;
-  bool waited_ = false;
 };
 
 }  // namespace cogsim

@@ -258,7 +258,7 @@ void Oracle::load_or_build_shell(const Progress& progress) {
   const auto load = [&] { return !path.empty() && shell_.load(path, name, &why); };
   if (load()) return;
   const std::optional<TableBuildLock> lock = table_build_lock(path, name, progress);
-  if (lock && lock->waited() && load()) return;
+  if (lock && load()) return;  // built by another process meanwhile
   if (!path.empty() && progress) progress(name + ": cached table " + why + ", building it");
   // Every state at distance depth is a neighbour of one at depth - 1, the outer perimeter layer.
   std::vector<uint64_t> outer;
@@ -376,7 +376,7 @@ void Oracle::load_or_build_perimeter(const Progress& progress) {
   const auto load = [&] { return !path.empty() && perimeter_.load(path, name, &why); };
   if (load()) return;
   const std::optional<TableBuildLock> lock = table_build_lock(path, name, progress);
-  if (lock && lock->waited() && load()) return;
+  if (lock && load()) return;  // built by another process meanwhile
   if (!path.empty() && progress) progress(name + ": cached table " + why + ", building it");
   const auto t0 = std::chrono::steady_clock::now();
   perimeter_.build(perimeter_levels());

@@ -101,7 +101,7 @@ PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t
   };
   if (load()) return db;
   const std::optional<TableBuildLock> lock = table_build_lock(db.path_, name, progress);  // until it is written
-  if (lock && lock->waited() && load()) return db;
+  if (lock && load()) return db;  // built by another process meanwhile
   if (lock && progress) progress(name + ": cached table " + why + ", building it");
   const auto t0 = std::chrono::steady_clock::now();
   try {

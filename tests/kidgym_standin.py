@@ -66,10 +66,9 @@ def install_kidgym_images(release: Path) -> Path:
     the manifest that ``COGSIM_ASSETS_MANIFEST_KIDGYM`` names)."""
     from cogsim import release_assets
 
-    # the stand-in's manifest must exist before the installed files can be looked up (a fresh cache)
-    pack = None if release.is_dir() else make_standin(Path(os.environ["COGSIM_ASSETS_MANIFEST_KIDGYM"]).parent)
+    # The stand-in's manifest must exist before anything reads it: a fresh cache has none yet.
+    source = release if release.is_dir() else make_standin(Path(os.environ["COGSIM_ASSETS_MANIFEST_KIDGYM"]).parent)
     try:
         return release_assets.root("kidgym")
     except release_assets.AssetsMissing:
-        pass
-    return release_assets.add("kidgym", release if pack is None else pack)
+        return release_assets.add("kidgym", source)

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -188,6 +189,50 @@ def test_tables_are_rebuilt_when_corrupt(cube_oracle, tmp_path):
     # A small perimeter changes speed, never answers.
     packed, _ = cube.as_states([" ".join(cube.scramble(d, d)) for d in range(10)])
     assert reloaded.distances(packed, 10**9, 1)[0].tolist() == list(range(10))
+
+
+# A process that starts on an empty cache builds its tables; another that starts beside it (the
+# demo's worker processes) waits for each build and loads the table, and builds none itself.
+_SHARED_CACHE_CHILD = """
+import sys, time
+from pathlib import Path
+from cogsim import _core
+cache, ready, go = sys.argv[1:4]
+Path(ready).touch()
+while not Path(go).exists():
+    time.sleep(0.002)
+lines = []
+oracle = _core.CubeOracle(cache, 6, 3, 0, lines.append)
+packed = _core.cube_states_from_moves(["R U R' U'", "F2 D' L B"])
+print("\\n".join(lines))
+print("distances", oracle.distances(packed, 10**9, 1)[0].tolist())
+"""
+
+
+def test_processes_sharing_an_empty_cache_build_each_table_once(cube_oracle, tmp_path):
+    corners = next(t["path"] for t in cube_oracle.info()["tables"] if t["name"] == "cube-corners")
+    shutil.copy(corners, tmp_path)  # the slowest table, so the test builds only the others
+    go = tmp_path / "go"
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _SHARED_CACHE_CHILD, str(tmp_path), str(tmp_path / f"ready{i}"), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    deadline = time.monotonic() + 60
+    while not all((tmp_path / f"ready{i}").exists() for i in range(2)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    go.touch()
+    outputs = [child.communicate(timeout=120) for child in children]
+    assert [child.returncode for child in children] == [0, 0], [err for _, err in outputs]
+    lines = [line for out, _ in outputs for line in out.splitlines()]
+    built = sorted(line.split(":")[0] for line in lines if line.endswith("building it"))
+    assert built == ["cube-edges6-from0", "cube-edges6-from6", "cube-perimeter3-edges6", "cube-shell4-edges6"]
+    assert any(line.endswith("another process is building it, waiting for it") for line in lines)
+    assert [line for line in lines if line.startswith("distances")] == ["distances [4, 4]"] * 2
 
 
 def test_truncated_table_is_rebuilt(cube_oracle, tmp_path):

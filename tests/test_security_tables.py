@@ -86,6 +86,21 @@ def test_a_pattern_database_that_is_not_a_regular_file_is_refused_without_blocki
 
 
 @pytest.mark.timeout(60, method="thread")
+@pytest.mark.parametrize("planted", ["fifo", "link"])
+def test_the_lock_of_a_table_build_is_never_opened_through_a_link_or_blocking(linked_cache, tmp_path, planted):
+    victim = tmp_path / "victim"
+    victim.write_text("the victim's own content")
+    table = linked_cache / "cube-edges6-from6.v1.table"
+    table.unlink()
+    lock = f"{table}.lock"
+    os.mkfifo(lock) if planted == "fifo" else os.symlink(victim, lock)
+    kind = "a FIFO" if planted == "fifo" else "a symbolic link"
+    with pytest.raises(ValueError, match=rf"\.table\.lock is {kind}.*not a regular file"):
+        _core.CubeOracle(str(linked_cache), 6, 2, 0, None)
+    assert victim.read_text() == "the victim's own content" and not table.exists()
+
+
+@pytest.mark.timeout(60, method="thread")
 def test_a_coset_table_that_is_a_fifo_is_refused_without_blocking(linked_cache, tmp_path):
     fifo = linked_cache / cube.table_path("small", str(linked_cache)).name
     os.mkfifo(fifo)

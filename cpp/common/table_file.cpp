@@ -9,12 +9,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <new>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -391,6 +393,18 @@ FileLock::~FileLock() {
 bool FileLock::try_lock() {
   if (fd_ < 0) fd_ = open_in_place(path_);
   return ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+}
+
+TableBuildLock::TableBuildLock(const std::string& table_path, const std::function<void()>& waiting,
+                               double max_wait_seconds)
+    : lock_(table_path + ".lock") {
+  if (lock_.try_lock()) return;
+  if (waiting) waiting();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(max_wait_seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (lock_.try_lock()) return;
+  }
 }
 
 }  // namespace cogsim

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <stdexcept>
@@ -145,6 +146,23 @@ class FileLock {
  private:
   std::string path_;
   int fd_ = -1;
+};
+
+// One build of a cached table among the processes that share the cache folder (the demo's worker
+// processes start together on an empty cache): holds the lock `table_path`.lock while it lives. If
+// another process holds it, `waiting` is called once and the lock is polled until it is free, for
+// at most `max_wait_seconds`; then the build goes ahead without it (tables are written atomically,
+// so a second builder costs time, never a table). With the lock, the caller loads the table again
+// (another process may have built it meanwhile) before building it. Throws std::invalid_argument
+// when the lock is not a regular file.
+class TableBuildLock {
+ public:
+  TableBuildLock(const std::string& table_path, const std::function<void()>& waiting, double max_wait_seconds = 600);
+  TableBuildLock(const TableBuildLock&) = delete;
+  TableBuildLock& operator=(const TableBuildLock&) = delete;
+
+ private:
+  FileLock lock_;
 };
 
 }  // namespace cogsim

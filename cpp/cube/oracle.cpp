@@ -255,7 +255,10 @@ void Oracle::load_or_build_shell(const Progress& progress) {
   const std::string name = "cube-shell" + std::to_string(depth) + "-edges" + std::to_string(config_.edge_size);
   const std::string path = table_path(name, kShellVersion);
   std::string why;
-  if (!path.empty() && shell_.load(path, name, &why)) return;
+  const auto load = [&] { return !path.empty() && shell_.load(path, name, &why); };
+  if (load()) return;
+  const std::optional<TableBuildLock> lock = table_build_lock(path, name, progress);
+  if (lock && load()) return;  // built by another process meanwhile
   if (!path.empty() && progress) progress(name + ": cached table " + why + ", building it");
   // Every state at distance depth is a neighbour of one at depth - 1, the outer perimeter layer.
   std::vector<uint64_t> outer;
@@ -370,7 +373,10 @@ void Oracle::load_or_build_perimeter(const Progress& progress) {
       "cube-perimeter" + std::to_string(config_.perimeter_depth) + "-edges" + std::to_string(config_.edge_size);
   const std::string path = table_path(name, kPerimeterVersion);
   std::string why;
-  if (!path.empty() && perimeter_.load(path, name, &why)) return;
+  const auto load = [&] { return !path.empty() && perimeter_.load(path, name, &why); };
+  if (load()) return;
+  const std::optional<TableBuildLock> lock = table_build_lock(path, name, progress);
+  if (lock && load()) return;  // built by another process meanwhile
   if (!path.empty() && progress) progress(name + ": cached table " + why + ", building it");
   const auto t0 = std::chrono::steady_clock::now();
   perimeter_.build(perimeter_levels());

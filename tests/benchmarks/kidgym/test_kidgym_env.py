@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 
 import numpy as np
@@ -9,6 +10,8 @@ import pytest
 
 import cogsim
 from cogsim.benchmarks.kidgym import TASKS
+from cogsim.benchmarks.kidgym.catalog import CatalogOptions
+from cogsim.benchmarks.kidgym.env import KidGymEnv
 from cogsim.envs import play_scripted
 
 ENV_IDS = [spec.env_id for spec in TASKS.values()]
@@ -145,6 +148,22 @@ def test_vector_env_runs_in_lockstep():
 def test_bad_options_raise_value_error(options, field):
     with pytest.raises(ValueError, match=field):
         cogsim.make("kidgym/classification", **options)
+
+
+def test_an_unknown_option_is_named_with_every_option_kidgym_takes():
+    with pytest.raises(ValueError) as error:
+        cogsim.make("kidgym/maze", levle=3)
+    message = str(error.value)
+    assert message.startswith("unknown option(s) 'levle' for kidgym/maze; allowed: ")
+    allowed = set(message.partition("allowed: ")[2].split(", "))
+    constructor = set(inspect.signature(KidGymEnv.__init__).parameters) - {
+        "self",
+        "env_id",
+        "task",
+        "generator_options",
+    }
+    assert {"level", "prompt", "look", "mechanics", "actions", "images", "selection_extra"} <= allowed
+    assert allowed == constructor | set(CatalogOptions.__dataclass_fields__)
 
 
 def test_stepping_a_finished_episode_raises():

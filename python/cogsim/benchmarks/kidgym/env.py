@@ -31,6 +31,8 @@ answers is not published.
 
 from __future__ import annotations
 
+import inspect
+from functools import cache
 from typing import Any, ClassVar, Optional
 
 import numpy as np
@@ -50,6 +52,7 @@ from cogsim.benchmarks.kidgym import (
 from cogsim.benchmarks.kidgym.parser import TAG_MODES, decode_answer
 from cogsim.benchmarks.kidgym.tasks import GOAL_TEXTS, TASKS, action_text, goal_text
 from cogsim.envs import register
+from cogsim.envs._options import known
 from cogsim.envs.base import TextEnv, observation
 
 _MAZES = {"maze", "decode_maze", "memory_maze"}
@@ -116,6 +119,7 @@ class KidGymEnv(TextEnv):
         invalid_answer_costs_step: bool = True,
         **generator_options: Any,
     ):
+        known(generator_options, env_id, _accepted_options())
         super().__init__(
             env_id,
             task=task,
@@ -163,11 +167,6 @@ class KidGymEnv(TextEnv):
         if cell_size not in ((64,) if look == "release" else (32, 64, 96)):
             allowed = "64 (the release's tiles)" if look == "release" else "32, 64 or 96"
             raise ValueError(f"cell_size must be {allowed} with look={look!r}, got {cell_size!r}")
-        unknown = set(generator_options) - set(catalog.CatalogOptions.__dataclass_fields__)
-        if unknown:
-            raise ValueError(
-                f"unknown kidgym option(s) {sorted(unknown)}; generator options are {sorted(catalog.CatalogOptions.__dataclass_fields__)}"
-            )
         if release and generator_options:
             raise ValueError(
                 f"{', '.join(sorted(generator_options))}: cogsim's generator knobs need mechanics='cogsim'"
@@ -408,6 +407,16 @@ class KidGymEnv(TextEnv):
             state.apply(index if self.play is not None else state.options()[index])
         example.frames = [frame for group in frames for frame in group]
         return example
+
+
+@cache
+def _accepted_options() -> tuple[str, ...]:
+    """Every option a KidGym env takes: its constructor's own (the task is its env id's) and the
+    generator knobs of cogsim's mechanics."""
+    own = inspect.signature(KidGymEnv.__init__).parameters
+    return tuple(name for name in own if name not in ("self", "env_id", "task", "generator_options")) + tuple(
+        catalog.CatalogOptions.__dataclass_fields__
+    )
 
 
 def _release_look() -> release_look.ReleaseLook:

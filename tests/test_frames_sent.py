@@ -25,7 +25,8 @@ from cogsim.render.frames import FrameEncoder, SentFrame, as_sent, check_frame_f
 from cogsim.report import build_report
 from cogsim.store import export_jsonl, export_sft, open_store
 from cogsim.store.frames import media_type, read_stored_frame
-from cogsim.store.sqlite import Store, is_image_ref
+from cogsim.store.sqlite import Store
+from cogsim.store.values import is_image_ref
 from reply_server import ReplyServer
 
 JPEG_88 = {"format": "jpeg", "quality": 88, "optimize": True}

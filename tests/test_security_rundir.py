@@ -73,7 +73,7 @@ def test_surrogates_nuls_and_control_characters_are_stored_losslessly_through_a_
 
 
 def test_store_round_trips_any_text_directly(tmp_path):
-    from cogsim.store.sqlite import from_db_text, to_db_text
+    from cogsim.store.values import from_db_text, to_db_text
 
     for text in ["", "plain", "é", "\ud800", "a\udfffb\x00c", "\U0001f600", "\ud83d\ude00 split pair"]:
         assert from_db_text(to_db_text(text)) == text

@@ -25,7 +25,8 @@ from cogsim.harness import RunConfig, Task, run
 from cogsim.integrations.inspect_log import export_inspect
 from cogsim.report import build_report
 from cogsim.store import export_jsonl, export_sft, open_store
-from cogsim.store.sqlite import SCHEMA_VERSION, TURN_COLUMNS, StoreError
+from cogsim.store.schema import SCHEMA_VERSION, TURN_COLUMNS
+from cogsim.store.sqlite import StoreError
 
 pytestmark = pytest.mark.timeout(60)  # every case is time-bound; slower ones say more
 

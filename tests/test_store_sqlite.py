@@ -111,7 +111,8 @@ def test_exports(tmp_path):
 def test_turn_rows_and_stored_turns_follow_the_one_column_list():
     from dataclasses import fields
 
-    from cogsim.store.sqlite import TURN_COLUMNS, StoredTurn, TurnRow
+    from cogsim.store.rows import StoredTurn, TurnRow
+    from cogsim.store.schema import TURN_COLUMNS
 
     assert tuple(f.name for f in fields(StoredTurn)) == TURN_COLUMNS
     assert tuple(f.name for f in fields(TurnRow)) == ("episode", *TURN_COLUMNS)
@@ -120,12 +121,13 @@ def test_turn_rows_and_stored_turns_follow_the_one_column_list():
 def test_an_older_store_is_read_as_it_is_and_migrated_when_opened_for_writing(tmp_path):
     import sqlite3
 
-    from cogsim.store.sqlite import _SCHEMA, SCHEMA_VERSION, Store
+    from cogsim.store.schema import SCHEMA, SCHEMA_VERSION
+    from cogsim.store.sqlite import Store
 
     run_dir = tmp_path / "old"
     run_dir.mkdir()
     with sqlite3.connect(run_dir / "store.sqlite") as db:  # schema 1: the tables without the later columns
-        db.executescript(_SCHEMA)
+        db.executescript(SCHEMA)
         db.execute("INSERT INTO runs (id, schema_version, created, config) VALUES (1, 1, 0, '{}')")
         db.execute(
             "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, history, status, "

@@ -21,7 +21,7 @@ from cogsim.agents.base import parse_agent_spec
 from cogsim.agents.history import HistoryPolicy
 from cogsim.envs import file_options
 from cogsim.envs.base import MAX_SEED
-from cogsim.store.sqlite import MAX_JSON_BYTES
+from cogsim.store.values import MAX_JSON_BYTES
 
 SECRET_OPTIONS = frozenset({"api_key"})
 ON_OVERFLOW = ("fail-episode", "drop-oldest")

@@ -44,7 +44,9 @@ from cogsim.envs import spec as env_spec
 from cogsim.envs.base import shared_frame_passes
 from cogsim.harness.config import RunConfig, require_plugins
 from cogsim.harness.slots import Progress, Slot
-from cogsim.store.sqlite import EpisodeRow, Store, TurnRow, image_ref
+from cogsim.store.rows import EpisodeRow, TurnRow
+from cogsim.store.sqlite import Store
+from cogsim.store.values import image_ref
 
 
 def _class_batches_frames(env_id: str) -> bool:

@@ -60,7 +60,8 @@ from cogsim.agents.base import parse_agent_spec
 from cogsim.integrations.episode import metric_values
 from cogsim.store.export import checked_output
 from cogsim.store.frames import media_type, read_stored_frame
-from cogsim.store.sqlite import Store, StoreError, from_db_text, open_store
+from cogsim.store.sqlite import Store, StoreError, open_store
+from cogsim.store.values import from_db_text
 
 SCORER = "episode_reward"
 MAX_IMAGE_BYTES = 64 << 20  # a stored frame larger than this is not read (a run directory is untrusted)

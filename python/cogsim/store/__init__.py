@@ -11,6 +11,7 @@ durable against a killed process; against power loss the last transactions may r
 """
 
 from cogsim.store.export import export_jsonl, export_sft
-from cogsim.store.sqlite import EpisodeRow, Store, TurnRow, open_store
+from cogsim.store.rows import EpisodeRow, TurnRow
+from cogsim.store.sqlite import Store, open_store
 
 __all__ = ["Store", "EpisodeRow", "TurnRow", "open_store", "export_jsonl", "export_sft"]

@@ -1,0 +1,249 @@
+"""What the runner, the reports and the exports read from a store: each query's SQL beside the
+readers of its columns."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional, Sequence
+
+from cogsim.store.connection import StoreConnection
+from cogsim.store.rows import SELECT_TURNS, TURN_SPEC, StoredTurn
+from cogsim.store.values import from_db_text
+
+
+class StoreQueries(StoreConnection):
+    """The read side of a store (the writer, Store, adds the rest)."""
+
+    def config_changes(self) -> list[dict]:
+        return [
+            c
+            for (c,) in self._rows(
+                "the config changes", "SELECT changes FROM config_changes ORDER BY rowid", (), "changes:change"
+            )
+        ]
+
+    def config(self) -> Optional[dict]:
+        rows = self._rows("the run config", "SELECT config FROM runs WHERE id = 1", (), "config:dict")
+        return rows[0][0] if rows else None
+
+    def signature(self) -> Optional[str]:
+        """The stored signature of the run config (None: unsigned)."""
+        rows = self._rows(
+            "the run config's signature", "SELECT signature FROM runs WHERE id = 1", (), "signature:text?"
+        )
+        return rows[0][0] if rows else None
+
+    # -- reading --------------------------------------------------------------------------------------
+    def episode_states(self) -> dict[tuple, tuple[int, str]]:
+        """(task, agent, episode_index) -> (episode id, status) for every stored episode."""
+        rows = self._rows(
+            "the episodes",
+            "SELECT task, agent, episode_index, id, status FROM episodes",
+            (),
+            "task:int agent:text episode_index:int id:int status:status",
+        )
+        return {(task, agent, index): (episode_id, status) for task, agent, index, episode_id, status in rows}
+
+    def turns(self, episode_id: int) -> list[StoredTurn]:
+        return list(self.iter_turns(episode_id))
+
+    def iter_turns(self, episode_id: int) -> Iterator[StoredTurn]:
+        """The stored turns of an episode in order, read one at a time."""
+        rows = self._iter_rows(f"the turns of episode {episode_id}", SELECT_TURNS, (episode_id,), TURN_SPEC)
+        return (StoredTurn(*row) for row in rows)
+
+    def episodes(self, statuses: Sequence[str] = ("done",)) -> list[dict]:
+        """Episode records as the metrics expect them: the runner's fields plus the env's outcome."""
+        marks = ",".join("?" * len(statuses))
+        rows = self._rows(
+            "the episodes",
+            "SELECT id, task, env_id, suite, agent, agents, episode_index, seed, options, status, num_turns, "
+            f"total_reward, outcome, error, fault FROM episodes WHERE status IN ({marks}) ORDER BY task, agent, episode_index",
+            tuple(statuses),
+            "id:int task:int env_id:text suite:text agent:text agents:texts episode_index:int seed:int options:dict "
+            "status:status num_turns:count total_reward:real outcome:dict? error:text? fault:text?",
+        )
+        records = []
+        for (
+            episode_id,
+            task,
+            env_id,
+            suite,
+            agent,
+            agents,
+            index,
+            seed,
+            options,
+            status,
+            num_turns,
+            total_reward,
+            outcome,
+            error,
+            fault,
+        ) in rows:
+            record = {
+                "env_id": env_id,
+                "options": options,
+                "seed": seed,
+                "agent": agent,
+                "agents": agents,
+                "turns": num_turns,
+                "episode_index": index,
+                "task": task,
+                "suite": suite,
+                "status": status,
+                "total_reward": total_reward,
+                "episode_id": episode_id,
+            }
+            if error:
+                record["error"] = error
+            if fault:
+                record["fault"] = fault
+            record.update(outcome or {})
+            records.append(record)
+        return records
+
+    # -- summaries (the runner's progress and summary, the report's tables) ---------------------------
+    def progress_counts(self) -> tuple[int, int, int]:
+        """(finished episodes, stored turns, parse failures)."""
+        ((finished,),) = self._rows(
+            "the episodes", "SELECT COUNT(*) FROM episodes WHERE status != 'running'", (), "finished:int"
+        )
+        ((turns, failures),) = self._rows(
+            "the turns",
+            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0) FROM turns",
+            (),
+            "turns:int failures:int",
+        )
+        return finished, turns, failures
+
+    def turn_count(self) -> int:
+        return self._rows("the turns", "SELECT COUNT(*) FROM turns", (), "turns:int")[0][0]
+
+    def status_counts(self) -> dict[str, int]:
+        rows = self._rows(
+            "the episodes", "SELECT status, COUNT(*) FROM episodes GROUP BY status", (), "status:status count:int"
+        )
+        return dict(rows)
+
+    def turn_totals(self) -> tuple[int, int, int]:
+        """(turns, parse failures, turns with a backend error)."""
+        return self._rows(
+            "the turns",
+            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0), COALESCE(SUM(error IS NOT NULL), 0) FROM turns",
+            (),
+            "turns:int failures:int errors:int",
+        )[0]
+
+    def pending_faults(self) -> dict[str, tuple[int, str]]:
+        """Backend faults that stopped still-unfinished episodes: kind -> (episodes, the message of the
+        first such episode, the one that stopped the run)."""
+        faults = {}
+        for kind, count in self._rows(
+            "the backend faults",
+            "SELECT fault, COUNT(*) FROM episodes WHERE status = 'running' AND fault IS NOT NULL GROUP BY fault",
+            (),
+            "fault:text count:int",
+        ):
+            ((first,),) = self._rows(
+                "the backend faults",
+                "SELECT error FROM episodes WHERE status = 'running' AND fault = ? ORDER BY finished IS NULL, id LIMIT 1",
+                (kind,),
+                "error:text?",
+            )
+            faults[kind] = (count, first or "")
+        return faults
+
+    def suites(self) -> list[str]:
+        rows = self._rows("the episodes", "SELECT DISTINCT suite FROM episodes ORDER BY suite", (), "suite:text")
+        return [suite for (suite,) in rows]
+
+    def episode_counts(self) -> list[tuple]:
+        """Per (task, agent): task, env_id, agent, episodes, done, truncated, errors, unfinished, stopped
+        by a backend fault, stored turns (an interrupted run's unfinished episodes have turns too)."""
+        return self._rows(
+            "the episodes",
+            """SELECT e.task, e.env_id, e.agent, COUNT(*), SUM(e.status = 'done'), SUM(e.status = 'truncated'),
+                      SUM(e.status = 'error'), SUM(e.status = 'running' AND e.fault IS NULL),
+                      SUM(e.status = 'running' AND e.fault IS NOT NULL), COALESCE(SUM(c.turns), 0)
+               FROM episodes e LEFT JOIN (SELECT episode_id, COUNT(*) AS turns FROM turns GROUP BY episode_id) c
+               ON c.episode_id = e.id GROUP BY e.task, e.agent ORDER BY e.task, e.agent""",
+            (),
+            "task:int env_id:text agent:text episodes:int done:int truncated:int errors:int unfinished:int "
+            "faulted:int turns:int",
+        )
+
+    def turn_stats(self) -> dict[tuple, tuple]:
+        """(task, agent) -> (parse failures, invalid answers, replies cut by length, replies with a finish
+        reason, mean latency, prompt tokens, completion tokens)."""
+        rows = self._rows(
+            "the turns",
+            """SELECT e.task, e.agent, SUM(t.parse = 'parse_failure'), SUM(t.parse = 'invalid'),
+                      SUM(t.finish_reason = 'length'), SUM(t.finish_reason IS NOT NULL), AVG(t.latency_s),
+                      SUM(t.prompt_tokens), SUM(t.completion_tokens)
+               FROM turns t JOIN episodes e ON e.id = t.episode_id GROUP BY e.task, e.agent""",
+            (),
+            "task:int agent:text failures:int? invalid:int? cut:int? reasons:int? latency:seconds? prompt_tokens:count? "
+            "completion_tokens:count?",
+        )
+        return {(task, agent): tuple(stats) for task, agent, *stats in rows}
+
+    def finished_rewards(self) -> dict[tuple, list[float]]:
+        """(task, agent) -> total rewards of the finished ('done') episodes."""
+        rewards: dict[tuple, list[float]] = {}
+        for task, agent, total in self._rows(
+            "the episodes",
+            "SELECT task, agent, total_reward FROM episodes WHERE status = 'done'",
+            (),
+            "task:int agent:text total_reward:real",
+        ):
+            rewards.setdefault((task, agent), []).append(total)
+        return rewards
+
+    def failed_episodes(self, limit: int) -> list[tuple]:
+        """(env_id, agent, seed, error) of the first episodes that ended in an error."""
+        return self._rows(
+            "the episodes",
+            "SELECT env_id, agent, seed, error FROM episodes WHERE status = 'error' ORDER BY id LIMIT ?",
+            (limit,),
+            "env_id:text agent:text seed:int error:text?",
+        )
+
+    def parse_failure_examples(self, limit: int) -> list[tuple]:
+        """(env_id, agent, seed, turn, response, backend error) of the first turns the parser rejected."""
+        return self._rows(
+            "the turns",
+            """SELECT e.env_id, t.agent, e.seed, t.turn, t.response, t.error FROM turns t JOIN episodes e
+               ON e.id = t.episode_id WHERE t.parse = 'parse_failure' ORDER BY e.id, t.turn LIMIT ?""",
+            (limit,),
+            "env_id:text agent:text seed:int turn:int response:text error:text?",
+        )
+
+    def session_spans(self) -> list[tuple[float, float, int]]:
+        """(start, last turn's time, turns) of every session that stored turns, by start."""
+        return self._rows(
+            "the sessions",
+            "SELECT s.started, MAX(t.t), COUNT(*) FROM sessions s JOIN turns t ON t.session = s.id "
+            "GROUP BY s.id ORDER BY s.started",
+            (),
+            "started:time t:time turns:int",
+        )
+
+    def process_count(self) -> int:
+        return self._rows("the sessions", "SELECT COUNT(DISTINCT pid) FROM sessions", (), "processes:int")[0][0]
+
+    def finished_episode_heads(self) -> list[tuple]:
+        """(id, env_id, agent, seed, system prompt, history policy) of the finished episodes, in order."""
+        return self._rows(
+            "the episodes",
+            "SELECT id, env_id, agent, seed, system_prompt, history FROM episodes WHERE status = 'done' ORDER BY id",
+            (),
+            "id:int env_id:text agent:text seed:int system_prompt:text? history:text",
+        )
+
+    def query(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        """Rows of a read query, for tests and ad-hoc inspection (cogsim's own modules use the methods
+        above, so the SQL stays in this module); text stored as a BLOB comes back as ``str``."""
+        return [
+            row if not any(type(v) is bytes for v in row) else tuple(from_db_text(v) for v in row)
+            for row in self._rows("a query", sql, params)
+        ]

@@ -1,0 +1,134 @@
+"""The rows the runner writes (EpisodeRow, TurnRow) and the turns it reads back (StoredTurn), with
+the SQL and the value checks both build from the one list of a turn's columns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from cogsim.store.schema import TURN_COLUMNS
+from cogsim.store.values import (
+    dumps_parsed,
+    json_list,
+    same,
+    to_db_text,
+)
+
+
+@dataclass
+class EpisodeRow:
+    task: int
+    env_id: str
+    suite: str
+    agent: str
+    agents: tuple
+    episode_index: int
+    seed: int
+    options: dict
+    system_prompt: Optional[str]
+    history: str
+    id: Optional[int] = None
+    status: str = "running"
+    num_turns: int = 0
+    total_reward: float = 0.0
+    outcome: Optional[dict] = None
+    error: Optional[str] = None
+    fault: Optional[str] = None  # set (with error) when a backend fault stopped the episode, resumable
+    loop: Optional[dict] = None
+
+    def key(self) -> tuple:
+        return (self.task, self.agent, self.episode_index)
+
+
+@dataclass
+class TurnRow:
+    episode: EpisodeRow
+    turn: int
+    player: int
+    agent: str
+    prompt: str
+    images: Sequence[str]
+    options: Sequence[str]
+    response: str
+    parsed: Any
+    parse: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    latency_s: float
+    prompt_tokens: Optional[int] = None
+    completion_tokens: Optional[int] = None
+    error: Optional[str] = None
+    attempts: int = 1
+    finish_reason: Optional[str] = None
+    history_dropped: int = 0
+
+
+@dataclass
+class StoredTurn:
+    """A turn read back (for replay on resume, exports and reports)."""
+
+    turn: int
+    player: int
+    agent: str
+    prompt: str
+    images: list
+    options: list
+    response: str
+    parsed: Any
+    parse: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    latency_s: float
+    prompt_tokens: Optional[int]
+    completion_tokens: Optional[int]
+    error: Optional[str]
+    attempts: int
+    finish_reason: Optional[str] = None
+    history_dropped: int = 0
+
+
+TURN_ENCODERS = tuple(
+    (
+        column,
+        {
+            "prompt": to_db_text,
+            "response": to_db_text,
+            "error": to_db_text,
+            "images": json_list,
+            "options": json_list,
+            "parsed": lambda value: dumps_parsed(value),
+        }.get(column, same),
+    )
+    for column in TURN_COLUMNS
+)
+TURN_KINDS = {
+    "turn": "int",
+    "player": "int",
+    "agent": "text",
+    "prompt": "text",
+    "images": "images",
+    "options": "texts",
+    "response": "text",
+    "parsed": "json?",
+    "parse": "text",
+    "reward": "real",
+    "terminated": "bool",
+    "truncated": "bool",
+    "latency_s": "seconds",
+    "prompt_tokens": "count?",
+    "completion_tokens": "count?",
+    "error": "text?",
+    "attempts": "count",
+    "finish_reason": "text?",
+    "history_dropped": "count",
+}
+TURN_SPEC = " ".join(f"{column}:{TURN_KINDS[column]}" for column in TURN_COLUMNS)
+INSERT_TURN = (
+    f"INSERT INTO turns (episode_id, {', '.join(TURN_COLUMNS)}, session, t) "
+    f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 3))}) ON CONFLICT (episode_id, turn) DO NOTHING"
+)
+
+
+SELECT_TURNS = f"SELECT {', '.join(TURN_COLUMNS)} FROM turns WHERE episode_id = ? ORDER BY turn"

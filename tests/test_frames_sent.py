@@ -10,6 +10,7 @@ import io
 import json
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +108,38 @@ def test_a_frame_seen_before_is_not_encoded_again():
     assert first.data == pillow_jpeg(frame, 88, True) and first.key == hashlib.sha256(first.data).hexdigest()
     assert first.data_url() == "data:image/jpeg;base64," + base64.b64encode(first.data).decode()
     assert np.array_equal(np.asarray(first), frame) and first.shape == frame.shape
+    encoder.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_frame_started_from_many_threads_at_once_is_encoded_by_one_work(monkeypatch):
+    """A frame is started by the runner and, when an equal frame finds it, by the encoder's own
+    threads: however they interleave, one work encodes it. (Two works of one frame deadlocked a full
+    pool: the second found the first among the earlier frames and waited on itself.) The queuing
+    is slowed here so that every thread asks while the first is still queuing."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    submit, works = ThreadPoolExecutor.submit, []
+
+    def slow_submit(pool, *args, **kwargs):
+        works.append(args)
+        future = submit(pool, *args, **kwargs)
+        time.sleep(0.01)
+        return future
+
+    monkeypatch.setattr(ThreadPoolExecutor, "submit", slow_submit)
+    encoder = FrameEncoder(threads=2)
+    frame = picture(7)
+    (sent,) = encoder.frames([frame], JPEG_88, eager=False)
+    barrier = threading.Barrier(8)
+    starters = [threading.Thread(target=lambda: (barrier.wait(), sent.start())) for _ in range(8)]
+    for starter in starters:
+        starter.start()
+    for starter in starters:
+        starter.join()
+    assert len(works) == 1 and sent.data == pillow_jpeg(frame, 88, True)
+    copies = encoder.frames([frame.copy() for _ in range(16)], JPEG_88)
+    assert {copy.key for copy in copies} == {sent.key} and encoder.encoded == 1
     encoder.close()
 
 

@@ -181,6 +181,7 @@ class _LockstepRunner:
         self.stopped: Optional[str] = None  # a run-stopping backend fault: no new episodes, no more steps
         self.starts_share_frames = all(_class_batches_frames(task.env_id) for task in config.tasks)
         self.frames = None  # the FrameEncoder, made when the first frame is shown
+        self.drawn: list = []  # SentFrames whose encoding starts once the block that drew them ends
 
     def run(self, slots: list[Slot]) -> None:
         pending = deque(slots)
@@ -198,9 +199,11 @@ class _LockstepRunner:
                         if episode.new:
                             started.append(episode.row)
                         (failed if episode.finished else active).append(episode)
+                self._encode_drawn()
                 shared = all(e.env is None or e.env.batches_frames for e in active)
                 with shared_frame_passes(shared):  # the frames the step's answers lead to
                     turns, finished = self._step(active)
+                self._encode_drawn()
                 self.store.write_step(started, turns, [e.row for e in failed + finished])
                 for episode in finished:
                     if episode.row.status not in ("error", "running"):  # an env that raised may be in any state
@@ -282,8 +285,7 @@ class _LockstepRunner:
         _note_frames(env, row)
         if episode_id is not None:
             self._replay(episode, self.store.turns(episode_id))
-            for frame in episode.sent:  # the next turn shows (and stores) these
-                frame.start()
+            self.drawn.extend(episode.sent)  # the next turn shows (and stores) these
         return episode
 
     def _show(self, episode: _Episode, obs: dict, encode_now: bool = True) -> None:
@@ -300,7 +302,16 @@ class _LockstepRunner:
 
             self.frames = FrameEncoder()
         frame_format = episode.env.frame_format() if hasattr(episode.env, "frame_format") else {"format": "png"}
-        episode.sent = self.frames.frames(images, frame_format, eager=encode_now)
+        episode.sent = self.frames.frames(images, frame_format, eager=False)
+        if encode_now:
+            self.drawn.extend(episode.sent)
+
+    def _encode_drawn(self) -> None:
+        """Starts encoding the frames shown since the last call. Not before: inside a block of shared
+        render passes a frame's pixels are filled only when the block ends."""
+        drawn, self.drawn = self.drawn, []
+        for frame in drawn:
+            frame.start()
 
     def _replay(self, episode: _Episode, turns) -> None:
         for stored in turns:

@@ -139,8 +139,11 @@ class SentFrame:
         self._url: Optional[str] = None
 
     def _begin(self) -> Future:
-        if self._future is None:
-            self._future = self._start(self)
+        future = self._future
+        if future is None:
+            future = self._start(self)  # an encoder's pool sets _future itself, before the work can run
+            if self._future is None:
+                self._future = future
         return self._future
 
     def start(self) -> None:
@@ -229,9 +232,24 @@ class FrameEncoder:
         return sent
 
     def _submit(self, sent: SentFrame) -> Future:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="cogsim-frames")
-        return self._pool.submit(self._encode, sent)
+        # The frame's future is set before its work is queued: a thread that finds the frame among the
+        # earlier ones waits on that one work, never queues a second (which a full pool would never run).
+        with self._lock:
+            if sent._future is not None:
+                return sent._future
+            future: Future = Future()
+            sent._future = future
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="cogsim-frames")
+            pool = self._pool
+        pool.submit(self._fill, sent, future)
+        return future
+
+    def _fill(self, sent: SentFrame, future: Future) -> None:
+        try:
+            future.set_result(self._encode(sent))
+        except BaseException as error:  # noqa: BLE001 - handed to whoever asks for the bytes
+            future.set_exception(error)
 
     def _encode(self, sent: SentFrame) -> tuple[bytes, str]:
         """(bytes, SHA-256) of a frame: those of an equal frame found earlier, else encoded here."""
@@ -240,7 +258,7 @@ class FrameEncoder:
         with self._lock:
             earlier = list(self._by_content.get(slot, ()))
             self._remember(slot, sent)
-        for other in earlier:  # registered before this one: already being encoded, never waiting on it
+        for other in earlier:  # registered before this one: its work is running or done, never queued
             if other.pixels is pixels or np.array_equal(other.pixels, pixels):
                 return other._begin().result()
         data = _encode_one(pixels, sent.frame_format)

@@ -236,4 +236,4 @@ def test_a_run_sends_and_stores_the_release_frames_and_its_report_says_so(oracle
     stored = {sha256(np.asarray(Image.open(path))) for path in (tmp_path / "run" / "images").rglob("*.png")}
     assert stored == expected
     report = build_report(tmp_path / "run").markdown()
-    assert "Frames drawn by: the release's look, drawn on the CPU (2 episodes)" in report
+    assert "Frames: the release's pictures, drawn on the CPU, sent as PNG (2 episodes)" in report

@@ -71,7 +71,6 @@ Object bag_remove(State& s, int slot) {
   return o;
 }
 
-bool is_maze(Task t) { return t == Task::Maze || t == Task::DecodeMaze || t == Task::MemoryMaze; }
 bool has_memory_phase(Task t) {
   return t == Task::Selection || t == Task::MemoryMaze || t == Task::MemoryDecode || t == Task::MemoryFilling;
 }

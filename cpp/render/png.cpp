@@ -303,7 +303,7 @@ constexpr uint64_t zero_bytes(uint64_t x) {
   return ~(((x & kLow7) + kLow7) | x | kLow7);
 }
 
-uint64_t load64(const uint8_t* p) {
+[[maybe_unused]] uint64_t load64(const uint8_t* p) {  // the portable path (no SSE2)
   uint64_t v;
   std::memcpy(&v, p, 8);
   return v;

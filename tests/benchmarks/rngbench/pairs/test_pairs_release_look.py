@@ -133,6 +133,26 @@ def test_text_theme_draws_the_release_text_board_without_files(tmp_path, monkeyp
     assert "release_assets" not in env._episode()
 
 
+def test_labels_are_laid_out_by_raqm_or_the_release_look_says_what_is_missing(tmp_path, monkeypatch):
+    """Pillow lays text out with Raqm where FriBiDi is installed and with its basic layout elsewhere;
+    the two kern the labels apart (the 2x2 text board above is 256 pixels wide laid out the basic
+    way), so the release look draws Raqm's everywhere or stops at make with one line."""
+    from PIL import ImageFont, features
+
+    monkeypatch.setenv("COGSIM_CACHE", str(tmp_path))
+    assert features.check("raqm"), "this machine lacks FriBiDi: scripts/setup.sh installs libfribidi0"
+    basic = ImageFont.truetype(
+        release_look.font_file("DejaVuSansMono.ttf"), release_look.TEXT_FONT_SIZE, layout_engine=ImageFont.Layout.BASIC
+    )
+    raqm = release_look._font("DejaVuSansMono.ttf", release_look.TEXT_FONT_SIZE)
+    assert raqm.layout_engine == ImageFont.Layout.RAQM and basic.getlength("[A][B]") != raqm.getlength("[A][B]")
+    monkeypatch.setattr(features, "check", lambda feature: feature != "raqm")
+    with pytest.raises(release_assets.AssetsMissing, match="libfribidi0") as missing:
+        cogsim.make("pairs/single", rows=2, cols=2, modality="image")
+    assert "\n" not in str(missing.value) and "look='cogsim'" in str(missing.value)
+    assert cogsim.make("pairs/single", rows=2, cols=2, modality="image", look="cogsim").look == "cogsim"
+
+
 def test_missing_files_stop_make_and_reset_with_one_line(standin, tmp_path, monkeypatch):
     env = cogsim.make("pairs/duel", rows=2, cols=4, modality="image", theme="poker")
     monkeypatch.setenv("COGSIM_CACHE", str(tmp_path / "empty"))

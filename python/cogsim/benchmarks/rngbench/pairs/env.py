@@ -119,6 +119,7 @@ class PairsEnv(TextEnv):
             )
         if options.get("faces", "release") != "release":
             raise ValueError("faces='cogsim' chooses cogsim's own faces; it needs look='cogsim'")
+        release_look.check_text_layout()  # AssetsMissing: the library its labels' layout needs
         theme = THEMES[self.theme]
         if release_look.needs_files(theme):
             release_assets.root(release_look.BENCHMARK)  # AssetsMissing: how to install them, in one line

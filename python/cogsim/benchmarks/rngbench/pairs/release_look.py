@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFont, features
 
 from cogsim import _core, release_assets
 
@@ -87,9 +87,23 @@ def font_file(name: str) -> str:
     return str(Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf" / name)
 
 
+def check_text_layout() -> None:
+    """AssetsMissing unless Pillow lays text out with Raqm here. Pillow picks Raqm where the FriBiDi
+    library is installed and its basic layout elsewhere, and the two kern the labels apart (a label
+    board 3 to 5 pixels wider or narrower): the release draws whichever its machine has, cogsim draws
+    Raqm's, as the goldens were drawn by the release's code, so every machine sends the same bytes."""
+    if not features.check("raqm"):
+        raise release_assets.AssetsMissing(
+            "Matching Pairs' release pictures lay their labels out with Pillow's Raqm engine, which needs the "
+            "FriBiDi library: run `apt-get install libfribidi0` (Debian/Ubuntu; scripts/setup.sh does as root), "
+            "or choose look='cogsim'"
+        )
+
+
 @lru_cache(maxsize=8)
 def _font(name: str, size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(font_file(name), size)
+    check_text_layout()
+    return ImageFont.truetype(font_file(name), size, layout_engine=ImageFont.Layout.RAQM)
 
 
 def needs_files(theme: str) -> bool:

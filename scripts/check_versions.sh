@@ -32,6 +32,11 @@ EOF
 
 wheel_dir=build/versions/wheel
 rm -rf "$wheel_dir"
+# setup.sh builds cogsim in an isolated environment, so .venv has no build backend of its own: the
+# wheel below is built without isolation (to reuse build/), with pyproject.toml's build requirements.
+mapfile -t build_requires < <(.venv/bin/python -c \
+  'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))')
+.venv/bin/python -m pip install -q "${build_requires[@]}" cmake ninja
 .venv/bin/python -m pip wheel -q --no-deps --no-build-isolation -w "$wheel_dir" .
 wheel=("$wheel_dir"/cogsim-*.whl)
 

@@ -32,7 +32,6 @@ class StoreQueries(StoreConnection):
         )
         return rows[0][0] if rows else None
 
-    # -- reading --------------------------------------------------------------------------------------
     def episode_states(self) -> dict[tuple, tuple[int, str]]:
         """(task, agent, episode_index) -> (episode id, status) for every stored episode."""
         rows = self._rows(

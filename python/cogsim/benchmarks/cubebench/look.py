@@ -30,6 +30,7 @@ from importlib import resources
 import numpy as np
 
 from cogsim import _core
+from cogsim.benchmarks._moved import names_moved_to
 from cogsim.benchmarks.cubebench.cogsim_look import FACE_COLOURS, FACE_LABELS, FACE_ORDER, as_state_list, facelets_of
 
 # The release's canvas (``NetLayout``, ``_build_canvas``, ``_paint_face``: cell_size 60, sticker_border 2,
@@ -227,3 +228,7 @@ __all__ = [
     "release_frame",
     "release_frames",
 ]
+
+
+# The names of cogsim's own look, which this module held before the release's picture took its name.
+__getattr__ = names_moved_to(__name__, "cogsim.benchmarks.cubebench.cogsim_look")

@@ -27,6 +27,7 @@ import PIL
 from PIL import Image
 
 from cogsim import _core
+from cogsim.benchmarks._moved import names_moved_to
 from cogsim.benchmarks.kidgym import catalog as rc
 from cogsim.benchmarks.kidgym.release_files import read_image_file
 
@@ -282,3 +283,7 @@ class ReleaseLook:
 
     def frame(self, scene: dict) -> np.ndarray:
         return self.draw([scene])[0]
+
+
+# The names of cogsim's own look, which this module held before the release's picture took its name.
+__getattr__ = names_moved_to(__name__, "cogsim.benchmarks.kidgym.cogsim_look")

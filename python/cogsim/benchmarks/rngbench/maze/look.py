@@ -36,6 +36,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from cogsim import _core
+from cogsim.benchmarks._moved import names_moved_to
 from cogsim.benchmarks.rngbench.maze.game import DELTAS, SIDE_BITS
 
 VIEW_WIDTH, VIEW_HEIGHT, HUD_HEIGHT = 640, 360, 60
@@ -572,3 +573,7 @@ def _output(out: Optional[np.ndarray], shape: tuple) -> np.ndarray:
     if not (isinstance(out, np.ndarray) and out.shape == shape and out.dtype == np.uint8 and out.flags.c_contiguous):
         raise ValueError(f"out must be a C-contiguous uint8 array of shape {shape}")
     return out
+
+
+# The names of cogsim's own look, which this module held before the release's picture took its name.
+__getattr__ = names_moved_to(__name__, "cogsim.benchmarks.rngbench.maze.cogsim_look")

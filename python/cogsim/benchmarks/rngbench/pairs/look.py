@@ -48,6 +48,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont, features
 
 from cogsim import _core, release_assets
+from cogsim.benchmarks._moved import names_moved_to
 
 BENCHMARK = "rngbench"
 ASSETS = "1_matching_pairs_new/assets"
@@ -421,3 +422,7 @@ def _text_image(lines: tuple[str, ...]) -> Image.Image:
     for i, line in enumerate(lines):
         draw.text((TEXT_PADDING, TEXT_PADDING + i * line_height), line, fill="black", font=font)
     return image
+
+
+# The names of cogsim's own look, which this module held before the release's picture took its name.
+__getattr__ = names_moved_to(__name__, "cogsim.benchmarks.rngbench.pairs.cogsim_look")

@@ -1,0 +1,228 @@
+"""Release files as an attacker would hand them over (docs/security.md): archives built to exhaust
+memory or time before a limit is checked, an assets folder that is a file, a FIFO or a link,
+installed files changed after they were installed, a manifest override with hostile fields, and a
+damaged file met mid-run, which is the serving side's fault (stored, counted, retried on resume).
+Every refusal is one line, and nothing is written outside the assets folder."""
+
+import io
+import os
+import struct
+import subprocess
+import sys
+import tarfile
+import textwrap
+import zipfile
+import zlib
+from pathlib import Path
+
+import pytest
+
+from cogsim import release_assets
+from cogsim.release_assets import archive, tar_headers
+from tiny_release import (
+    COMMIT,
+    assert_refused,
+    installed_folder,
+    release_members,
+    use_tiny_release,
+    zip_archive,
+)
+
+LOOP_ENVS = str(Path(__file__).parent / "loop_envs.py")
+A_PNG = "game/assets/a.png"
+
+
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    return use_tiny_release(tmp_path, monkeypatch)
+
+
+# -- archives whose size is in their headers ------------------------------------------------------
+def huge_zip_directory(path: Path, members: int) -> Path:
+    """A .zip of nothing but a central directory of ``members`` one-letter entries (ZIP64 end records),
+    47 bytes each: 2.5 million make the 117 MB directory of the probe."""
+    entry = struct.pack("<4s4B4HL2L5H2L", b"PK\x01\x02", 20, 3, 20, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0)
+    size = (len(entry) + 1) * members
+    end64 = struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, members, members, size, 0)
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, size, 1)
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    with open(path, "wb") as out:
+        block = (entry + b"a") * 100_000
+        for _ in range(members // 100_000):
+            out.write(block)
+        out.write((entry + b"a") * (members % 100_000))
+        out.write(end64 + locator + end)
+    return path
+
+
+def tar_gz_declaring(path: Path, kind: bytes, declared: int) -> Path:
+    """A .tar.gz whose first header is an extended record (``kind``: PAX x or GNU long name L) of
+    ``declared`` bytes, all of them there: zeros, compressed as identical flushed blocks of 1 MiB,
+    so 1 GB makes a file of about 1 MB."""
+    header = tarfile.TarInfo("././@PaxHeader")
+    header.type, header.size = kind, declared
+    head = header.tobuf(format=tarfile.USTAR_FORMAT)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    first = compressor.compress(head) + compressor.flush(zlib.Z_FULL_FLUSH)
+    zeros = bytes(1 << 20)
+    block = compressor.compress(zeros) + compressor.flush(zlib.Z_FULL_FLUSH)
+    crc = zlib.crc32(head)
+    with open(path, "wb") as out:
+        out.write(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + first)
+        for _ in range(declared // len(zeros)):
+            out.write(block)
+            crc = zlib.crc32(zeros, crc)
+        rest = bytes(declared % len(zeros))
+        out.write(compressor.compress(rest) + compressor.flush())
+        crc = zlib.crc32(rest, crc)
+        out.write(struct.pack("<2L", crc, (len(head) + declared) & 0xFFFFFFFF))
+    return path
+
+
+def add_in_a_limited_process(archive_path: Path, tmp: Path, address_space: int = 1 << 30):
+    """``cogsim assets add rngbench ARCHIVE`` in a process whose address space is limited."""
+    code = textwrap.dedent(
+        f"""
+        import resource, sys
+        resource.setrlimit(resource.RLIMIT_AS, ({address_space}, {address_space}))
+        from cogsim.cli import main
+        sys.exit(main(["assets", "add", "rngbench", {str(archive_path)!r}]))
+        """
+    )
+    env = {**os.environ, "COGSIM_CACHE": str(tmp / "cache")}
+    env[release_assets.MANIFEST_VARIABLE.format("RNGBENCH")] = str(tmp / "manifest.json")
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.timeout(120)
+def test_a_zip_listing_millions_of_members_is_refused_before_it_is_read(tiny):
+    archive_path = huge_zip_directory(tiny / "many.zip", 2_500_000)
+    done = add_in_a_limited_process(archive_path, tiny)
+    archive_path.unlink()
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and "central directory is 112.1 MiB" in line and "refused" in line, done.stderr
+
+
+@pytest.mark.timeout(120)
+def test_a_tar_gz_declaring_a_1_gb_pax_record_is_refused_before_it_is_read(tiny):
+    archive_path = tar_gz_declaring(tiny / "pax.tar.gz", tarfile.XHDTYPE, 1 << 30)
+    assert archive_path.stat().st_size < 2 << 20
+    done = add_in_a_limited_process(archive_path, tiny)
+    (line,) = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and "extended record of 1.0 GiB" in line, done.stderr
+
+
+def test_zip_members_are_counted_as_the_directory_streams(tiny, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("zipfile read a directory past the bounds")
+
+    many = release_members() + [(f"release-0123/docs/{i}.txt", b"") for i in range(60)]
+    plain = zip_archive(tiny / "many.zip", many)
+    commented = tiny / "commented.zip"
+    with zipfile.ZipFile(commented, "w") as out:
+        for name, data in many:
+            out.writestr(name, data)
+        out.comment = b"a comment after the end record moves it from the end of the file; " * 60
+    real = zipfile.ZipFile
+    monkeypatch.setattr(archive, "MAX_MEMBERS", 50)
+    monkeypatch.setattr(archive.zipfile, "ZipFile", refuse)
+    for source in (plain, commented, huge_zip_directory(tiny / "zip64.zip", 70_000)):
+        assert_refused(lambda: release_assets.add("rngbench", source), "more than 50 members", tiny)
+    monkeypatch.setattr(archive, "MAX_MEMBERS", 200_000)
+    monkeypatch.setattr(archive, "MAX_ZIP_DIRECTORY_BYTES", 1000)
+    assert_refused(lambda: release_assets.add("rngbench", plain), "central directory is 4.2 KiB", tiny)
+    monkeypatch.setattr(archive, "MAX_ZIP_DIRECTORY_BYTES", 32 << 20)
+    monkeypatch.setattr(archive.zipfile, "ZipFile", real)
+    assert release_assets.add("rngbench", commented) == installed_folder(tiny)  # within bounds: read as ever
+
+
+def pax_tar(path: Path, pax: bytes, after=()) -> Path:
+    """A .tar.gz whose first header is a PAX record of exactly ``pax``, then the release's files."""
+    header = tarfile.TarInfo("././@PaxHeader")
+    header.type, header.size = tarfile.XHDTYPE, len(pax)
+    stream = io.BytesIO()
+    stream.write(header.tobuf(format=tarfile.USTAR_FORMAT) + pax + bytes(-len(pax) % 512))
+    with tarfile.open(fileobj=stream, mode="w") as out:
+        for name, data in [*after, *release_members()]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            out.addfile(info, io.BytesIO(data))
+    path.write_bytes(zlib_gzip(stream.getvalue()))
+    return path
+
+
+def zlib_gzip(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data, 1)
+
+
+def pax_chain(path: Path, depth: int) -> Path:
+    record = b"18 path=release-0\n"
+    header = tarfile.TarInfo("././@PaxHeader")
+    header.type, header.size = tarfile.XHDTYPE, len(record)
+    one = header.tobuf(format=tarfile.USTAR_FORMAT) + record + bytes(-len(record) % 512)
+    path.write_bytes(zlib_gzip(one * depth + bytes(1024)))
+    return path
+
+
+@pytest.mark.timeout(60)  # tarfile's own PAX parse took minutes on the digits (CVE-2024-6232)
+@pytest.mark.parametrize(
+    "case, match",
+    [
+        ("pax-100k", "extended record of 100.0 KiB"),
+        ("longname-100k", "extended record of 100.0 KiB"),
+        ("pax-digits", "a number of more than 20 digits"),
+        ("pax-record-past-length", "does not fit its declared length"),
+        ("pax-not-records", "not a list of"),
+        ("pax-gnu-sparse", "GNU sparse"),
+        ("gnu-sparse-member", "GNU sparse"),
+        ("pax-chain", "chain more extended headers"),
+    ],
+)
+def test_extended_tar_headers_are_bounded_and_checked_before_tarfile_reads_them(tiny, case, match):
+    path = tiny / f"{case}.tar.gz"
+    if case == "pax-100k":
+        tar_gz_declaring(path, tarfile.XHDTYPE, 100 << 10)
+    elif case == "longname-100k":
+        tar_gz_declaring(path, tarfile.GNUTYPE_LONGNAME, 100 << 10)
+    elif case == "pax-digits":
+        pax_tar(path, b"9" * 60_000 + b" hdrcharset\n")
+    elif case == "pax-record-past-length":
+        pax_tar(path, b"2 " * 20_000 + b"path=x\n")
+    elif case == "pax-not-records":
+        pax_tar(path, b"hello world\n")
+    elif case == "pax-gnu-sparse":
+        pax_tar(path, b"25 GNU.sparse.size=99999\n")
+    elif case == "gnu-sparse-member":
+        sparse = tarfile.TarInfo("release-0123/sparse")
+        sparse.type = tarfile.GNUTYPE_SPARSE
+        stream = io.BytesIO()
+        stream.write(sparse.tobuf(format=tarfile.GNU_FORMAT))
+        path.write_bytes(zlib_gzip(stream.getvalue() + bytes(1024)))
+    else:
+        pax_chain(path, 5000)
+    message = assert_refused(lambda: release_assets.add("rngbench", path), match, tiny)
+    assert "refused" in message
+
+
+def test_archives_with_pax_and_gnu_headers_of_real_tools_install(tiny):
+    long_name = "release-0123/" + "d" * 120 + "/x.txt"
+    extra = [(long_name, b"long names take an extended header")]
+    members = release_members() + extra
+    for fmt in (tarfile.PAX_FORMAT, tarfile.GNU_FORMAT):
+        path = tiny / f"r{fmt}.tar.gz"
+        with tarfile.open(path, "w:gz", format=fmt, pax_headers={"comment": COMMIT}) as out:
+            for name, data in members:
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                info.mtime = 1.5  # a fractional time: a PAX mtime record
+                out.addfile(info, io.BytesIO(data))
+        assert release_assets.add("rngbench", path) == installed_folder(tiny)
+
+
+def test_pax_records_are_checked_in_one_pass():
+    tar_headers.check_pax_records(b"52 comment=0123456789abcdef0123456789abcdef01234567\n18 path=release-0\n")
+    for bad in (b"3 a=\n", b"18 path=release-0", b"18 path=release-0\n1", b"x 1=2\n", b"1" * 21 + b" a=b\n"):
+        with pytest.raises(tar_headers.HeaderRefused):
+            tar_headers.check_pax_records(bad)

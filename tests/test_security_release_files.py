@@ -5,7 +5,9 @@ damaged file met mid-run, which is the serving side's fault (stored, counted, re
 Every refusal is one line, and nothing is written outside the assets folder."""
 
 import io
+import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -18,12 +20,15 @@ from pathlib import Path
 import pytest
 
 from cogsim import release_assets
+from cogsim.cli import main
 from cogsim.release_assets import archive, tar_headers
 from tiny_release import (
     COMMIT,
+    FILES,
     assert_refused,
     installed_folder,
     release_members,
+    tar_archive,
     use_tiny_release,
     zip_archive,
 )
@@ -226,3 +231,48 @@ def test_pax_records_are_checked_in_one_pass():
     for bad in (b"3 a=\n", b"18 path=release-0", b"18 path=release-0\n1", b"x 1=2\n", b"1" * 21 + b" a=b\n"):
         with pytest.raises(tar_headers.HeaderRefused):
             tar_headers.check_pax_records(bad)
+
+
+# -- a manifest named by its environment variable ---------------------------------------------------
+MANIFEST_CASES = {
+    "climbing benchmark": (lambda m: m.update(benchmark="../../x"), "benchmark must be 'rngbench'"),
+    "no files": (lambda m: m.update(files={}), "files must be an object of 1 to"),
+    "files not an object": (lambda m: m.update(files=[1]), "files must be an object"),
+    "huge size": (lambda m: m["files"][A_PNG].update(size=10**30), "size must be an integer in"),
+    "negative size": (lambda m: m["files"][A_PNG].update(size=-1), "size must be an integer in"),
+    "boolean size": (lambda m: m["files"][A_PNG].update(size=True), "size must be an integer in"),
+    "short hash": (lambda m: m["files"][A_PNG].update(sha256="ab" * 8), "64 lowercase hex digits"),
+    "hash not hex": (lambda m: m["files"][A_PNG].update(sha256="zz" * 32), "64 lowercase hex digits"),
+    "extra field": (lambda m: m["files"][A_PNG].update(mode=0o777), "exactly sha256 and size"),
+    "climbing path": (lambda m: m["files"].update({"game/../../x.png": m["files"][A_PNG]}), "a path must be relative"),
+    "empty part": (lambda m: m["files"].update({"game//x.png": m["files"][A_PNG]}), "a path must be relative"),
+    "dot part": (lambda m: m["files"].update({"./x.png": m["files"][A_PNG]}), "a path must be relative"),
+    "absolute path": (lambda m: m["files"].update({"/etc/x.png": m["files"][A_PNG]}), "a path must be relative"),
+    "file and folder": (lambda m: m["files"].update({"game/assets": m["files"][A_PNG]}), "also the folder of"),
+    "commit climbing": (lambda m: m.update(commit="../x"), "commit must be a commit"),
+    "repository": (lambda m: m.update(repository=["x"]), "repository must be owner/name"),
+    "archive url": (lambda m: m.update(archive_url="file:///etc/passwd"), r"archive_url must be an http\(s\) URL"),
+    "not an object": (lambda m: m.clear(), "must be a JSON object with"),
+}
+
+
+@pytest.mark.parametrize("case", MANIFEST_CASES)
+def test_a_manifest_override_is_checked_field_by_field(tiny, capsys, case):
+    change, match = MANIFEST_CASES[case]
+    path = tiny / "manifest.json"
+    manifest = json.loads(path.read_text())
+    change(manifest)
+    path.write_text(json.dumps(manifest))
+    checkout = tiny / "checkout"
+    for name, data in FILES.items():
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / name).write_bytes(data)
+    for source in (checkout, tar_archive(tiny / "r.tar.gz", release_members())):
+        with pytest.raises(ValueError, match=match) as refused:
+            release_assets.add("rngbench", source)
+        assert "\n" not in str(refused.value)
+    assert main(["assets", "list"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert re.search(match, line)
+    assert not (tiny / "x").exists() and not (tiny / "cache" / "x").exists()
+    assert not (tiny / "cache" / "assets").exists() or not any((tiny / "cache" / "assets").rglob("*.png"))

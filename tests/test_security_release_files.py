@@ -4,10 +4,12 @@ installed files changed after they were installed, a manifest override with host
 damaged file met mid-run, which is the serving side's fault (stored, counted, retried on resume).
 Every refusal is one line, and nothing is written outside the assets folder."""
 
+import hashlib
 import io
 import json
 import os
 import re
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -21,7 +23,7 @@ import pytest
 
 from cogsim import release_assets
 from cogsim.cli import main
-from cogsim.release_assets import archive, tar_headers
+from cogsim.release_assets import archive, lookup, tar_headers
 from tiny_release import (
     COMMIT,
     FILES,
@@ -276,3 +278,140 @@ def test_a_manifest_override_is_checked_field_by_field(tiny, capsys, case):
     assert re.search(match, line)
     assert not (tiny / "x").exists() and not (tiny / "cache" / "x").exists()
     assert not (tiny / "cache" / "assets").exists() or not any((tiny / "cache" / "assets").rglob("*.png"))
+
+
+# -- the assets folder and what is in it ----------------------------------------------------------
+def plant(path: Path, kind: str, elsewhere: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "file":
+        path.write_bytes(b"not a folder")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        elsewhere.mkdir(exist_ok=True)
+        path.symlink_to(elsewhere)
+
+
+@pytest.mark.timeout(30, method="thread")  # opening a FIFO blocks
+@pytest.mark.parametrize("where", ["assets", "assets/rngbench"])
+@pytest.mark.parametrize("kind, word", [("file", "a regular file"), ("fifo", "FIFO"), ("link", "symbolic link")])
+def test_an_assets_folder_that_is_not_a_folder_is_one_line_and_nothing_is_made_through_it(tiny, where, kind, word):
+    elsewhere = tiny / "elsewhere"
+    plant(tiny / "cache" / where, kind, elsewhere)
+    archive_path = tar_archive(tiny / "r.tar.gz", release_members())
+    with pytest.raises(ValueError, match=word) as refused:
+        release_assets.add("rngbench", archive_path)
+    assert "\n" not in str(refused.value) and "remove it" in str(refused.value)
+    if kind == "link":
+        assert list(elsewhere.iterdir()) == []  # no rngbench/ or staging folder made in the link's target
+    with pytest.raises(release_assets.AssetsMissing, match=word) as missing:
+        release_assets.root("rngbench")
+    assert "\n" not in str(missing.value) and "cogsim assets add rngbench" in str(missing.value)
+    assert main(["assets", "list"]) == 0  # listed as not installed
+
+
+@pytest.mark.timeout(30, method="thread")
+@pytest.mark.parametrize("kind", ["file", "fifo", "link", "folder with a fifo"])
+def test_a_previous_install_of_any_kind_is_replaced_without_opening_it(tiny, kind):
+    elsewhere = tiny / "elsewhere"
+    (elsewhere / "keep").parent.mkdir(parents=True)
+    (elsewhere / "keep").write_text("the link's target is left alone")
+    previous = installed_folder(tiny)
+    if kind == "folder with a fifo":
+        previous.mkdir(parents=True)
+        os.mkfifo(previous / "pipe")
+    else:
+        plant(previous, kind, elsewhere)
+    assert release_assets.add("rngbench", tar_archive(tiny / "r.tar.gz", release_members())) == previous
+    assert release_assets.read("rngbench", A_PNG) == FILES[A_PNG]
+    assert (elsewhere / "keep").read_text() == "the link's target is left alone"
+    assert sorted(p.name for p in previous.parent.iterdir()) == [COMMIT]  # nothing moved aside is left
+
+
+def test_an_installation_that_links_elsewhere_is_refused(tiny):
+    release_assets.add("rngbench", tar_archive(tiny / "r.tar.gz", release_members()))
+    copy = tiny / "copy"
+    installed_folder(tiny).rename(copy)
+    installed_folder(tiny).symlink_to(copy)  # the very same files, but outside the cache
+    with pytest.raises(release_assets.AssetsMissing, match="symbolic link, not a folder"):
+        release_assets.root("rngbench")
+    installed_folder(tiny).unlink()
+    copy.rename(installed_folder(tiny))
+    lookup.forget(installed_folder(tiny))
+    deep = installed_folder(tiny) / "game/assets/deep"
+    deep.rename(tiny / "deep")
+    deep.symlink_to(tiny / "deep")
+    with pytest.raises(release_assets.AssetsMissing, match="deep is a symbolic link"):
+        release_assets.root("rngbench")
+    deep.unlink()
+    (tiny / "deep").rename(deep)
+    picture = installed_folder(tiny) / A_PNG
+    picture.rename(tiny / "a.png")
+    picture.symlink_to(tiny / "a.png")
+    with pytest.raises(release_assets.AssetsMissing, match="a.png is a symbolic link"):
+        release_assets.read("rngbench", A_PNG)
+
+
+# -- installed files, verified ----------------------------------------------------------------------
+def test_installed_files_changed_after_install_are_refused_by_their_hash(tiny):
+    release_assets.add("rngbench", tar_archive(tiny / "r.tar.gz", release_members()))
+    picture = installed_folder(tiny) / A_PNG
+    picture.write_bytes(FILES[A_PNG].upper())  # other bytes of the same size
+    with pytest.raises(release_assets.AssetsMissing, match="a.png has changed since it was installed") as changed:
+        release_assets.root("rngbench")
+    assert "\n" not in str(changed.value) and "`cogsim assets add rngbench PATH`" in str(changed.value)
+    picture.write_bytes(FILES[A_PNG])
+    assert release_assets.root("rngbench") == installed_folder(tiny)
+    before = os.stat(picture)
+    with open(picture, "r+b") as handle:  # changed in place, its modification time set back
+        handle.write(b"A")
+    os.utime(picture, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(release_assets.AssetsMissing, match="has changed"):
+        release_assets.read("rngbench", A_PNG)
+
+
+def test_each_installed_file_is_hashed_once_per_process(tiny, monkeypatch):
+    release_assets.add("rngbench", tar_archive(tiny / "r.tar.gz", release_members()))
+    hashed = []
+    real = hashlib.sha256
+
+    def counting(data=b""):
+        hashed.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(lookup.hashlib, "sha256", counting)
+    for _ in range(3):
+        release_assets.root("rngbench")
+        assert release_assets.read("rngbench", A_PNG) == FILES[A_PNG]
+    assert sorted(hashed) == sorted(len(data) for data in FILES.values())
+
+
+@pytest.fixture
+def kidgym_copy(tmp_path, monkeypatch, kidgym_release_images):
+    """KidGym's release images (or their stand-in) installed into a cache of this test's own."""
+    source = Path(os.environ["COGSIM_RELEASES"]) / "KidGym" if "COGSIM_RELEASES" in os.environ else None
+    if source is None or not source.is_dir():
+        source = Path(os.environ["COGSIM_ASSETS_MANIFEST_KIDGYM"]).parent
+    monkeypatch.setenv("COGSIM_CACHE", str(tmp_path / "cache"))
+    return release_assets.add("kidgym", source)
+
+
+@pytest.mark.parametrize("change", ["same-size bytes", "a link to a copy"])
+def test_a_kidgym_run_on_changed_release_files_stops_before_its_first_episode(kidgym_copy, tmp_path, capsys, change):
+    if change == "same-size bytes":
+        picture = next(p for p in sorted(kidgym_copy.rglob("*.png")))
+        data = bytearray(picture.read_bytes())
+        data[-20] ^= 0xFF
+        picture.write_bytes(bytes(data))
+    else:
+        kidgym_copy.rename(tmp_path / "copy")
+        kidgym_copy.symlink_to(tmp_path / "copy")
+    out = tmp_path / "run"
+    args = ["run", "kidgym/classification", "--episodes", "1", "--out", str(out), "--no-progress"]
+    assert main(args) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "cogsim assets add kidgym PATH" in line
+    assert ("has changed since it was installed" if change == "same-size bytes" else "symbolic link") in line
+    if (out / "store.sqlite").exists():
+        with sqlite3.connect(out / "store.sqlite") as db:
+            assert db.execute("SELECT COUNT(*) FROM episodes").fetchone() == (0,)

@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from cogsim import families
 from cogsim._untrusted import load_json, printable, read_file, shown, size_text
+from cogsim.release_assets.place import assets_root
 
 # A manifest of the user's own in place of the shipped one (e.g. for a stand-in pack of the same
 # files): COGSIM_ASSETS_MANIFEST_<BENCHMARK>=FILE. Its commit names the folder the files go to.
@@ -170,8 +171,3 @@ def unsafe_name(name: str) -> bool:
     if not name or name.startswith(("/", "\\")) or "\\" in name or "\x00" in name or (len(name) > 1 and name[1] == ":"):
         return True
     return ".." in PurePosixPath(name).parts
-
-
-def assets_root() -> Path:
-    root = os.environ.get("COGSIM_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cogsim")
-    return Path(root) / "assets"

@@ -415,3 +415,40 @@ def test_a_kidgym_run_on_changed_release_files_stops_before_its_first_episode(ki
     if (out / "store.sqlite").exists():
         with sqlite3.connect(out / "store.sqlite") as db:
             assert db.execute("SELECT COUNT(*) FROM episodes").fetchone() == (0,)
+
+
+# -- a damaged file met mid-run: the serving side's fault ------------------------------------------
+def test_release_files_damaged_mid_run_are_a_fault_counted_once_and_retried_on_resume(tiny, capsys):
+    release_assets.add("rngbench", tar_archive(tiny / "r.tar.gz", release_members()))
+    (installed_folder(tiny) / A_PNG).write_bytes(FILES[A_PNG].upper())
+    out = tiny / "run"
+    args = [
+        "run",
+        "releasetest/count",
+        "--import",
+        LOOP_ENVS,
+        "--episodes",
+        "3",
+        "--concurrency",
+        "1",
+        "--workers",
+        "1",
+    ]
+    args += ["--env-option", f"release_file=rngbench:{A_PNG}", "--out", str(out), "--no-progress", "--report"]
+    assert main(args) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    fault = next(line for line in err.splitlines() if "[release_files]" in line)
+    assert fault.startswith("1 episode(s) stopped by damaged or missing release files [release_files]: turn 1: ")
+    assert "a.png has changed since it was installed" in fault and "cogsim assets add rngbench PATH" in fault
+    assert "reinstall the release files, then `cogsim run --resume" in err
+    with sqlite3.connect(out / "store.sqlite") as db:
+        rows = db.execute("SELECT status, fault, error FROM episodes").fetchall()
+        assert [(status, kind) for status, kind, _ in rows] == [("running", "release_files")]  # the run stopped
+        assert "\n" not in rows[0][2]
+    report = (out / "report.md").read_text()
+    assert "| release\\_files | 1 |" in report and "Traceback" not in report
+    release_assets.add("rngbench", tar_archive(tiny / "r.tar.gz", release_members()))
+    assert main(["run", "--resume", str(out), "--import", LOOP_ENVS, "--no-progress"]) == 0
+    with sqlite3.connect(out / "store.sqlite") as db:
+        assert db.execute("SELECT status, fault FROM episodes").fetchall() == [("done", None)] * 3

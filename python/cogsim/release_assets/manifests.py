@@ -29,8 +29,15 @@ _ARCHIVE_URL = (re.compile(r"https?://[!-~]{1,2000}"), "an http(s) URL")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-class AssetsMissing(ValueError):
-    """The release files a picture needs are not installed (the message says how to install them)."""
+class ReleaseFilesError(ValueError):
+    """The installed release files cannot be used: missing, changed since they were installed, or
+    damaged. A run stops the episode that met it with fault ``release_files`` (harness.lockstep); the
+    message is one line saying how to install them."""
+
+
+class AssetsMissing(ReleaseFilesError):
+    """The release files a picture needs are not installed, or not as they were installed (the message
+    says how to install them)."""
 
 
 @dataclass(frozen=True, eq=False)  # one instance per manifest file (cached): hashed by identity

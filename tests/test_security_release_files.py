@@ -452,3 +452,36 @@ def test_release_files_damaged_mid_run_are_a_fault_counted_once_and_retried_on_r
     assert main(["run", "--resume", str(out), "--import", LOOP_ENVS, "--no-progress"]) == 0
     with sqlite3.connect(out / "store.sqlite") as db:
         assert db.execute("SELECT status, fault FROM episodes").fetchall() == [("done", None)] * 3
+
+
+def png_declaring(width: int, height: int) -> bytes:
+    """A PNG whose header declares ``width`` x ``height`` pixels and holds none of them."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">L", len(data)) + kind + data + struct.pack(">L", zlib.crc32(kind + data))
+
+    header = struct.pack(">2L5B", width, height, 8, 6, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+
+
+def test_a_damaged_picture_a_manifest_vouches_for_is_a_release_files_fault(kidgym_copy, tmp_path, monkeypatch, capsys):
+    damaged = tmp_path / "damaged"
+    bomb = png_declaring(60000, 60000)
+    manifest = json.loads(json.dumps(release_assets.manifest("kidgym").__dict__))
+    manifest.update(commit="damaged-1")
+    for path in manifest["files"]:
+        (damaged / path).parent.mkdir(parents=True, exist_ok=True)
+        data = bomb if path == "assets/imgs/agent/agent.png" else (kidgym_copy / path).read_bytes()
+        (damaged / path).write_bytes(data)
+    manifest["files"]["assets/imgs/agent/agent.png"] = {"sha256": hashlib.sha256(bomb).hexdigest(), "size": len(bomb)}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    monkeypatch.setenv(release_assets.MANIFEST_VARIABLE.format("KIDGYM"), str(tmp_path / "manifest.json"))
+    release_assets.add("kidgym", damaged)
+    out = tmp_path / "run"
+    args = ["run", "kidgym/classification", "--episodes", "2", "--workers", "1", "--out", str(out), "--no-progress"]
+    assert main(args) == 3
+    err = capsys.readouterr().err
+    (fault,) = [line for line in err.splitlines() if "[release_files]" in line]
+    assert "assets/imgs/agent/agent.png cannot be read" in fault and "Traceback" not in err
+    with sqlite3.connect(out / "store.sqlite") as db:
+        assert db.execute("SELECT DISTINCT status, fault FROM episodes").fetchall() == [("running", "release_files")]

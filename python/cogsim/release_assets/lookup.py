@@ -33,19 +33,24 @@ def root(benchmark: str) -> Path:
     return folder
 
 
-def read(benchmark: str, path: str) -> bytes:
-    """The bytes of one installed file, checked against the manifest (AssetsMissing otherwise): the
-    bytes read are hashed unless they are the file's this process checked already."""
+def read(benchmark: str, path: str, folder: Optional[Path] = None) -> bytes:
+    """The bytes of one release file, checked against the manifest (AssetsMissing otherwise): from the
+    installed files, or from ``folder`` (a copy of the release the caller names: the folder is taken
+    as named, everything in it opened without following a link). The bytes read are hashed unless they
+    are the file's this process checked already."""
     m = manifest(benchmark)
     entry = m.files.get(path)
     if entry is None:
         raise ValueError(f"{printable(path)} is not a file of the {benchmark} manifest")
-    folder = root(benchmark)
+    installed = folder is None or Path(folder) == m.folder
+    if installed:
+        folder = root(benchmark)
+    assert folder is not None
     try:
-        with _Installation(m) as installation:
-            data = installation.check(path, entry, read=True)
+        with _Installation(m, None if installed else Path(folder)) as files:
+            data = files.check(path, entry, read=True)
     except AssetsMissing:
-        _complete.discard((m, folder))  # the next root() checks every file again
+        _complete.discard((m, m.folder))  # the next root() checks every file again
         raise
     assert data is not None
     return data
@@ -60,18 +65,24 @@ def forget(folder: Path) -> None:
 
 
 class _Installation:
-    """The installed folder of a manifest, opened without following a link, and its files checked."""
+    """The installed folder of a manifest (or a copy the caller names), opened without following a
+    link, and its files checked."""
 
-    def __init__(self, m: Manifest):
-        self.m = m
-        self.folder = m.folder
+    def __init__(self, m: Manifest, copy: Optional[Path] = None):
+        self.m, self.copy = m, copy
+        self.folder = m.folder if copy is None else copy
         self.fds: dict[tuple[str, ...], int] = {}
 
     def __enter__(self) -> "_Installation":
         try:
-            self.fds[()] = place.open_folder((self.m.benchmark, self.m.commit))
+            if self.copy is None:
+                self.fds[()] = place.open_folder((self.m.benchmark, self.m.commit))
+            else:
+                self.fds[()] = os.open(self.copy, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         except FileNotFoundError:
-            raise AssetsMissing(missing_message(self.m.benchmark)) from None
+            raise self._missing("" if self.copy is None else f"{printable(os.fspath(self.copy))} is missing") from None
+        except NotADirectoryError:
+            raise self._missing(f"{printable(os.fspath(self.folder))} is not a folder") from None
         except place.WrongKind as error:
             raise self._missing(str(error)) from None
         return self
@@ -109,8 +120,6 @@ class _Installation:
             parent = self._folder(parts[:-1])
             try:
                 fd = place.open_at(parent, parts[-1], self.folder.joinpath(*parts))
-            except FileNotFoundError:
-                raise self._missing(f"{printable('/'.join(parts))}/ is missing") from None
             except place.WrongKind as error:
                 raise self._missing(str(error)) from None
             self.fds[parts] = fd
@@ -121,6 +130,8 @@ class _Installation:
 
     def _changed(self, path: str) -> AssetsMissing:
         _verified.pop((self.folder, path), None)
+        if self.copy is not None:
+            return self._missing(f"{printable(path)} in {printable(os.fspath(self.copy))} is not the release's file")
         return self._missing(f"{printable(path)} has changed since it was installed")
 
 

@@ -26,10 +26,11 @@ import numpy as np
 import PIL
 from PIL import Image
 
-from cogsim import _core
+from cogsim import _core, release_assets
+from cogsim._untrusted import printable
 from cogsim.benchmarks._moved import names_moved_to
 from cogsim.benchmarks.kidgym import catalog as rc
-from cogsim.benchmarks.kidgym.release_files import read_image_file
+from cogsim.benchmarks.kidgym.release_files import BENCHMARK, read_image_file
 
 PILLOW = PIL.__version__  # the frames' sprites are resampled by this Pillow, as the release's are by its
 HEIGHT, MAIN_WIDTH, SIDE_WIDTH = 576, 448, 128
@@ -117,10 +118,15 @@ class ReleaseLook:
             try:
                 with Image.open(io.BytesIO(data)) as image:
                     if max(image.size) > MAX_SIDE:
-                        raise ValueError(f"{path} is {image.size[0]}x{image.size[1]} px, larger than any release image")
+                        raise ValueError(f"it is {image.size[0]}x{image.size[1]} px, larger than any release image")
                     pixels = _array(image)
-            except (OSError, Image.DecompressionBombError, SyntaxError) as error:
-                raise ValueError(f"KidGym release image {path} cannot be read ({error})") from None
+            except (OSError, ValueError, Image.DecompressionBombError, SyntaxError) as error:
+                # bytes a manifest vouches for that are no picture: damaged release files, not the env's fault
+                raise release_assets.ReleaseFilesError(
+                    release_assets.missing_message(
+                        BENCHMARK, f"KidGym release image {path} cannot be read: {printable(error, 120)}"
+                    )
+                ) from None
             self._files[path] = pixels
         return pixels
 

@@ -48,9 +48,11 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont, features
 
 from cogsim import _core, release_assets
+from cogsim._untrusted import printable
 from cogsim.benchmarks._moved import names_moved_to
 
 BENCHMARK = "rngbench"
+MAX_FACE_SIDE = 1024  # the release's largest card face is 222 x 323 px
 ASSETS = "1_matching_pairs_new/assets"
 # cogsim's theme names (envs.pairs.THEMES values) -> the release's asset folders.
 THEME_FOLDERS = {
@@ -158,8 +160,17 @@ def face_tile(path: str, cell: int = CELL) -> np.ndarray:
 
 @lru_cache(maxsize=1024)
 def _face_tile(path: str, sha256: str, cell: int) -> np.ndarray:
-    with Image.open(io.BytesIO(release_assets.read(BENCHMARK, path))) as image:
-        return _flattened(image.convert("RGBA").resize((cell, cell)))
+    data = release_assets.read(BENCHMARK, path)
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            if max(image.size) > MAX_FACE_SIDE:
+                raise ValueError(f"it is {image.size[0]}x{image.size[1]} px, larger than any release card")
+            return _flattened(image.convert("RGBA").resize((cell, cell)))
+    except (OSError, ValueError, Image.DecompressionBombError, SyntaxError) as error:
+        # bytes a manifest vouches for that are no picture: damaged release files, not the env's fault
+        raise release_assets.ReleaseFilesError(
+            release_assets.missing_message(BENCHMARK, f"card image {path} cannot be read: {printable(error, 120)}")
+        ) from None
 
 
 @lru_cache(maxsize=16)

@@ -33,6 +33,7 @@ from cogsim.release_assets.manifests import (
     missing_message,
     used,
 )
+from cogsim.release_assets.pictures import opened_picture
 
 __all__ = [
     "MANIFEST_VARIABLE",
@@ -47,6 +48,7 @@ __all__ = [
     "manifest",
     "manifest_file",
     "missing_message",
+    "opened_picture",
     "read",
     "root",
     "used",

@@ -17,7 +17,6 @@ composes that alpha).
 
 from __future__ import annotations
 
-import io
 from collections import OrderedDict
 from pathlib import Path
 from typing import Optional, Sequence
@@ -27,7 +26,6 @@ import PIL
 from PIL import Image
 
 from cogsim import _core, release_assets
-from cogsim._untrusted import printable
 from cogsim.benchmarks._moved import names_moved_to
 from cogsim.benchmarks.kidgym import catalog as rc
 from cogsim.benchmarks.kidgym.release_files import BENCHMARK, read_image_file
@@ -115,18 +113,8 @@ class ReleaseLook:
         pixels = self._files.get(path)
         if pixels is None:
             data = read_image_file(self.root, path)
-            try:
-                with Image.open(io.BytesIO(data)) as image:
-                    if max(image.size) > MAX_SIDE:
-                        raise ValueError(f"it is {image.size[0]}x{image.size[1]} px, larger than any release image")
-                    pixels = _array(image)
-            except (OSError, ValueError, Image.DecompressionBombError, SyntaxError) as error:
-                # bytes a manifest vouches for that are no picture: damaged release files, not the env's fault
-                raise release_assets.ReleaseFilesError(
-                    release_assets.missing_message(
-                        BENCHMARK, f"KidGym release image {path} cannot be read: {printable(error, 120)}"
-                    )
-                ) from None
+            with release_assets.opened_picture(BENCHMARK, path, data, MAX_SIDE) as image:
+                pixels = _array(image)
             self._files[path] = pixels
         return pixels
 

@@ -34,7 +34,6 @@ opaque pictures pasted in the core (``_core.paste_tiles``), which changes no pix
 from __future__ import annotations
 
 import importlib.util
-import io
 import random
 import string
 import sys
@@ -48,7 +47,6 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont, features
 
 from cogsim import _core, release_assets
-from cogsim._untrusted import printable
 from cogsim.benchmarks._moved import names_moved_to
 
 BENCHMARK = "rngbench"
@@ -161,16 +159,8 @@ def face_tile(path: str, cell: int = CELL) -> np.ndarray:
 @lru_cache(maxsize=1024)
 def _face_tile(path: str, sha256: str, cell: int) -> np.ndarray:
     data = release_assets.read(BENCHMARK, path)
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            if max(image.size) > MAX_FACE_SIDE:
-                raise ValueError(f"it is {image.size[0]}x{image.size[1]} px, larger than any release card")
-            return _flattened(image.convert("RGBA").resize((cell, cell)))
-    except (OSError, ValueError, Image.DecompressionBombError, SyntaxError) as error:
-        # bytes a manifest vouches for that are no picture: damaged release files, not the env's fault
-        raise release_assets.ReleaseFilesError(
-            release_assets.missing_message(BENCHMARK, f"card image {path} cannot be read: {printable(error, 120)}")
-        ) from None
+    with release_assets.opened_picture(BENCHMARK, path, data, MAX_FACE_SIDE) as image:
+        return _flattened(image.convert("RGBA").resize((cell, cell)))
 
 
 @lru_cache(maxsize=16)

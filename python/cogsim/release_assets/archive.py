@@ -74,6 +74,8 @@ def _zip_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
     except (zipfile.BadZipFile, OSError, ValueError) as error:
         raise ValueError(f"{shown} is not a readable .zip ({printable(error, 80)})") from None
     with archive:
+        if len(archive.infolist()) > MAX_MEMBERS:  # where another Python's zipfile found another directory
+            raise ValueError(f"{shown} has more than {MAX_MEMBERS:,} members; refused")
         for info in archive.infolist():
             _check_name(info.filename, shown)
             mode = info.external_attr >> 16

@@ -218,11 +218,12 @@ def test_resume_and_report_never_import_modules_named_by_the_run_directory(tmp_p
     assert "does not import code named by a run directory" in result.stderr
 
 
-PLANTED = ["link", "fifo", "sparse", "wrong bytes", "hard link", "folder"]
+PLANTED = ["link", "fifo", "sparse", "wrong bytes", "hard link", "hard link to the right bytes", "folder"]
 
 
 def _plant(path: Path, kind: str, victim: Path) -> None:
-    size = path.stat().st_size
+    data = path.read_bytes()
+    size = len(data)
     path.unlink()
     if kind == "link":
         path.symlink_to(victim)
@@ -235,6 +236,10 @@ def _plant(path: Path, kind: str, victim: Path) -> None:
         path.write_bytes(b"\x89PNG\r\n\x1a\n" + b"x" * (size - 8))
     elif kind == "hard link":
         os.link(victim, path)
+    elif kind == "hard link to the right bytes":  # the other name could change them later
+        right = victim.with_name(path.name)
+        right.write_bytes(data)
+        os.link(right, path)
     else:
         path.mkdir()
 

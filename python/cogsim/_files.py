@@ -205,7 +205,9 @@ def _holds(folder: int, name: str, data: bytes, path: Path) -> bool:
         return False
     with os.fdopen(fd, "rb") as handle:
         found = os.fstat(handle.fileno())
-        return stat.S_ISREG(found.st_mode) and found.st_size == len(data) and handle.read(len(data) + 1) == data
+        if not stat.S_ISREG(found.st_mode) or found.st_size != len(data) or found.st_nlink != 1:
+            return False  # a hard link's other name could change these bytes later: written anew
+        return handle.read(len(data) + 1) == data
 
 
 def refuse_links(*paths: PathLike) -> None:

@@ -250,6 +250,8 @@ MANIFEST_CASES = {
     "empty part": (lambda m: m["files"].update({"game//x.png": m["files"][A_PNG]}), "a path must be relative"),
     "dot part": (lambda m: m["files"].update({"./x.png": m["files"][A_PNG]}), "a path must be relative"),
     "absolute path": (lambda m: m["files"].update({"/etc/x.png": m["files"][A_PNG]}), "a path must be relative"),
+    "control character": (lambda m: m["files"].update({"game/x\n.png": m["files"][A_PNG]}), "a path must be relative"),
+    "long name": (lambda m: m["files"].update({"game/" + "x" * 256: m["files"][A_PNG]}), "a path must be relative"),
     "file and folder": (lambda m: m["files"].update({"game/assets": m["files"][A_PNG]}), "also the folder of"),
     "commit climbing": (lambda m: m.update(commit="../x"), "commit must be a commit"),
     "repository": (lambda m: m.update(repository=["x"]), "repository must be owner/name"),

@@ -157,11 +157,12 @@ def _described(value: Any) -> str:
 
 def plain_path(path: Any) -> bool:
     """Whether ``path`` is a relative path of plain names joined by '/': no empty, '.' or '..' part,
-    no backslash, NUL or drive letter, at most 1024 characters."""
-    if not isinstance(path, str) or not 0 < len(path) <= 1024 or "\\" in path or "\x00" in path:
+    no backslash, control character or drive letter, at most 1024 characters and 255 a name."""
+    if not isinstance(path, str) or not 0 < len(path) <= 1024 or "\\" in path or not path.isprintable():
         return False
     parts = path.split("/")
-    return all(part not in ("", ".", "..") for part in parts) and not (len(parts[0]) > 1 and parts[0][1] == ":")
+    plain = all(part not in ("", ".", "..") and len(part.encode("utf-8", "surrogatepass")) <= 255 for part in parts)
+    return plain and not (len(parts[0]) > 1 and parts[0][1] == ":")
 
 
 def missing_message(benchmark: str, detail: str = "") -> str:

@@ -142,6 +142,7 @@ def _tar_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
 
 def _tar_infos(archive: tarfile.TarFile, shown: str) -> Iterator[tarfile.TarInfo]:
     while True:
+        del archive.members[:]  # a stream's members are read once: keep none (tarfile keeps them all)
         with _tar_errors(shown, f"{shown} is not a readable archive"):
             info = archive.next()
         if info is None:

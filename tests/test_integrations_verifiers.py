@@ -13,7 +13,7 @@ import verifiers.v1 as vf
 
 from cogsim.harness import RunConfig, Task, run
 from cogsim.integrations.episode import Episode, EpisodeSpec, metric_values
-from cogsim.integrations.verifiers import CogsimEnv, evaluate, family_metrics, load_environment
+from cogsim.integrations.verifiers import CogsimEnv, episode_metrics, evaluate, family_metrics, load_environment
 from cogsim.store import open_store
 from reply_server import ReplyServer
 
@@ -172,4 +172,10 @@ def test_family_metrics_of_malformed_traces_are_one_clear_line(case):
     traces, match = MALFORMED[case]
     with pytest.raises(ValueError, match=match) as refused:
         family_metrics(traces)
+    assert "\n" not in str(refused.value)
+
+
+def test_one_episodes_metrics_of_a_malformed_record_are_one_clear_line():
+    with pytest.raises(ValueError, match="the wilt records lack what its metrics read") as refused:
+        episode_metrics({**RECORD, "huge": 10**400})
     assert "\n" not in str(refused.value)

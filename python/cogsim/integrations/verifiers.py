@@ -263,12 +263,16 @@ def episode_metrics(record: dict[str, Any]) -> dict[str, float]:
     metrics = {
         f"cogsim/{key}": float(value)
         for key, value in record.items()
-        if key not in RUNNER_FIELDS and isinstance(value, (int, float))
+        if key not in RUNNER_FIELDS and isinstance(value, (int, float)) and _fits_a_float(value)
     }
-    for name, value in metric_values([record]).items():
+    for name, value in _family_values([record]).items():
         if not name.endswith(("95% low", "95% high")):
             metrics[f"cogsim/{name}"] = value
     return metrics
+
+
+def _fits_a_float(value: int | float) -> bool:
+    return isinstance(value, float) or value.bit_length() <= 1000
 
 
 def family_metrics(traces: Iterable[vf.Trace | dict]) -> dict[str, float]:
@@ -283,6 +287,11 @@ def family_metrics(traces: Iterable[vf.Trace | dict]) -> dict[str, float]:
         record = _record(trace, where)
         if record is not None and record.get("status") in FINISHED:
             records.append(_checked_record(record, where))
+    return _family_values(records)
+
+
+def _family_values(records: list[dict]) -> dict[str, float]:
+    """metric_values, with a family's metric code failing on records (that lack its outcomes) one line."""
     failed: dict[str, str] = {}
     values = metric_values(records, failed)
     if failed:

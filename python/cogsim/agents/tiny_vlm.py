@@ -42,6 +42,7 @@ import numpy as np
 
 from cogsim._untrusted import load_json, read_file
 from cogsim.agents.convert_gguf import MAX_STAMP_BYTES, ConversionError, cached_conversion, smollm2_gguf
+from cogsim.agents.vllm import torchvision_problem
 
 FORMAT = 1  # bump when the folder changes: cached folders of another format are built again
 STAMP = "cogsim-tiny-vlm.json"
@@ -95,6 +96,9 @@ def build(out: Path, text_model: Path, seed: int = 0) -> Path:
     place, so a failed or killed build leaves none."""
     out, text_model = Path(out), Path(text_model)
     _check_seed(seed)
+    problem = torchvision_problem()
+    if problem:
+        raise BuildError(problem)
     try:
         import torch
         from safetensors.torch import load_file, save_file

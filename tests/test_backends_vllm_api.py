@@ -6,6 +6,7 @@ installed vLLM's signatures (e2e stage); tests/test_backends_vllm.py and tests/e
 run the real engine."""
 
 import inspect
+import json
 import re
 import sys
 import types
@@ -372,3 +373,23 @@ def test_a_torchvision_built_for_another_torch_is_one_line_naming_the_fix(fake_v
     assert "beside torch 2.13.0+cpu (RuntimeError: operator torchvision::nms does not exist)" in message
     assert "pip install 'torchvision==0.28.0+cpu' --index-url https://download.pytorch.org/whl/cpu" in message
     assert "pip uninstall torchvision" in message and not _Engine.instances
+
+
+def test_on_a_cpu_an_unsized_kv_cache_holds_four_sequences_of_the_context(fake_vllm, tmp_path):
+    """From the model folder's config (an Idefics3 folder: its text model's), in the dtype the engine runs."""
+    config = {
+        "model_type": "idefics3",
+        "dtype": "bfloat16",
+        "text_config": {"num_hidden_layers": 30, "num_attention_heads": 9, "num_key_value_heads": 3, "head_dim": 64,
+                        "hidden_size": 576, "max_position_embeddings": 8192},
+    }
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    make_agent(f"vllm:{tmp_path}", max_model_len=4096, dtype="float32")
+    assert _Engine.instances[-1].engine_options["kv_cache_memory_bytes"] == 4 * 2 * 30 * 3 * 64 * 4 * 4096
+    make_agent(f"vllm:{tmp_path}")  # the model's own context, its own dtype
+    assert _Engine.instances[-1].engine_options["kv_cache_memory_bytes"] == 4 * 2 * 30 * 3 * 64 * 2 * 8192
+    backend = make_agent(f"vllm:{tmp_path}", kv_cache_memory_bytes=1 << 30)  # the user's size stands
+    assert backend.describe()["kv_cache_memory_bytes"] == 1 << 30
+    (tmp_path / "config.json").write_text("{}")  # a folder that does not say: vLLM's own default
+    make_agent(f"vllm:{tmp_path}")
+    assert "kv_cache_memory_bytes" not in _Engine.instances[-1].engine_options

@@ -337,7 +337,11 @@ def test_bad_backend_options_are_named():
             None,
             "context_overflow",
         ),
-        ('HTTP 400: {"error":{"message":"At most 2 image(s) may be provided in one prompt."}}', 400, "context_overflow"),
+        (
+            'HTTP 400: {"error":{"message":"At most 2 image(s) may be provided in one prompt."}}',
+            400,
+            "context_overflow",
+        ),
         ("HTTP 500: image input is not supported - hint: you may need to provide the mmproj", 500, "unsupported_input"),
         ("HTTP 503: unavailable (gave up after 6 attempts)", 503, "http"),
         ("timeout after 300 s", None, "timeout"),

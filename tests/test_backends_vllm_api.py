@@ -380,8 +380,14 @@ def test_on_a_cpu_an_unsized_kv_cache_holds_four_sequences_of_the_context(fake_v
     config = {
         "model_type": "idefics3",
         "dtype": "bfloat16",
-        "text_config": {"num_hidden_layers": 30, "num_attention_heads": 9, "num_key_value_heads": 3, "head_dim": 64,
-                        "hidden_size": 576, "max_position_embeddings": 8192},
+        "text_config": {
+            "num_hidden_layers": 30,
+            "num_attention_heads": 9,
+            "num_key_value_heads": 3,
+            "head_dim": 64,
+            "hidden_size": 576,
+            "max_position_embeddings": 8192,
+        },
     }
     (tmp_path / "config.json").write_text(json.dumps(config))
     make_agent(f"vllm:{tmp_path}", max_model_len=4096, dtype="float32")

@@ -226,7 +226,11 @@ def test_a_context_overflow_names_the_options_that_fit_it_and_resumes_after_the_
     with open_store(tmp_path) as store:
         assert store.config_changes() == [{"history": ["full", "last:2"]}]
     with pytest.raises(ValueError, match=r"max_turns differ\); a resume may change only .*--history, --max-images"):
-        run(RunConfig([Task("looptest/count", 2)], ["counting:small-context"], history="full", max_turns=9), tmp_path, resume=True)
+        run(
+            RunConfig([Task("looptest/count", 2)], ["counting:small-context"], history="full", max_turns=9),
+            tmp_path,
+            resume=True,
+        )
 
 
 class DecodingCount(loop_envs.CountEnv):

@@ -174,7 +174,9 @@ def _text_config(text_model: Path) -> dict:
     except (OSError, ValueError) as exc:
         raise BuildError(f"{text_model} is not a model folder with a config.json ({exc})") from None
     if config.get("model_type") != "llama":
-        raise BuildError(f"the text model must be a Llama model (SmolLM2 is), {text_model} holds {config.get('model_type')!r}")
+        raise BuildError(
+            f"the text model must be a Llama model (SmolLM2 is), {text_model} holds {config.get('model_type')!r}"
+        )
     if not list(text_model.glob("*.safetensors")):
         raise BuildError(f"{text_model} holds no safetensors weights")
     return config
@@ -189,7 +191,9 @@ def _added_tokens() -> list:
 def _config(text: dict, vocab: int, image_token_id: int):
     from transformers import Idefics3Config
 
-    text = {k: v for k, v in text.items() if not k.startswith("_") and k not in ("architectures", "transformers_version")}
+    text = {
+        k: v for k, v in text.items() if not k.startswith("_") and k not in ("architectures", "transformers_version")
+    }
     text.update(vocab_size=vocab, tie_word_embeddings=True)
     config = Idefics3Config(
         text_config=text,

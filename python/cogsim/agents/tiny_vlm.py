@@ -9,7 +9,7 @@ connector and a Llama text model) that vLLM and transformers load as a Hugging F
 - the vision tower (2 layers, 64 wide, 192-pixel tiles of 16-pixel patches) and the connector
   (pixel shuffle 4: 9 image tokens per tile) have random weights drawn from ``--seed`` with numpy's
   PCG64, as have the embeddings of the added tokens;
-- Idefics3's image processor: a frame's longest edge resized to 512 pixels, cut into tiles of 192
+- Idefics3's image processor: a frame's longest edge resized to 576 pixels, cut into tiles of 192
   (at most 3 x 3) plus the whole frame as one more tile, so a frame's image tokens depend on its size;
 - SmolLM2's tokenizer with the image tokens added (``<image>``, ``<fake_token_around_image>``,
   ``<global-img>``, ``<end_of_utterance>``, ``<row_R_col_C>``), and a ChatML chat template that puts
@@ -44,7 +44,7 @@ from cogsim._untrusted import load_json, read_file
 from cogsim.agents.convert_gguf import MAX_STAMP_BYTES, ConversionError, cached_conversion, smollm2_gguf
 from cogsim.agents.vllm import torchvision_problem
 
-FORMAT = 2  # bump when the folder changes: cached folders of another format are built again
+FORMAT = 3  # bump when the folder changes: cached folders of another format are built again
 STAMP = "cogsim-tiny-vlm.json"
 WEIGHTS = "model.safetensors"
 DTYPE = "bfloat16"
@@ -53,7 +53,10 @@ DTYPE = "bfloat16"
 TILE = 192  # pixels of one tile's side (the vision tower's image_size; the processor's max_image_size)
 PATCH = 16
 SCALE = 4  # the connector's pixel shuffle
-LONGEST_EDGE = 512  # a frame is resized so that its longest edge is this, then cut into tiles
+# A frame is resized so that its longest edge is this, then cut into tiles. A whole number of tiles:
+# with 512, transformers 5.19's Idefics3 processor cut 840 x 620 and 232 x 164 frames into 3 x 3 tiles
+# while its own count (get_number_of_image_patches), which vLLM's prompt follows, says 2 x 3.
+LONGEST_EDGE = 3 * TILE
 VISION = {
     "hidden_size": 64,
     "intermediate_size": 256,

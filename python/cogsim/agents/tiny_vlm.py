@@ -113,7 +113,7 @@ def build(out: Path, text_model: Path, seed: int = 0) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     staging.chmod(0o755)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(text_model)
+        tokenizer = AutoTokenizer.from_pretrained(text_model, local_files_only=True)  # also recorded in its config
         tokenizer.add_tokens(_added_tokens(), special_tokens=True)
         vocab = -(-len(tokenizer) // VOCAB_MULTIPLE) * VOCAB_MULTIPLE
         tokenizer.chat_template = CHAT_TEMPLATE

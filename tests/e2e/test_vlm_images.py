@@ -394,4 +394,12 @@ def test_exports_of_the_served_run_carry_the_frames(served_run, tmp_path):
         for part in message["content"]
         if part.get("type") == "image"
     }
-    assert records and {Path(p).read_bytes() for p in paths} == stored
+    # the SFT export holds the finished ("done") episodes, each whole: their frames, as stored
+    done_frames = {
+        read_stored_frame(run_dir, ref, 64 << 20)
+        for episode, turns in stored_episodes(run_dir)
+        if episode["status"] == "done"
+        for t in turns
+        for ref in t.images
+    }
+    assert records and done_frames and {Path(p).read_bytes() for p in paths} == done_frames

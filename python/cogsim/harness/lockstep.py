@@ -423,10 +423,29 @@ class _LockstepRunner:
                 f"{spec} does not accept images ({error}); the run stopped. Suites of this run that send images: "
                 f"{', '.join(suites) or '(none found)'}; run them with a vision model or in text modality."
             )
+        elif completion.fault == "context_overflow":
+            error = f"{error}; {self._overflow_advice(episode, error)}"
         episode.row.fault, episode.row.error = completion.fault, f"turn {episode.turn}: {error}"
         episode.finished = True
         if completion.fault in RUN_STOPPING_FAULTS and self.stopped is None:
             self.stopped = episode.row.error
+
+    def _overflow_advice(self, episode: _Episode, error: str) -> str:
+        """What fits the episode's prompt in the model's context, named as the options that do it."""
+        history = self._history(episode.env)
+        prompt = episode.prompt(history)
+        images = sum(len(m.images) for m in prompt)
+        earlier = sum(m.role == "assistant" for m in prompt)
+        fixes = []
+        if earlier > 0:
+            fixes.append(f"--history last:K with K < {earlier} (the prompt carried {earlier} earlier turns)")
+        if images > 1:
+            fixes.append(f"--max-images N with N < {images} (it carried {images} images)")
+        if "may be provided in one prompt" in error:  # vLLM's limit of images in a prompt
+            fixes.append("a higher limit_mm_per_prompt (--agent-option, or the server's --limit-mm-per-prompt)")
+        else:
+            fixes.append("--agent-option max_model_len=N above the prompt's length, where the model allows it")
+        return f"to fit it in, resume with {' or '.join(fixes)} (or --on-overflow drop-oldest)"
 
     def _suites_with_images(self) -> list[str]:
         found = []

@@ -105,7 +105,7 @@ def run(
                 raise ValueError(
                     f"--resume: {out} holds a run with other settings ({', '.join(refused)} differ); a resume may "
                     "change only how the backend is reached (base_url, api_key, timeouts, retries, concurrency, "
-                    "vLLM engine limits)"
+                    "vLLM engine limits) and what a prompt may carry (--history, --max-images)"
                 )
         require_plugins(config)
         slots = _plan(config, store, given)

@@ -192,8 +192,8 @@ def _resume_advice(out: Path, faults: dict) -> str:
 
     if set(faults) == {RELEASE_FILES_FAULT}:
         return (
-            f"the run is incomplete: reinstall the release files (`cogsim assets add`), then `cogsim run --resume "
-            f"{out}` retries these episodes"
+            f"the run is incomplete: reinstall the release files, then `cogsim run --resume {out}` retries these "
+            "episodes (`cogsim assets add BENCHMARK PATH` installs them again)"
         )
     if set(faults) == {"context_overflow"}:
         return (

@@ -31,7 +31,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from cogsim._untrusted import shown
+from cogsim.files import shown
 
 MAX_SEED = 2**32 - 1  # every env's episode seeds are integers in [0, MAX_SEED]
 

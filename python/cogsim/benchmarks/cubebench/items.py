@@ -30,12 +30,11 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from cogsim import cube
-from cogsim._files import write_text_atomic
-from cogsim._untrusted import load_json, read_file
 from cogsim.benchmarks.cubebench import views
 from cogsim.benchmarks.cubebench.parser import COLOURS, EFFECT_LABELS
 from cogsim.benchmarks.cubebench.prompts import PROMPT_VERSION
 from cogsim.cube import DECREASE, INCREASE, MOVES, NO_CHANGE, Cube
+from cogsim.files import load_json, read_file, write_text_atomic
 
 LABELS = "ABCD"
 TESTS = (

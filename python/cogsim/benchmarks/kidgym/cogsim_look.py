@@ -19,8 +19,7 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from cogsim.render import Renderer, _check, as_batch, same_across, scene_kind
-from cogsim.render._canvas import SHAPES, Canvas
+from cogsim.render import SHAPES, Canvas, Renderer, as_batch, checks, same_across, scene_kind
 
 GRID_CELLS = 9
 PLAY_CELLS = 5
@@ -77,7 +76,7 @@ LABEL_BADGE = (255, 255, 255)
 
 def roman(number: int) -> str:
     """1..39 as a roman numeral (target positions use small numbers)."""
-    _check.integer("numeral", number, 1, 39)
+    checks.integer("numeral", number, 1, 39)
     tens, units = divmod(number, 10)
     return "X" * tens + ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX")[units]
 
@@ -170,27 +169,27 @@ class GridScene:
         return GRID_CELLS * self.cell_size
 
     def validate(self) -> "GridScene":
-        _check.choice("cell_size", self.cell_size, CELL_SIZES)
-        _check.choice("scene", self.scene, tuple(SCENES))
-        _check.text("hint_text", self.hint_text, HINT_TEXT_MAX)
+        checks.choice("cell_size", self.cell_size, CELL_SIZES)
+        checks.choice("scene", self.scene, tuple(SCENES))
+        checks.text("hint_text", self.hint_text, HINT_TEXT_MAX)
         if len(self.backpack) > BACKPACK_SLOTS:
             raise ValueError(f"backpack must have at most {BACKPACK_SLOTS} slots, got {len(self.backpack)}")
         if len(self.hint_sprites) > HINT_SPRITES:
             raise ValueError(f"hint_sprites must have at most {HINT_SPRITES} sprites, got {len(self.hint_sprites)}")
         for i, item in enumerate(self.items):
-            _check.integer(f"items[{i}].row", item.row, 0, PLAY_CELLS - 1)
-            _check.integer(f"items[{i}].col", item.col, 0, PLAY_CELLS - 1)
+            checks.integer(f"items[{i}].row", item.row, 0, PLAY_CELLS - 1)
+            checks.integer(f"items[{i}].col", item.col, 0, PLAY_CELLS - 1)
             if item.label is not None:
-                _check.integer(f"items[{i}].label", item.label, 0, 99)
+                checks.integer(f"items[{i}].label", item.label, 0, 99)
             if item.cell_colour is not None:
-                _check.colour(f"items[{i}].cell_colour", item.cell_colour)
+                checks.colour(f"items[{i}].cell_colour", item.cell_colour)
         for i, target in enumerate(self.targets):
-            _check.integer(f"targets[{i}].row", target.row, 0, PLAY_CELLS - 1)
-            _check.integer(f"targets[{i}].col", target.col, 0, PLAY_CELLS - 1)
-            _check.integer(f"targets[{i}].numeral", target.numeral, 1, 39)
+            checks.integer(f"targets[{i}].row", target.row, 0, PLAY_CELLS - 1)
+            checks.integer(f"targets[{i}].col", target.col, 0, PLAY_CELLS - 1)
+            checks.integer(f"targets[{i}].numeral", target.numeral, 1, 39)
         if self.agent is not None:
-            _check.integer("agent row", self.agent[0], 0, PLAY_CELLS - 1)
-            _check.integer("agent col", self.agent[1], 0, PLAY_CELLS - 1)
+            checks.integer("agent row", self.agent[0], 0, PLAY_CELLS - 1)
+            checks.integer("agent col", self.agent[1], 0, PLAY_CELLS - 1)
         for i, placed in enumerate(self.marks):
             _check_placed_mark(f"marks[{i}]", placed)
         if len(self.hint_figure) not in (0, 4):
@@ -204,14 +203,14 @@ class GridScene:
 
 def _check_placed_mark(name: str, placed) -> None:
     if isinstance(placed, CellMark):
-        _check.integer(f"{name}.row", placed.row, 0, PLAY_CELLS - 1)
-        _check.integer(f"{name}.col", placed.col, 0, PLAY_CELLS - 1)
+        checks.integer(f"{name}.row", placed.row, 0, PLAY_CELLS - 1)
+        checks.integer(f"{name}.col", placed.col, 0, PLAY_CELLS - 1)
         if placed.label is not None:
-            _check.integer(f"{name}.label", placed.label, 0, 99)
+            checks.integer(f"{name}.label", placed.label, 0, 99)
         if placed.numeral is not None:
-            _check.integer(f"{name}.numeral", placed.numeral, 1, 39)
+            checks.integer(f"{name}.numeral", placed.numeral, 1, 39)
     elif isinstance(placed, SlotMark):
-        _check.integer(f"{name}.slot", placed.slot, 0, BACKPACK_SLOTS - 1)
+        checks.integer(f"{name}.slot", placed.slot, 0, BACKPACK_SLOTS - 1)
     else:
         raise ValueError(f"{name} must be a CellMark or SlotMark, got {type(placed).__name__}")
     _check_mark(f"{name}.mark", placed.mark)
@@ -219,12 +218,12 @@ def _check_placed_mark(name: str, placed) -> None:
 
 def _check_mark(name: str, mark) -> None:
     if isinstance(mark, Pile):
-        _check.integer(f"{name}.count", mark.count, 1, PILE_MAX)
+        checks.integer(f"{name}.count", mark.count, 1, PILE_MAX)
     elif isinstance(mark, SpriteQuarter):
-        _check.integer(f"{name}.quarter", mark.quarter, 0, 3)
+        checks.integer(f"{name}.quarter", mark.quarter, 0, 3)
     elif isinstance(mark, ShapeTile):
-        _check.choice(f"{name}.shape", mark.shape, SHAPES)
-        _check.colour(f"{name}.colour", mark.colour)
+        checks.choice(f"{name}.shape", mark.shape, SHAPES)
+        checks.colour(f"{name}.colour", mark.colour)
     else:
         raise ValueError(f"{name} must be a Pile, SpriteQuarter or ShapeTile, got {type(mark).__name__}")
 

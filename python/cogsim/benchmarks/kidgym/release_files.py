@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from cogsim import release_assets
-from cogsim._untrusted import printable, read_file
+from cogsim.files import printable, read_file
 from cogsim.release_assets import AssetsMissing
 
 BENCHMARK = "kidgym"

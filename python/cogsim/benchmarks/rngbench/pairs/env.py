@@ -34,11 +34,11 @@ from cogsim import release_assets
 from cogsim.benchmarks.rngbench.pairs import agents, game, parser, prompts
 from cogsim.benchmarks.rngbench.pairs.game import FACE_UP, FIRST_FLIP, MATCH, MISMATCH, REMOVED, PairsBatch
 from cogsim.envs import register
-from cogsim.envs._options import choice as _choice
-from cogsim.envs._options import flag as _flag
-from cogsim.envs._options import integer as _integer
-from cogsim.envs._options import known as _known
 from cogsim.envs.base import TextEnv, observation
+from cogsim.envs.options import choice as _choice
+from cogsim.envs.options import flag as _flag
+from cogsim.envs.options import integer as _integer
+from cogsim.envs.options import known as _known
 
 THEMES = {
     "ascii": "ascii",

@@ -31,7 +31,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from cogsim.files import shown
+from cogsim._untrusted import shown
 
 MAX_SEED = 2**32 - 1  # every env's episode seeds are integers in [0, MAX_SEED]
 
@@ -176,6 +176,22 @@ class TextEnv(gym.Env):
         if self._frames_renderer is None:
             return None
         return {"look": getattr(self, "look", None), **self._frames_renderer.describe()}
+
+    def shows_pictures(self) -> bool:
+        """Whether this env's observations carry frames (its options decide: an image modality, images=True)."""
+        return False
+
+    def pictures_record(self) -> dict:
+        """What every episode records of its pictures, in every env alike: {"look": the look that drew
+        them, "frames": how they were sent (``frame_format()``), "release_assets": the release files they
+        were drawn from, where the look reads any}; {"look": None} where it showed none."""
+        if not self.shows_pictures():
+            return {"look": None}
+        record = {"look": getattr(self, "look", None), "frames": self.frame_format()}
+        assets = getattr(self, "assets_used", None)
+        if assets is not None:
+            record["release_assets"] = dict(assets)
+        return record
 
     def frame_format(self) -> dict:
         """How the env's frames are sent to a model: {"format": "png"} (the default: lossless) or the

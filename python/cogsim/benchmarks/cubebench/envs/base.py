@@ -213,11 +213,12 @@ class CubeBenchEnv(TextEnv):
             "index": self.item["index"],
             "prompt_version": self.item["prompt_version"],
             "protocol": self.protocol,
-            "look": self.look,
+            **self.pictures_record(),
         }
-        if self.modality != "text":
-            base["frames"] = self.frame_format()
         return {**base, **outcomes}
+
+    def shows_pictures(self) -> bool:
+        return self.modality != "text"
 
     # -- answer extraction: the release's (default) or cogsim's strict one-line formats ---------
     def _parse_choice(

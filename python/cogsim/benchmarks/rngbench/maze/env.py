@@ -278,12 +278,13 @@ class MazeNavEnv(TextEnv):
             **self._frames_record(),
         }
 
+    def shows_pictures(self) -> bool:
+        return self.modality != "text"
+
     def _frames_record(self) -> dict:
-        """The pictures the episode showed: their look, whether the 3D view drew the goal (cogsim's
-        option; the release never does) and how they were sent; none in text modality."""
-        if self.modality == "text":
-            return {"look": None}
-        record = {"look": self.look, "frames": self.frame_format()}
+        """The pictures the episode showed (``pictures_record``), and whether the 3D view drew the goal
+        (cogsim's option; the release never does)."""
+        record = self.pictures_record()
         if self.modality == "3d":
             record["show_goal"] = self.show_goal
         return record

@@ -454,6 +454,9 @@ class PairsEnv(TextEnv):
         matched = sum(self.game.scores())
         return f"The game is over: {matched} of {self.pairs} pairs matched in {sum(self.responses)} responses."
 
+    def shows_pictures(self) -> bool:
+        return self.modality == "image"
+
     def _episode(self) -> dict:
         scores = self.game.scores()
         episode = {
@@ -477,12 +480,8 @@ class PairsEnv(TextEnv):
             "forfeits": sum(self.forfeits),
             "max_retries": self.max_retries,
             "optimal_responses": self.optimal_responses,
-            "look": self.look,
+            **self.pictures_record(),
         }
-        if self.modality == "image":
-            episode["frames"] = self.frame_format()
-        if self.assets_used is not None:
-            episode["release_assets"] = dict(self.assets_used)
         if self.num_players == 2:
             episode.update(
                 scores=list(scores),

@@ -46,7 +46,7 @@ def make_scenes() -> list[dict]:
     scenes = []
     for name in RELEASE_IDS:
         for level in (1, 2, 3):
-            states = _core.kidgym_release_generate(TASKS[name].core_id, level, list(SEEDS), catalog)
+            states = _core.kidgym_generate(TASKS[name].core_id, level, list(SEEDS), catalog)
             for seed, state in zip(SEEDS, states):
                 rng = np.random.default_rng(seed)
                 step = 0

@@ -37,3 +37,14 @@ def test_a_run_of_the_earlier_mechanics_exports_as_it_did(earlier_run, tmp_path)
     expected = [json.loads(line) for line in (EARLIER_RUN / "expected_export.jsonl").read_text().splitlines()]
     assert exported == expected
     assert {e["mechanics"] for e in exported if e["status"] == "done"} == {"cogsim"}
+
+
+def test_resuming_a_run_of_the_earlier_mechanics_says_in_one_line_where_they_went(earlier_run, capsys):
+    from cogsim.cli import main
+
+    assert main(["run", "--resume", str(earlier_run), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    assert "mechanics='cogsim', cogsim's earlier KidGym mechanics, are gone" in err
+    assert "played by cogsim 0.1.0 and earlier" in err and "still reports and exports" in err
+    assert export_jsonl(earlier_run, earlier_run.parent / "after.jsonl") == 12  # the refusal wrote nothing

@@ -65,3 +65,10 @@ def test_a_family_record_still_takes_the_earlier_name_of_its_scenes_module():
     assert family.scenes == "toy.look"
     with pytest.raises(ValueError, match="not both"):
         Family("toy", ("toy/a",), "toy.env", scenes="toy.draw", look="toy.look")
+
+
+def test_a_name_that_moved_to_another_module_of_its_benchmark_is_still_found():
+    from cogsim.benchmarks.cubebench import items, seed_lists
+
+    with pytest.warns(DeprecationWarning, match="items.build_seed_list is now cogsim.benchmarks.cubebench.seed_lists"):
+        assert items.build_seed_list is seed_lists.build_seed_list

@@ -39,7 +39,7 @@ def _option_names(env_id: str) -> set[str]:
     """The options an env reads: its constructor's parameters and the option lists of its module."""
     entry = spec(env_id).entry_point
     module = sys.modules[entry.__module__]
-    names = set(inspect.signature(entry.__init__).parameters) - {"self", "env_id", "options", "unknown"}
+    names = set(inspect.signature(entry.__init__).parameters) - {"self", "env_id", "options"}
     names |= set(getattr(entry, "test_options", ())) | set(getattr(module, "OPTIONS", ()))
     names |= set(getattr(module, "DEFAULTS", {})) | set(getattr(entry, "file_options", {}))
     return names - {"judge", "judge_options", "seed_list", "prompt_template", "prompt_file"}  # files and servers: below

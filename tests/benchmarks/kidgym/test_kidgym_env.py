@@ -154,7 +154,7 @@ def test_an_unknown_option_is_named_with_every_option_kidgym_takes():
     message = str(error.value)
     assert message.startswith("unknown option(s) 'levle' for kidgym/maze; allowed: ")
     allowed = set(message.partition("allowed: ")[2].split(", "))
-    constructor = set(inspect.signature(KidGymEnv.__init__).parameters) - {"self", "env_id", "task", "unknown"}
+    constructor = set(inspect.signature(KidGymEnv.__init__).parameters) - {"self", "env_id", "task", "options"}
     assert {"level", "prompt", "look", "mechanics", "actions", "images"} <= allowed
     assert allowed == constructor
 

@@ -101,10 +101,10 @@ class KidGymEnv(TextEnv):
         prompt_template: Any = None,
         invalid_answer_costs_step: bool = True,
         mechanics: str = "release",
-        **unknown: Any,
+        **options: Any,
     ):
         _check_mechanics(mechanics, env_id or f"kidgym/{task}")
-        known(unknown, env_id, ACCEPTED_OPTIONS)
+        known(options, env_id, ACCEPTED_OPTIONS)
         super().__init__(
             env_id,
             task=task,

@@ -63,7 +63,7 @@ def test_a_family_record_still_takes_the_earlier_name_of_its_scenes_module():
     with pytest.warns(DeprecationWarning, match="Family\\(look=...\\) is now Family\\(scenes=...\\)"):
         family = Family("toy", ("toy/a",), "toy.env", look="toy.look", scene_kinds=("toy_board",))
     assert family.scenes == "toy.look"
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="not both"):
         Family("toy", ("toy/a",), "toy.env", scenes="toy.draw", look="toy.look")
 
 

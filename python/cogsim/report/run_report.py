@@ -138,7 +138,8 @@ def add_run_tables(document: Document, store: Store) -> None:
     table.note = (
         "Parse failures: share of turns whose answer the benchmark's parser rejected; cut by length: share of "
         "replies the backend ended at the token limit (finish_reason 'length'; 95% Wilson intervals). Backend "
-        "faults: episodes stopped by a failed backend call (never scored, resumable with `cogsim run --resume`); "
+        "faults: episodes stopped by a failed backend call or damaged release files (never scored, resumable with "
+        "`cogsim run --resume`); "
         "metrics cover finished episodes only."
     )
     document.table(table)

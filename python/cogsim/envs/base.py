@@ -177,6 +177,22 @@ class TextEnv(gym.Env):
             return None
         return {"look": getattr(self, "look", None), **self._frames_renderer.describe()}
 
+    def shows_pictures(self) -> bool:
+        """Whether this env's observations carry frames (its options decide: an image modality, images=True)."""
+        return False
+
+    def pictures_record(self) -> dict:
+        """What every episode records of its pictures, in every env alike: {"look": the look that drew
+        them, "frames": how they were sent (``frame_format()``), "release_assets": the release files they
+        were drawn from, where the look reads any}; {"look": None} where it showed none."""
+        if not self.shows_pictures():
+            return {"look": None}
+        record = {"look": getattr(self, "look", None), "frames": self.frame_format()}
+        assets = getattr(self, "assets_used", None)
+        if assets is not None:
+            record["release_assets"] = dict(assets)
+        return record
+
     def frame_format(self) -> dict:
         """How the env's frames are sent to a model: {"format": "png"} (the default: lossless) or the
         encoding the benchmark's release sends them in, e.g. {"format": "jpeg", "quality": 88, "optimize":

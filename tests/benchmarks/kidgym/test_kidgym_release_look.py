@@ -259,13 +259,12 @@ def test_missing_release_files_stop_with_one_line(monkeypatch, tmp_path):
     "options, message",
     [
         ({"look": "sketch"}, "look must be one of release, cogsim"),
-        ({"mechanics": "mine"}, "mechanics must be one of release, cogsim"),
-        ({"mechanics": "cogsim"}, "look='release' draws only release's scenes"),
-        ({"look": "cogsim", "mechanics": "release"}, "look='cogsim' draws only cogsim's scenes"),
-        ({"actions": "some"}, "actions must be 'release' or 'executable'"),
-        ({"look": "cogsim", "actions": "release"}, "actions must be 'executable'"),
+        ({"mechanics": "mine"}, "mechanics must be 'release' \\(the only game\\), got 'mine'"),
+        ({"mechanics": "cogsim"}, "mechanics='cogsim', cogsim's earlier KidGym mechanics, are gone"),
+        ({"look": "cogsim", "mechanics": "cogsim", "images": False}, "played by cogsim 0.1.0 and earlier"),
+        ({"actions": "some"}, "actions must be one of release, executable"),
         ({"cell_size": 32}, "cell_size must be 64"),
-        ({"maze_decoy_keys": 0}, "need mechanics='cogsim'"),
+        ({"maze_decoy_keys": 0}, "unknown option\\(s\\) 'maze_decoy_keys'"),
     ],
 )
 def test_bad_look_and_mechanics_options_are_refused(options, message):

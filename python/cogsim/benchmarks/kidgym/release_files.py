@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cogsim import release_assets
-from cogsim._untrusted import printable
+from cogsim.files import printable
 from cogsim.release_assets import AssetsMissing
 
 BENCHMARK = "kidgym"

@@ -38,16 +38,16 @@ from typing import Optional
 
 import numpy as np
 
-from cogsim._template import load_template
 from cogsim.benchmarks.rngbench.maze import agents, game, look, prompts, rules
 from cogsim.benchmarks.rngbench.maze import parser as reply_parser
 from cogsim.benchmarks.rngbench.maze.game import Sight
 from cogsim.envs import register
-from cogsim.envs._options import choice as _choice
-from cogsim.envs._options import flag as _flag
-from cogsim.envs._options import integer as _integer
-from cogsim.envs._options import known as _known
 from cogsim.envs.base import TextEnv, observation
+from cogsim.envs.options import choice as _choice
+from cogsim.envs.options import flag as _flag
+from cogsim.envs.options import integer as _integer
+from cogsim.envs.options import known as _known
+from cogsim.envs.options import load_template
 
 PROMPT_FIELDS = ("maze_size", "wall_size", "vision_range", "max_steps", "minimap_size")
 MODALITIES = ("3d", "patch", "text")
@@ -278,12 +278,13 @@ class MazeNavEnv(TextEnv):
             **self._frames_record(),
         }
 
+    def shows_pictures(self) -> bool:
+        return self.modality != "text"
+
     def _frames_record(self) -> dict:
-        """The pictures the episode showed: their look, whether the 3D view drew the goal (cogsim's
-        option; the release never does) and how they were sent; none in text modality."""
-        if self.modality == "text":
-            return {"look": None}
-        record = {"look": self.look, "frames": self.frame_format()}
+        """The pictures the episode showed (``pictures_record``), and whether the 3D view drew the goal
+        (cogsim's option; the release never does)."""
+        record = self.pictures_record()
         if self.modality == "3d":
             record["show_goal"] = self.show_goal
         return record

@@ -18,6 +18,7 @@ import numpy as np
 
 from cogsim.envs import register
 from cogsim.envs.base import ResetNeeded, TextEnv, observation
+from cogsim.envs.options import flag, integer, known
 from guessgame.parser import format_guess, parse_guess
 
 OPTIONS = ("low", "high", "max_guesses", "images")
@@ -27,30 +28,20 @@ MAX_NUMBER = 10**6
 SECRET_STREAM = 0x5EC
 
 
-def _integer(options: dict, name: str, default: int, low: int, high: int) -> int:
-    value = options.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
-    return int(value)
-
-
 class GuessEnv(TextEnv):
     suite = "guess"  # the metric suite that reads this env's episodes (the family's name)
     default_history = "full"  # the player needs every earlier answer
     scripted_policies = ("oracle", "bisect", "random")
     batches_frames = True  # it hands its frames on and never reads their pixels
+    look = "cogsim"  # its one picture, drawn by cogsim's renderer (guessgame.look)
 
     def __init__(self, env_id: str = "guess/number", **options: Any):
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise ValueError(f"unknown option(s) {', '.join(unknown)} for {env_id}; allowed: {', '.join(OPTIONS)}")
+        known(options, env_id, OPTIONS)
         super().__init__(env_id, **options)
-        self.low = _integer(options, "low", 1, 0, MAX_NUMBER - 1)
-        self.high = _integer(options, "high", 100, self.low + 1, MAX_NUMBER)
-        self.max_guesses = _integer(options, "max_guesses", 7, 1, 1000)
-        self.images = options.get("images", False)
-        if not isinstance(self.images, bool):
-            raise ValueError(f"images must be True or False, got {self.images!r}")
+        self.low = integer(options, "low", 1, 0, MAX_NUMBER - 1)
+        self.high = integer(options, "high", 100, self.low + 1, MAX_NUMBER)
+        self.max_guesses = integer(options, "max_guesses", 7, 1, 1000)
+        self.images = flag(options, "images", False)
         self.system_prompt = "You play a guessing game. End every reply with a line 'Guess: N'."
         self.done = True
 
@@ -91,14 +82,19 @@ class GuessEnv(TextEnv):
         return self._observe(f"{answer} Guesses left: {left}."), float(solved), self.done, False, info
 
     def _outcome(self, solved: bool) -> dict:
-        """What the metrics read: ``info["episode"]`` of the last step (JSON-able)."""
+        """What the metrics read: ``info["episode"]`` of the last step (JSON-able), with the record of
+        the pictures every image env keeps (``pictures_record``: its look and how frames were sent)."""
         return {
             "solved": solved,
             "guesses": self.guesses,
             "parse_failures": self.parse_failures,
             "invalid": self.invalid,
             "range": self.high - self.low + 1,
+            **self.pictures_record(),
         }
+
+    def shows_pictures(self) -> bool:
+        return self.images
 
     def _observe(self, text: str) -> dict:
         frames = ()

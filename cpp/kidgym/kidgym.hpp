@@ -1,5 +1,5 @@
-// KidGym as released (BoBo-Ye/KidGym 083cf1f): the release's world of objects, its generators, its
-// high-level actions and the low-level moves they expand to.
+// KidGym's engine (the game of BoBo-Ye/KidGym 083cf1f): the release's world of objects, its generators,
+// its high-level actions and the low-level moves they expand to, and the oracle's search.
 //
 // The release keeps a list of objects (each with an image, a number label, a cell and a few task
 // attributes), an agent with a cell, a facing direction and a 4-slot backpack, and per task the
@@ -14,17 +14,64 @@
 //
 // Where the release draws from Python's unseeded `random`, the generators draw from a seeded
 // SplitMix64 with the same distribution. Names (images, colours, rules) stay in Python
-// (cogsim.kidgym.catalog); the core sees asset ids.
+// (cogsim.benchmarks.kidgym.catalog); the core sees asset ids.
+//
+// Files: generate.cpp (the generators), engine.cpp (the transitions: actions, moves, goal checks,
+// action lists), solver.cpp (the oracle's search and whole episodes played by a scripted policy).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
-#include "kidgym/state.hpp"
+namespace cogsim::kidgym {
 
-namespace cogsim::kidgym::release {
+enum class Task : uint8_t {
+  Classification = 0,
+  Maze = 1,
+  Selection = 2,
+  Placement = 3,
+  Sorting = 4,
+  DecodeMaze = 5,
+  MemoryMaze = 6,
+  MemoryDecode = 7,
+  Counting = 8,
+  Filling = 9,
+  Puzzle = 10,
+  MemoryFilling = 11,
+  Decode = 12,  // the release's thirteenth family (DE), not one of the paper's twelve
+};
+inline constexpr int kNumTasks = 13;
+const char* task_name(Task task);
+
+// The release's registered step budget of a task at a level (its max_steps), and the largest budget
+// an episode may be given.
+int default_budget(Task task, int level);
+inline constexpr int kMaxBudget = 60;
+
+// The high-level verbs: an option is (verb, slot, target).
+enum class Verb : uint8_t {
+  Pick = 0,      // target = label                "pick up the item with label a"
+  Put = 1,       // slot, target = basket label   "put the item from backpack A into the basket with label b"
+  Obtain = 2,    // target = label                "obtain item with label a"
+  Unlock = 3,    // slot, target = door label     "use the key in backpack A to unlock door with label b"
+  Continue = 4,  //                               "continue"
+  Choose = 5,    // target = label                "choose <category> with label a"
+  Place = 6,     // slot, target = roman numeral  "place ... from backpack A at grid <numeral>"
+  Declare = 7,   // target = number               "I have already collected <a> <item>(s)"
+};
+// The verbs' names, in enum order: the bindings' kidgym_verbs() and through it the Python side.
+inline constexpr const char* kVerbNames[] = {"pick",     "put",    "obtain", "unlock",
+                                             "continue", "choose", "place",  "declare"};
+static_assert(sizeof(kVerbNames) / sizeof(kVerbNames[0]) == static_cast<size_t>(Verb::Declare) + 1);
+
+// A whole episode's outcome.
+struct Outcome {
+  uint8_t success;
+  uint8_t steps;
+};
 
 inline constexpr int kSide = 5;
 inline constexpr int kMaxObjects = 25;
@@ -70,7 +117,7 @@ struct Object {
 static_assert(sizeof(Object) == 8);
 
 struct Option {
-  Verb verb;       // the core's verbs (state.hpp): pick, put, obtain, unlock, continue, choose, place, declare
+  Verb verb;       // pick, put, obtain, unlock, continue, choose, place, declare
   uint8_t slot;    // backpack slot 0-3 (put, unlock, place)
   uint8_t target;  // the label, or the roman numeral 1-8 (place), or the declared number
   bool operator==(const Option&) const = default;
@@ -157,6 +204,10 @@ void validate(const Catalog& catalog);
 // Which maze task a layout table belongs to (index into Catalog::layouts), or -1.
 int maze_index(Task task);
 
+inline Task task_of(const State& s) { return static_cast<Task>(s.task); }
+// Selection, Memory Decode, Memory Maze and Memory Filling show what to remember until 'continue'.
+bool has_memory_phase(Task task);
+
 // Episode `seed`: mazes play layout seed % 100 + 1. `executable` keeps only reachable actions.
 State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int budget, bool executable);
 
@@ -182,4 +233,4 @@ std::vector<std::pair<int, int>> astar_path(const State& s, int x, int y);
 // The release's goal check (task_success, terminated) for the state as it stands.
 std::pair<bool, bool> check_goal(const State& s);
 
-}  // namespace cogsim::kidgym::release
+}  // namespace cogsim::kidgym

@@ -9,6 +9,6 @@ FAMILY = Family(
     envs="guessgame.env",
     metrics="guessgame.metrics",
     paper="guessgame.paper",
-    look="guessgame.look",
+    scenes="guessgame.look",
     scene_kinds=("guess_range",),
 )

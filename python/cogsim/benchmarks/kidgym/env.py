@@ -53,7 +53,7 @@ from cogsim.benchmarks.kidgym.parser import TAG_MODES, decode_answer
 from cogsim.benchmarks.kidgym.tasks import GOAL_TEXTS, TASKS, action_text, goal_text
 from cogsim.envs import register
 from cogsim.envs._options import known
-from cogsim.envs.base import TextEnv, observation
+from cogsim.envs.base import QuickReply, TextEnv, observation, option_replies
 
 _MAZES = {"maze", "decode_maze", "memory_maze"}
 MECHANICS = ("release", "cogsim")
@@ -376,6 +376,13 @@ class KidGymEnv(TextEnv):
         else:
             why = f"I pick {letter}: '{text}'."
         return prompts.scripted_answer(self.prompt, letter, text, why)
+
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        """The options by their letters (the chain-of-thought prompt's answer tags around the letter)."""
+        if self.state is None or self.state.done:
+            return ()
+        tagged = self.prompt == "cot"
+        return option_replies(self._option_texts(), lambda letter: f"<answer>{letter}</answer>" if tagged else letter)
 
     def _reason(self, state, index: int) -> str:
         if self.play is not None:

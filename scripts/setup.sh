@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Mesa: headless GL; FriBiDi: Pillow lays text out with Raqm only where it is (the release pictures' labels)
-debian_packages=(libegl1 libgl1 libgles2 libgl1-mesa-dri libegl-mesa0 libglx-mesa0 libfribidi0)
+# Mesa: headless GL; FriBiDi: Pillow lays text out with Raqm only where it is (the release pictures' labels);
+# Chromium: the browser the tests of `cogsim play` and `cogsim view` drive (headless, through Playwright)
+debian_packages=(libegl1 libgl1 libgles2 libgl1-mesa-dri libegl-mesa0 libglx-mesa0 libfribidi0 chromium)
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   missing=()
   for pkg in "${debian_packages[@]}"; do

@@ -95,6 +95,7 @@ def _get(served: Served, path: str, **params) -> httpx.Response:
         ("/runs/0/episodes/999999", {}, 404, "the run has no episode 999999"),
         ("/runs/0/episodes/1/turns/77", {}, 404, "episode 1 has no turn 77"),
         ("/compare", {"a": "0.1", "b": "../x"}, 400, "b must name an episode as RUN.ID"),
+        ("/compare", {"a": "0.1", "b": "3.1"}, 400, "run must be a whole number in [0, 0], got &#39;3&#39;"),
     ],
 )
 def test_bad_requests_get_one_line(viewer, path, params, status, words):
@@ -193,6 +194,21 @@ def test_a_reply_must_come_from_the_page_and_name_the_waiting_turn(tmp_path):
     finally:
         desk.end("finished", [])
         served.stop()
+
+
+def test_an_answered_turn_is_never_shown_again(tmp_path):
+    """Between the reply and the runner taking it, the page waits instead of showing the same turn."""
+    desk = PlayDesk(tmp_path, "human:t")
+    result: list = []
+    thread = _ask_in_thread(desk, result)
+    state, turn = desk.wait_ready(10)
+    assert state == "turn"
+    with desk._changed:  # the runner's thread has not woken yet: hold it off while the page asks
+        turn.reply = "A"
+        assert desk.wait_ready(0.2) == ("busy", None)
+        desk._changed.notify_all()
+    thread.join(10)
+    assert result[0].text == "A"
 
 
 def test_stop_ends_the_waiting_turn(tmp_path):

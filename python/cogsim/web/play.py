@@ -104,11 +104,20 @@ class PlayDesk:
         deadline = time.monotonic() + timeout
         self.visited = True
         with self._changed:
-            while self.state in ("starting", "busy") and time.monotonic() < deadline:
+            while not self._ready() and time.monotonic() < deadline:
                 self._changed.wait(min(0.5, max(0.0, deadline - time.monotonic())))
+            if not self._ready():
+                return "busy", None
             if self.current is not None and self.current.shown_at is None:
                 self.current.shown_at = time.monotonic()  # the person's time starts at the first showing
             return self.state, self.current
+
+    def _ready(self) -> bool:
+        """Whether a turn waits for a reply or the session is over (a turn answered a moment ago, which
+        the runner has not taken back yet, is not a turn to show again)."""
+        if self.state == "turn":
+            return self.current is not None and self.current.reply is None
+        return self.state not in ("starting", "busy")
 
     def answer(self, nonce: str, text: str) -> bool:
         """Hands the reply to the turn ``nonce`` names; False if that turn is not the one waiting."""

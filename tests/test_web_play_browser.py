@@ -13,7 +13,7 @@ from cogsim.render import encode_frames
 from cogsim.store import open_store
 from web_helpers import Command, sha256
 
-pytest_plugins = ("web_helpers",)  # the browser and page fixtures
+pytest_plugins = ("browser_fixtures",)  # the browser and page fixtures
 
 
 def _turn_shown(page, number: int) -> None:

@@ -17,7 +17,7 @@ from cogsim.harness import RunConfig, Task, run
 from cogsim.store import open_store
 from web_helpers import Command, sha256
 
-pytest_plugins = ("web_helpers",)  # the browser and page fixtures
+pytest_plugins = ("browser_fixtures",)  # the browser and page fixtures
 
 MARKUP = "<script>window.cogsimInjected = 1</script><img src=x onerror=alert(1)> A"
 
@@ -66,6 +66,9 @@ def test_view_shows_the_stored_frames_and_replies_as_text(image_run, page):
         assert page.evaluate("typeof window.cogsimInjected") == "undefined"
         assert page.locator("main img[src='x']").count() == 0
 
+        twins = page.locator("h2:has-text('The same env and seed') + table tr")
+        expect(twins).to_have_count(2)  # the heading row and the other agent's episode, not this one
+        expect(twins.nth(1)).to_contain_text("oracle")
         page.click("text=side by side >> nth=0")
         expect(page.locator(".columns h2")).to_have_count(2)
         expect(page.locator(".columns")).to_contain_text("oracle")

@@ -57,14 +57,17 @@ class Runs:
             if not (path / DB_NAME).is_file():
                 raise ValueError(f"{path} holds no cogsim run (no {DB_NAME})")
 
-    def path(self, index: Any) -> Path:
-        number = _integer(index, "run", 0, len(self.paths) - 1)
-        return self.paths[number]
+    def index(self, value: Any) -> int:
+        """The run a request names (its position on the command line); BadRequest for any other."""
+        return _integer(value, "run", 0, len(self.paths) - 1)
 
-    def open(self, index: Any):
+    def path(self, index: int) -> Path:
+        return self.paths[index]
+
+    def open(self, index: int):
         from cogsim.store.sqlite import Store
 
-        return Store(self.path(index), readonly=True, query_time_limit_s=QUERY_TIME_LIMIT_S)
+        return Store(self.paths[index], readonly=True, query_time_limit_s=QUERY_TIME_LIMIT_S)
 
 
 def _integer(value: Any, name: str, low: int, high: int) -> int:
@@ -116,7 +119,7 @@ def view_app(runs: Runs):
         return pages.render("runs.html", title="cogsim view", runs=listed)
 
     def run_page(request):
-        index = request.path_params["run"]
+        index = runs.index(request.path_params["run"])
         path = runs.path(index)
         with runs.open(index) as store:
             config = store.config() or {}
@@ -134,7 +137,7 @@ def view_app(runs: Runs):
         )
 
     def episodes(request):
-        index = request.path_params["run"]
+        index = runs.index(request.path_params["run"])
         q = request.query_params
         where = browse.EpisodeFilter(
             suite=q.get("suite") or None,
@@ -162,7 +165,7 @@ def view_app(runs: Runs):
         )
 
     def episode(request):
-        index = request.path_params["run"]
+        index = runs.index(request.path_params["run"])
         episode_id = _integer(request.path_params["episode"], "episode", 0, 2**63 - 1)
         first = _optional_integer(request, "from") or 0
         with runs.open(index) as store:
@@ -185,7 +188,7 @@ def view_app(runs: Runs):
         )
 
     def turn(request):
-        index = request.path_params["run"]
+        index = runs.index(request.path_params["run"])
         episode_id = _integer(request.path_params["episode"], "episode", 0, 2**63 - 1)
         number = _integer(request.path_params["turn"], "turn", 0, 2**31)
         with runs.open(index) as store:
@@ -215,7 +218,8 @@ def view_app(runs: Runs):
         sides = [_episode_ref(request.query_params.get(side, ""), side) for side in ("a", "b")]
         first = _optional_integer(request, "from") or 0
         columns = []
-        for index, episode_id in sides:
+        for named, episode_id in sides:
+            index = runs.index(named)
             with runs.open(index) as store:
                 head = _head(store, episode_id)
                 turns = browse.turn_page(store, episode_id, first, TURNS_PER_PAGE)
@@ -233,7 +237,7 @@ def view_app(runs: Runs):
         )
 
     def image(request):
-        index = request.path_params["run"]
+        index = runs.index(request.path_params["run"])
         ref = f"images/{request.path_params['folder']}/{request.path_params['name']}"
         try:
             data = read_stored_frame(runs.path(index), ref, MAX_FRAME_BYTES)
@@ -247,7 +251,7 @@ def view_app(runs: Runs):
         from cogsim._files import refuse_links
         from cogsim._untrusted import read_file
 
-        path = runs.path(request.path_params["run"]) / "report.html"
+        path = runs.path(runs.index(request.path_params["run"])) / "report.html"
         try:
             refuse_links(path)
             data = read_file(path, "the run's report", MAX_REPORT_BYTES)
@@ -264,7 +268,7 @@ def view_app(runs: Runs):
         name = request.path_params["name"]
         if PLOT_NAME.fullmatch(name) is None:
             return PlainTextResponse("no such plot\n", 404)
-        folder = runs.path(request.path_params["run"]) / "plots"
+        folder = runs.path(runs.index(request.path_params["run"])) / "plots"
         try:
             refuse_links(folder, folder / name)
             data = read_file(folder / name, "a plot", MAX_FRAME_BYTES)

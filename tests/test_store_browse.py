@@ -82,7 +82,8 @@ def test_choices_and_heads(many):
         assert head.env_id == "wilt/lite" and head.system_prompt is None and head.history == "full"
         assert browse.episode_head(store, 10**9) is None
         assert [t.turn for t in browse.turn_page(store, 1, 1, 5)] == [t.turn for t in store.turns(1)][1:6]
-        assert len(browse.same_env_and_seed(store, "wilt/lite", 0)) == 4  # 2 tasks x 2 agents played seed 0
+        same = browse.episode_page(store, browse.EpisodeFilter(env_id="wilt/lite", seed=0)).episodes
+        assert len(same) == 4  # 2 tasks x 2 agents played seed 0
 
 
 class RecordingBackend(ModelBackend):

@@ -66,10 +66,11 @@ def test_view_shows_the_stored_frames_and_replies_as_text(image_run, page):
         assert page.evaluate("typeof window.cogsimInjected") == "undefined"
         assert page.locator("main img[src='x']").count() == 0
 
-        twins = page.locator("h2:has-text('The same env and seed') + table tr")
-        expect(twins).to_have_count(2)  # the heading row and the other agent's episode, not this one
-        expect(twins.nth(1)).to_contain_text("oracle")
-        page.click("text=side by side >> nth=0")
+        page.click("text=in run 0")  # the episodes of the same env and seed
+        rows = page.locator("table tr")
+        expect(rows).to_have_count(3)  # the heading, this episode and the oracle's
+        expect(page.locator("text=side by side with")).to_have_count(1)  # not beside itself
+        page.click("text=side by side with")
         expect(page.locator(".columns h2")).to_have_count(2)
         expect(page.locator(".columns")).to_contain_text("oracle")
         expect(page.locator(".columns")).to_contain_text("markup:m")

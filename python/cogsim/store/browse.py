@@ -180,11 +180,6 @@ def episode_head(store: StoreQueries, episode_id: int) -> Optional[EpisodeHead]:
     return EpisodeHead(*rows[0]) if rows else None
 
 
-def same_env_and_seed(store: StoreQueries, env_id: str, seed: int, limit: int = 50) -> list[EpisodeLine]:
-    """Episodes of ``env_id`` played on ``seed`` (by any agent, with any options), by id."""
-    return episode_page(store, EpisodeFilter(env_id=env_id, seed=seed), limit=limit).episodes
-
-
 def turn_page(store: StoreQueries, episode_id: int, first: int, count: int) -> list[StoredTurn]:
     """Turns ``first`` .. ``first + count - 1`` of an episode (in turn order, fewer at its end)."""
     count = max(1, min(int(count), MAX_PAGE))
@@ -249,6 +244,5 @@ __all__ = [
     "episode_page",
     "prompt_at",
     "run_max_images",
-    "same_env_and_seed",
     "turn_page",
 ]

@@ -2,9 +2,11 @@
 
     /                                    the runs (one run: its page)
     /runs/R/                             a run: its settings and episodes per env and agent
-    /runs/R/episodes?env=&agent=&...     its episodes, filtered (suite, env, agent, outcome, seed, task), by id
+    /runs/R/episodes?env=&agent=&...     its episodes, filtered (suite, env, agent, outcome, seed, task), by id;
+                                         with beside=R.ID, each row links to that episode and it side by side
     /runs/R/episodes/ID?from=K           an episode turn by turn: frames, the turn's text, the reply, its
-                                         parse, reward, fault, latency and tokens; its twins (same env and seed)
+                                         parse, reward, fault, latency and tokens; links to the episodes of
+                                         the same env and seed in every run shown
     /runs/R/episodes/ID/turns/T          the prompt turn T sent, the history policy applied
     /runs/R/images/ab/<sha256>.png|jpg   a frame, by content key, through the store's checked reader
     /runs/R/report.html (and plots/)     the run's report as ``cogsim report`` wrote it, sandboxed
@@ -19,8 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import threading
+import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from cogsim.web.pages import shown_messages
 
@@ -28,6 +32,8 @@ EPISODES_PER_PAGE = 50
 TURNS_PER_PAGE = 20
 MESSAGES_PER_PAGE = 40
 QUERY_TIME_LIMIT_S = 20.0  # any one statement of a page
+SUMMARY_TTL_S = 30.0  # how long a whole-store summary (counts, filter choices) is reused
+MAX_SUMMARIES = 256
 MAX_FRAME_BYTES = 64 << 20  # a stored frame larger than this is not served (as the exports)
 MAX_REPORT_BYTES = 64 << 20
 PLOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}\.png")
@@ -47,11 +53,15 @@ class BadRequest(ValueError):
 
 
 class Runs:
-    """The run directories named on the command line, by their index."""
+    """The run directories named on the command line, by their index, and the summaries of each
+    that scan the whole store (episode counts, the filters' choices), kept SUMMARY_TTL_S seconds: a
+    page of a million-episode store reads one page of rows, and such a scan only now and then."""
 
     def __init__(self, paths: list):
         from cogsim.store.sqlite import DB_NAME
 
+        self.summaries: dict = {}  # (run, what) -> (when, value)
+        self.summaries_lock = threading.Lock()
         self.paths = [Path(p) for p in paths]
         for path in self.paths:
             if not (path / DB_NAME).is_file():
@@ -68,6 +78,20 @@ class Runs:
         from cogsim.store.sqlite import Store
 
         return Store(self.paths[index], readonly=True, query_time_limit_s=QUERY_TIME_LIMIT_S)
+
+    def summary(self, index: int, what: tuple, read: Callable[[], Any]) -> Any:
+        """``read()``, or its value of less than SUMMARY_TTL_S seconds ago."""
+        now = time.monotonic()
+        with self.summaries_lock:
+            kept = self.summaries.get((index, what))
+        if kept is not None and now - kept[0] < SUMMARY_TTL_S:
+            return kept[1]
+        value = read()
+        with self.summaries_lock:
+            if len(self.summaries) >= MAX_SUMMARIES:
+                self.summaries.pop(min(self.summaries, key=lambda k: self.summaries[k][0]))
+            self.summaries[(index, what)] = (now, value)
+        return value
 
 
 def _integer(value: Any, name: str, low: int, high: int) -> int:
@@ -115,7 +139,9 @@ def view_app(runs: Runs):
             with runs.open(index) as store:
                 agents = (store.config() or {}).get("agents")
                 agents = [str(a) for a in agents] if isinstance(agents, list) else []
-                listed.append((index, path, agents, browse.count_episodes(store)))
+                listed.append(
+                    (index, path, agents, runs.summary(index, ("count",), lambda: browse.count_episodes(store)))
+                )
         return pages.render("runs.html", title="cogsim view", runs=listed)
 
     def run_page(request):
@@ -123,7 +149,7 @@ def view_app(runs: Runs):
         path = runs.path(index)
         with runs.open(index) as store:
             config = store.config() or {}
-            counts = store.episode_counts()
+            counts = runs.summary(index, ("counts",), store.episode_counts)
         report = (path / "report.html").is_file()
         return pages.render(
             "run.html",
@@ -148,10 +174,17 @@ def view_app(runs: Runs):
             task=_optional_integer(request, "task", 0, 2**31),
         )
         after, before = _optional_integer(request, "after"), _optional_integer(request, "before")
+        beside = q.get("beside") or None  # an episode each row may be seen beside
+        if beside is not None:
+            named, _ = _episode_ref(beside, "beside")
+            runs.index(named)
         with runs.open(index) as store:
             page = browse.episode_page(store, where, after=after, before=before, limit=EPISODES_PER_PAGE)
-            total = browse.count_episodes(store, where)
-            options = {column: browse.choices(store, column) for column in ("suite", "env_id", "agent")}
+            total = runs.summary(index, ("count", where), lambda: browse.count_episodes(store, where))
+            options = {
+                column: runs.summary(index, ("choices", column), lambda c=column: browse.choices(store, c))
+                for column in ("suite", "env_id", "agent")
+            }
         return pages.render(
             "episodes.html",
             title=f"episodes · {runs.path(index).name}",
@@ -162,6 +195,7 @@ def view_app(runs: Runs):
             where=where,
             options=options,
             outcomes=browse.OUTCOMES,
+            beside=beside,
         )
 
     def episode(request):
@@ -171,7 +205,6 @@ def view_app(runs: Runs):
         with runs.open(index) as store:
             head = _head(store, episode_id)
             turns = browse.turn_page(store, episode_id, first, TURNS_PER_PAGE)
-        twins = _twins(head, index)
         return pages.render(
             "episode.html",
             title=f"episode {episode_id} · cogsim view",
@@ -181,7 +214,7 @@ def view_app(runs: Runs):
             turns=[_turn_view(index, t) for t in turns],
             first=first,
             per_page=TURNS_PER_PAGE,
-            twins=twins,
+            runs=range(len(runs.paths)),
             outcome_text=_json(head.outcome),
             loop_text=_json(head.loop),
             options_text=_json(head.options),
@@ -283,16 +316,6 @@ def view_app(runs: Runs):
         if head is None:
             raise BadRequest(f"the run has no episode {episode_id}", 404)
         return head
-
-    def _twins(head, own_run: int) -> list:
-        """Other episodes of the same env and seed in every run shown (at most a page per run)."""
-        found = []
-        for index in range(len(runs.paths)):
-            with runs.open(index) as store:
-                for line in browse.same_env_and_seed(store, head.env_id, head.seed, EPISODES_PER_PAGE):
-                    if (index, line.id) != (own_run, head.id):
-                        found.append((index, line))
-        return found
 
     routes = [
         Route("/", guarded(home)),

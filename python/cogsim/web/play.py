@@ -264,8 +264,7 @@ def default_name() -> str:
 def play_config(args: argparse.Namespace, player: str):
     """The run config of a play session: the person (and the opponent, in their seats), one episode in
     flight, the env or the preset's cells."""
-    import cogsim
-    from cogsim.envs import spec
+    from cogsim.envs import list_envs, spec
     from cogsim.harness import RunConfig, Task, parse_option_values
     from cogsim.report.papers import preset_cells
 
@@ -282,7 +281,7 @@ def play_config(args: argparse.Namespace, player: str):
             for c in cells
         ]
     else:
-        if args.env_id not in cogsim.list_envs():
+        if args.env_id not in list_envs():
             raise ValueError(f"unknown env id {args.env_id!r}; `cogsim list` names them")
         players = getattr(spec(args.env_id).entry_point, "num_players", 1)
         if players > 1 and not args.opponent:

@@ -76,6 +76,9 @@ def test_choices_and_heads(many):
     with open_store(many) as store:
         assert browse.choices(store, "agent") == ["oracle", "random"]
         assert browse.choices(store, "env_id") == ["wilt/lite"]
+        summary = browse.episode_summary(store)
+        assert [row[:9] for row in summary] == [row[:9] for row in store.episode_counts()]
+        assert sum(row[9] for row in summary) == store.turn_count()  # every episode of this run ended
         with pytest.raises(ValueError, match="column must be one of"):
             browse.choices(store, "error; DROP TABLE episodes")
         head = browse.episode_head(store, 1)

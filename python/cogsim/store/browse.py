@@ -159,6 +159,22 @@ def count_episodes(store: StoreQueries, where: EpisodeFilter = EpisodeFilter()) 
     return store._rows("the episodes", f"SELECT COUNT(*) FROM episodes WHERE {condition}", params, "count:count")[0][0]
 
 
+def episode_summary(store: StoreQueries) -> list[tuple]:
+    """Per (task, agent): task, env_id, agent, episodes, done, truncated, errors, unfinished, stopped by a
+    backend fault, and the turns the episodes record (an unfinished episode records its turns when it
+    ends). One pass over the episodes, none over the turns."""
+    return store._rows(
+        "the episodes",
+        """SELECT task, env_id, agent, COUNT(*), SUM(status = 'done'), SUM(status = 'truncated'), SUM(status = 'error'),
+                  SUM(status = 'running' AND fault IS NULL), SUM(status = 'running' AND fault IS NOT NULL),
+                  SUM(num_turns)
+           FROM episodes GROUP BY task, agent ORDER BY task, agent""",
+        (),
+        "task:int env_id:text agent:text episodes:count done:count truncated:count errors:count unfinished:count "
+        "faulted:count turns:count",
+    )
+
+
 def choices(store: StoreQueries, column: str) -> list:
     """The distinct values of ``column`` (suite, env_id or agent) for a filter, at most MAX_CHOICES."""
     if column not in _CHOICE_COLUMNS:
@@ -240,6 +256,7 @@ __all__ = [
     "SentPrompt",
     "choices",
     "count_episodes",
+    "episode_summary",
     "episode_head",
     "episode_page",
     "prompt_at",

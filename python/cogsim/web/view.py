@@ -149,7 +149,7 @@ def view_app(runs: Runs):
         path = runs.path(index)
         with runs.open(index) as store:
             config = store.config() or {}
-            counts = runs.summary(index, ("counts",), store.episode_counts)
+            counts = runs.summary(index, ("counts",), lambda: browse.episode_summary(store))
         report = (path / "report.html").is_file()
         return pages.render(
             "run.html",

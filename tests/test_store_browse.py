@@ -74,13 +74,11 @@ def test_pages_hold_every_match_once_in_order(many, where):
 
 def test_choices_and_heads(many):
     with open_store(many) as store:
-        assert browse.choices(store, "agent") == ["oracle", "random"]
-        assert browse.choices(store, "env_id") == ["wilt/lite"]
+        choices = browse.filter_choices(store)
+        assert choices == {"suite": ["wilt"], "env_id": ["wilt/lite"], "agent": ["oracle", "random"]}
         summary = browse.episode_summary(store)
         assert [row[:9] for row in summary] == [row[:9] for row in store.episode_counts()]
         assert sum(row[9] for row in summary) == store.turn_count()  # every episode of this run ended
-        with pytest.raises(ValueError, match="column must be one of"):
-            browse.choices(store, "error; DROP TABLE episodes")
         head = browse.episode_head(store, 1)
         assert head.env_id == "wilt/lite" and head.system_prompt is None and head.history == "full"
         assert browse.episode_head(store, 10**9) is None

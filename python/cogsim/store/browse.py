@@ -41,7 +41,6 @@ _HEAD_SPEC = (
     f"{_LINE_SPEC} agents:texts options:dict system_prompt:text? history:text outcome:dict? error:text? loop:dict? "
     "started:time finished:time? session:int"
 )
-_CHOICE_COLUMNS = ("suite", "env_id", "agent")
 
 
 @dataclass(frozen=True)
@@ -175,17 +174,27 @@ def episode_summary(store: StoreQueries) -> list[tuple]:
     )
 
 
-def choices(store: StoreQueries, column: str) -> list:
-    """The distinct values of ``column`` (suite, env_id or agent) for a filter, at most MAX_CHOICES."""
-    if column not in _CHOICE_COLUMNS:
-        raise ValueError(f"column must be one of {', '.join(_CHOICE_COLUMNS)}, got {column!r}")
-    rows = store._rows(
+def filter_choices(store: StoreQueries) -> dict[str, list]:
+    """The suites, env ids and agents a filter can choose from, each sorted. Read from the (task,
+    agent) pairs of the store's unique index (no pass over the episodes' rows) and one indexed row per
+    task; at most MAX_CHOICES pairs are looked at."""
+    pairs = store._rows(
         "the episodes",
-        f"SELECT DISTINCT {column} FROM episodes ORDER BY {column} LIMIT ?",
+        "SELECT task, agent FROM episodes GROUP BY task, agent LIMIT ?",
         (MAX_CHOICES,),
-        f"{column}:text",
+        "task:int agent:text",
     )
-    return [value for (value,) in rows]
+    found: dict[str, set] = {"suite": set(), "env_id": set(), "agent": {agent for _, agent in pairs}}
+    for task in sorted({task for task, _ in pairs}):
+        for env_id, suite in store._rows(
+            f"the episodes of task {task}",
+            "SELECT env_id, suite FROM episodes WHERE task = ? LIMIT 1",
+            (task,),
+            "env_id:text suite:text",
+        ):
+            found["env_id"].add(env_id)
+            found["suite"].add(suite)
+    return {column: sorted(values) for column, values in found.items()}
 
 
 def episode_head(store: StoreQueries, episode_id: int) -> Optional[EpisodeHead]:
@@ -254,7 +263,7 @@ __all__ = [
     "OUTCOMES",
     "STATUSES",
     "SentPrompt",
-    "choices",
+    "filter_choices",
     "count_episodes",
     "episode_summary",
     "episode_head",

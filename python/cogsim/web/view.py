@@ -181,10 +181,7 @@ def view_app(runs: Runs):
         with runs.open(index) as store:
             page = browse.episode_page(store, where, after=after, before=before, limit=EPISODES_PER_PAGE)
             total = runs.summary(index, ("count", where), lambda: browse.count_episodes(store, where))
-            options = {
-                column: runs.summary(index, ("choices", column), lambda c=column: browse.choices(store, c))
-                for column in ("suite", "env_id", "agent")
-            }
+            options = runs.summary(index, ("choices",), lambda: browse.filter_choices(store))
         return pages.render(
             "episodes.html",
             title=f"episodes · {runs.path(index).name}",

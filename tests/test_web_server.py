@@ -248,11 +248,12 @@ def test_a_human_agent_needs_cogsim_play(capsys):
         (["play", "wilt/lite", "--name", "a b", "--out", "{tmp}/r"], "a player's name must be"),
         (["play", "wilt/lite", "--port", "70000", "--out", "{tmp}/r"], "--port must be in [0, 65535]"),
         (["view", "{tmp}/none"], "holds no cogsim run"),
+        (["play", "--out", "{run}"], "holds a run no person plays (no human:NAME agent)"),
         (["run", "wilt/lite", "--agent", "human:ann", "--out", "{tmp}/r2"], "is a person: play it with `cogsim play`"),
     ],
 )
-def test_bad_command_lines_get_one_line(tmp_path, capsys, argv, words):
-    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+def test_bad_command_lines_get_one_line(tmp_path, capsys, text_run, argv, words):
+    assert main([a.replace("{tmp}", str(tmp_path)).replace("{run}", str(text_run)) for a in argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and words in err[0], err
 

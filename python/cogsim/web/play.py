@@ -318,8 +318,10 @@ def run_play(args: argparse.Namespace) -> int:
     out = Path(args.out)
     import_plugins(args.imports)
     config = play_config(args, player) if args.env_id or args.preset else None
-    if config is None and not (out / DB_NAME).exists():
-        raise ValueError(f"{out} holds no run to continue: give ENV_ID (or --preset) to start one")
+    if config is None:
+        if not (out / DB_NAME).exists():
+            raise ValueError(f"{out} holds no run to continue: give ENV_ID (or --preset) to start one")
+        player = _stored_player(out)
     desk = PlayDesk(out, player)
     served = Served(play_app(desk), args.host, check_port(args.port), lambda port: Access.create(args.host, port))
     with served, attach_console(desk):
@@ -344,6 +346,20 @@ def run_play(args: argparse.Namespace) -> int:
         f"(`cogsim view {out}` shows them turn by turn, `cogsim report {out}` the tables)"
     )
     return 0
+
+
+def _stored_player(out: Path) -> str:
+    """The person of the play run stored at ``out`` (its ``human:`` agent); ValueError if it has none."""
+    from cogsim.store import open_store
+
+    with open_store(out) as store:
+        agents = (store.config() or {}).get("agents")
+    people = [a for a in agents if isinstance(a, str) and a.startswith("human:")] if isinstance(agents, list) else []
+    if not people:
+        raise ValueError(
+            f"{out} holds a run no person plays (no human:NAME agent); continue it with cogsim run --resume"
+        )
+    return people[0]
 
 
 def _summary(out: Path) -> list:

@@ -67,6 +67,7 @@ _OVERFLOW_WORDS = (
     "n_ctx",
     "maximum model length",
     "context_length_exceeded",
+    "may be provided in one prompt",  # vLLM: more images than limit_mm_per_prompt, a budget like the context
 )
 _IMAGE_WORDS = ("image", "multimodal", "multi-modal", "vision", "mmproj", "clip model")
 _UNSUPPORTED_WORDS = (

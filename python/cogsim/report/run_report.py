@@ -139,9 +139,9 @@ def add_run_tables(document: Document, store: Store) -> None:
     table.note = (
         "Parse failures: share of turns whose answer the benchmark's parser rejected; cut by length: share of "
         "replies the backend ended at the token limit (finish_reason 'length'; 95% Wilson intervals). Backend "
-        "faults: episodes stopped by a failed backend call (never scored, resumable with `cogsim run --resume`); "
-        "metrics cover finished episodes only. Episode counts (and the seeds of failed turns) link to the episodes "
-        "turn by turn in `cogsim view`, which serves this report."
+        "faults: episodes stopped by a failed backend call or damaged release files (never scored, resumable with "
+        "`cogsim run --resume`); metrics cover finished episodes only. Episode counts (and the seeds of failed "
+        "turns) link to the episodes turn by turn in `cogsim view`, which serves this report."
     )
     document.table(table)
     document.table(throughput_table(store))

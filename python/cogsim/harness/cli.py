@@ -116,6 +116,7 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from cogsim.harness import RunConfig, import_plugins, parse_option_values, run
+
     config = None
     if args.resume:
         if isinstance(args.resume, str) and args.out and Path(args.out) != Path(args.resume):

@@ -47,6 +47,7 @@ from cogsim._untrusted import content_reference
 from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent
 from cogsim.agents.history import HistoryPolicy
+from cogsim.agents.human import TurnContext
 from cogsim.envs import spec as env_spec
 from cogsim.envs.base import shared_frame_passes
 from cogsim.harness.config import RunConfig, require_plugins
@@ -180,6 +181,12 @@ class _Episode:
 
     def can_drop(self, history: HistoryPolicy) -> bool:
         return self.dropped[self.player] < history.kept(len(self.conversations[self.player]))
+
+    def context(self) -> TurnContext:
+        """The turn as a person at a console is told of it (``human:NAME`` agents)."""
+        slot = self.slot
+        replies = self.env.quick_replies() if hasattr(self.env, "quick_replies") else ()
+        return TurnContext(slot.env_id, slot.seed, slot.episode_index, self.turn, self.player, slot.seats, replies)
 
 
 class _LockstepRunner:
@@ -408,7 +415,12 @@ class _LockstepRunner:
     def _ask(self, agent, spec: str, episodes: list[_Episode]) -> list[Completion]:
         prompts = [e.prompt(self._history(e.env)) for e in episodes]
         decoding = [_env_decoding(e.env) for e in episodes]
-        completions = agent.complete(prompts, decoding) if any(decoding) else agent.complete(prompts)
+        if getattr(agent, "wants_turns", False):  # a person: told which episode and seat, and the quick replies
+            completions = agent.complete(prompts, decoding, turns=[e.context() for e in episodes])
+        elif any(decoding):
+            completions = agent.complete(prompts, decoding)
+        else:
+            completions = agent.complete(prompts)
         if len(completions) != len(prompts):
             raise RuntimeError(f"agent {spec!r} returned {len(completions)} answers for {len(prompts)} prompts")
         return completions

@@ -39,7 +39,7 @@ from cogsim.benchmarks.kidgym import cogsim_scene, game, look, prompts, release_
 from cogsim.benchmarks.kidgym.parser import TAG_MODES, decode_answer
 from cogsim.benchmarks.kidgym.tasks import GOAL_TEXTS, TASKS
 from cogsim.envs import register
-from cogsim.envs.base import TextEnv, observation
+from cogsim.envs.base import QuickReply, TextEnv, observation, option_replies
 from cogsim.envs.options import known
 
 LOOKS = ("release", "cogsim")
@@ -283,6 +283,13 @@ class KidGymEnv(TextEnv):
             else f"I pick {letter}: '{text}'."
         )
         return prompts.scripted_answer(self.prompt, letter, text, why)
+
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        """The options by their letters (the chain-of-thought prompt's answer tags around the letter)."""
+        if self.state is None or self.state.done:
+            return ()
+        tagged = self.prompt == "cot"
+        return option_replies(self.game.texts(self.state), lambda letter: f"<answer>{letter}</answer>" if tagged else letter)
 
     def _reason(self, state, index: int) -> str:
         return f"It is the next step of a shortest plan to the goal: '{self.game.texts(state)[index]}'."

@@ -11,7 +11,7 @@ from cogsim.benchmarks.cubebench import items as items_mod
 from cogsim.benchmarks.cubebench import parser as parsers
 from cogsim.benchmarks.cubebench import prompts, release_lines, seed_lists, views
 from cogsim.benchmarks.cubebench.items import LABELS
-from cogsim.envs.base import ResetNeeded, TextEnv
+from cogsim.envs.base import QuickReply, ResetNeeded, TextEnv, option_replies
 
 ABSTAIN_LABEL = "E"  # the option label of "I don't know" where a test allows abstaining
 PROTOCOL_CHOICES = ("release", "cogsim")
@@ -125,6 +125,7 @@ class CubeBenchEnv(TextEnv):
         self._running = False
         result = super().reset(seed=seed, options=options)
         self._running = True
+        self._shown_options = tuple(result[0]["options"])
         return result
 
     def step(self, action: str):
@@ -132,7 +133,12 @@ class CubeBenchEnv(TextEnv):
             raise ResetNeeded("no episode is running: call reset() first (and again after the last step)")
         result = super().step(action)
         self._running = not (result[2] or result[3])
+        self._shown_options = tuple(result[0]["options"]) if self._running else ()
         return result
+
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        """The shown options by their letters, each answered in the tagged form ``<ANSWER> X </ANSWER>``."""
+        return option_replies(getattr(self, "_shown_options", ()), tagged_answer)
 
     # -- episode setup -------------------------------------------------------------------------
     @property

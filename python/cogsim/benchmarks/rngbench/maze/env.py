@@ -42,7 +42,7 @@ from cogsim.benchmarks.rngbench.maze import agents, game, look, prompts, rules
 from cogsim.benchmarks.rngbench.maze import parser as reply_parser
 from cogsim.benchmarks.rngbench.maze.game import Sight
 from cogsim.envs import register
-from cogsim.envs.base import TextEnv, observation
+from cogsim.envs.base import QuickReply, TextEnv, observation
 from cogsim.envs.options import choice as _choice
 from cogsim.envs.options import flag as _flag
 from cogsim.envs.options import integer as _integer
@@ -58,6 +58,7 @@ OPTIONS = (
     "image_size", "patch_radius", "max_steps", "prompt_file", "look", "show_goal",
 )  # fmt: skip
 LOOKS = ("release", "cogsim")
+ARROW_KEYS = ("ArrowUp", "ArrowLeft", "ArrowRight")  # a person's keys for game.ACTIONS, in its order
 VIEW_LABELS = {
     "3d": "Current 3D View:",
     "patch": "Local 2D map (the 3x3 cells around you, north up, no history):",
@@ -411,6 +412,18 @@ class MazeNavEnv(TextEnv):
     def close(self) -> None:
         self._release_scene()
         super().close()
+
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        """The available moves on the arrow keys (up: forward; left and right: turns), each as its
+        ``Action:`` line; none where the answer must carry a map too (``ask_output``)."""
+        if self.ask_output or not hasattr(self, "budget") or self.reached or self.actions_taken >= self.budget:
+            return ()
+        available = self.available_actions()
+        return tuple(
+            QuickReply(key, name.replace("_", " "), reply_parser.format_action(game.ACTIONS.index(name)))
+            for key, name in zip(ARROW_KEYS, game.ACTIONS)
+            if name in available
+        )
 
     # -- scripted agents -------------------------------------------------------------------------
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:

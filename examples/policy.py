@@ -6,7 +6,7 @@ Why the shared prefix: a benchmark's prompt is most of every sequence (cube/move
 prompt tokens before a 42-token answer), identical across a GRPO group and, up to the state, across
 most SFT examples. On a CPU the time goes into those tokens, so every forward here runs the rows'
 common prefix once, repeats its keys and values across the batch, and runs only the rest of each
-row: the same numbers as running every row whole (``tests/e2e/test_training.py`` checks it),
+row: the same numbers as running every row whole (``tests/e2e/test_sft_loop.py`` checks it),
 several times less work. TRL's trainers run every row whole.
 """
 

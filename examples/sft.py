@@ -1,7 +1,7 @@
 """Supervised fine-tuning on cogsim's oracle rollouts, on the CPU, and the proof: the tuned model
 against the untuned one and the random agent on held-out seeds, in one ``cogsim run`` report.
 
-    python examples/sft.py --model FOLDER --out runs/sft [--train-episodes 384] [--eval-episodes 100]
+    python examples/sft.py --model FOLDER --out runs/sft [--train-episodes 128] [--eval-episodes 100]
 
 FOLDER is a transformers chat model folder (the e2e stage's SmolLM2-135M-Instruct: ``python -m
 cogsim.agents.convert_gguf --smollm2`` prints it). The steps, each a cogsim command or a few lines:
@@ -19,9 +19,9 @@ cogsim.agents.convert_gguf --smollm2`` prints it). The steps, each a cogsim comm
 
 The default suite is cube/move-effect at depth 1 (text; label each of four moves DECREASE,
 NO_CHANGE or INCREASE of the distance to solved; reward = the share of labels right, random 1/3):
-the 18 one-move states and the rotating option sets are a skill a 135M model picks up from a few
-hundred examples in minutes on two cores, which cube/optimal-move's single letter per example was
-not (its answer is one token of a two-step lookup; see docs/guides/train.md).
+the 18 one-move states and the rotating option sets are a skill a 135M model picks up from about a
+hundred examples in minutes on two cores, and each example teaches four labels (cube/optimal-move's
+answer is a single letter: one label per example).
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def main(argv=None) -> None:
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--env", default="cube/move-effect")
     parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="default: depth=1")
-    parser.add_argument("--train-episodes", type=int, default=384)
+    parser.add_argument("--train-episodes", type=int, default=128)
     parser.add_argument("--eval-episodes", type=int, default=100)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch", type=int, default=8)

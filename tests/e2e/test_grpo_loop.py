@@ -41,7 +41,7 @@ def replayed_reward(trace: dict) -> float:
 
 def test_grpo_from_the_sft_model_learns_from_groups_that_score_apart(sft_run, tmp_path):
     started = time.perf_counter()
-    size = ["--steps", str(STEPS), "--group", "4", "--eval-every", "2", "--eval-episodes", "16"]
+    size = ["--steps", str(STEPS), "--group", "4", "--eval-every", str(STEPS), "--eval-episodes", "8"]
     output = finished(example("grpo.py", "--model", str(sft_run["out"] / "model"), "--out", str(tmp_path), *size), 1800)
     seconds = time.perf_counter() - started
     steps = [json.loads(line) for line in (tmp_path / "steps.jsonl").read_text().splitlines()]
@@ -63,7 +63,7 @@ def test_grpo_from_the_sft_model_learns_from_groups_that_score_apart(sft_run, tm
             assert not entry["updated"] and entry["weight_change"] == 0
     curve = json.loads((tmp_path / "curve.json").read_text())["curve"]
     assert len(steps) == STEPS
-    assert [point["step"] for point in curve] == [0, 2, 4] and all(0 <= p["mean"] <= 1 for p in curve)
+    assert [point["step"] for point in curve] == [0, STEPS] and all(0 <= p["mean"] <= 1 for p in curve)
     assert (tmp_path / "curve.png").stat().st_size > 0 and (tmp_path / "model" / "config.json").is_file()
     print(f"\ngrpo: {len(steps)} steps, {len(apart)} with a signal; curve {curve}; {seconds:.0f}s\n{output[-600:]}")
 

@@ -21,9 +21,12 @@ from cogsim.store.schema import (
     schema_difference,
     schema_objects,
 )
-from cogsim.store.values import BadValue, StoreError, kind_of, row_readers
+from cogsim.store.values import READERS, BadValue, StoreError, kind_of, row_readers
 
 QUERY_TIME_LIMIT_S = 60.0  # any one statement; far above what cogsim's own queries take on large runs
+ROWS_PER_FETCH = 256  # rows of a long result read at a time
+SHARED_VALUES = 4096  # distinct JSON texts read once and shared by the records holding them
+SHARED_TEXT_BYTES = 4096  # the longest of them
 
 
 class StoreConnection:
@@ -194,26 +197,53 @@ class StoreConnection:
         return [self._typed(row, columns, what) for row in rows]
 
     def _iter_rows(self, what: str, sql: str, params: Sequence, columns: str) -> Iterator[tuple]:
-        """As _rows, one row at a time (a long result is never held whole)."""
+        """As _rows, a batch of rows at a time (a long result is never held whole). The time bound
+        applies to fetching each batch, however long the reader takes over the rest."""
         try:
             cursor = self._execute(sql, params)
-            for row in cursor:
-                yield self._typed(row, columns, what)
+            while True:
+                self._deadline = time.monotonic() + self.query_time_limit_s
+                batch = cursor.fetchmany(ROWS_PER_FETCH)
+                if not batch:
+                    return
+                for row in batch:
+                    yield self._typed(row, columns, what)
         except sqlite3.Error as error:
             raise self._error(f"reading {what}", error) from None
 
     def _typed(self, row: tuple, columns: str, what: str) -> tuple:
-        readers = row_readers(columns)
         values = []
-        for (name, read), value in zip(readers, row):
+        for (name, read), value in zip(row_readers(columns), row):
             try:
                 values.append(read(value))
             except BadValue as bad:
-                raise StoreError(
-                    f"{self.path}: {what}: column {name} holds {kind_of(value)} where cogsim stores {bad}; "
-                    "the store was not written by cogsim or was damaged"
-                ) from None
+                raise self._bad_value(what, name, value, bad) from None
         return tuple(values)
+
+    def _checked(self, name: str, read, value: Any, what: str) -> Any:
+        """``value`` read by ``read`` (a reader of values.READERS)."""
+        try:
+            return read(value)
+        except BadValue as bad:
+            raise self._bad_value(what, name, value, bad) from None
+
+    def _bad_value(self, what: str, name: str, value: Any, bad: BadValue) -> StoreError:
+        return StoreError(
+            f"{self.path}: {what}: column {name} holds {kind_of(value)} where cogsim stores {bad}; "
+            "the store was not written by cogsim or was damaged"
+        )
+
+    def _shared_value(self, cache: dict, value: Any, name: str, kind: str) -> Any:
+        """A stored JSON value of ``kind`` read once per distinct text (in ``cache``, up to
+        SHARED_VALUES texts of at most SHARED_TEXT_BYTES): equal texts give one shared object."""
+        if type(value) is not str or len(value) > SHARED_TEXT_BYTES:
+            return self._checked(name, READERS[kind], value, "the episodes")
+        held = cache.get((name, value))
+        if held is None:
+            held = self._checked(name, READERS[kind], value, "the episodes")
+            if len(cache) < SHARED_VALUES:
+                cache[(name, value)] = held
+        return held
 
 
 def rollback(db: sqlite3.Connection) -> None:

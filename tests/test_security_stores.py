@@ -269,8 +269,10 @@ COLUMNS = {
         "fault",
         "loop",
         "session",
+        "system_text",
     ],
-    "turns": [*TURN_COLUMNS, "t"],
+    "turns": [*TURN_COLUMNS, "t", "prompt_text"],
+    "texts": ["digest", "text"],
     "sessions": ["started", "pid"],
     "config_changes": ["changes"],
 }

@@ -1,5 +1,6 @@
-"""Runs of any size: the report holds episode records column by column, and the runner's fields of a
-record are the store's columns, whatever an outcome holds."""
+"""Runs of any size: the report holds episode records column by column, the runner's fields of a
+record are the store's columns whatever an outcome holds, each prompt and system prompt is stored
+once, and an earlier store reports and exports as it did and resumes."""
 
 from __future__ import annotations
 
@@ -12,10 +13,14 @@ import pytest
 
 from cogsim.harness import RunConfig, Task, run
 from cogsim.report import build_report
-from cogsim.store import export_jsonl, open_store
+from cogsim.store import Store, export_jsonl, export_sft, open_store
 from cogsim.store.records import MAX_SHARED_VALUES, EpisodeRecords
+from cogsim.store.rows import EpisodeRow, TurnRow
+from cogsim.store.values import StoreError
 
 pytestmark = pytest.mark.timeout(300)
+
+OLD_RUN = Path(__file__).parent / "data" / "run_schema3"
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +104,57 @@ def test_an_outcome_naming_a_column_does_not_replace_it(text_run, tmp_path):
     assert {s.metadata["env_id"] for s in log.samples} == {"cube/optimal-move", "wilt/lite"}
     assert export_jsonl(run_dir, tmp_path / "x.jsonl") == 16
     build_report(run_dir)
+
+
+# -- each text stored once ----------------------------------------------------------------------------
+def test_a_prompt_or_system_prompt_shown_again_is_stored_once(text_run):
+    with open_store(text_run) as store:
+        texts, turns = store.query("SELECT COUNT(*) FROM texts")[0][0], store.turn_count()
+        system = store.query("SELECT COUNT(DISTINCT system_text), COUNT(system_text) FROM episodes")[0]
+        (first,) = store.query("SELECT id FROM episodes WHERE env_id = 'wilt/lite' ORDER BY id LIMIT 1")[0]
+        (prompt, reply), turn = store.turn_texts(first, 0), store.turns(first)[0]
+        assert (prompt, reply) == (turn.prompt, turn.response) and prompt.startswith("Your task")
+        assert store.turn_texts(first, 999) is None and store.system_prompt(-1) is None
+        distinct = store.query("SELECT COUNT(DISTINCT prompt_text) FROM turns")[0][0]
+    assert system[0] < system[1] and texts == distinct + system[0] < turns
+
+
+def test_a_text_changed_under_its_digest_stops_the_resume_in_one_line(text_run, tmp_path):
+    run_dir = _copy(text_run, tmp_path)
+    with sqlite3.connect(run_dir / "store.sqlite") as db:
+        (first, text) = db.execute("SELECT id, text FROM texts ORDER BY id LIMIT 1").fetchone()
+        db.execute("UPDATE texts SET text = 'planted' WHERE id = ?", (first,))
+    with Store(run_dir) as store:
+        store.begin_session()
+        episode = EpisodeRow(0, "looptest/count", "looptest", "oracle", ("oracle",), 99, 0, {}, None, "full")
+        turn = TurnRow(episode, 0, 0, "oracle", text, [], [], "1", 1, "ok", 0.0, True, False, 0.0)
+        with pytest.raises(StoreError, match="is not the text of that digest") as error:
+            store.write_step([episode], [turn], [])
+        assert "\n" not in str(error.value)
+        assert store.query("SELECT COUNT(*) FROM episodes WHERE episode_index = 99") == [(0,)]  # nothing written
+
+
+# -- a store made before this schema --------------------------------------------------------------------
+def test_a_store_of_schema_3_reports_and_exports_as_it_did_and_resumes(tmp_path):
+    old = _copy(OLD_RUN, tmp_path)
+    before = (old / "store.sqlite").read_bytes()
+    assert build_report(old).markdown() == (OLD_RUN / "report.md").read_text()
+    assert export_jsonl(old, tmp_path / "run.jsonl") == 20
+    exported = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()]
+    for line, then in zip(exported, map(json.loads, (OLD_RUN / "export.jsonl").read_text().splitlines())):
+        if line["env_id"] == "kidgym/maze":  # its outcome's own "task" (the name) no longer replaces the column
+            assert then["task"] == "maze" and line["task"] == 4  # the run's fifth task
+            then = {**then, "task": 4}
+        assert line == then
+    assert (old / "store.sqlite").read_bytes() == before  # reading changes nothing
+    summary = run(None, old, resume=True)
+    assert summary.statuses == {"done": 20}
+    with open_store(old) as store:
+        assert store.query("SELECT schema_version FROM runs") == [(4,)]
+        inline = store.query("SELECT COUNT(*) FROM turns WHERE prompt_text IS NULL")[0][0]
+        assert inline == 37 and store.query("SELECT COUNT(*) FROM turns WHERE prompt_text IS NOT NULL")[0][0] > 0
+        for record in store.iter_episodes(("done",)):
+            assert all(turn.prompt for turn in store.iter_turns(record["episode_id"]))
+    report = build_report(old).markdown()
+    assert "| `pairs/single cols=2, modality=text, rows=2` | oracle | 1 | 1 |" in report
+    assert export_sft(old, tmp_path / "sft.jsonl") > 0

@@ -61,7 +61,6 @@ from cogsim.integrations.episode import metric_values
 from cogsim.store.export import checked_output
 from cogsim.store.frames import media_type, read_stored_frame
 from cogsim.store.sqlite import Store, StoreError, open_store
-from cogsim.store.values import from_db_text
 
 SCORER = "episode_reward"
 MAX_IMAGE_BYTES = 64 << 20  # a stored frame larger than this is not read (a run directory is untrusted)
@@ -147,8 +146,7 @@ class _SampleWriter:
 
     def build(self, record: dict) -> EvalSample:
         episode_id = record["episode_id"]
-        ((stored_prompt,),) = self.store.query("SELECT system_prompt FROM episodes WHERE id = ?", (episode_id,))
-        system_prompt = from_db_text(stored_prompt)
+        system_prompt = self.store.system_prompt(episode_id)
         messages: list[ChatMessage] = [ChatMessageSystem(content=system_prompt)] if system_prompt else []
         usage: dict[str, ModelUsage] = {}
         self.held, self.shown = 0, set[str]()

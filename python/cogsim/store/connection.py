@@ -15,9 +15,11 @@ from cogsim._untrusted import MAX_VALUE_BYTES, printable, shown, size_text
 from cogsim.store.schema import (
     DB_NAME,
     MIGRATIONS,
+    NEW_TABLES,
     SCHEMA,
     SCHEMA_VERSION,
     expected_objects,
+    migration,
     schema_difference,
     schema_objects,
 )
@@ -151,8 +153,8 @@ class StoreConnection:
                         self._execute(statement)
                 version = 1
             for later in range(version + 1, SCHEMA_VERSION + 1):
-                for table, column, declaration, _ in MIGRATIONS[later]:
-                    self._execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+                for statement in migration(later):
+                    self._execute(statement)
             self._execute("UPDATE runs SET schema_version = ? WHERE id = 1", (SCHEMA_VERSION,))
             self._execute("COMMIT")
         except BaseException:
@@ -161,9 +163,14 @@ class StoreConnection:
 
     def _compatible_views(self, version: int) -> None:
         """Read-only access to an older store: temporary views that show the later columns with the
-        values older rows have, so every reader sees the current schema (the file is not changed)."""
+        values older rows have, and empty ones of the later tables, so every reader sees the current
+        schema (the file is not changed)."""
         added: dict[str, list[str]] = {}
         for later in range(version + 1, SCHEMA_VERSION + 1):
+            for table, (_, columns) in NEW_TABLES.get(later, {}).items():
+                self._execute(
+                    f"CREATE TEMP VIEW {table} AS SELECT {', '.join(f'NULL AS {c}' for c in columns)} WHERE 0"
+                )
             for table, column, _, value in MIGRATIONS[later]:
                 added.setdefault(table, []).append(f"{value} AS {column}")
         for table, columns in added.items():

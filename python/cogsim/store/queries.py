@@ -8,7 +8,7 @@ from typing import Any, Iterator, Optional, Sequence
 
 from cogsim.store.connection import StoreConnection
 from cogsim.store.records import EpisodeRecords
-from cogsim.store.rows import SELECT_TURNS, TURN_SPEC, StoredTurn
+from cogsim.store.rows import PROMPT_SQL, SELECT_TURNS, SYSTEM_PROMPT_SQL, TURN_SPEC, StoredTurn
 from cogsim.store.values import from_db_text
 
 
@@ -51,6 +51,27 @@ class StoreQueries(StoreConnection):
         """The stored turns of an episode in order, read one at a time."""
         rows = self._iter_rows(f"the turns of episode {episode_id}", SELECT_TURNS, (episode_id,), TURN_SPEC)
         return (StoredTurn(*row) for row in rows)
+
+    def turn_texts(self, episode_id: int, turn: int) -> Optional[tuple[str, str]]:
+        """(the prompt as sent, the reply) of one stored turn, None if there is none: how a turn's texts
+        are read wherever they are shown (they may be stored once for many turns, ``rows.PROMPT_SQL``)."""
+        rows = self._rows(
+            "a turn's texts",
+            f"SELECT {PROMPT_SQL}, response FROM turns WHERE episode_id = ? AND turn = ?",
+            (episode_id, turn),
+            "prompt:text response:text",
+        )
+        return rows[0] if rows else None
+
+    def system_prompt(self, episode_id: int) -> Optional[str]:
+        """The system prompt an episode's turns were sent with (None: none, or no such episode)."""
+        rows = self._rows(
+            "an episode's system prompt",
+            f"SELECT {SYSTEM_PROMPT_SQL} FROM episodes WHERE id = ?",
+            (episode_id,),
+            "system_prompt:text?",
+        )
+        return rows[0][0] if rows else None
 
     def episodes(self, statuses: Sequence[str] = ("done",)) -> list[dict]:
         """Episode records as the metrics expect them: the runner's fields plus the env's outcome."""
@@ -240,7 +261,7 @@ class StoreQueries(StoreConnection):
         read one at a time."""
         return self._iter_rows(
             "the episodes",
-            "SELECT id, env_id, agent, seed, system_prompt, history FROM episodes WHERE status = 'done' ORDER BY id",
+            f"SELECT id, env_id, agent, seed, {SYSTEM_PROMPT_SQL}, history FROM episodes WHERE status = 'done' ORDER BY id",
             (),
             "id:int env_id:text agent:text seed:int system_prompt:text? history:text",
         )

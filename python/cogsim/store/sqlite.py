@@ -11,6 +11,7 @@ type; a failure is one :class:`StoreError` naming the file and what is wrong.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -27,6 +28,7 @@ from cogsim.store.schema import DB_NAME, SCHEMA_VERSION
 from cogsim.store.values import StoreError, dumps, image_ref, is_image_ref, to_db_text
 
 CHECKPOINT_INTERVAL_S = 5.0
+TEXT_IDS_KEPT = 1 << 16  # ids of texts kept in memory (system prompts and repeated prompts are few)
 
 
 class Store(StoreQueries):
@@ -45,6 +47,7 @@ class Store(StoreQueries):
         self.worker = worker
         self.session: Optional[int] = None
         self._known_images: set[str] = set()  # references written (or found) in this session
+        self._text_ids: dict[bytes, int] = {}  # digest -> id in texts of the texts stored or found lately
         self._image_folders = Folders(self.run_dir)  # images/ and images/ab/, each opened once
 
     def _write(self, sql: str, params: Sequence = ()) -> sqlite3.Cursor:
@@ -140,7 +143,7 @@ class Store(StoreQueries):
             for episode in started:
                 episode.id = db.execute(
                     "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, "
-                    "system_prompt, history, status, started, session, loop) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?) "
+                    "system_text, history, status, started, session, loop) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?) "
                     "ON CONFLICT (task, agent, episode_index) DO UPDATE SET task = excluded.task RETURNING id",
                     (
                         episode.task,
@@ -151,7 +154,7 @@ class Store(StoreQueries):
                         episode.episode_index,
                         episode.seed,
                         dumps(episode.options),
-                        to_db_text(episode.system_prompt),
+                        None if episode.system_prompt is None else self._text_id(episode.system_prompt),
                         episode.history,
                         now,
                         self.session,
@@ -164,6 +167,7 @@ class Store(StoreQueries):
                     (
                         t.episode.id,
                         *[encode(getattr(t, column)) for column, encode in TURN_ENCODERS],
+                        self._text_id(t.prompt),
                         self.session,
                         now,
                     )
@@ -192,6 +196,7 @@ class Store(StoreQueries):
             db.execute("COMMIT")
         except (sqlite3.OperationalError, sqlite3.DataError) as error:
             rollback(db)
+            self._text_ids.clear()  # ids of texts the rolled-back step added are no longer stored
             if "full" in str(error) or "disk I/O" in str(error):
                 raise StoreError(
                     f"cannot write {self.run_dir / DB_NAME}: {error}; free some space, then "
@@ -200,9 +205,38 @@ class Store(StoreQueries):
             raise self._error("writing a step", error) from None
         except BaseException:
             rollback(db)
+            self._text_ids.clear()
             raise
         if time.monotonic() - self._last_checkpoint > CHECKPOINT_INTERVAL_S:
             self._checkpoint("PASSIVE")
+
+    def _text_id(self, text: str) -> int:
+        """The id in ``texts`` of ``text``, stored there the first time it is seen (within the step's
+        transaction). StoreError if the store holds another text under its digest: it was changed after
+        cogsim wrote it, and a turn must never name a text its model was not shown."""
+        stored = to_db_text(text)
+        digest = hashlib.blake2b(
+            stored if isinstance(stored, bytes) else stored.encode("utf-8"), digest_size=16
+        ).digest()
+        known = self._text_ids.get(digest)
+        if known is not None:
+            return known
+        row = self.db.execute(
+            "INSERT INTO texts (digest, text) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING RETURNING id",
+            (digest, stored),
+        ).fetchone()
+        if row is None:
+            text_id, held = self.db.execute("SELECT id, text FROM texts WHERE digest = ?", (digest,)).fetchone()
+            if held != stored or type(text_id) is not int:
+                raise StoreError(
+                    f"{self.path}: the text stored under digest {digest.hex()} is not the text of that digest; "
+                    "the store was changed after cogsim wrote it: restore it or start the run in a new directory"
+                )
+            row = (text_id,)
+        if len(self._text_ids) >= TEXT_IDS_KEPT:
+            self._text_ids.clear()
+        self._text_ids[digest] = row[0]
+        return row[0]
 
     def _checkpoint(self, mode: str) -> None:
         try:

@@ -18,9 +18,9 @@ import pytest
 
 import cogsim
 from cogsim.benchmarks import kidgym
+from cogsim.benchmarks.kidgym import cogsim_marks as _overlay
+from cogsim.benchmarks.kidgym import cogsim_scene
 from cogsim.benchmarks.kidgym import metrics as kidgym_metrics
-from cogsim.benchmarks.kidgym import overlay as _overlay
-from cogsim.benchmarks.kidgym import scene
 from cogsim.metrics import wilson
 
 BATCH = 2000
@@ -37,7 +37,7 @@ def play_batch(name: str, level: int, policy: str, threads: int = 0, count: int 
 
 def frame_specs(name: str, level: int, cell_size: int = 64, count: int = FRAMES):
     spec = kidgym.task(name)
-    return [scene.frame_spec(spec, state, cell_size) for state in kidgym.generate(name, level, range(count))]
+    return [cogsim_scene.frame_spec(spec, state, cell_size) for state in kidgym.generate(name, level, range(count))]
 
 
 def render_batch(specs):
@@ -182,7 +182,7 @@ def release_baseline_table(episodes: int = 1000) -> str:
     """The random agent with the release's mechanics (seeds 0..episodes-1: each maze layout 10 times)
     beside the paper's Table 2 Random row, and the oracle's success (its ceiling where the release makes
     unsolvable episodes)."""
-    from cogsim.benchmarks.kidgym import release_play
+    from cogsim.benchmarks.kidgym import game
     from cogsim.report.papers import published
 
     table2 = {r["level"]: r["values"] for r in published("kidgym")["table2"] if r["model"] == "Random"}
@@ -192,8 +192,8 @@ def release_baseline_table(episodes: int = 1000) -> str:
     ]
     for spec in kidgym.TASKS.values():
         for level in kidgym.LEVELS:
-            success, _ = release_play.simulate(spec, level, range(episodes), "random", policy_seed=1)
-            oracle, _ = release_play.simulate(spec, level, range(200), "oracle")
+            success, _ = game.simulate(spec, level, range(episodes), "random", policy_seed=1)
+            oracle, _ = game.simulate(spec, level, range(200), "oracle")
             paper = table2[level].get(spec.code)
             paper_text = "-" if paper is None else f"{100 * paper:.0f}%"
             lines.append(

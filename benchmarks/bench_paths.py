@@ -20,9 +20,9 @@ from functools import lru_cache, partial
 import numpy as np
 
 from cogsim import _core, render
-from cogsim.benchmarks.kidgym import look as kidgym_look
-from cogsim.benchmarks.rngbench.maze import look as maze_look
-from cogsim.benchmarks.rngbench.maze.look import ViewOptions
+from cogsim.benchmarks.kidgym import cogsim_look as kidgym_look
+from cogsim.benchmarks.rngbench.maze import cogsim_look as maze_look
+from cogsim.benchmarks.rngbench.maze.cogsim_look import ViewOptions
 
 GRID_SIZES = (288, 576)  # KidGym frames are 9 cells of 32, 64 or 96 px
 SQUARE_SIZES = (128, 576)

@@ -18,9 +18,9 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from cogsim import render
-from cogsim.benchmarks.kidgym import look as kidgym_look
-from cogsim.benchmarks.rngbench.maze import look as maze_look
-from cogsim.benchmarks.rngbench.maze.look import ViewOptions
+from cogsim.benchmarks.kidgym import cogsim_look as kidgym_look
+from cogsim.benchmarks.rngbench.maze import cogsim_look as maze_look
+from cogsim.benchmarks.rngbench.maze.cogsim_look import ViewOptions
 
 BATCH = 64
 MAZE_SIZES = (64, 128, 512)  # 128 and 512 are the sizes; 64 shows the overhead-bound regime

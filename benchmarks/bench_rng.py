@@ -103,8 +103,8 @@ def env_runs_per_second(env_id: str, policy: str, episodes: int, **options) -> t
 
 def batched_egocentric_rollouts(walkers: int = 64, size: int = 9, image: int = 128) -> tuple[float, float]:
     """Oracle walkers stepped in the core and every view rendered in one call per round: (runs/s, frames/s)."""
-    from cogsim.benchmarks.rngbench.maze.look import Maze as RenderMaze
-    from cogsim.benchmarks.rngbench.maze.look import ViewOptions
+    from cogsim.benchmarks.rngbench.maze.cogsim_look import Maze as RenderMaze
+    from cogsim.benchmarks.rngbench.maze.cogsim_look import ViewOptions
     from cogsim.render import shared_renderer
 
     mazes = maze.generate_batch([size] * walkers, range(walkers))

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from cogsim.benchmarks.cubebench import release_look as net
+from cogsim.benchmarks.cubebench import look as net
 from cogsim.benchmarks.cubebench import views
 from cogsim.cube import Cube
 from cogsim.render.png import to_png_bytes

@@ -8,7 +8,7 @@ step) are drawn by
 
 - the release: its task object set to the scene (scripts/release_goldens/kidgym.py), then its
   ``render()`` (raw), and ``render()`` plus the PNG its ``save_obs`` writes (Pillow, default level 6);
-- cogsim: ``release_scene.scene(state)`` and ``ReleaseLook.frame`` (raw; the release files were
+- cogsim: ``scene.scene(state)`` and ``ReleaseLook.frame`` (raw; the release files were
   resampled once per process, as cogsim keeps them), and that frame as sent: a PNG by fpng where it
   is installed (lossless, the same pixels; ``pip install fpng``), else by Pillow at level 1.
 
@@ -71,7 +71,7 @@ def fast_png():
 def scenes_and_states(count: int):
     from cogsim import _core
     from cogsim.benchmarks.kidgym import TASKS
-    from cogsim.benchmarks.kidgym import release_catalog as rc
+    from cogsim.benchmarks.kidgym import catalog as rc
 
     out = {}
     for name, spec in TASKS.items():
@@ -106,8 +106,8 @@ def main() -> int:
     os.chdir(here)
     import PIL
 
-    from cogsim.benchmarks.kidgym.release_look import ReleaseLook
-    from cogsim.benchmarks.kidgym.release_scene import scene
+    from cogsim.benchmarks.kidgym.look import ReleaseLook
+    from cogsim.benchmarks.kidgym.scene import scene
 
     encode, encoder = fast_png()
     look = ReleaseLook(release_root, threads=1)

@@ -7,7 +7,7 @@ scripts/release_goldens/maze.py (154 states over 10 mazes, sizes 3-15, vision ra
 state both sides draw the same frame (checked byte for byte before timing):
 
 - raw frame: the release's ``render_frame(show_minimap, show_hud=True)`` (a PIL image) against
-  cogsim's ``maze.release_look.frames`` one state per call (as the env draws a turn) and in batches of
+  cogsim's ``maze.look.frames`` one state per call (as the env draws a turn) and in batches of
   16 states drawn into one reused array (the core's threads);
 - as sent: the release's ``render_image_b64`` (its JPEG, quality 88, optimized, in base64) against
   cogsim's frame + ``encode_frames`` (the release's JPEG settings) + base64 (the same string);
@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from cogsim.benchmarks.rngbench import maze
-from cogsim.benchmarks.rngbench.maze import release_look
-from cogsim.benchmarks.rngbench.maze.release_look import FRAME_FORMATS, BlockWorld, MazeState
+from cogsim.benchmarks.rngbench.maze import look
+from cogsim.benchmarks.rngbench.maze.look import FRAME_FORMATS, BlockWorld, MazeState
 from cogsim.render.frames import encode_frames
 
 BATCH = 16
@@ -74,7 +74,7 @@ def timed(fn) -> tuple[float, float]:
 
 
 def check_same(games, states, minimap: bool) -> None:
-    ours = release_look.frames(states, minimap=minimap)
+    ours = look.frames(states, minimap=minimap)
     for g, frame in zip(games, ours):
         assert np.array_equal(np.asarray(g.render_frame(show_minimap=minimap, show_hud=True)), frame)
         sent = base64.b64encode(encode(frame)).decode("ascii")
@@ -82,21 +82,21 @@ def check_same(games, states, minimap: bool) -> None:
 
 
 def cases(games, states, minimap: bool) -> dict:
-    frames = release_look.frames(states, minimap=minimap)
-    chunk = np.empty((BATCH,) + release_look.FRAME_SHAPE, np.uint8)
+    frames = look.frames(states, minimap=minimap)
+    chunk = np.empty((BATCH,) + look.FRAME_SHAPE, np.uint8)
 
     def in_batches():
         for i in range(0, len(states), BATCH):
             part = states[i : i + BATCH]
-            release_look.frames(part, minimap=minimap, out=chunk[: len(part)])
+            look.frames(part, minimap=minimap, out=chunk[: len(part)])
 
     def one_at_a_time():
         for s in states:
-            release_look.frames([s], minimap=minimap)
+            look.frames([s], minimap=minimap)
 
     def sent_one_at_a_time():
         for s in states:
-            base64.b64encode(encode(release_look.frames([s], minimap=minimap)[0]))
+            base64.b64encode(encode(look.frames([s], minimap=minimap)[0]))
 
     return {
         "release: raw frame (render_frame)": lambda: [g.render_frame(show_minimap=minimap) for g in games],
@@ -127,8 +127,8 @@ def cold_text_cost(states) -> float:
     """CPU ms per frame when every HUD text piece is new (the text stamp cache emptied before each frame)."""
     start = time.process_time()
     for s in states:
-        release_look._STAMPS.texts.clear()
-        release_look.frames([s])
+        look._STAMPS.texts.clear()
+        look.frames([s])
     return (time.process_time() - start) / len(states) * 1e3
 
 

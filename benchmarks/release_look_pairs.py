@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from cogsim.benchmarks.rngbench import pairs
-from cogsim.benchmarks.rngbench.pairs import release_look
+from cogsim.benchmarks.rngbench.pairs import look
 from cogsim.render.frames import encode_frames
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def encode(frame: np.ndarray) -> bytes:
     """A board as the release sends it (JPEG quality 85, optimized): the bytes cogsim sends."""
-    return encode_frames([frame], release_look.FRAME_FORMAT)[0]
+    return encode_frames([frame], look.FRAME_FORMAT)[0]
 
 
 def load_goldens_script():
@@ -66,7 +66,7 @@ def game_states(rows: int, cols: int, seed: int, count: int) -> list[tuple[np.nd
             shown = game.state().copy()
             up = [divmod(card, cols)] + ([divmod(first, cols)] if first >= 0 else [])
             for r, c in up:
-                shown[r, c] = release_look.FACE_UP
+                shown[r, c] = look.FACE_UP
             states.append((shown, up))
     return states
 
@@ -82,7 +82,7 @@ def median_time(fn, rounds: int) -> float:
 
 def copy_of(base: np.ndarray) -> np.ndarray:
     """The least a new frame costs: the base copied into frame memory as cogsim's frames get it."""
-    frame = release_look.FRAMES.take(base.shape)
+    frame = look.FRAMES.take(base.shape)
     np.copyto(frame, base)
     return frame
 
@@ -105,13 +105,13 @@ def bench_case(release, rows: int, cols: int, theme: str, seed: int, count: int,
     states = game_states(rows, cols, seed, count)
 
     def release_draw(shown, up):
-        board.matched = [[bool(shown[r][c] == release_look.REMOVED) for c in range(cols)] for r in range(rows)]
+        board.matched = [[bool(shown[r][c] == look.REMOVED) for c in range(cols)] for r in range(rows)]
         return renderer.render(board, [tuple(rc) for rc in up])
 
     ids = pairs.deal(rows, cols, seed)
-    base = release_look.board_base(rows, cols)
-    boards = release_look.ReleaseBoards(ids, theme, seed)
-    views = [release_look.View(shown) for shown, _ in states]
+    base = look.board_base(rows, cols)
+    boards = look.ReleaseBoards(ids, theme, seed)
+    views = [look.View(shown) for shown, _ in states]
     frames = boards.frames(views)
     for (shown, up), frame in zip(states, frames):  # the same pixels, or no timing
         assert np.array_equal(np.asarray(release_draw(shown, up)), frame), "cogsim's frame differs from the release's"

@@ -3,7 +3,7 @@
 
 The release draws its net through matplotlib (``_canvas_to_figure``): the canvas resampled into the
 axes that ``tight_layout`` leaves, labels drawn over it. This script draws that figure from the
-release's parameters (the facts in ``cogsim.benchmarks.cubebench.release_look``; none of the release's code) and
+release's parameters (the facts in ``cogsim.benchmarks.cubebench.look``; none of the release's code) and
 keeps what the frames need: the canvas row and column every frame row and column of the image box
 shows (a separable nearest-neighbour map, read off a canvas whose pixels encode their own
 coordinates) and the pixels of the six labels. It then checks that frames rebuilt from the data
@@ -34,7 +34,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
 
-from cogsim.benchmarks.cubebench import release_look as net  # noqa: E402
+from cogsim.benchmarks.cubebench import look as net  # noqa: E402
 
 PINNED_MATPLOTLIB = "3.11.2"
 OUTPUT = Path(__file__).resolve().parents[1] / "python" / "cogsim" / "benchmarks" / "cubebench" / net.DATA_FILE

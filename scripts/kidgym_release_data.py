@@ -85,7 +85,7 @@ def main() -> int:
 
 
 def image_files() -> list[str]:
-    from cogsim.benchmarks.kidgym.release_catalog import image_paths  # the installed package
+    from cogsim.benchmarks.kidgym.catalog import image_paths  # the installed package
 
     return [f"assets/imgs/{path}" for path in image_paths()]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from cogsim.benchmarks.kidgym import release_catalog
+from cogsim.benchmarks.kidgym import catalog
 
 MARKER = "standin.json"
 
@@ -40,7 +40,7 @@ def make_standin(folder: Path) -> Path:
     ``folder/manifest.json`` (the shipped manifest's format; commit ``standin-...``), unless they are
     there; returns ``folder``."""
     folder = Path(folder)
-    geometry = release_catalog.data()["images"]
+    geometry = catalog.data()["images"]
     stamp = hashlib.sha256(json.dumps(geometry, sort_keys=True).encode()).hexdigest()
     marker = folder / MARKER
     if marker.exists() and json.loads(marker.read_text()).get("geometry") == stamp:

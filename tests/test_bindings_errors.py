@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cogsim import _core
-from cogsim.benchmarks.kidgym.catalog import core_catalog
+from cogsim.benchmarks.kidgym.cogsim_catalog import core_catalog
 
 
 @pytest.mark.parametrize(

@@ -173,9 +173,9 @@ def test_oversized_mismatching_missing_and_duplicate_members_are_refused(tiny):
 
 def test_oversized_archives_bombs_and_non_archives_are_refused(tiny, monkeypatch):
     archive = tar_archive(tiny / "r.tar.gz", release_members() + [("release-0123/zeros", bytes(1 << 20))])
-    monkeypatch.setattr(release_assets, "MAX_UNPACKED_BYTES", 1 << 19)
+    monkeypatch.setattr(release_assets.archive, "MAX_UNPACKED_BYTES", 1 << 19)
     assert_refused(lambda: release_assets.add("rngbench", archive), "unpacks to more than", tiny)
-    monkeypatch.setattr(release_assets, "MAX_ARCHIVE_BYTES", 100)
+    monkeypatch.setattr(release_assets.install, "MAX_ARCHIVE_BYTES", 100)
     assert_refused(lambda: release_assets.add("rngbench", archive), "more than the 100 bytes allowed", tiny)
     monkeypatch.undo()
     monkeypatch.setenv("COGSIM_CACHE", str(tiny / "cache"))

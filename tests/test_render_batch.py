@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from cogsim import cube, render
-from cogsim.benchmarks.kidgym import look as kidgym_look
-from cogsim.benchmarks.rngbench.maze import look as maze_look
-from cogsim.benchmarks.rngbench.pairs import look as pairs_look
+from cogsim.benchmarks.kidgym import cogsim_look as kidgym_look
+from cogsim.benchmarks.rngbench.maze import cogsim_look as maze_look
+from cogsim.benchmarks.rngbench.pairs import cogsim_look as pairs_look
 from cogsim.render._renderer import shared_renderer
 
 

@@ -76,8 +76,8 @@ def test_another_gl_context_made_current_in_the_thread_does_not_take_our_draws()
     go to whichever is current, so every draw pass makes the renderer's context current first."""
     import moderngl
 
-    from cogsim.benchmarks.kidgym import look as kidgym_look
-    from cogsim.benchmarks.rngbench.maze import look as maze_look
+    from cogsim.benchmarks.kidgym import cogsim_look as kidgym_look
+    from cogsim.benchmarks.rngbench.maze import cogsim_look as maze_look
     from cogsim.render._renderer import shared_renderer
 
     renderer = shared_renderer()

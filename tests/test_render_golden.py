@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from cogsim import cube
-from cogsim.benchmarks.kidgym import look as kidgym_look
-from cogsim.benchmarks.rngbench.maze import look as maze_look
-from cogsim.benchmarks.rngbench.maze.look import ViewOptions
-from cogsim.benchmarks.rngbench.pairs import look as pairs_look
+from cogsim.benchmarks.kidgym import cogsim_look as kidgym_look
+from cogsim.benchmarks.rngbench.maze import cogsim_look as maze_look
+from cogsim.benchmarks.rngbench.maze.cogsim_look import ViewOptions
+from cogsim.benchmarks.rngbench.pairs import cogsim_look as pairs_look
 from render_helpers import assert_matches_golden, renderer
 
 

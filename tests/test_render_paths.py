@@ -10,12 +10,12 @@ import pytest
 import cogsim
 from cogsim import _core, cube, render
 from cogsim.benchmarks import kidgym
-from cogsim.benchmarks.cubebench import look as cube_look
-from cogsim.benchmarks.kidgym import look as kidgym_look
-from cogsim.benchmarks.kidgym import overlay as _overlay
-from cogsim.benchmarks.kidgym import scene
-from cogsim.benchmarks.rngbench.maze import look as maze_look
-from cogsim.benchmarks.rngbench.pairs import look as pairs_look
+from cogsim.benchmarks.cubebench import cogsim_look as cube_look
+from cogsim.benchmarks.kidgym import cogsim_look as kidgym_look
+from cogsim.benchmarks.kidgym import cogsim_marks as _overlay
+from cogsim.benchmarks.kidgym import cogsim_scene
+from cogsim.benchmarks.rngbench.maze import cogsim_look as maze_look
+from cogsim.benchmarks.rngbench.pairs import cogsim_look as pairs_look
 from cogsim.render._canvas import Canvas
 from cogsim.render._compose import FrameCompositor
 
@@ -42,7 +42,7 @@ def episode_specs(task: str, level: int, seeds, cell_size: int, whole: bool) -> 
     specs = []
     for state in kidgym.generate(task, level, seeds, threads=1):
         while True:
-            specs.append(scene.frame_spec(spec, state, cell_size))
+            specs.append(cogsim_scene.frame_spec(spec, state, cell_size))
             if state.done or not whole:
                 break
             state.apply(state.oracle_action())

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import cogsim
 from cogsim import families
-from cogsim.benchmarks.kidgym.catalog import CatalogOptions
+from cogsim.benchmarks.kidgym.cogsim_catalog import CatalogOptions
 from cogsim.envs import spec
 
 pytestmark = pytest.mark.timeout(60)  # every case is time-bound; slower ones say more

@@ -14,7 +14,7 @@
 //
 // Where the release draws from Python's unseeded `random`, the generators draw from a seeded
 // SplitMix64 with the same distribution. Names (images, colours, rules) stay in Python
-// (cogsim.kidgym.release_catalog); the core sees asset ids.
+// (cogsim.kidgym.catalog); the core sees asset ids.
 #pragma once
 
 #include <array>

@@ -7,7 +7,7 @@
 // blending; the text is blended into the HUD's uniform background, and no two pieces of text touch
 // the same pixel (the caller checks, and draws with PIL where they would). So a frame is the view,
 // then each stamp's pixels copied where its mask is set, in the release's drawing order. The stamps
-// themselves are drawn once by PIL (python/cogsim/maze/release_look.py).
+// themselves are drawn once by PIL (python/cogsim/benchmarks/rngbench/maze/look.py).
 #pragma once
 
 #include <cstddef>

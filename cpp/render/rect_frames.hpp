@@ -1,7 +1,7 @@
 // Frames made of a fixed template and flat-colour rectangles: each frame is the template with a
 // list of rectangles filled, rectangle k in the colour its frame gives slot k. This is all a picture
 // is when its only state-dependent pixels are solid areas whose places never change (Cube Bench's
-// release net, python/cogsim/benchmarks/cubebench/release_look.py: 54 sticker rectangles over a
+// release net, python/cogsim/benchmarks/cubebench/look.py: 54 sticker rectangles over a
 // frame that matplotlib drew once). Plain copies and fills, so the bytes are the same on every
 // machine.
 #pragma once

@@ -25,10 +25,10 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
 
 
 def render_example(renderer, args: argparse.Namespace) -> np.ndarray:
-    from cogsim.benchmarks.cubebench import look as cube_look
-    from cogsim.benchmarks.kidgym import look as kidgym_look
-    from cogsim.benchmarks.rngbench.maze import look as maze_look
-    from cogsim.benchmarks.rngbench.pairs import look as pairs_look
+    from cogsim.benchmarks.cubebench import cogsim_look as cube_look
+    from cogsim.benchmarks.kidgym import cogsim_look as kidgym_look
+    from cogsim.benchmarks.rngbench.maze import cogsim_look as maze_look
+    from cogsim.benchmarks.rngbench.pairs import cogsim_look as pairs_look
 
     seed = args.seed
     if args.kind == "grid":

@@ -39,8 +39,8 @@ def make_scenes() -> list[dict]:
 
     from cogsim import _core
     from cogsim.benchmarks.kidgym import TASKS
-    from cogsim.benchmarks.kidgym import release_catalog as rc
-    from cogsim.benchmarks.kidgym.release_scene import scene
+    from cogsim.benchmarks.kidgym import catalog as rc
+    from cogsim.benchmarks.kidgym.scene import scene
 
     catalog = rc.core_catalog()
     scenes = []

@@ -1,4 +1,4 @@
-"""Writes a release-assets manifest (python/cogsim/release_assets.py): the SHA-256 and size of each
+"""Writes a release-assets manifest (python/cogsim/release_assets/): the SHA-256 and size of each
 file a benchmark's pictures need, read from a checkout or unpacked archive of the pinned commit.
 
     python scripts/release_goldens/manifest.py rngbench DIR/RNGBench python/cogsim/benchmarks/rngbench/release_assets.json

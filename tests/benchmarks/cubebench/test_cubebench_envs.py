@@ -7,8 +7,8 @@ import pytest
 
 import cogsim
 from cogsim import cube
+from cogsim.benchmarks.cubebench import cogsim_look as cube_net
 from cogsim.benchmarks.cubebench import items, views
-from cogsim.benchmarks.cubebench import look as cube_net
 from cogsim.benchmarks.cubebench import metrics as cube_metrics
 from cogsim.cube import Cube
 from cogsim.metrics import summarize

@@ -7,7 +7,7 @@ import pytest
 
 import cogsim
 from cogsim import cube
-from cogsim.benchmarks.cubebench import releases, views
+from cogsim.benchmarks.cubebench import release_lines, views
 from cogsim.benchmarks.cubebench.envs import RELEASE_DECODING
 from cogsim.benchmarks.cubebench.items import TESTS
 
@@ -36,7 +36,7 @@ def _detour(env, seeds=range(40)):
 @pytest.mark.parametrize("test", TESTS)
 def test_release_is_the_default_and_decoding_is_declared(test):
     env = cogsim.make(f"cube/{test}", depth=2)
-    assert env.protocol == "release" and env.release == releases.NEWEST == "731aff82"
+    assert env.protocol == "release" and env.release == release_lines.NEWEST == "731aff82"
     assert env.metadata["cogsim.decoding"] == RELEASE_DECODING[test]
     assert env.metadata["cogsim.decoding"]["max_tokens"] >= (64 if test == "invariance" else 16384)
     env.reset(seed=0)
@@ -56,13 +56,13 @@ def test_the_release_decoding_values():
     assert RELEASE_DECODING["reconstruction"]["max_tokens"] == 65536
     assert RELEASE_DECODING["verification"]["max_tokens"] == 16384
     assert RELEASE_DECODING["invariance"]["max_tokens"] == 64
-    older = releases.DECODING["1ca7d58"]
+    older = release_lines.DECODING["1ca7d58"]
     assert older["reconstruction"]["temperature"] == older["optimal-move"]["temperature"] == 0.1
     assert older["closed-loop"] == {"max_tokens": 65536, "temperature": 0.0, "top_p": 1.0}
     assert cogsim.make("cube/optimal-move", **OLDER).metadata["cogsim.decoding"]["temperature"] == 0.1
 
 
-@pytest.mark.parametrize("line", releases.LINES)
+@pytest.mark.parametrize("line", release_lines.LINES)
 def test_reflection_declares_each_turns_decoding(line):
     env = cogsim.make("cube/reflection", depth=1, release=line)
     env.reset(seed=0)
@@ -71,7 +71,7 @@ def test_reflection_declares_each_turns_decoding(line):
     for _ in range(2):
         env.step(env.scripted_response("random", rng))
         temperatures.append(env.metadata["cogsim.decoding"]["temperature"])
-    assert temperatures == [0.0, releases.REFLECTION_TURN_TEMPERATURE[line], 0.0]
+    assert temperatures == [0.0, release_lines.REFLECTION_TURN_TEMPERATURE[line], 0.0]
 
 
 def test_variants_are_named():

@@ -24,8 +24,8 @@ from PIL import Image, ImageDraw, ImageEnhance
 import cogsim
 from cogsim import _core
 from cogsim.benchmarks.cubebench import items, views
-from cogsim.benchmarks.cubebench import release_look as net
-from cogsim.benchmarks.cubebench.look import FACE_COLOURS, FACE_ORDER
+from cogsim.benchmarks.cubebench import look as net
+from cogsim.benchmarks.cubebench.cogsim_look import FACE_COLOURS, FACE_ORDER
 from cogsim.cube import Cube
 from cogsim.render.png import to_png_bytes
 

@@ -146,7 +146,7 @@ def test_sorting_places_every_animal_once():
         (lambda: kidgym.generate("maze", 1, [0])[0].apply((9, 0, 0)), "verb"),
         (lambda: kidgym.generate("maze", 1, [-1]), "seeds"),
         (lambda: kidgym.generate("maze", 1, [0])[0].apply((0, 300, 0)), "arguments"),
-        (lambda: _core.kidgym_generate(42, 1, [0], kidgym.catalog.core_catalog()), "task id"),
+        (lambda: _core.kidgym_generate(42, 1, [0], kidgym.cogsim_catalog.core_catalog()), "task id"),
     ],
 )
 def test_bad_input_raises_value_error(call, message):
@@ -156,7 +156,7 @@ def test_bad_input_raises_value_error(call, message):
 
 def test_bad_catalog_raises_value_error():
     with pytest.raises(ValueError, match="memory_chests"):
-        kidgym.catalog.core_catalog(kidgym.catalog.CatalogOptions(memory_chests=9))
+        kidgym.cogsim_catalog.core_catalog(kidgym.cogsim_catalog.CatalogOptions(memory_chests=9))
 
 
 _COMPASS = {
@@ -183,7 +183,7 @@ def _placement_cell(stated: str, rotation) -> tuple[int, int]:
 
 def _verdict(name: str, state) -> bool:
     """Success judged from the final state alone, independently of the core's bookkeeping."""
-    from cogsim.benchmarks.kidgym import catalog
+    from cogsim.benchmarks.kidgym import cogsim_catalog
     from cogsim.benchmarks.kidgym.tasks import CHEST, DIAMOND, TARGET
 
     cells, goal, bag, level = state.cells, state.goal, state.bag, state.level
@@ -203,7 +203,7 @@ def _verdict(name: str, state) -> bool:
     if name == "sorting":
         return all(t[4] - 1 == goal[t[3]] for t in targets)
     if name == "placement":
-        row, col = _placement_cell(catalog.DIRECTIONS[goal[0]], catalog.ROTATIONS[goal[1]])
+        row, col = _placement_cell(cogsim_catalog.DIRECTIONS[goal[0]], cogsim_catalog.ROTATIONS[goal[1]])
         assert goal[2] == 5 * row + col
         return kinds[row, col] == TARGET and cells[row, col, 4] > 0
     if name == "counting":

@@ -10,7 +10,7 @@ import pytest
 
 import cogsim
 from cogsim.benchmarks.kidgym import TASKS
-from cogsim.benchmarks.kidgym.catalog import CatalogOptions
+from cogsim.benchmarks.kidgym.cogsim_catalog import CatalogOptions
 from cogsim.benchmarks.kidgym.env import KidGymEnv
 from cogsim.envs import play_scripted
 

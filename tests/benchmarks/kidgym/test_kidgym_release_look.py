@@ -21,8 +21,8 @@ from PIL import Image
 
 import cogsim
 from cogsim import _core
-from cogsim.benchmarks.kidgym import TASKS, release_catalog, release_files
-from cogsim.benchmarks.kidgym.release_look import ReleaseLook
+from cogsim.benchmarks.kidgym import TASKS, catalog, release_files
+from cogsim.benchmarks.kidgym.look import ReleaseLook
 
 GOLDEN = json.loads((Path(__file__).parent / "data" / "kidgym_release_frames.json").read_text())
 RELEASE = Path(os.environ.get("COGSIM_RELEASES", "/nonexistent")) / "KidGym"
@@ -192,9 +192,9 @@ def test_manifest_lists_every_image_the_drawing_loads(monkeypatch):
     manifest = release_files.manifest()
     assert list(manifest) == ["benchmark", "repository", "commit", "archive_url", "files"]
     assert manifest["benchmark"] == "kidgym" and manifest["repository"] == "BoBo-Ye/KidGym"
-    assert len(manifest["commit"]) == 40 and manifest["commit"] == release_catalog.COMMIT
+    assert len(manifest["commit"]) == 40 and manifest["commit"] == catalog.COMMIT
     assert manifest["archive_url"] == f"https://github.com/BoBo-Ye/KidGym/archive/{manifest['commit']}.tar.gz"
-    assert set(manifest["files"]) == {f"assets/imgs/{p}" for p in release_catalog.image_paths()}
+    assert set(manifest["files"]) == {f"assets/imgs/{p}" for p in catalog.image_paths()}
     assert all(len(f["sha256"]) == 64 and f["size"] > 0 for f in manifest["files"].values())
 
 

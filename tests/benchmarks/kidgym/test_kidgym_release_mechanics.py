@@ -16,8 +16,8 @@ import pytest
 import cogsim
 from cogsim import _core
 from cogsim.benchmarks.kidgym import TASKS
-from cogsim.benchmarks.kidgym import release_catalog as rc
-from cogsim.benchmarks.kidgym.release_play import ReleasePlay, action_text
+from cogsim.benchmarks.kidgym import catalog as rc
+from cogsim.benchmarks.kidgym.game import ReleasePlay, action_text
 
 DATA = json.loads((Path(__file__).parent / "data" / "kidgym_release_mechanics.json").read_text())
 NAMES = {spec.code: name for name, spec in TASKS.items()}

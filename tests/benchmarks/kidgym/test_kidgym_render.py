@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from cogsim.benchmarks import kidgym
-from cogsim.benchmarks.kidgym import catalog, scene
-from cogsim.benchmarks.kidgym import look as grid
-from cogsim.benchmarks.kidgym.look import GridScene, Item
+from cogsim.benchmarks.kidgym import cogsim_catalog, cogsim_scene
+from cogsim.benchmarks.kidgym import cogsim_look as grid
+from cogsim.benchmarks.kidgym.cogsim_look import GridScene, Item
 from cogsim.benchmarks.kidgym.tasks import BASKET, CONTINUE, DOOR, ITEM, KEY, PIECE, TARGET, TASKS
 from render_helpers import renderer
 
@@ -44,7 +44,7 @@ def _started(state):
 def test_every_cell_shows_the_sprite_the_state_says(name):
     for state in kidgym.generate(name, 3, [1, 2]):
         state = _started(state)
-        shown = scene.grid_scene(TASKS[name], state, cell_size=32)
+        shown = cogsim_scene.grid_scene(TASKS[name], state, cell_size=32)
         frame = renderer().grid(shown)[0]
         candidates = tuple(sorted({item.sprite for item in shown.items} | set(DISTRACTORS)))
         cells = state.cells
@@ -52,9 +52,9 @@ def test_every_cell_shows_the_sprite_the_state_says(name):
             assert _identify(frame, shown, item, candidates) == item.sprite
             kind, kind_type, aux, label = (int(v) for v in cells[item.row, item.col, :4])
             if kind == ITEM:
-                assert item.sprite == catalog.item_sprite(aux, kind_type) and item.label == label
+                assert item.sprite == cogsim_catalog.item_sprite(aux, kind_type) and item.label == label
             elif kind == TARGET:
-                assert item.sprite == catalog.item_sprite(
+                assert item.sprite == cogsim_catalog.item_sprite(
                     int(cells[item.row, item.col, 5]), int(cells[item.row, item.col, 4]) - 1
                 )
 
@@ -62,9 +62,9 @@ def test_every_cell_shows_the_sprite_the_state_says(name):
 @pytest.mark.parametrize("name", ["classification", "maze", "decode_maze"])
 def test_tinted_cells_show_the_colour_the_state_says(name):
     state = kidgym.generate(name, 3, [4])[0]
-    shown = scene.grid_scene(TASKS[name], state, cell_size=64)
+    shown = cogsim_scene.grid_scene(TASKS[name], state, cell_size=64)
     frame = renderer().grid(shown)[0]
-    palette = catalog.BASKET_COLOURS if name == "classification" else catalog.KEY_COLOURS
+    palette = cogsim_catalog.BASKET_COLOURS if name == "classification" else cogsim_catalog.KEY_COLOURS
     checked = 0
     for row in range(5):
         for col in range(5):
@@ -81,7 +81,7 @@ def test_tinted_cells_show_the_colour_the_state_says(name):
 
 def test_agent_is_drawn_where_the_state_puts_it():
     state = kidgym.generate("classification", 2, [5])[0]
-    with_agent = scene.grid_scene(TASKS["classification"], state, cell_size=32)
+    with_agent = cogsim_scene.grid_scene(TASKS["classification"], state, cell_size=32)
     without = GridScene(**{**with_agent.__dict__, "agent": None})
     a, b = renderer().grid([with_agent, without])
     changed = np.abs(a.astype(int) - b).max(axis=-1) > 8
@@ -94,20 +94,20 @@ def test_agent_is_drawn_where_the_state_puts_it():
 def test_placed_and_picked_items_move_between_scene_and_backpack():
     state = kidgym.generate("classification", 1, [8])[0]
     state.apply(state.oracle_action())  # pick
-    shown = scene.grid_scene(TASKS["classification"], state)
-    assert len(shown.backpack) == 1 and shown.backpack[0] == catalog.item_sprite(state.category, state.bag[0][2])
+    shown = cogsim_scene.grid_scene(TASKS["classification"], state)
+    assert len(shown.backpack) == 1 and shown.backpack[0] == cogsim_catalog.item_sprite(state.category, state.bag[0][2])
     assert sum(1 for i in shown.items if i.sprite != "basket") == 1
 
 
 @pytest.mark.parametrize("name", ["selection", "memory_decode", "memory_maze", "memory_filling"])
 def test_memory_tasks_hide_what_must_be_remembered(name):
     state = kidgym.generate(name, 2, [6])[0]
-    before = scene.grid_scene(TASKS[name], state)
+    before = cogsim_scene.grid_scene(TASKS[name], state)
     state.apply((CONTINUE, 0, 0))
-    after = scene.grid_scene(TASKS[name], state)
+    after = cogsim_scene.grid_scene(TASKS[name], state)
     if name == "memory_filling":
         assert (
-            before.hint_sprites == (catalog.item_sprite(int(state.goal[0]), int(state.goal[1])),)
+            before.hint_sprites == (cogsim_catalog.item_sprite(int(state.goal[0]), int(state.goal[1])),)
             and after.hint_sprites == ()
         )
     elif name == "memory_maze":
@@ -129,12 +129,12 @@ def test_memory_tasks_hide_what_must_be_remembered(name):
 
 def test_decode_maze_hint_lists_every_key_to_door_rule():
     state = kidgym.generate("decode_maze", 3, [2])[0]
-    text, _ = scene.hint(TASKS["decode_maze"], state)
+    text, _ = cogsim_scene.hint(TASKS["decode_maze"], state)
     assert text.startswith("key->door") and text.count("->") == 4 and len(text) <= grid.HINT_TEXT_MAX
 
 
 def _overlay_frames(background: GridScene, overlays):
-    from cogsim.benchmarks.kidgym import overlay as _overlay
+    from cogsim.benchmarks.kidgym import cogsim_marks as _overlay
 
     return _overlay.render(renderer(), [(background, overlay) for overlay in overlays])
 
@@ -145,13 +145,13 @@ def _closest(frame, references, ys, xs) -> int:
 
 
 def test_counting_piles_show_the_pile_size_the_state_says():
-    from cogsim.benchmarks.kidgym.overlay import Overlay
+    from cogsim.benchmarks.kidgym.cogsim_marks import Overlay
 
     state = kidgym.generate("counting", 3, [3])[0]
-    shown, overlay = scene.frame_spec(TASKS["counting"], state, cell_size=64)
+    shown, overlay = cogsim_scene.frame_spec(TASKS["counting"], state, cell_size=64)
     frame = _overlay_frames(shown, [overlay])[0]
     empty = GridScene(scene=shown.scene, cell_size=64)
-    sprite = catalog.item_sprite(int(state.goal[1]), int(state.goal[2]))
+    sprite = cogsim_catalog.item_sprite(int(state.goal[1]), int(state.goal[2]))
     checked = 0
     for row in range(5):
         for col in range(5):
@@ -166,15 +166,15 @@ def test_counting_piles_show_the_pile_size_the_state_says():
 
 @pytest.mark.parametrize("name", ["filling", "puzzle", "memory_filling"])
 def test_pieces_show_the_quarter_the_state_says(name):
-    from cogsim.benchmarks.kidgym.overlay import Overlay
+    from cogsim.benchmarks.kidgym.cogsim_marks import Overlay
 
     state = _started(kidgym.generate(name, 2, [5])[0])
     state.apply(state.enumerate()[0])  # place one piece (right or wrong) on a target
-    shown, overlay = scene.frame_spec(TASKS[name], state, cell_size=64)
+    shown, overlay = cogsim_scene.frame_spec(TASKS[name], state, cell_size=64)
     frame = _overlay_frames(shown, [overlay])[0]
     empty = GridScene(scene=shown.scene, cell_size=64)
     category, picture = int(state.goal[0]), int(state.goal[1])
-    other = (picture + 1) % (len(catalog.PUZZLE_FIGURES) if category == catalog.FIGURE_CATEGORY else 10)
+    other = (picture + 1) % (len(cogsim_catalog.PUZZLE_FIGURES) if category == cogsim_catalog.FIGURE_CATEGORY else 10)
     candidates = [(category, p, q) for p in (picture, other) for q in range(4)]
     checked = 0
     for row in range(5):
@@ -187,7 +187,7 @@ def test_pieces_show_the_quarter_the_state_says(name):
             else:
                 continue
             references = _overlay_frames(
-                empty, [Overlay(pieces=((row, col, scene.piece(*c), None),)) for c in candidates]
+                empty, [Overlay(pieces=((row, col, cogsim_scene.piece(*c), None),)) for c in candidates]
             )
             x0, y0, x1, y1 = grid.play_cell_rect(shown, row, col)
             ys, xs = slice(y0 + 4, y0 + 34), slice(x0 + 4, x1 - 4)  # clear of the numeral badge
@@ -197,7 +197,7 @@ def test_pieces_show_the_quarter_the_state_says(name):
     for slot, (_, category, picture_id, quarter) in enumerate(state.bag):
         x0, y0, x1, y1 = grid.backpack_slot_rect(shown, slot)
         pool = candidates + [(category, picture_id, quarter)]
-        references = _overlay_frames(empty, [Overlay(slot_pieces=((slot, scene.piece(*c)),)) for c in pool])
+        references = _overlay_frames(empty, [Overlay(slot_pieces=((slot, cogsim_scene.piece(*c)),)) for c in pool])
         assert pool[_closest(frame, references, slice(y0 + 20, y1 - 8), slice(x0 + 20, x1 - 8))] == (
             category,
             picture_id,

@@ -1,6 +1,6 @@
 """Cube Bench on the cube engine: seeded items for the seven tests and the invariance sweep, prompts,
 answer parsers (the release's extraction and cogsim's strict one-line formats), and the two release
-lines of the authors' harness (``releases``).
+lines of the authors' harness (``release_lines``).
 
 The envs (``cube/reconstruction`` ... ``cube/recovery``) live in ``cogsim.benchmarks.cubebench.envs``; the metrics
 and tables in ``cogsim.benchmarks.cubebench.metrics``.
@@ -33,8 +33,8 @@ from cogsim.benchmarks.cubebench.parser import (
     release_yes_no,
 )
 from cogsim.benchmarks.cubebench.prompts import PROMPT_VERSION
-from cogsim.benchmarks.cubebench.releases import LINES as RELEASE_LINES
-from cogsim.benchmarks.cubebench.releases import NEWEST as NEWEST_RELEASE
+from cogsim.benchmarks.cubebench.release_lines import LINES as RELEASE_LINES
+from cogsim.benchmarks.cubebench.release_lines import NEWEST as NEWEST_RELEASE
 
 __all__ = [
     "LABELS",

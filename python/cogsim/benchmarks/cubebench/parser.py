@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
-from cogsim.benchmarks.cubebench import releases
+from cogsim.benchmarks.cubebench import release_lines
 
 OK, PARSE_FAILURE, INVALID = "ok", "parse_failure", "invalid"
 IDK = "IDK"
@@ -220,7 +220,7 @@ def release_choice(
     labels: Sequence[str] = "ABCD",
     allow_idk: bool = False,
     options: Optional[Sequence[str]] = None,
-    line: str = releases.NEWEST,
+    line: str = release_lines.NEWEST,
 ) -> Parsed:
     """The release's multiple-choice extraction: with ``allow_idk``, any abstention phrase anywhere
     (``<ANSWER> IDK </ANSWER>``, ``ANSWER: IDK`` / ``ANSWER: E``, "I don't know") wins first; then
@@ -232,7 +232,7 @@ def release_choice(
         return Parsed(PARSE_FAILURE)
     if allow_idk and _R_IDK.search(response):
         return Parsed(OK, IDK)
-    older = line == releases.OLDER
+    older = line == release_lines.OLDER
     match = _R_TAG.search(response) or _R_COLON.search(response) or (older and _R_BRACKET.search(response))
     if match:
         letter = match.group(1).upper()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from cogsim.benchmarks.cubebench.look import COLOUR_RGB
+from cogsim.benchmarks.cubebench.cogsim_look import COLOUR_RGB
 
 PROMPT_VERSION = "cubebench-prompts/5"
 

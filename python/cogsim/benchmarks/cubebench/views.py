@@ -1,6 +1,6 @@
 """What the model sees of a cube: the text state (colour letters per face, in the pose of the net
 image) and the cube-net image itself in one of two looks: "release" (the release's matplotlib net,
-pixel for pixel: ``release_look``) or "cogsim" (cogsim's own net, ``look``, drawn by ``cogsim.render``)."""
+pixel for pixel: ``look``) or "cogsim" (cogsim's own net, ``cogsim_look``, drawn by ``cogsim.render``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Sequence
 
 import numpy as np
 
-from cogsim.benchmarks.cubebench.look import FACE_COLOURS, FACE_LABELS, FACE_ORDER
-from cogsim.benchmarks.cubebench.release_look import release_frame
+from cogsim.benchmarks.cubebench.cogsim_look import FACE_COLOURS, FACE_LABELS, FACE_ORDER
+from cogsim.benchmarks.cubebench.look import release_frame
 from cogsim.cube import Cube
 
 # The order faces are listed in the text state: the net read row by row.
@@ -62,7 +62,7 @@ LOOKS = ("release", "cogsim")
 
 def release_net_image(state, variant: str = "clean") -> np.ndarray:
     """The net image (620, 840, 3 uint8) of one state as the release draws it, in one of the
-    invariance sweep's variants (``release_look.VARIANTS``)."""
+    invariance sweep's variants (``look.VARIANTS``)."""
     return release_frame(facelets(state), variant)
 
 

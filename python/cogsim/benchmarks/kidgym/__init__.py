@@ -4,9 +4,9 @@ Planning, Perception Reasoning), with high-level lettered actions.
 The C++ core (``cogsim._core``) owns the grid state, generators, transitions, action enumeration and
 the fewest-steps oracle; this package owns names, texts, prompts, the answer decoder and scenes.
 Play through ``cogsim.make("kidgym/<task>", level=1..3)``. Two engines: the release's mechanics
-(the default; ``release_play``, ``release_scene``, ``release_look``: BoBo-Ye/KidGym's scenes, maze
+(the default; ``game``, ``scene``, ``look``: BoBo-Ye/KidGym's scenes, maze
 layouts, action lists and pictures) and cogsim's own (``mechanics="cogsim"``; this module's
-:func:`generate` and :func:`simulate`, ``scene``, ``look``). ``release_play.simulate`` plays whole
+:func:`generate` and :func:`simulate`, ``cogsim_scene``, ``cogsim_look``). ``game.simulate`` plays whole
 release episodes in the core.
 """
 
@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from cogsim import _core
-from cogsim.benchmarks.kidgym import catalog
+from cogsim.benchmarks.kidgym import cogsim_catalog
 from cogsim.benchmarks.kidgym.parser import decode_answer, format_options, letter_list
 from cogsim.benchmarks.kidgym.tasks import CAPABILITIES, PAPER_TASKS, TASKS, TaskSpec, action_text, goal_text
 
@@ -30,7 +30,7 @@ __all__ = [
     "TASKS",
     "TaskSpec",
     "action_text",
-    "catalog",
+    "cogsim_catalog",
     "budget_range",
     "decode_answer",
     "format_options",
@@ -69,12 +69,17 @@ def _seeds(seeds: Sequence[int]) -> list[int]:
 
 
 def generate(
-    name: str, level: int, seeds: Sequence[int], max_steps: int = 0, options=catalog.CatalogOptions(), threads: int = 0
+    name: str,
+    level: int,
+    seeds: Sequence[int],
+    max_steps: int = 0,
+    options=cogsim_catalog.CatalogOptions(),
+    threads: int = 0,
 ):
     """Core states of episodes ``seeds`` (batched, GIL released). max_steps 0: the paper's budget."""
     spec = task(name)
     return _core.kidgym_generate(
-        spec.core_id, _check_level(level), _seeds(seeds), catalog.core_catalog(options), max_steps, threads
+        spec.core_id, _check_level(level), _seeds(seeds), cogsim_catalog.core_catalog(options), max_steps, threads
     )
 
 
@@ -85,7 +90,7 @@ def simulate(
     policy: str = "random",
     policy_seed: int = 0,
     max_steps: int = 0,
-    options=catalog.CatalogOptions(),
+    options=cogsim_catalog.CatalogOptions(),
     threads: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play whole episodes in the core with "oracle" or "random"; returns (success, steps) arrays."""
@@ -94,7 +99,7 @@ def simulate(
         spec.core_id,
         _check_level(level),
         _seeds(seeds),
-        catalog.core_catalog(options),
+        cogsim_catalog.core_catalog(options),
         policy,
         policy_seed,
         max_steps,

@@ -1,169 +1,167 @@
-"""KidGym catalogs: the semantic names behind the ids the core draws (items, colours, scenes, rules).
+"""KidGym as released: the names behind the ids the core's release engine draws (its images, pools,
+colours, rules) and the release's data tables (the maze layouts and Sorting entries, in
+``release_data.json``).
 
-Item names are the renderer's sprite names (``cogsim.render.SPRITE_CATEGORIES``), so every item the
-core places can be drawn; the text names them with spaces ("teddy_bear" -> "teddy bear").
+The pools are the release's ``RESOURCE`` table (``src/config.py`` of BoBo-Ye/KidGym 083cf1f), name
+for name and in its order; an image is named by the release's folder and file name, as its code
+loads it (``assets/imgs/<folder>/<name>.png``). Asset ids are positions in :data:`ASSETS`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
 from functools import lru_cache
+from importlib import resources
 
 from cogsim import _core
-from cogsim.render import SPRITE_CATEGORIES
 
-CATEGORIES = ("animals", "fruits", "foods", "toys")
-CATEGORY_SINGULAR = {"animals": "animal", "fruits": "fruit", "foods": "food", "toys": "toy"}
-ITEMS: dict[str, tuple[str, ...]] = {category: tuple(SPRITE_CATEGORIES[category]) for category in CATEGORIES}
+COMMIT = "083cf1fd92f44e37546ce99b38466946a6ad910d"
+REPOSITORY = "BoBo-Ye/KidGym"
 
-# Basket and key/door colours, as (name, RGB of the cell the renderer tints).
-BASKET_COLOURS = (
-    ("red", (222, 70, 60)),
-    ("blue", (70, 120, 226)),
-    ("green", (70, 176, 90)),
-    ("yellow", (238, 200, 48)),
-)
-KEY_COLOURS = BASKET_COLOURS
-HEDGE_COLOUR = (58, 104, 52)  # maze walls: hedges (the "tree" sprite on dark green)
-
-# Scene backgrounds (renderer scene names) themed by category; mazes in the meadow, mixed items on the beach.
-SCENES = ("meadow", "farm", "supermarket", "canteen", "playroom", "beach")
-CATEGORY_SCENES = {
-    "animals": ("farm", "meadow"),
-    "fruits": ("supermarket",),
-    "foods": ("canteen",),
-    "toys": ("playroom",),
+CATEGORIES = ("animal", "fruit", "food", "toy")  # the release's TYPES, in its order
+RESOURCES: dict[str, tuple[str, ...]] = {
+    "animal": (
+        "cat", "chick", "cow", "dog", "elephant", "giraffe", "horse",
+        "monkey", "mouse", "pig", "rabbit", "sheep", "snail", "tortoise",
+    ),
+    "fruit": (
+        "apple", "banana", "cherry", "grape", "kiwifruit", "lemon",
+        "orange", "peach", "pineapple", "strawberry", "watermelon",
+    ),
+    "food": ("cake", "chicken_leg", "egg", "hamburger", "hotdog", "pizza", "sandwich", "sushi"),
+    "toy": (
+        "badminton", "balloon", "basketball", "diamond", "doll", "football",
+        "kite", "toy_ball", "toy_bear", "toy_car", "toy_plane", "toy_train",
+    ),
+}  # fmt: skip
+COUNTING: dict[str, tuple[str, ...]] = {
+    "fruit": ("apple", "lemon", "orange", "strawberry", "watermelon"),
+    "food": ("cake", "egg", "hamburger", "pizza", "sushi"),
 }
-MAZE_SCENE = "meadow"
-MIXED_SCENE = "beach"
-
-# Sorting: typical adult body mass in kg (real-world knowledge the model must bring). Only animals
-# whose mass is well known and not breed-dependent are listed; the core ranks animals at least 1.5x apart.
-ANIMAL_MASS_KG = {
-    "mouse": 0.02,
-    "bat": 0.03,
-    "frog": 0.05,
-    "squirrel": 0.5,
-    "hedgehog": 0.8,
-    "duck": 1.2,
-    "rabbit": 2.0,
-    "cat": 4.0,
-    "fox": 6.0,
-    "koala": 8.0,
-    "monkey": 10.0,
-    "kangaroo": 60.0,
-    "sheep": 70.0,
-    "panda": 100.0,
-    "pig": 150.0,
-    "lion": 190.0,
-    "bear": 300.0,
-    "zebra": 350.0,
-    "horse": 500.0,
-    "giraffe": 1000.0,
-    "hippopotamus": 1500.0,
-    "rhinoceros": 2300.0,
-    "elephant": 5000.0,
-}
-
-
-@dataclass(frozen=True)
-class SortingRule:
-    """A counterfactual rule tying speed to body mass; ``ascending``: position I holds the lightest animal.
-
-    The four rules and their ranking phrases are the KidGym release's (its ``sorting_animals`` tables):
-    heavier/lighter x faster/slower, ranked "fast to slow" or "slow to fast" by speed.
-    """
-
-    rule: str
-    ranking: str
-    ascending: bool
-
-
-SORTING_RULES = (
-    SortingRule("In this world, the heavier the animal is, the faster it is.", "fast to slow by speed", False),
-    SortingRule("In this world, the heavier the animal is, the slower it is.", "slow to fast by speed", False),
-    SortingRule("In this world, the lighter the animal is, the faster it is.", "fast to slow by speed", True),
-    SortingRule("In this world, the lighter the animal is, the slower it is.", "slow to fast by speed", True),
+PICTURES = ("cat", "chick", "cow", "dog", "elephant", "goldfish", "monkey", "pig", "sheep", "tortoise")
+BASKETS = ("blue", "green", "red", "yellow")
+KEYS = ("blue", "red", "yellow")
+DOORS = ("blue", "red", "yellow")
+PUZZLE = ("puzzle_piece_r_1", "puzzle_piece_r_2", "puzzle_piece_r_3", "puzzle_piece_r_4")
+ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII")
+# Backgrounds by the core's background id: the release's types and the file each one shows.
+BACKGROUNDS = (
+    ("animal", "farm"),
+    ("fruit", "shop"),
+    ("food", "canteen"),
+    ("toy", "toy_house"),
+    ("mixed", "park"),
+    ("figure", "gallery"),
+    ("maze", "maze"),
 )
-
-# Puzzle: abstract figures of 2 x 2 tiles (shape, colour) in quarter order top-left, top-right,
-# bottom-left, bottom-right. Tile q of figure f is shape (f + 3q) mod 10 and colour (f + q) mod 6, so
-# the four tiles of a figure differ and no two figures share a tile in the same place (f < 30).
-PUZZLE_SHAPES = ("circle", "square", "triangle", "diamond", "star", "hexagon", "cross", "ring", "heart", "bar")
-PUZZLE_COLOURS = (
-    ("red", (220, 64, 56)),
-    ("blue", (52, 110, 220)),
-    ("green", (56, 164, 80)),
-    ("yellow", (236, 188, 36)),
-    ("purple", (140, 80, 196)),
-    ("orange", (240, 128, 40)),
-)
-PUZZLE_FIGURES = tuple(
-    tuple((PUZZLE_SHAPES[(f + 3 * q) % 10], PUZZLE_COLOURS[(f + q) % 6][1]) for q in range(4)) for f in range(24)
-)
-FIGURE_CATEGORY = 4  # the core's picture category of the puzzle figures
-COUNTING_CATEGORIES = ("fruits", "foods")
-
-# Placement: compass directions clockwise from north (the core's direction ids).
-DIRECTIONS = ("north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest")
-ROTATIONS = (None, "clockwise", "anticlockwise")
+ORIENTATIONS = ("north", "south", "west", "east", "northwest", "northeast", "southwest", "southeast")
+CLOCK_DIRECTIONS = ("clockwise", "anticlockwise")
+MAZE_TASKS = {"maze": "Maze", "decode_maze": "Decode_Maze", "memory_maze": "Memory_Maze"}
 
 
-def item_name(category: int, item: int) -> str:
-    return ITEMS[CATEGORIES[category]][item].replace("_", " ")
+def _asset_table() -> tuple[tuple[str, str], ...]:
+    table: list[tuple[str, str]] = []
+    for category in CATEGORIES:
+        table += [(category, name) for name in RESOURCES[category]]
+    for category, names in COUNTING.items():
+        table += [(category, f"{name}_{size}") for name in names for size in (1, 2, 3)]
+    table += [("animal", f"{picture}_{quarter}") for picture in PICTURES for quarter in (1, 2, 3, 4)]
+    table += [("basket", c) for c in BASKETS] + [("key", c) for c in KEYS] + [("door", c) for c in DOORS]
+    table += [("maze", "wall"), ("maze", "treasure")]
+    table += [("toy", p) for p in PUZZLE] + [("roman", r) for r in ROMAN]
+    return tuple(table)
 
 
-def picture_name(category: int, picture: int) -> str:
-    """An item's name, or "target figure" for the abstract figures of Puzzle (which have none)."""
-    return "target figure" if category == FIGURE_CATEGORY else item_name(category, picture)
+ASSETS = _asset_table()
+ASSET_IDS = {asset: i for i, asset in enumerate(ASSETS)}
+
+# The images the drawing loads besides the objects' (paths under assets/imgs/).
+AGENT = "agent/agent.png"
+DIRECTION = "agent/direction/direction_{}.png"  # 0 down, 1 right, 2 up, 3 left
+NUMBER = "id/obj_numbers/{}.png"  # labels 0-9
+SLOT = "id/bag_letters/{}.png"  # A-D
+ARROW = "game/arrow.png"
+TARGET_BOX = "game/bag_grid.png"
 
 
-def item_sprite(category: int, item: int) -> str:
-    return ITEMS[CATEGORIES[category]][item]
+def asset_path(asset: int) -> str:
+    """The image file of an asset, relative to the release's assets/imgs/."""
+    folder, name = ASSETS[asset]
+    return f"{folder}/{name}.png"
 
 
-@dataclass(frozen=True)
-class CatalogOptions:
-    """Generator knobs the paper leaves open (named so runs can state them)."""
-
-    selection_extra: int = 2  # Selection: distractors in the scene = level + selection_extra
-    decode_extra: int = 1  # Decode, Memory Decode: distractors = 2 level + decode_extra (the release: 2L+1)
-    memory_chests: int = 3  # Memory Maze: chests after 'continue' (one holds the diamond)
-    maze_decoy_keys: int = 1  # mazes: extra keys of a colour no key in use has (see tasks: the release has
-    # none but lists unreachable actions too); Decode Maze level 1 also gets the release's trap key
-
-    def __post_init__(self):
-        for name, (low, high) in CATALOG_OPTION_RANGES.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-                raise ValueError(f"{name} must be an integer in [{low}, {high}], got {value!r}")
+def asset_name(asset: int) -> str:
+    """The object's name as the release writes it in goals and actions ("chicken_leg", "apple")."""
+    return ASSETS[asset][1]
 
 
-# The ranges the core's generator accepts (kidgym::validate_catalog).
-CATALOG_OPTION_RANGES = {
-    "selection_extra": (0, 4),
-    "decode_extra": (0, 6),
-    "memory_chests": (2, 5),
-    "maze_decoy_keys": (0, 1),
-}
+def background_path(background: int) -> str:
+    folder, name = BACKGROUNDS[background]
+    return f"{folder}/{name}.png"
+
+
+def image_paths() -> tuple[str, ...]:
+    """Every image file the release's drawing may load, relative to assets/imgs/."""
+    paths = {asset_path(i) for i in range(len(ASSETS))}
+    paths |= {background_path(b) for b in range(len(BACKGROUNDS))}
+    paths |= {AGENT, ARROW, TARGET_BOX} | {DIRECTION.format(d) for d in range(4)}
+    paths |= {NUMBER.format(n) for n in range(10)} | {SLOT.format(s) for s in "ABCD"}
+    return tuple(sorted(paths))
 
 
 @lru_cache(maxsize=None)
-def core_catalog(options: CatalogOptions = CatalogOptions()) -> "_core.KidCatalog":
-    animals = ITEMS["animals"]
-    return _core.KidCatalog(
-        category_sizes=[len(ITEMS[c]) for c in CATEGORIES],
-        category_scenes=[[SCENES.index(s) for s in CATEGORY_SCENES[c]] for c in CATEGORIES],
-        maze_scene=SCENES.index(MAZE_SCENE),
-        mixed_scene=SCENES.index(MIXED_SCENE),
-        basket_colours=len(BASKET_COLOURS),
-        key_colours=len(KEY_COLOURS),
-        animal_values=[ANIMAL_MASS_KG.get(name, 0.0) for name in animals],
-        rule_ascending=[int(rule.ascending) for rule in SORTING_RULES],
-        selection_extra=options.selection_extra,
-        decode_extra=options.decode_extra,
-        memory_chests=options.memory_chests,
-        maze_decoy_keys=options.maze_decoy_keys,
-        puzzle_figures=len(PUZZLE_FIGURES),
-        counting_categories=[CATEGORIES.index(c) for c in COUNTING_CATEGORIES],
+def data() -> dict:
+    """The release's data tables (release_data.json, with its ``source``)."""
+    text = resources.files("cogsim.benchmarks.kidgym").joinpath("release_data.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=None)
+def sorting_rules() -> tuple[tuple[str, str], ...]:
+    """The Sorting rules as (rule, ranking phrase), in the order they first appear in the release's tables."""
+    entries = [e for level in ("2", "3") for e in data()["sorting"][level]]
+    return tuple(dict.fromkeys((e["rule"], e["property"]) for e in entries))
+
+
+def sorting_entries(level: int) -> list[dict]:
+    return data()["sorting"][str(level)]
+
+
+def layouts(task: str, level: int) -> list[str]:
+    """The 100 layouts of a maze task at a level, each 25 codes in the release's [i][j] order."""
+    return data()["layouts"][f"{MAZE_TASKS[task]}_L{level}"]
+
+
+def _layout_codes(text: str) -> list[int]:
+    return [9 if code == "A" else int(code) for code in text]
+
+
+def _ids(category: str, names) -> list[int]:
+    return [ASSET_IDS[(category, n)] for n in names]
+
+
+@lru_cache(maxsize=None)
+def core_catalog() -> "_core.KidReleaseCatalog":
+    rules = sorting_rules()
+    sorting = [
+        [[rules.index((e["rule"], e["property"]))] + _ids("animal", e["correct"]) for e in sorting_entries(level)]
+        for level in (1, 2, 3)
+    ]
+    return _core.KidReleaseCatalog(
+        resources=[_ids(c, RESOURCES[c]) for c in CATEGORIES],
+        counting_piles=[
+            [ASSET_IDS[(c, f"{name}_{size}")] for name in COUNTING[c] for size in (1, 2, 3)] for c in ("fruit", "food")
+        ],
+        animal_pieces=[_ids("animal", [f"{p}_{q}" for q in (1, 2, 3, 4)]) for p in PICTURES],
+        all_pieces=_ids("animal", [f"{p}_{q}" for p in PICTURES for q in (1, 2, 3, 4)]),
+        baskets=_ids("basket", BASKETS),
+        keys=_ids("key", KEYS),
+        doors=_ids("door", DOORS),
+        puzzle=_ids("toy", PUZZLE),
+        roman=_ids("roman", ROMAN),
+        diamond=ASSET_IDS[("toy", "diamond")],
+        wall=ASSET_IDS[("maze", "wall")],
+        treasure=ASSET_IDS[("maze", "treasure")],
+        sorting=sorting,
+        layouts=[[[_layout_codes(t) for t in layouts(task, level)] for level in (1, 2, 3)] for task in MAZE_TASKS],
     )

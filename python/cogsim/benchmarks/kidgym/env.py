@@ -16,7 +16,7 @@ the turn text from a file (e.g. the paper's published prompt) with the placehold
 ``kidgym.prompts.TEMPLATE_FIELDS``.
 
 Mechanics and pictures are the release's by default (``mechanics="release"``, ``look="release"``;
-``kidgym.release_play``, ``release_look``): its scenes, its 100 maze layouts per level (seed s plays
+``kidgym.game``, ``look``): its scenes, its 100 maze layouts per level (seed s plays
 layout s % 100 + 1, the one the release's (s+1)-th episode plays), its full action lists and its
 frames (RGBA, 448 or 576 wide, 576 high), drawn from the user's copy of the release's images
 (``kidgym.release_files.assets_root``). ``look="cogsim"`` draws cogsim's own pictures of cogsim's own
@@ -40,14 +40,14 @@ import numpy as np
 from cogsim import release_assets
 from cogsim.benchmarks import kidgym
 from cogsim.benchmarks.kidgym import (
-    catalog,
-    overlay,
+    cogsim_catalog,
+    cogsim_marks,
+    cogsim_scene,
+    game,
+    look,
     prompts,
     reasons,
     release_files,
-    release_look,
-    release_play,
-    scene,
 )
 from cogsim.benchmarks.kidgym.parser import TAG_MODES, decode_answer
 from cogsim.benchmarks.kidgym.tasks import GOAL_TEXTS, TASKS, action_text, goal_text
@@ -89,7 +89,7 @@ class KidGymEnv(TextEnv):
                            plain placeholders ``{goal}``, ``{actions}``... (see ``kidgym.prompts.TEMPLATE_FIELDS``)
     invalid_answer_costs_step  an unparseable answer spends a step (True) or is simply re-asked (False)
     selection_extra, decode_extra, memory_chests, maze_decoy_keys   cogsim's generator knobs
-                           (``catalog.CatalogOptions``; mechanics="cogsim" only)
+                           (``cogsim_catalog.CatalogOptions``; mechanics="cogsim" only)
     """
 
     suite: ClassVar[str] = "kidgym"
@@ -171,8 +171,8 @@ class KidGymEnv(TextEnv):
             raise ValueError(
                 f"{', '.join(sorted(generator_options))}: cogsim's generator knobs need mechanics='cogsim'"
             )
-        self.catalog_options = catalog.CatalogOptions(**generator_options)
-        self.play = release_play.ReleasePlay(self.task, self.level, max_steps, self.actions) if release else None
+        self.catalog_options = cogsim_catalog.CatalogOptions(**generator_options)
+        self.play = game.ReleasePlay(self.task, self.level, max_steps, self.actions) if release else None
         self.drawing = _release_look() if release and images else None
         # the release files the pictures come from, as episodes record them
         self.assets_used = release_assets.used(release_files.BENCHMARK) if self.drawing is not None else None
@@ -202,7 +202,7 @@ class KidGymEnv(TextEnv):
                 f"look={look!r} draws only {look}'s scenes, not mechanics={mechanics!r} (images=False plays any mechanics)"
             )
         actions = ("release" if mechanics == "release" else "executable") if actions is None else actions
-        if actions not in release_play.ACTIONS or (mechanics == "cogsim" and actions != "executable"):
+        if actions not in game.ACTIONS or (mechanics == "cogsim" and actions != "executable"):
             allowed = "'release' or 'executable'" if mechanics == "release" else "'executable' (cogsim's mechanics)"
             raise ValueError(f"actions must be {allowed}, got {actions!r}")
         return mechanics, look, actions
@@ -214,7 +214,7 @@ class KidGymEnv(TextEnv):
         return kidgym.generate(self.task.name, self.level, [seed], self.max_steps, self.catalog_options, threads=1)[0]
 
     def scene(self) -> dict:
-        """The current scene in the release's terms (``kidgym.release_scene``), JSON-able."""
+        """The current scene in the release's terms (``kidgym.scene``), JSON-able."""
         if self.state is None:
             raise ValueError("no episode yet; call reset() first")
         if self.play is None:
@@ -242,7 +242,7 @@ class KidGymEnv(TextEnv):
     def _backpack_note(self, state) -> str:
         if not self.describe_backpack:
             return ""
-        words = release_play.backpack_text(state) if self.play is not None else scene.backpack_text(state)
+        words = game.backpack_text(state) if self.play is not None else cogsim_scene.backpack_text(state)
         return f"Backpack: {words}"
 
     def _frame(self, state) -> tuple:
@@ -250,7 +250,7 @@ class KidGymEnv(TextEnv):
             return ()
         if self.drawing is not None:
             return (self.drawing.frame(self.play.scene(state)),)
-        return (overlay.render(self.renderer(), [scene.frame_spec(self.task, state, self.cell_size)])[0],)
+        return (cogsim_marks.render(self.renderer(), [cogsim_scene.frame_spec(self.task, state, self.cell_size)])[0],)
 
     def _observe(self, feedback: str) -> dict:
         state = self.state
@@ -328,7 +328,7 @@ class KidGymEnv(TextEnv):
             "mechanics": self.mechanics,
             "look": self.look if self.images else None,
             # the release's look resamples the release's images with the installed Pillow, as the release does
-            "pillow": release_look.PILLOW if self.drawing is not None else None,
+            "pillow": look.PILLOW if self.drawing is not None else None,
             "layout": int(s.layout) or None if self.play is not None else None,
             **self._frames_record(),
         }
@@ -415,16 +415,16 @@ def _accepted_options() -> tuple[str, ...]:
     generator knobs of cogsim's mechanics."""
     own = inspect.signature(KidGymEnv.__init__).parameters
     return tuple(name for name in own if name not in ("self", "env_id", "task", "generator_options")) + tuple(
-        catalog.CatalogOptions.__dataclass_fields__
+        cogsim_catalog.CatalogOptions.__dataclass_fields__
     )
 
 
-def _release_look() -> release_look.ReleaseLook:
+def _release_look() -> look.ReleaseLook:
     """The drawing of the release's pictures from the installed release files (shared by every env)."""
     root = release_files.assets_root()
     drawing = _RELEASE_LOOKS.get(root)
     if drawing is None:
-        drawing = _RELEASE_LOOKS[root] = release_look.ReleaseLook(root, threads=1)
+        drawing = _RELEASE_LOOKS[root] = look.ReleaseLook(root, threads=1)
     return drawing
 
 

@@ -3,8 +3,8 @@ goals is to place sushi in the green basket, and the item with label 2 is a sush
 
 from __future__ import annotations
 
-from cogsim.benchmarks.kidgym import catalog
-from cogsim.benchmarks.kidgym.look import roman
+from cogsim.benchmarks.kidgym import cogsim_catalog
+from cogsim.benchmarks.kidgym.cogsim_look import roman
 from cogsim.benchmarks.kidgym.tasks import (
     CHOOSE,
     CONTINUE,
@@ -49,21 +49,21 @@ def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
         return "The first image shows what has to be remembered; having memorised it, the task can begin."
     if verb == PICK and spec.name == "classification":
         cell = _cell_with_label(state, a)
-        name = catalog.item_name(cell[2], cell[1])
-        colour = catalog.BASKET_COLOURS[goal[1] if goal[0] == cell[1] else goal[3]][0]
+        name = cogsim_catalog.item_name(cell[2], cell[1])
+        colour = cogsim_catalog.BASKET_COLOURS[goal[1] if goal[0] == cell[1] else goal[3]][0]
         return f"The item with label {a} is a {name}, and the goal asks to place {name} in the {colour} basket, so pick it up first."
     if verb == PUT:
         _, category, item, _ = state.bag[a]
         basket = _cell_with_label(state, b)
         return (
-            f"The {catalog.item_name(category, item)} in backpack {slot_letter(a)} belongs in the "
-            f"{catalog.BASKET_COLOURS[basket[1]][0]} basket, which has label {b}."
+            f"The {cogsim_catalog.item_name(category, item)} in backpack {slot_letter(a)} belongs in the "
+            f"{cogsim_catalog.BASKET_COLOURS[basket[1]][0]} basket, which has label {b}."
         )
     if verb == PICK:  # counting
         cell = _cell_with_label(state, a)
         held = sum(slot[3] for slot in state.bag)
         return (
-            f"The cell with label {a} holds {cell[6]} {catalog.item_name(cell[2], cell[1])}(s); with the {held} already "
+            f"The cell with label {a} holds {cell[6]} {cogsim_catalog.item_name(cell[2], cell[1])}(s); with the {held} already "
             f"collected this keeps the total on the way to exactly {goal[0]}."
         )
     if verb == DECLARE:
@@ -71,31 +71,31 @@ def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
     if verb == OBTAIN:
         cell = _cell_with_label(state, a)
         if cell[0] == KEY:
-            return f"The {catalog.KEY_COLOURS[cell[1]][0]} key with label {a} is needed to unlock a door on the way to the diamond."
+            return f"The {cogsim_catalog.KEY_COLOURS[cell[1]][0]} key with label {a} is needed to unlock a door on the way to the diamond."
         if cell[0] == DIAMOND:
             return f"The way to the diamond (label {a}) is open now, so obtain it."
         return f"The treasure box with label {a} stands where the diamond was shown in the first image."
     if verb == UNLOCK:
-        key_colour = catalog.KEY_COLOURS[state.bag[a][2]][0]
-        door_colour = catalog.KEY_COLOURS[_cell_with_label(state, b)[1]][0]
+        key_colour = cogsim_catalog.KEY_COLOURS[state.bag[a][2]][0]
+        door_colour = cogsim_catalog.KEY_COLOURS[_cell_with_label(state, b)[1]][0]
         rule = "" if key_colour == door_colour else " as the hint bar's key->door table says"
         return f"The {key_colour} key in backpack {slot_letter(a)} opens the {door_colour} door with label {b}{rule}."
     if verb == CHOOSE and spec.name == "selection":
         cell = _cell_with_label(state, a)
-        return f"The {catalog.item_name(cell[2], cell[1])} with label {a} is one of the items shown in the first image."
+        return f"The {cogsim_catalog.item_name(cell[2], cell[1])} with label {a} is one of the items shown in the first image."
     if verb == CHOOSE:
         asked = goal[12]
-        source = catalog.item_name(goal[4 * asked], goal[4 * asked + 1])
-        target = catalog.item_name(goal[4 * asked + 2], goal[4 * asked + 3])
+        source = cogsim_catalog.item_name(goal[4 * asked], goal[4 * asked + 1])
+        target = cogsim_catalog.item_name(goal[4 * asked + 2], goal[4 * asked + 3])
         where = "the code table" if spec.name == "decode" else "the first image"
         return f"The target {source} was paired with the {target} in {where}, and the {target} has label {a}."
     if verb == PLACE and spec.name == "sorting":
-        rule = catalog.SORTING_RULES[goal[0]]
-        animal = catalog.item_name(0, state.bag[a][2])
+        rule = cogsim_catalog.SORTING_RULES[goal[0]]
+        animal = cogsim_catalog.item_name(0, state.bag[a][2])
         return f"{rule.rule} Ranking the animals {rule.ranking}, the {animal} comes at position {roman(b)}."
     if verb == PLACE and spec.name == "placement":
-        stated, rotation = catalog.DIRECTIONS[goal[0]], catalog.ROTATIONS[goal[1]]
-        opposite = catalog.DIRECTIONS[(goal[0] + 4) % 8]
+        stated, rotation = cogsim_catalog.DIRECTIONS[goal[0]], cogsim_catalog.ROTATIONS[goal[1]]
+        opposite = cogsim_catalog.DIRECTIONS[(goal[0] + 4) % 8]
         turn = "" if rotation is None else f", and one step {rotation} from there"
         return (
             f"The opposite of {stated} is {opposite}{turn}; around the centre item that place is position {roman(b)}."
@@ -104,6 +104,6 @@ def explain(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
         _, category, picture, quarter = state.bag[a]
         return (
             f"The piece in backpack {slot_letter(a)} is the {QUARTERS[quarter]} quarter of the "
-            f"{catalog.picture_name(category, picture)}, and the {QUARTERS[quarter]} quarter is missing at position {roman(b)}."
+            f"{cogsim_catalog.picture_name(category, picture)}, and the {QUARTERS[quarter]} quarter is missing at position {roman(b)}."
         )
     raise ValueError(f"no reason for action {action} in {spec.name}")

@@ -1,191 +1,91 @@
-"""Core state -> renderer scene: what the agent sees at this step.
+"""KidGym scenes in the release's terms: what a release frame is drawn from, as JSON-able data.
 
-Memory tasks hide what must be remembered once 'continue' is chosen, and hide the play area
-before it (Selection, Memory Decode) or the decoy chests (Memory Maze). Keys and doors are the
-"key"/"door" sprites on a cell tinted with their colour; maze walls are hedges.
+:func:`scene` turns a release-engine state into the pieces the release's ``render()`` composes: the
+background file, each object's image, cell and number badge in the release's list order, the
+backpack's four slots, the agent's cell and facing direction, and the side bar's content. Files are
+named by their path in the release (``assets/imgs/<folder>/<name>.png``). ``cogsim.benchmarks.kidgym.look``
+draws a scene; ``scripts/release_goldens/kidgym.py`` redraws it with the release's own code.
+
+Side bar kinds (the release's ``get_info_img`` of each task):
+    remember   Selection before 'continue': the items to remember, stacked (``items``)
+    pairs      Decode, Memory Decode before 'continue', Decode Maze: ``pairs`` [[left, right], ...]
+               (Decode also ``target``, in the box above the table)
+    target     Memory Decode after 'continue': ``target`` in the box in the middle
+    picture    Filling, Puzzle, Memory Filling before 'continue': the four quarters of the picture
+               (``pieces``), shown at ``zoom`` (0.9; Puzzle 0.75)
 """
 
 from __future__ import annotations
 
-from cogsim.benchmarks.kidgym import catalog
-from cogsim.benchmarks.kidgym.look import GridScene, Item, Piece, ShapeTile, SpriteQuarter, Target
-from cogsim.benchmarks.kidgym.overlay import Overlay
-from cogsim.benchmarks.kidgym.tasks import (
-    BASKET,
-    CENTER,
-    CHEST,
-    DIAMOND,
-    DOOR,
-    ITEM,
-    KEY,
-    PIECE,
-    TARGET,
-    WALL,
-    TaskSpec,
-    slot_letter,
-)
+from typing import Optional
 
-_PLAY_HIDDEN_BEFORE_CONTINUE = {"selection", "memory_decode"}
-_PIECE_TASKS = {"filling", "puzzle", "memory_filling"}
+from cogsim.benchmarks.kidgym import catalog as rc
+
+GRID_OFFSET = {5: (128, 70), 6: (64, 128)}  # the grid's place: figure and maze scenes; others (64, 192)
+DEFAULT_GRID_OFFSET = (64, 192)
+FACING = ("down", "right", "up", "left")
+PICKABLE, HIDDEN = 1, 2  # object flags (cpp/kidgym/release.hpp)
+IMAGES = "assets/imgs/"
 
 
-def piece(category: int, picture: int, quarter: int) -> Piece:
-    """A quarter of a picture: a sprite quarter, or a tile of an abstract puzzle figure."""
-    if category == catalog.FIGURE_CATEGORY:
-        shape, colour = catalog.PUZZLE_FIGURES[picture][quarter]
-        return ShapeTile(shape, colour)
-    return SpriteQuarter(catalog.item_sprite(category, picture), quarter)
+def image(asset: int) -> str:
+    return IMAGES + rc.asset_path(int(asset))
 
 
-def _label(value: int):
-    return None if value == 255 else int(value)
+def grid_offset(background: int) -> tuple[int, int]:
+    return GRID_OFFSET.get(background, DEFAULT_GRID_OFFSET)
 
 
-def cell_items(spec: TaskSpec, state) -> tuple[tuple[Item, ...], tuple[Target, ...], Overlay]:
-    cells, phase = state.cells.tolist(), state.phase  # Python ints at once, not one NumPy scalar at a time
-    items, targets, piles, pieces = [], [], [], []
-    for row in range(5):
-        for col in range(5):
-            kind, kind_type, aux, label, placed, placed_category, extra, _ = cells[row][col]
-            label = _label(label)
-            if kind == ITEM and spec.name == "counting":
-                piles.append((row, col, catalog.item_sprite(aux, kind_type), extra, label))
-            elif kind == PIECE:
-                pieces.append((row, col, piece(aux, kind_type, extra), None))
-            elif kind == ITEM:
-                if spec.name in _PLAY_HIDDEN_BEFORE_CONTINUE and phase == 0:
-                    continue
-                items.append(Item(catalog.item_sprite(aux, kind_type), row, col, label=label))
-            elif kind == BASKET:
-                items.append(Item("basket", row, col, label=label, cell_colour=catalog.BASKET_COLOURS[kind_type][1]))
-            elif kind in (KEY, DOOR):
-                sprite = "key" if kind == KEY else "door"
-                items.append(Item(sprite, row, col, label=label, cell_colour=catalog.KEY_COLOURS[kind_type][1]))
-            elif kind == DIAMOND:
-                items.append(Item("diamond", row, col, label=label))
-            elif kind == CHEST:
-                if phase == 1:
-                    items.append(Item("chest", row, col, label=label))
-                elif aux & 1:
-                    items.append(Item("diamond", row, col))
-                elif aux & 2:
-                    items.append(Item("tree", row, col, cell_colour=catalog.HEDGE_COLOUR))
-            elif kind == WALL:
-                items.append(Item("tree", row, col, cell_colour=catalog.HEDGE_COLOUR))
-            elif kind == CENTER:
-                items.append(Item(catalog.item_sprite(aux, kind_type), row, col))
-            elif kind == TARGET:
-                targets.append(Target(row, col, numeral=label))
-                if placed and spec.name in _PIECE_TASKS:
-                    pieces.append((row, col, piece(placed_category, placed - 1, extra), label))
-                elif placed:
-                    items.append(Item(catalog.item_sprite(placed_category, placed - 1), row, col))
-    overlay = Overlay(piles=tuple(piles), pieces=tuple(pieces))
-    return tuple(items), tuple(targets), overlay
+def side_bar(name: str, state) -> Optional[dict]:
+    """The side bar's content, or None when the frame has none."""
+    if not state.side_bar:
+        return None
+    facts, level, started = state.facts, state.level, state.started
+    if name == "selection":
+        return {"kind": "remember", "items": [image(facts[1 + i]) for i in range(level)]}
+    if name in ("decode", "memory_decode"):
+        pairs = [[image(facts[3 + 2 * k]), image(facts[4 + 2 * k])] for k in range(level)]
+        asked = image(facts[3 + 2 * facts[2]])
+        if name == "decode":
+            return {"kind": "pairs", "pairs": pairs, "target": asked}
+        return {"kind": "target", "target": asked} if started else {"kind": "pairs", "pairs": pairs}
+    if name == "decode_maze":
+        return {"kind": "pairs", "pairs": [[image(facts[2 * i]), image(facts[2 * i + 1])] for i in range(level)]}
+    if name in ("filling", "puzzle", "memory_filling"):
+        return {"kind": "picture", "pieces": [image(a) for a in facts[:4]], "zoom": 0.75 if name == "puzzle" else 0.9}
+    raise ValueError(f"{name} has no side bar")
 
 
-def hint(spec: TaskSpec, state) -> tuple[str, tuple[str, ...]]:
-    goal, level, phase = state.goal, state.level, state.phase
-    if spec.name == "selection":
-        if phase == 0:
-            category = goal[0]
-            return "Remember", tuple(catalog.item_sprite(category, goal[1 + i]) for i in range(level))
-        return "Choose them", ()
-    if spec.name == "memory_decode":
-        if phase == 0:
-            return "Remember pairs left->right", _code_table(goal, level)
-        return "Target", (_asked(goal),)
-    if spec.name == "decode":  # the code table, and the target alone on the row below it
-        return "Pairs left->right, target below", _code_table(goal, level) + (_asked(goal),)
-    if spec.name == "decode_maze":
-        pairs = [(key, door) for key, door in enumerate(goal[:4]) if door != 255]
-        return " ".join(
-            ["key->door"] + [f"{catalog.KEY_COLOURS[k][0]}->{catalog.KEY_COLOURS[d][0]}" for k, d in pairs]
-        ), ()
-    if spec.name == "memory_maze":
-        return ("Remember the diamond" if phase == 0 else "Open the right chest"), ()
-    if spec.name in ("filling", "memory_filling"):
-        if spec.name == "memory_filling" and phase == 1:
-            return "Fill the frame", ()
-        return "Target", (catalog.item_sprite(goal[0], goal[1]),)
-    if spec.name == "puzzle":
-        return "Target", ()
-    if spec.name == "placement":
-        text = f"Direction: {catalog.DIRECTIONS[goal[0]]}"
-        rotation = catalog.ROTATIONS[goal[1]]
-        return (text + f" then {rotation}" if rotation else text), ()
-    return "", ()
-
-
-def _code_table(goal, level: int) -> tuple[str, ...]:
-    """The pairs of Decode and Memory Decode, row by row: source, partner."""
-    sprites = []
-    for k in range(level):
-        sprites += [
-            catalog.item_sprite(goal[4 * k], goal[4 * k + 1]),
-            catalog.item_sprite(goal[4 * k + 2], goal[4 * k + 3]),
-        ]
-    return tuple(sprites)
-
-
-def _asked(goal) -> str:
-    asked = goal[12]
-    return catalog.item_sprite(goal[4 * asked], goal[4 * asked + 1])
-
-
-def backpack(spec: TaskSpec, state) -> tuple[tuple, tuple, tuple]:
-    """(sprites per slot for the scene, piles drawn over slots, pieces drawn over slots)."""
-    sprites, piles, pieces = [], [], []
-    for slot, (kind, category, item, extra) in enumerate(state.bag):
-        if kind == PIECE:
-            sprites.append(None)
-            pieces.append((slot, piece(category, item, extra)))
-        elif spec.name == "counting":
-            sprites.append(None)
-            piles.append((slot, catalog.item_sprite(category, item), extra))
-        else:
-            sprites.append("key" if kind == KEY else catalog.item_sprite(category, item))
-    return tuple(sprites), tuple(piles), tuple(pieces)
-
-
-def backpack_text(state) -> str:
-    """The backpack in words, for what the frame cannot show (the renderer draws keys without colour)."""
-    parts = []
-    for slot, (kind, category, item, _) in enumerate(state.bag):
-        if kind == KEY:
-            name = f"{catalog.KEY_COLOURS[item][0]} key"
-        elif kind == PIECE:
-            name = f"a piece of the {catalog.picture_name(category, item)}"
-        else:
-            name = catalog.item_name(category, item)
-        parts.append(f"{slot_letter(slot)}) {name}")
-    return ", ".join(parts) if parts else "empty"
-
-
-def frame_spec(spec: TaskSpec, state, cell_size: int = 64) -> tuple[GridScene, Overlay]:
-    """The renderer scene and the overlay drawn over it (piles, pieces, figure tiles)."""
-    items, targets, board = cell_items(spec, state)
-    hint_text, hint_sprites = hint(spec, state)
-    bag_sprites, slot_piles, slot_pieces = backpack(spec, state)
-    figure = ()
-    if spec.name == "puzzle":
-        figure = tuple(piece(state.goal[0], state.goal[1], q) for q in range(4))
-    scene = GridScene(
-        items=items,
-        targets=targets,
-        agent=tuple(state.agent),
-        backpack=bag_sprites,
-        hint_text=hint_text,
-        hint_sprites=hint_sprites,
-        scene=catalog.SCENES[state.scene],
-        cell_size=cell_size,
-    )
-    overlay = Overlay(
-        piles=board.piles, pieces=board.pieces, slot_piles=slot_piles, slot_pieces=slot_pieces, hint_figure=figure
-    )
-    return scene, overlay
-
-
-def grid_scene(spec: TaskSpec, state, cell_size: int = 64) -> GridScene:
-    """The renderer scene alone (tasks without piles or pieces need nothing else)."""
-    return frame_spec(spec, state, cell_size)[0]
+def scene(name: str, state) -> dict:
+    """The scene of a release-engine state (see the module notes)."""
+    labels = bool(state.show_labels)
+    objects = []
+    for asset, label, x, y, _role, flags, _arg, _value in state.objects.tolist():
+        label = None if label == 255 else label
+        objects.append(
+            {
+                "image": image(asset),
+                "cell": [x, y],
+                "label": label,
+                # the release skips an object whose badge is shown but which is not visible yet
+                "shown": not (labels and label is not None and flags & HIDDEN),
+            }
+        )
+    bag = [image(row[0]) for row in state.bag.tolist()]
+    ax, ay, facing = state.agent
+    bar = side_bar(name, state)
+    return {
+        "release": f"{rc.REPOSITORY}@{rc.COMMIT[:7]}",
+        "task": name,
+        "level": int(state.level),
+        "step": int(state.steps),
+        "size": [576 if bar else 448, 576],
+        "background": IMAGES + rc.background_path(state.background),
+        "grid_at": list(grid_offset(state.background)),
+        "labels": labels,
+        "objects": objects,
+        "agent": {"cell": [ax, ay], "direction": facing, "facing": FACING[facing]},
+        "backpack": bag + [None] * (4 - len(bag)),
+        "side_bar": bar,
+        "layout": int(state.layout) or None,
+    }

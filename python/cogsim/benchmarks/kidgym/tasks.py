@@ -50,8 +50,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cogsim import _core
-from cogsim.benchmarks.kidgym import catalog
-from cogsim.benchmarks.kidgym.look import roman
+from cogsim.benchmarks.kidgym import cogsim_catalog
+from cogsim.benchmarks.kidgym.cogsim_look import roman
 
 CAPABILITIES = ("Execution", "Memory", "Learning", "Planning", "Perception Reasoning")
 
@@ -127,22 +127,22 @@ def goal_text(spec: TaskSpec, state, texts: str = "release") -> str:
     if spec.name == "classification":
         (a, ca, b, cb), category = goal[:4], state.category
         words = {
-            "item_1": catalog.item_name(category, a),
-            "colour_1": catalog.BASKET_COLOURS[ca][0],
-            "item_2": catalog.item_name(category, b),
-            "colour_2": catalog.BASKET_COLOURS[cb][0],
+            "item_1": cogsim_catalog.item_name(category, a),
+            "colour_1": cogsim_catalog.BASKET_COLOURS[ca][0],
+            "item_2": cogsim_catalog.item_name(category, b),
+            "colour_2": cogsim_catalog.BASKET_COLOURS[cb][0],
         }
     elif spec.name == "counting":
-        words = {"number": goal[0], "item": catalog.item_name(goal[1], goal[2])}
+        words = {"number": goal[0], "item": cogsim_catalog.item_name(goal[1], goal[2])}
     elif spec.name == "sorting":
-        rule = catalog.SORTING_RULES[goal[0]]
+        rule = cogsim_catalog.SORTING_RULES[goal[0]]
         words = {"rule": rule.rule, "ranking": rule.ranking}
     elif spec.name == "placement":
         cells = state.cells
         words = {
-            "orientation": catalog.DIRECTIONS[goal[0]],
-            "rotation": catalog.ROTATIONS[goal[1]],
-            "centre": catalog.item_name(cells[2, 2, 2], cells[2, 2, 1]),
+            "orientation": cogsim_catalog.DIRECTIONS[goal[0]],
+            "rotation": cogsim_catalog.ROTATIONS[goal[1]],
+            "centre": cogsim_catalog.item_name(cells[2, 2, 2], cells[2, 2, 1]),
             "item": placement_item(state),
         }
     return goal_words(spec.name, level, state.phase == 1, texts, **words)
@@ -251,12 +251,12 @@ def placement_item(state) -> str:
     """The item Placement asks to place (in the backpack until placed, then on a target)."""
     if state.bag:
         _, category, item, _ = state.bag[0]
-        return catalog.item_name(category, item)
+        return cogsim_catalog.item_name(category, item)
     cells = state.cells
     for row in range(5):
         for col in range(5):
             if cells[row, col, 0] == TARGET and cells[row, col, 4]:
-                return catalog.item_name(cells[row, col, 5], cells[row, col, 4] - 1)
+                return cogsim_catalog.item_name(cells[row, col, 5], cells[row, col, 4] - 1)
     raise ValueError("placement state has no item")
 
 
@@ -264,9 +264,9 @@ def action_text(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
     verb, a, b = action
     words: dict = {}
     if verb in (PICK, DECLARE) and spec.name == "counting":
-        words["item"] = catalog.item_name(state.goal[1], state.goal[2])
+        words["item"] = cogsim_catalog.item_name(state.goal[1], state.goal[2])
     elif verb == CHOOSE and spec.name == "selection":
-        words["kind"] = catalog.CATEGORY_SINGULAR[catalog.CATEGORIES[state.goal[0]]]
+        words["kind"] = cogsim_catalog.CATEGORY_SINGULAR[cogsim_catalog.CATEGORIES[state.goal[0]]]
     elif verb == PLACE and spec.name == "placement":
         words["item"] = placement_item(state)
     return action_words(spec.name, action, **words)

@@ -14,7 +14,7 @@ import cogsim
 from cogsim.agents.base import Message
 from cogsim.agents.history import HistoryPolicy
 from cogsim.benchmarks.rngbench import maze
-from cogsim.benchmarks.rngbench.maze import release
+from cogsim.benchmarks.rngbench.maze import rules
 
 DATA = Path(__file__).parent / "data"
 MAZES = json.loads((DATA / "maze_release_mazes.json").read_text())
@@ -30,12 +30,12 @@ def test_the_data_says_where_it_comes_from():
 @pytest.mark.parametrize("case", MAZES["mazes"], ids=lambda m: f"{m['maze_type']}-{m['size']}-{m['seed']}")
 def test_a_seed_gives_the_release_maze_l_star_and_budget(case):
     m = maze.generate(case["size"], case["seed"], generator=case["maze_type"])
-    assert np.array_equal(m.walls, release.grid_to_walls(case["grid"]))
+    assert np.array_equal(m.walls, rules.grid_to_walls(case["grid"]))
     assert m.optimal_actions == case["optimal_v5"]
     assert m.step_budget() == case["max_steps"] == max(4 * case["optimal_v5"], 80)
     # an oracle that can only take real slides needs exactly the release's L*
     n = case["size"]
-    assert len(release.shortest_actions(m.walls, 0, 0, 1, (n - 1, n - 1))) == case["optimal_v5"]
+    assert len(rules.shortest_actions(m.walls, 0, 0, 1, (n - 1, n - 1))) == case["optimal_v5"]
 
 
 def corridor():
@@ -77,28 +77,28 @@ def test_slide_stops_at_junctions_walls_and_the_goal_by_hand():
     walls = corridor()
     goal = (2, 2)
     # east from (0,0): enters (0,1), which opens south (on the right): a junction, stop there
-    assert release.advance(walls, 0, 0, 1, goal) == [(0, 1)]
+    assert rules.advance(walls, 0, 0, 1, goal) == [(0, 1)]
     # east from (0,1): (0,2) has its south side open (right of east): stop
-    assert release.advance(walls, 0, 1, 1, goal) == [(0, 2)]
+    assert rules.advance(walls, 0, 1, 1, goal) == [(0, 2)]
     # south from (0,2): (1,2) has no side opening, keep going; (2,2) is the goal: stop
-    assert release.advance(walls, 0, 2, 2, goal) == [(1, 2), (2, 2)]
+    assert rules.advance(walls, 0, 2, 2, goal) == [(1, 2), (2, 2)]
     # south from (0,1) to a dead end: slides two cells and stops at the wall
-    assert release.advance(walls, 0, 1, 2, (9, 9)) == [(1, 1), (2, 1)]
+    assert rules.advance(walls, 0, 1, 2, (9, 9)) == [(1, 1), (2, 1)]
     # a wall straight ahead: no movement (a failed action, a wall bump)
-    assert release.advance(walls, 0, 0, 0, goal) == []
+    assert rules.advance(walls, 0, 0, 0, goal) == []
     # the cell mode moves one cell only
-    assert release.advance(walls, 0, 2, 2, goal, "cell") == [(1, 2)]
+    assert rules.advance(walls, 0, 2, 2, goal, "cell") == [(1, 2)]
     # L* by hand from (0,0) facing east: forward (to (0,1)), forward (to (0,2)), turn_right, forward (slides to the goal)
-    assert release.optimal_actions(walls, goal) == 4
-    assert release.shortest_actions(walls, 0, 0, 1, goal) == [0, 0, 2, 0]
-    assert len(release.shortest_actions(walls, 0, 0, 1, goal, "cell")) == 5
+    assert rules.optimal_actions(walls, goal) == 4
+    assert rules.shortest_actions(walls, 0, 0, 1, goal) == [0, 0, 2, 0]
+    assert len(rules.shortest_actions(walls, 0, 0, 1, goal, "cell")) == 5
 
 
 def test_available_actions_and_the_local_text_by_hand():
     walls = corridor()
-    assert release.available_actions(walls, 0, 0, 0) == ["turn_left", "turn_right"]
-    assert release.available_actions(walls, 0, 0, 1) == ["move_forward", "turn_left", "turn_right"]
-    assert release.local_text(walls, 0, 2, 2, (1, 2)).splitlines() == [
+    assert rules.available_actions(walls, 0, 0, 0) == ["turn_left", "turn_right"]
+    assert rules.available_actions(walls, 0, 0, 1) == ["move_forward", "turn_left", "turn_right"]
+    assert rules.local_text(walls, 0, 2, 2, (1, 2)).splitlines() == [
         "Local surroundings (world-aligned, no history shown):",
         "  North: OUT-OF-BOUNDS",
         "  East : OUT-OF-BOUNDS",
@@ -126,7 +126,7 @@ def test_a_fixed_action_list_gives_the_release_transcript(case):
     env = cogsim.make("maze3d/nav", size=case["size"], generator=case["maze_type"], modality="text")
     obs, _ = env.reset(seed=case["seed"])
     assert env.maze.optimal_actions == case["optimal"]
-    assert np.array_equal(env.walls, release.grid_to_walls(case["grid"]))
+    assert np.array_equal(env.walls, rules.grid_to_walls(case["grid"]))
     terminated = False
     for record in case["steps"]:
         assert obs["text"] == release_text(record["prompt_texts"])
@@ -159,7 +159,7 @@ def test_the_cell_option_keeps_one_cell_moves():
     env.step(answer("turn_right"))
     env.step(answer("move_forward"))
     assert (env.row, env.col) == (1, 0)  # the release's slide goes on to (3, 0) (first transcript)
-    assert env.maze.optimal_actions == len(release.shortest_actions(env.walls, 0, 0, 1, env.goal, "cell"))
+    assert env.maze.optimal_actions == len(rules.shortest_actions(env.walls, 0, 0, 1, env.goal, "cell"))
 
 
 def test_history_window_counts_as_the_release_trims():
@@ -218,18 +218,18 @@ def test_the_minimap_shows_what_the_release_uncovers():
     walls = corridor()
     visited = np.zeros((3, 3), bool)
     visited[0, 0] = True
-    assert release.revealed_cells(walls, visited).tolist() == [
+    assert rules.revealed_cells(walls, visited).tolist() == [
         [True, True, False],
         [False, False, False],
         [False, False, False],
     ]
     visited[0, 1] = True  # standing on (0,1) uncovers (0,2) and (1,1)
-    assert release.revealed_cells(walls, visited).tolist() == [
+    assert rules.revealed_cells(walls, visited).tolist() == [
         [True, True, True],
         [False, True, False],
         [False, False, False],
     ]
-    sides = release.revealed_sides(walls, visited)
+    sides = rules.revealed_sides(walls, visited)
     assert sides[1, 2, 3] and not sides[2, 2, 0]  # the wall between (1,1) and (1,2) is drawn, (1,2)-(2,2) not yet
 
 

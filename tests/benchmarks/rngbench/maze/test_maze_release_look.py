@@ -24,8 +24,8 @@ from PIL import Image, features
 import cogsim
 from cogsim import _core
 from cogsim.benchmarks.rngbench import maze
-from cogsim.benchmarks.rngbench.maze import release, release_look
-from cogsim.benchmarks.rngbench.maze.release_look import FRAME_FORMATS, BlockWorld, MazeState
+from cogsim.benchmarks.rngbench.maze import look, rules
+from cogsim.benchmarks.rngbench.maze.look import FRAME_FORMATS, BlockWorld, MazeState
 from cogsim.render.frames import encode_frames
 
 DATA = json.loads((Path(__file__).parent / "data" / "maze_release_frames.json").read_text())
@@ -73,7 +73,7 @@ def test_the_goldens_say_where_they_come_from_and_pin_cogsims_font():
     assert sum(len(w["frames"]) for w in DATA["walks"]) >= 150
     assert {w["size"] for w in DATA["walks"]} >= {3, 5, 7, 9, 11, 13, 15}
     assert {w["vision_range"] for w in DATA["walks"]} >= {1, 2, 3, 4, 5, 6}
-    assert DATA["font_sha256"] == sha256(release_look.font_path().read_bytes())
+    assert DATA["font_sha256"] == sha256(look.font_path().read_bytes())
 
 
 def test_the_3d_views_equal_the_releases():
@@ -81,7 +81,7 @@ def test_the_3d_views_equal_the_releases():
     checked = 0
     for _, frame, state in golden_states():
         if not frame["minimap"]:
-            view = release_look.frames([state])[0, :360]
+            view = look.frames([state])[0, :360]
             assert sha256(view.tobytes()) == frame["view_sha256"], frame["state"]
             checked += 1
     assert checked >= 75
@@ -94,13 +94,13 @@ def test_frames_patches_and_jpegs_equal_the_releases():
     states = list(golden_states())
     for minimap in (False, True):
         chosen = [(f, s) for _, f, s in states if f["minimap"] == minimap]
-        frames = release_look.frames([s for _, s in chosen], minimap=minimap)
+        frames = look.frames([s for _, s in chosen], minimap=minimap)
         for (record, _), frame in zip(chosen, frames):
             assert frame.shape == tuple(DATA["frame_shape"])
             assert sha256(frame.tobytes()) == record["frame_sha256"], record["state"]
             (jpeg,) = encode_frames([frame], FRAME_FORMATS["3d"])
             assert (sha256(jpeg), len(jpeg)) == (record["jpeg_sha256"], record["jpeg_bytes"])
-    patches = release_look.patches([s for _, _, s in states])
+    patches = look.patches([s for _, _, s in states])
     for (_, record, _), patch in zip(states, patches):
         assert patch.shape == tuple(DATA["patch_shape"])
         assert sha256(patch.tobytes()) == record["patch_sha256"], record["state"]
@@ -158,16 +158,16 @@ def test_the_camera_is_pythons_math_as_the_release_computes_it():
 def test_the_block_grid_is_the_releases_world():
     for generator, n, seed in (("v6", 13, 2), ("v5", 9, 1), ("cogsim", 8, 3), ("cogsim", 2, 0)):
         walls = maze.generate(n, seed, generator=generator).walls
-        grid = release_look.block_grid(walls)
+        grid = look.block_grid(walls)
         assert grid.shape == (2 * n + 1,) * 2 and grid[0].all() and grid[:, -1].all() and grid[::2, ::2].all()
         assert not grid[1::2, 1::2].any()
-        assert np.array_equal(release.grid_to_walls(["".join("#."[not b] for b in row) for row in grid]), walls)
+        assert np.array_equal(rules.grid_to_walls(["".join("#."[not b] for b in row) for row in grid]), walls)
 
 
 def test_ceiling_and_floor_are_numpys_float32_gradients():
     """A view with no wall in sight: the release's gradients, computed as NumPy does (float32)."""
     world = BlockWorld(np.zeros((1, 1), np.uint8), np.zeros((9, 9), np.uint8))  # no wall block within the fog
-    view = release_look.frames([MazeState(world, 0, 0, 1, np.ones((1, 1), bool), 0, 1)])[0, :360]
+    view = look.frames([MazeState(world, 0, 0, 1, np.ones((1, 1), bool), 0, 1)])[0, :360]
     ys = np.arange(180, dtype=np.float32)
     t = ys / 179
     ceiling = [(np.uint8(b) * (1.0 - t) + np.uint8(a) * t).astype(np.uint8) for a, b in zip((8, 10, 22), (22, 28, 50))]
@@ -182,7 +182,7 @@ def test_a_wall_straight_ahead_fills_the_view_with_one_colour():
     walls = maze.generate(5, 0).walls
     world = BlockWorld.of(walls)
     row, col, heading = 0, 0, 0  # the north side of the top-left cell is the maze's border
-    view = release_look.frames([MazeState(world, row, col, heading, np.eye(5, dtype=bool), 0, 4)])[0, :360]
+    view = look.frames([MazeState(world, row, col, heading, np.eye(5, dtype=bool), 0, 4)])[0, :360]
     # perpendicular distance 0.5: strips 720 px high, fog 1 - 0.5 / 8; the face crossed along y (110, 115, 150)
     fog = np.float32(1 - 0.5 / 8)
     centre = (np.array([110, 115, 150], np.float32) * fog).astype(np.uint8)
@@ -198,7 +198,7 @@ def test_walls_fade_to_black_and_vanish_past_the_fog_cut_off():
     def centre_column(grid, vision_range):
         world = BlockWorld(np.zeros((1, 1), np.uint8), grid)
         state = MazeState(world, 0, 0, 1, np.ones((1, 1), bool), 0, vision_range)  # block (1, 1), facing east
-        return release_look.frames([state])[0, :360, 320]
+        return look.frames([state])[0, :360, 320]
 
     background = centre_column(np.zeros((9, 9), np.uint8), 1)  # nothing to hit
     height = int(360 / 38.5) // 2
@@ -220,19 +220,19 @@ def test_hud_stamps_equal_pil_drawing_the_hud():
             visited.flat[: rng.randint(1, n * n)] = True
             steps = rng.choice([k, 37 * k, 99_999 - k])
             states.append(MazeState(world, rng.randrange(n), rng.randrange(n), rng.randrange(4), visited, steps, 4))
-        for state, frame in zip(states, release_look.frames(states)):
+        for state, frame in zip(states, look.frames(states)):
             image = Image.fromarray(frame.copy())
-            release_look.draw_hud(image, state)
+            look.draw_hud(image, state)
             assert np.array_equal(np.asarray(image), frame)
 
 
 def test_hud_text_that_might_touch_is_drawn_by_pil(monkeypatch):
     """Where two pieces of text could share a pixel, stamps would not blend as PIL does: PIL draws it."""
     states = [s for _, f, s in golden_states()][:5]
-    stamped = release_look.frames(states)
-    hud_ops = release_look._hud_ops
-    monkeypatch.setattr(release_look, "_hud_ops", lambda state: (hud_ops(state)[0][:1], False))  # no text stamped
-    assert np.array_equal(release_look.frames(states), stamped)
+    stamped = look.frames(states)
+    hud_ops = look._hud_ops
+    monkeypatch.setattr(look, "_hud_ops", lambda state: (hud_ops(state)[0][:1], False))  # no text stamped
+    assert np.array_equal(look.frames(states), stamped)
 
 
 def test_show_goal_colours_the_walls_around_the_goal_only_on_request():
@@ -240,7 +240,7 @@ def test_show_goal_colours_the_walls_around_the_goal_only_on_request():
     world = BlockWorld.of(walls)
     visited = np.zeros((9, 9), bool)
     state = MazeState(world, 8, 6, 1, visited, 0, 4)  # two cells west of the goal, facing it
-    plain, shown = release_look.frames([state])[0], release_look.frames([state], show_goal=True)[0]
+    plain, shown = look.frames([state])[0], look.frames([state], show_goal=True)[0]
 
     def orange(frame):  # the goal colour (200, 120, 10) faded; walls are blue-grey, the floor brown (R - B < 20)
         return int((frame[:360, :, 0].astype(int) > frame[:360, :, 2].astype(int) + 60).sum())
@@ -251,13 +251,13 @@ def test_show_goal_colours_the_walls_around_the_goal_only_on_request():
 
 def test_batches_are_the_same_bytes_on_any_number_of_threads():
     states = [s for _, f, s in golden_states()][:40]
-    one = release_look.frames(states, minimap=True, threads=1)
-    assert np.array_equal(one, release_look.frames(states, minimap=True, threads=2))
-    assert np.array_equal(one[7], release_look.frames([states[7]], minimap=True)[0])
-    out = np.zeros((3,) + release_look.FRAME_SHAPE, np.uint8)
-    assert release_look.frames(states[:3], minimap=True, out=out) is out and np.array_equal(out, one[:3])
+    one = look.frames(states, minimap=True, threads=1)
+    assert np.array_equal(one, look.frames(states, minimap=True, threads=2))
+    assert np.array_equal(one[7], look.frames([states[7]], minimap=True)[0])
+    out = np.zeros((3,) + look.FRAME_SHAPE, np.uint8)
+    assert look.frames(states[:3], minimap=True, out=out) is out and np.array_equal(out, one[:3])
     with pytest.raises(ValueError, match="out must be"):
-        release_look.frames(states[:2], out=out)
+        look.frames(states[:2], out=out)
 
 
 def test_bad_states_and_arguments_are_refused():
@@ -270,7 +270,7 @@ def test_bad_states_and_arguments_are_refused():
         (MazeState(world, 0, 0, 0, visited, 0, 0), "vision_range"),
     ):
         with pytest.raises(ValueError, match=match):
-            release_look.frames([state])
+            look.frames([state])
     core = _core.MazeReleaseFrames()
     out = np.zeros((1, 420, 640, 3), np.uint8)
     view = np.array([[0, 1, 1, 1, 4, 0, 9, 9]], np.int32)
@@ -381,7 +381,7 @@ def release_state(game, walls: np.ndarray, vision_range: int):
     """The release's game over cogsim's maze (any generator, any size), at the start."""
     n = walls.shape[0]
     g = game.MazeGame3D(maze_size=3, seed=0, vision_range=vision_range, action_space="v5")
-    grid = release_look.block_grid(walls)
+    grid = look.block_grid(walls)
     g.maze_size, g.grid_h, g.grid_w = n, 2 * n + 1, 2 * n + 1
     g.grid = [["#" if wall else "." for wall in row] for row in grid]
     g.goal_pos = (2 * n - 1, 2 * n - 1)
@@ -403,10 +403,10 @@ def test_golden_walks_equal_the_releases_arrays_and_bytes(release_game):
             ours = state_from(world, goldens.state_of(g), record["vision_range"])
             for minimap in (False, True):
                 theirs = goldens.release_pictures(g, minimap)
-                frame = release_look.frames([ours], minimap=minimap)[0]
+                frame = look.frames([ours], minimap=minimap)[0]
                 assert np.array_equal(frame, theirs["frame"]), (record, index, minimap)
                 assert encode_frames([frame], FRAME_FORMATS["3d"]) == [theirs["jpeg"]]
-            patch = release_look.patches([ours])[0]
+            patch = look.patches([ours])[0]
             assert np.array_equal(patch, theirs["patch"]) and encode_frames([patch], FRAME_FORMATS["patch"]) == [
                 theirs["patch_jpeg"]
             ]
@@ -429,7 +429,7 @@ def test_every_pose_of_these_mazes_is_the_releases_view(release_game):
                         place(g, row, col, heading)
                         theirs.append(g._build_3d_scene())
                         states.append(MazeState(world, row, col, heading, np.zeros((n, n), bool), 0, vision_range))
-            ours = release_look.frames(states)[:, :360]
+            ours = look.frames(states)[:, :360]
             for state, a, b in zip(states, ours, theirs):
                 assert np.array_equal(a, b), (generator, n, seed, vision_range, state.row, state.col, state.heading)
 
@@ -455,5 +455,5 @@ def test_minimaps_of_any_size_and_reveal_are_the_releases(release_game):
             place(g, row, col, heading)
             g.step_count = rng.choice([0, 7, 12345])
             theirs = np.asarray(g.render_frame(show_minimap=True))
-            ours = release_look.frames([MazeState(world, row, col, heading, visited, g.step_count, vision_range)], True)
+            ours = look.frames([MazeState(world, row, col, heading, visited, g.step_count, vision_range)], True)
             assert np.array_equal(ours[0], theirs), (n, row, col, heading)

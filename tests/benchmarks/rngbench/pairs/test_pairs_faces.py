@@ -9,7 +9,7 @@ import pytest
 
 import cogsim
 from cogsim.benchmarks.rngbench import pairs
-from cogsim.benchmarks.rngbench.pairs.look import RELEASE_POKER_DECK, CardBoard, release_poker_faces
+from cogsim.benchmarks.rngbench.pairs.cogsim_look import RELEASE_POKER_DECK, CardBoard, release_poker_faces
 
 DATA = json.loads((Path(__file__).parent / "data" / "pairs_release_poker.json").read_text())
 SUITS = {"spades": 0, "hearts": 1, "diamonds": 2, "clubs": 3}

@@ -20,7 +20,7 @@ from PIL import Image
 
 from cogsim import release_assets
 from cogsim.benchmarks.rngbench import pairs
-from cogsim.benchmarks.rngbench.pairs import release_look
+from cogsim.benchmarks.rngbench.pairs import look
 from cogsim.render.frames import encode_frames
 
 DATA = json.loads((Path(__file__).parent / "data" / "pairs_release_frames.json").read_text())
@@ -33,17 +33,17 @@ WITH_FACES = [f for f in DATA["frames"] if f["needs_files"]]
 def shown(case: dict, up: list) -> np.ndarray:
     state = np.zeros((case["rows"], case["cols"]), np.uint8)
     for r, c in case["matched"]:
-        state[r, c] = release_look.REMOVED
+        state[r, c] = look.REMOVED
     for r, c in up:
-        state[r, c] = release_look.FACE_UP
+        state[r, c] = look.FACE_UP
     return state
 
 
 def draw(case: dict) -> np.ndarray:
     identities = np.array(case["identities"])
-    boards = release_look.ReleaseBoards(identities, THEMES[case["theme"]], case["seed"], case["cell"])
+    boards = look.ReleaseBoards(identities, THEMES[case["theme"]], case["seed"], case["cell"])
     memory = shown(case, case["memory"]) if case["oracle"] else None
-    return boards.frames([release_look.View(shown(case, case["up"]), memory)])[0]
+    return boards.frames([look.View(shown(case, case["up"]), memory)])[0]
 
 
 def check(case: dict) -> None:
@@ -54,7 +54,7 @@ def check(case: dict) -> None:
     frame = draw(case)
     assert [frame.shape[1], frame.shape[0]] == case["size"]
     assert hashlib.sha256(frame.tobytes()).hexdigest() == case["raw_sha256"], case["name"]
-    (sent,) = encode_frames([frame], release_look.FRAME_FORMAT)
+    (sent,) = encode_frames([frame], look.FRAME_FORMAT)
     assert hashlib.sha256(sent).hexdigest() == case["jpeg_sha256"], case["name"]
     decoded = np.asarray(Image.open(io.BytesIO(sent)).convert("RGB"))
     assert hashlib.sha256(decoded.tobytes()).hexdigest() == case["decoded_sha256"]
@@ -67,7 +67,7 @@ def test_goldens_cover_both_board_sizes_faces_and_the_oracle():
     assert any(f["oracle"] for f in WITH_FACES) and any(f["oracle"] for f in ASSET_FREE)
     assert any(f["matched"] and not f["up"] for f in ASSET_FREE)
     for name, font in DATA["fonts"].items():  # the release drew with the files cogsim draws with
-        assert hashlib.sha256(Path(release_look.font_file(name)).read_bytes()).hexdigest() == font["sha256"]
+        assert hashlib.sha256(Path(look.font_file(name)).read_bytes()).hexdigest() == font["sha256"]
 
 
 @pytest.mark.parametrize("case", DATA["frames"], ids=lambda c: c["name"])

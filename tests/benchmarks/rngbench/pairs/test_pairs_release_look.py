@@ -18,7 +18,7 @@ from tests.benchmarks.rngbench.pairs.pairs_standin import (
 
 import cogsim
 from cogsim import _core, release_assets
-from cogsim.benchmarks.rngbench.pairs import release_look
+from cogsim.benchmarks.rngbench.pairs import look
 from cogsim.render.frames import encode_frames
 
 FOLDERS = {"poker": "poker", "noise": "noise", "textures": "textures", "shapes": "abstract", "colors": "similar_colors"}
@@ -64,15 +64,15 @@ def test_boards_equal_the_release_steps_on_the_standin_pack(standin, theme, rows
         shown_state(ids.shape, up=cards),
         shown_state(ids.shape, removed=cards),
     ]
-    boards = release_look.ReleaseBoards(ids, theme, seed, cell)
+    boards = look.ReleaseBoards(ids, theme, seed, cell)
     memory = shown_state(ids.shape, up=cards[2:7], removed=cards[9:11])
-    views = [release_look.View(s) for s in states] + [release_look.View(states[1], memory)]
+    views = [look.View(s) for s in states] + [look.View(states[1], memory)]
     frames = boards.frames(views, threads=2)
     for state, frame in zip(states, frames):
         assert np.array_equal(frame, np.asarray(reference_board(ids, state, faces, cell)))
     oracle = reference_oracle(reference_board(ids, states[1], faces, cell), reference_board(ids, memory, faces, cell))
     assert np.array_equal(frames[-1], np.asarray(oracle))
-    assert encode_frames([frames[-1]], release_look.FRAME_FORMAT) == [jpeg(oracle)]
+    assert encode_frames([frames[-1]], look.FRAME_FORMAT) == [jpeg(oracle)]
 
 
 def play_oracle(env, steps):
@@ -127,7 +127,7 @@ def test_text_theme_draws_the_release_text_board_without_files(tmp_path, monkeyp
     monkeypatch.setenv("COGSIM_CACHE", str(tmp_path))  # nothing installed
     env = cogsim.make("pairs/single", rows=2, cols=2, modality="image")
     obs, _ = env.reset(seed=0)
-    lines = release_look.text_board_lines(env.board, np.zeros((2, 2), np.uint8))
+    lines = look.text_board_lines(env.board, np.zeros((2, 2), np.uint8))
     assert lines == ["  [A][B]", "a [*][*]", "b [*][*]"]
     assert obs["images"][0].shape == (3 * 44 + 2 * 40, 253, 3)  # 3 lines of 44 px, 40 px padding
     assert "release_assets" not in env._episode()
@@ -142,9 +142,9 @@ def test_labels_are_laid_out_by_raqm_or_the_release_look_says_what_is_missing(tm
     monkeypatch.setenv("COGSIM_CACHE", str(tmp_path))
     assert features.check("raqm"), "this machine lacks FriBiDi: scripts/setup.sh installs libfribidi0"
     basic = ImageFont.truetype(
-        release_look.font_file("DejaVuSansMono.ttf"), release_look.TEXT_FONT_SIZE, layout_engine=ImageFont.Layout.BASIC
+        look.font_file("DejaVuSansMono.ttf"), look.TEXT_FONT_SIZE, layout_engine=ImageFont.Layout.BASIC
     )
-    raqm = release_look._font("DejaVuSansMono.ttf", release_look.TEXT_FONT_SIZE)
+    raqm = look._font("DejaVuSansMono.ttf", look.TEXT_FONT_SIZE)
     assert raqm.layout_engine == ImageFont.Layout.RAQM and basic.getlength("[A][B]") != raqm.getlength("[A][B]")
     monkeypatch.setattr(features, "check", lambda feature: feature != "raqm")
     with pytest.raises(release_assets.AssetsMissing, match="libfribidi0") as missing:
@@ -183,11 +183,11 @@ def test_look_options_are_checked_at_make(standin):
 
 def test_asset_free_layers_of_the_release_board():
     """Felt, labels, backs and slots need no files; the frame sizes are the release's."""
-    assert release_look.board_size(10, 10) == (708, 708) and release_look.board_size(8, 10) == (708, 572)
-    base = release_look.board_base(8, 10)
+    assert look.board_size(10, 10) == (708, 708) and look.board_size(8, 10) == (708, 572)
+    base = look.board_base(8, 10)
     assert tuple(base[300, 2]) == (50, 120, 50) and base.shape == (572, 708, 3)
-    assert tuple(release_look.back_tile()[10, 10]) in {(30, 80, 160), (40, 100, 180)}
-    assert tuple(release_look.slot_tile()[30, 30]) == (247, 247, 247)  # 240 at alpha 128 over white, as Pillow blends
+    assert tuple(look.back_tile()[10, 10]) in {(30, 80, 160), (40, 100, 180)}
+    assert tuple(look.slot_tile()[30, 30]) == (247, 247, 247)  # 240 at alpha 128 over white, as Pillow blends
 
 
 def test_paste_tiles_checks_its_input():
@@ -211,14 +211,14 @@ def test_paste_tiles_checks_its_input():
 
 
 def test_jpeg_is_what_the_release_sends():
-    frame = release_look.board_base(2, 4).copy()
-    (data,) = encode_frames([frame], release_look.FRAME_FORMAT)
+    frame = look.board_base(2, 4).copy()
+    (data,) = encode_frames([frame], look.FRAME_FORMAT)
     image = Image.open(io.BytesIO(data))
     assert image.format == "JPEG" and image.size == (frame.shape[1], frame.shape[0])
 
 
 def test_frame_arena_reuses_a_block_only_when_its_frames_are_gone():
-    arena = release_look.FrameArena(block_bytes=700, spare_blocks=1)
+    arena = look.FrameArena(block_bytes=700, spare_blocks=1)
     pair = [arena.take((10, 10, 3)), arena.take((10, 10, 3))]  # 2 x 300 bytes (+ alignment) in one block
     pair[0][...] = 7
     second = arena.take((10, 10, 3))  # the block is full: a new one, the first still in use

@@ -12,7 +12,7 @@ Options common to all tests: ``depth`` (scramble depth, 1..20; keep <= 7 for fas
 default | "cogsim", cogsim's net), ``sticker`` (px per sticker of cogsim's net; look="cogsim" only),
 ``seed_list`` (path or dict from ``items.build_seed_list``: episode ``seed`` then means the list's
 index), ``release`` (which line of the authors' harness "release" means: "731aff82", the newest and
-the default, or "1ca7d58", the older ``main``; ``cogsim.benchmarks.cubebench.releases``) and the
+the default, or "1ca7d58", the older ``main``; ``cogsim.benchmarks.cubebench.release_lines``) and the
 protocol options, each "release" by default (that line's reading, docs/fidelity.md): ``parser``
 ("release" | "strict"), ``colours`` ("release" | "cogsim"), ``state_format`` ("release" | "cogsim"),
 ``scrambles`` ("release" | "cogsim"), ``layout`` ("release": the newest line's seeded option sets and

@@ -9,7 +9,7 @@ import numpy as np
 
 from cogsim.benchmarks.cubebench import items as items_mod
 from cogsim.benchmarks.cubebench import parser as parsers
-from cogsim.benchmarks.cubebench import prompts, releases, views
+from cogsim.benchmarks.cubebench import prompts, release_lines, views
 from cogsim.benchmarks.cubebench.items import LABELS
 from cogsim.envs.base import ResetNeeded, TextEnv
 
@@ -18,7 +18,7 @@ PROTOCOL_CHOICES = ("release", "cogsim")
 DEFAULT_STICKER = 32  # px per sticker of cogsim's net
 
 # The newest release line's decoding per test (its generation contracts): max tokens, temperature, top_p.
-RELEASE_DECODING = releases.DECODING[releases.NEWEST]
+RELEASE_DECODING = release_lines.DECODING[release_lines.NEWEST]
 
 
 def one_of(name: str, value: object, allowed: tuple) -> Any:
@@ -63,7 +63,7 @@ class CubeBenchEnv(TextEnv):
         look: str = "release",
         sticker: Optional[int] = None,
         seed_list=None,
-        release: str = releases.NEWEST,
+        release: str = release_lines.NEWEST,
         parser: str = "release",
         colours: str = "release",
         state_format: str = "release",
@@ -105,7 +105,7 @@ class CubeBenchEnv(TextEnv):
             layout=layout,
             **options,
         )
-        self.release = releases.check_line(release)
+        self.release = release_lines.check_line(release)
         self.parser = one_of("parser", parser, parsers.PARSERS)
         self.colours = one_of("colours", colours, views.COLOUR_SCHEMES)
         self.state_format = one_of("state_format", state_format, views.STATE_FORMATS)
@@ -137,7 +137,7 @@ class CubeBenchEnv(TextEnv):
     # -- episode setup -------------------------------------------------------------------------
     @property
     def newest(self) -> bool:
-        return self.release == releases.NEWEST
+        return self.release == release_lines.NEWEST
 
     @property
     def sampler(self) -> str:
@@ -152,7 +152,7 @@ class CubeBenchEnv(TextEnv):
         return "release" if self.layout == "release" and self.newest else "cogsim"
 
     def _decoding(self) -> dict:
-        return dict(releases.DECODING[self.release][self.test])
+        return dict(release_lines.DECODING[self.release][self.test])
 
     def _load_item(self, seed: int) -> dict:
         if self.seed_list is not None:

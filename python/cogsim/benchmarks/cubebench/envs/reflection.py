@@ -7,7 +7,7 @@ from typing import Any, Optional
 import numpy as np
 
 from cogsim.benchmarks.cubebench import parser as parsers
-from cogsim.benchmarks.cubebench import prompts, releases
+from cogsim.benchmarks.cubebench import prompts, release_lines
 from cogsim.benchmarks.cubebench.envs.base import answer_line, choice_info, one_of, tagged_answer
 from cogsim.benchmarks.cubebench.envs.optimal_move import OptimalMoveEnv
 from cogsim.benchmarks.cubebench.items import LABELS
@@ -52,7 +52,7 @@ class ReflectionEnv(OptimalMoveEnv):
         """The line's decoding for the next turn: the older line sampled the reflection at 0.4."""
         decoding = self._decoding()
         if reflecting:
-            decoding["temperature"] = releases.REFLECTION_TURN_TEMPERATURE[self.release]
+            decoding["temperature"] = release_lines.REFLECTION_TURN_TEMPERATURE[self.release]
         self.metadata = {**self.metadata, "cogsim.decoding": decoding}
 
     def _step(self, action: str):

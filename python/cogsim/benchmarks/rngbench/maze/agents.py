@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from cogsim.benchmarks.rngbench.maze.game import Sight
-from cogsim.benchmarks.rngbench.maze.release import shortest_actions
+from cogsim.benchmarks.rngbench.maze.rules import shortest_actions
 
 POLICIES = ("oracle", "explorer", "forgetful", "random")
 FORGETFUL_SPAN = 8  # looks a forgetful explorer remembers

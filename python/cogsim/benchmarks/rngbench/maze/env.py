@@ -39,7 +39,7 @@ from typing import Optional
 import numpy as np
 
 from cogsim._template import load_template
-from cogsim.benchmarks.rngbench.maze import agents, game, prompts, release, release_look
+from cogsim.benchmarks.rngbench.maze import agents, game, look, prompts, rules
 from cogsim.benchmarks.rngbench.maze import parser as reply_parser
 from cogsim.benchmarks.rngbench.maze.game import Sight
 from cogsim.envs import register
@@ -75,11 +75,11 @@ class MazeNavEnv(TextEnv):
     def __init__(self, env_id: str = "maze3d/nav", **options):
         _known(options, env_id, OPTIONS)
         super().__init__(env_id, **options)
-        self.generator = _choice(options, "generator", "v6", release.GENERATORS)
-        self.step_mode = _choice(options, "step", "slide", release.STEPS)
+        self.generator = _choice(options, "generator", "v6", rules.GENERATORS)
+        self.step_mode = _choice(options, "step", "slide", rules.STEPS)
         self.size = _integer(options, "size", 9, game.MIN_SIZE, game.MAX_SIZE)
         if self.generator != "cogsim":
-            release.check_release_size(self.size)
+            rules.check_release_size(self.size)
         self.loop_rate = options.get("loop_rate", game.DEFAULT_LOOP_RATE)
         if (
             isinstance(self.loop_rate, bool)
@@ -136,7 +136,7 @@ class MazeNavEnv(TextEnv):
         self.prefix = ""
         self.traj_scores: list[float] = []
         self._release_scene()
-        self._block_world = release_look.BlockWorld.of(self.walls)
+        self._block_world = look.BlockWorld.of(self.walls)
         self._look()
         self.system_prompt = self._system_prompt()
         return self._observation()
@@ -171,7 +171,7 @@ class MazeNavEnv(TextEnv):
         self.sight.look(self.walls, self.row, self.col, self.heading, self.vision_range, self.goal)
 
     def available_actions(self) -> list[str]:
-        return release.available_actions(self.walls, self.row, self.col, self.heading)
+        return rules.available_actions(self.walls, self.row, self.col, self.heading)
 
     def _act(self, code: int) -> tuple[bool, str]:
         """Apply one action (the release's MazeGame3D.move in action space v5)."""
@@ -179,7 +179,7 @@ class MazeNavEnv(TextEnv):
         self.actions_taken += 1
         cells: list = []
         if code == game.FORWARD:
-            cells = release.advance(self.walls, self.row, self.col, self.heading, self.goal, self.step_mode)
+            cells = rules.advance(self.walls, self.row, self.col, self.heading, self.goal, self.step_mode)
             for r, c in cells:
                 self.row, self.col = r, c
                 self.visited[r, c] = True
@@ -296,7 +296,7 @@ class MazeNavEnv(TextEnv):
         images = []
         if self.modality == "text":
             if self.text_view == "release":
-                parts.append(release.local_text(self.walls, row, col, heading, self.goal))
+                parts.append(rules.local_text(self.walls, row, col, heading, self.goal))
             else:
                 parts.append(
                     "You see:\n"
@@ -340,17 +340,17 @@ class MazeNavEnv(TextEnv):
         """The release's minimap as text: uncovered cells (stood on, or an open neighbour of one) and their sides."""
         row, col, heading = self.pose
         drawing = prompts.memory_map(
-            self.walls, release.revealed_sides(self.walls, self.visited), self.visited, row, col, heading, self.goal
+            self.walls, rules.revealed_sides(self.walls, self.visited), self.visited, row, col, heading, self.goal
         )
         return drawing.replace("Memory map", "Minimap", 1)
 
     def _map_view(self, with_memory: bool):
-        from cogsim.benchmarks.rngbench.maze.look import MapView
+        from cogsim.benchmarks.rngbench.maze.cogsim_look import MapView
 
         row, col, heading = self.pose
         if not with_memory:
             return MapView(self.walls, row, col, heading, goal=self.goal)
-        revealed = release.revealed_cells(self.walls, self.visited)
+        revealed = rules.revealed_cells(self.walls, self.visited)
         goal = self.goal if revealed[tuple(self.goal)] else None
         return MapView(
             self.walls,
@@ -358,14 +358,14 @@ class MazeNavEnv(TextEnv):
             col,
             heading,
             visited=self.visited,
-            seen=release.revealed_sides(self.walls, self.visited),
+            seen=rules.revealed_sides(self.walls, self.visited),
             goal=goal,
         )
 
     def _frame(self) -> np.ndarray:
         if self.look == "release":
             return self._release_frame()
-        from cogsim.benchmarks.rngbench.maze.look import Maze, ViewOptions
+        from cogsim.benchmarks.rngbench.maze.cogsim_look import Maze, ViewOptions
 
         renderer = self.renderer()
         if self.modality == "patch":
@@ -378,18 +378,18 @@ class MazeNavEnv(TextEnv):
 
     def _release_frame(self) -> np.ndarray:
         row, col, heading = self.pose
-        state = release_look.MazeState(
+        state = look.MazeState(
             self._block_world, row, col, heading, self.visited, self.actions_taken, self.vision_range
         )
         if self.modality == "patch":
-            return release_look.patches([state])[0]
-        return release_look.frames([state], minimap=self.minimap, show_goal=self.show_goal)[0]
+            return look.patches([state])[0]
+        return look.frames([state], minimap=self.minimap, show_goal=self.show_goal)[0]
 
     def frame_format(self) -> dict:
         """How the frames are sent: as the release sends them (JPEG quality 88, the patch 92) in its look,
         PNG in cogsim's."""
         if self.look == "release" and self.modality != "text":
-            return dict(release_look.FRAME_FORMATS[self.modality])
+            return dict(look.FRAME_FORMATS[self.modality])
         return {"format": "png"}
 
     def frames_drawn_by(self) -> Optional[dict]:
@@ -422,7 +422,7 @@ class MazeNavEnv(TextEnv):
             action = agents.explorer_action(self.walls, self.sight, row, col, heading, self.goal, step)
             belief = self.sight.belief_walls(self.walls)
         elif policy == "forgetful":
-            sides = release.revealed_sides(self.walls, self.visited) if self.minimap else None
+            sides = rules.revealed_sides(self.walls, self.visited) if self.minimap else None
             belief = agents.forgetful_belief(self.walls, self.sight, self.memory_map, sides)
             action = agents.forgetful_action(
                 self.walls, self.sight, row, col, heading, self.goal, self.memory_map, step, sides

@@ -102,12 +102,12 @@ def generate(
     gives the release's maze; odd sizes >= 3), or "cogsim", the core's depth-first spanning tree
     plus round(loop_rate * (n-1)^2) extra openings. ``step``: the units of L* ("slide": the
     release's move_forward, to the next wall or junction; "cell": one cell per move)."""
-    from cogsim.benchmarks.rngbench.maze import release
+    from cogsim.benchmarks.rngbench.maze import rules
 
-    if generator not in release.GENERATORS:
-        raise ValueError(f"generator must be one of {', '.join(release.GENERATORS)}, got {generator!r}")
-    if step not in release.STEPS:
-        raise ValueError(f"step must be one of {', '.join(release.STEPS)}, got {step!r}")
+    if generator not in rules.GENERATORS:
+        raise ValueError(f"generator must be one of {', '.join(rules.GENERATORS)}, got {generator!r}")
+    if step not in rules.STEPS:
+        raise ValueError(f"step must be one of {', '.join(rules.STEPS)}, got {step!r}")
     if generator == "cogsim":
         core = generate_batch([size], [seed], loop_rate, threads=1)[0]
         walls, extra = core.walls, core.extra_openings
@@ -115,13 +115,13 @@ def generate(
         seed = _check_seed(seed)
         if not isinstance(loop_rate, (int, float)) or isinstance(loop_rate, bool) or not 0.0 <= loop_rate <= 1.0:
             raise ValueError(f"loop_rate must be a number in [0, 1], got {loop_rate!r}")
-        walls = release.generate_walls(size, seed, generator, loop_rate)
+        walls = rules.generate_walls(size, seed, generator, loop_rate)
         n = walls.shape[0]
         extra = int(2 * n * (n - 1) - (_count_walls(walls))) - (n * n - 1)
     n = walls.shape[0]
     goal = (n - 1, n - 1)
     if step == "slide":
-        optimal = release.optimal_actions(walls, goal)
+        optimal = rules.optimal_actions(walls, goal)
     else:
         optimal = len(shortest_actions(walls, 0, 0, START_HEADING, goal))
     cells = shortest_cells(walls, (0, 0), goal)

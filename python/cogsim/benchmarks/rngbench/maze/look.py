@@ -1,551 +1,579 @@
-"""Egocentric 3D maze views, top-down minimaps and local patches.
+"""The released RNG-Bench maze's pictures (InternLM/RNGBench ``2_3d_maze/game.py``), to the same bytes.
 
-Maze input: ``walls`` is an (n, n) uint8 array, one cell per entry (row 0 at the north, column 0
-at the west), with wall bits NORTH=1, EAST=2, SOUTH=4, WEST=8; a wall between two cells must be set
-in both. Headings are 0..3 = north, east, south, west. Optional ``wall_tags`` (n, n, 4) uint8 gives
-each cell side (N, E, S, W) a colour tag, 0 for none and 1..8 for TAG_COLOURS.
+What the release sends a model each turn (``runner.py``, ``_build_step_message``):
 
-World space: x = column, z = row, y = up; walls are 1 unit high. The geometry of every maze in a
-:class:`MazeSet` lives in one vertex buffer, built once; ``views`` draws N views with one
-multi-draw-indirect call (one command per view, each command's base instance selecting that view's
-camera and tile) and reads all frames back at once.
+- ``obs_mode="scene"`` (cogsim's ``modality="3d"``): ``MazeGame3D.render_frame``, a 640x420 frame:
+  the 640x360 first-person raycast view (FOV 66 degrees, blue-grey wall blocks of the (2n+1)-square
+  block world, ceiling and floor gradients, walls fading to black at ``vision_range`` cells), a
+  60 px HUD strip with two lines of DejaVu Sans Mono 13 (position, facing, goal, steps, explored;
+  the available actions) and, with ``--minimap``, a 140x140 minimap of the uncovered maze drawn
+  into the top right corner. Sent as JPEG, quality 88, optimized.
+- ``obs_mode="mm2d-local"`` (``modality="patch"``): ``_build_local_patch``, a 188x188 top-down
+  picture of the 3x3 cells around the player (north up), sent as JPEG, quality 92, optimized.
+
+The view is drawn by the core (cpp/maze/raycast.hpp: the release's float arithmetic, operation by
+operation); every other shape is a stamp drawn once with Pillow exactly as the release draws it and
+laid over the frame by the core (cpp/maze/release_frames.hpp says why that gives the same bytes).
+Text uses the DejaVu Sans Mono that matplotlib ships (the release names the system's copy), so the
+pixels do not depend on the machine's fonts.
+
+The release compares the wall block a ray hits with the goal's block, which is never a wall, so its
+3D view never shows the goal; ``show_goal=True`` (cogsim's option) gives the walls around the goal
+block the release's goal colour.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import threading
 from dataclasses import dataclass
-from importlib import resources
-from typing import Optional, Sequence, Union
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Callable, Optional, Sequence
 
-import moderngl
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
-from cogsim.render import Renderer, _check, _context, _tiles, as_batch, scene_kind
-from cogsim.render._canvas import Canvas
+from cogsim import _core
+from cogsim.benchmarks._moved import names_moved_to
+from cogsim.benchmarks.rngbench.maze.game import DELTAS, SIDE_BITS
 
-NORTH, EAST, SOUTH, WEST = 1, 2, 4, 8
-SIDE_BITS = (NORTH, EAST, SOUTH, WEST)
-HEADINGS = ("north", "east", "south", "west")
-MAX_CELLS = 64
-TAG_COLOURS = (
-    (214, 40, 40),
-    (40, 170, 70),
-    (40, 90, 220),
-    (240, 200, 30),
-    (150, 60, 200),
-    (30, 190, 200),
-    (245, 130, 20),
-    (240, 100, 170),
+VIEW_WIDTH, VIEW_HEIGHT, HUD_HEIGHT = 640, 360, 60
+FRAME_SHAPE = (VIEW_HEIGHT + HUD_HEIGHT, VIEW_WIDTH, 3)
+MINIMAP_SIZE, MINIMAP_MARGIN = 140, 8
+MINIMAP_ORIGIN = (VIEW_WIDTH - MINIMAP_SIZE - MINIMAP_MARGIN, MINIMAP_MARGIN)
+PATCH_CELL, PATCH_PAD = 60, 4
+PATCH_SIZE = 3 * PATCH_CELL + 2 * PATCH_PAD
+FONT_FILE, FONT_SIZE = "DejaVuSansMono.ttf", 13
+
+# How the release sends each modality's picture (the env's frame_format()): Pillow's JPEG encoder, these
+# settings (``img.convert("RGB").save(buf, "JPEG", quality=..., optimize=True)``).
+FRAME_FORMATS = {
+    "3d": {"format": "jpeg", "quality": 88, "optimize": True},
+    "patch": {"format": "jpeg", "quality": 92, "optimize": True},
+}
+
+HEADING_LETTERS = "NESW"
+RELEASE_ANGLES = (270.0, 0.0, 90.0, 180.0)  # the release's facing angles (degrees clockwise from east) of N, E, S, W
+
+HUD_BACKGROUND, HUD_TEXT, HUD_ACCENT = (8, 8, 20), (190, 195, 210), (100, 160, 255)
+MINIMAP_BACKGROUND, MINIMAP_WALL = (10, 10, 20), (30, 32, 55)
+MINIMAP_GOAL, MINIMAP_START, MINIMAP_VISIBLE, MINIMAP_SEEN = (
+    (255, 150, 0),
+    (0, 210, 90),
+    (225, 230, 255),
+    (190, 195, 215),
 )
-WALL_COLOUR = (206, 196, 176)
-FLOOR_COLOUR = (150, 128, 104)
-CEILING_COLOUR = (96, 106, 128)
-GOAL_TILE_COLOUR = (60, 220, 120)
-GOAL_GEM_COLOUR = (255, 196, 30)
-FOG_COLOUR = (18, 18, 26)
-FOG_DENSITY = 0.22
-WALL, FLOOR, CEILING, GOAL = 0, 1, 2, 3
-_VERTEX_FORMAT = "3f 3f 3f 2f 1f"
-_VERTEX_ATTRIBUTES = ("in_position", "in_normal", "in_colour", "in_uv", "in_material")
+MINIMAP_PLAYER, MINIMAP_ARROW = (0, 180, 255), (255, 255, 255)
+MINIMAP_CELL_COLOURS = (MINIMAP_GOAL, MINIMAP_START, MINIMAP_VISIBLE, MINIMAP_SEEN)
+PATCH_BACKGROUND, PATCH_CURRENT, PATCH_OPEN = (15, 15, 25), (75, 82, 125), (195, 205, 230)
+PATCH_BLOCKED, PATCH_OUTSIDE, PATCH_GOAL = (32, 34, 55), (25, 26, 40), (255, 150, 0)
+PATCH_WALL, PATCH_ARROW, PATCH_DOT, PATCH_BORDER = (255, 190, 50), (255, 255, 255), (0, 210, 255), (80, 85, 120)
 
 
-def _check_walls(walls) -> np.ndarray:
-    walls = np.asarray(walls)
-    if walls.ndim != 2 or walls.shape[0] != walls.shape[1] or not 1 <= walls.shape[0] <= MAX_CELLS:
-        raise ValueError(f"walls must be an (n, n) array with n in [1, {MAX_CELLS}], got shape {walls.shape}")
-    if walls.dtype.kind not in "iu" or walls.min() < 0 or walls.max() > 15:
-        raise ValueError("walls must hold integer wall bits in [0, 15] (N=1, E=2, S=4, W=8)")
-    walls = walls.astype(np.uint8)
-    if ((walls[:, :-1] & EAST) != 0).tolist() != ((walls[:, 1:] & WEST) != 0).tolist() or (
-        ((walls[:-1, :] & SOUTH) != 0).tolist() != ((walls[1:, :] & NORTH) != 0).tolist()
-    ):
-        raise ValueError("walls must be consistent: a wall between two cells is set on both sides (E/W and S/N bits)")
-    return walls
+def font_path() -> Path:
+    """The pinned HUD font: matplotlib's bundled DejaVu Sans Mono (matplotlib is a cogsim dependency)."""
+    spec = importlib.util.find_spec("matplotlib")
+    if spec is None or spec.origin is None:
+        raise RuntimeError("matplotlib is not installed: cogsim needs its DejaVu fonts for the release's pictures")
+    path = Path(spec.origin).parent / "mpl-data" / "fonts" / "ttf" / FONT_FILE
+    if not path.is_file():
+        raise RuntimeError(f"matplotlib's {FONT_FILE} is missing from {path.parent}")
+    return path
 
 
-def _check_cell(name: str, cell, n: int) -> tuple[int, int]:
-    if cell is None or len(cell) != 2:
-        raise ValueError(f"{name} must be a (row, col) pair, got {cell!r}")
-    return _check.integer(f"{name} row", cell[0], 0, n - 1), _check.integer(f"{name} col", cell[1], 0, n - 1)
+@cache
+def hud_font() -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(font_path()), FONT_SIZE)
+
+
+# -- the release's world ---------------------------------------------------------------------------
+def block_grid(walls: np.ndarray) -> np.ndarray:
+    """The release's (2n+1)-square block grid of a maze (1 = wall block): cell (r, c) is block
+    (2r+1, 2c+1), the block between two cells is a wall where their side is, corners are walls."""
+    n = walls.shape[0]
+    grid = np.ones((2 * n + 1, 2 * n + 1), np.uint8)
+    grid[1::2, 1::2] = 0
+    grid[1::2, 2:-1:2] = (walls[:, :-1] & SIDE_BITS[1]) != 0
+    grid[2:-1:2, 1::2] = (walls[:-1, :] & SIDE_BITS[2]) != 0
+    return grid
 
 
 @dataclass(frozen=True)
-class Maze:
-    walls: np.ndarray
-    goal: Optional[tuple[int, int]] = None
-    wall_tags: Optional[np.ndarray] = None
+class BlockWorld:
+    """A maze in the release's world; make one per maze and draw any number of its states."""
 
-    def validate(self) -> "Maze":
-        walls = _check_walls(self.walls)
-        if self.goal is not None:
-            _check_cell("goal", self.goal, walls.shape[0])
-        if self.wall_tags is not None:
-            tags = np.asarray(self.wall_tags)
-            if tags.shape != walls.shape + (4,) or tags.min() < 0 or tags.max() > len(TAG_COLOURS):
-                raise ValueError(f"wall_tags must be an (n, n, 4) array with values in [0, {len(TAG_COLOURS)}]")
-        return self
+    walls: np.ndarray
+    grid: np.ndarray
+
+    @classmethod
+    def of(cls, walls: np.ndarray) -> "BlockWorld":
+        walls = np.ascontiguousarray(walls, dtype=np.uint8)
+        return cls(walls, block_grid(walls))
 
     @property
     def size(self) -> int:
-        return int(np.shape(self.walls)[0])
+        return int(self.walls.shape[0])
 
+    @cached_property
+    def open_sides(self) -> tuple[np.ndarray, ...]:
+        """For each side (north, east, south, west), the cells whose side is open."""
+        return tuple((self.walls & bit) == 0 for bit in SIDE_BITS)
 
-def maze_geometry(maze: Maze) -> np.ndarray:
-    """Vertices (float32, 12 per vertex) of walls, floor, ceiling and goal marker, as triangles."""
-    walls = np.asarray(maze.walls, dtype=np.uint8)
-    n = walls.shape[0]
-    parts = [_wall_quads(walls, maze.wall_tags)]
-    parts.append(_horizontal_quad(0, 0, n, n, 0.0, (0, 1, 0), FLOOR_COLOUR, FLOOR))
-    parts.append(_horizontal_quad(0, 0, n, n, 1.0, (0, -1, 0), CEILING_COLOUR, CEILING))
-    if maze.goal is not None:
-        row, col = maze.goal
-        parts.append(
-            _horizontal_quad(col + 0.1, row + 0.1, col + 0.9, row + 0.9, 0.004, (0, 1, 0), GOAL_TILE_COLOUR, GOAL)
-        )
-        parts.append(_gem(col + 0.5, row + 0.5))
-    return np.concatenate(parts).astype(np.float32)
-
-
-# Per side: segment start and end (x, z) relative to the cell's north-west corner, and the
-# normal pointing into the cell.
-_SIDES = (
-    ((0, 0), (1, 0), (0, 0, 1)),  # north
-    ((1, 0), (1, 1), (-1, 0, 0)),  # east
-    ((1, 1), (0, 1), (0, 0, -1)),  # south
-    ((0, 1), (0, 0), (1, 0, 0)),  # west
-)
-
-
-def _wall_quads(walls: np.ndarray, tags: Optional[np.ndarray]) -> np.ndarray:
-    quads = []
-    for side, (start, end, normal) in enumerate(_SIDES):
-        rows, cols = np.nonzero(walls & SIDE_BITS[side])
-        if len(rows) == 0:
-            continue
-        colours = np.tile(np.array(WALL_COLOUR, dtype=np.float32) / 255, (len(rows), 1))
-        if tags is not None:
-            tag = np.asarray(tags)[rows, cols, side]
-            palette = np.array(((0, 0, 0),) + TAG_COLOURS, dtype=np.float32) / 255
-            colours = np.where((tag > 0)[:, None], palette[tag], colours)
-        x0, z0 = cols + start[0], rows + start[1]
-        x1, z1 = cols + end[0], rows + end[1]
-        corners = [(x0, 0.0, z0, 0, 0), (x1, 0.0, z1, 1, 0), (x1, 1.0, z1, 1, 1), (x0, 1.0, z0, 0, 1)]
-        quads.append(_quads_to_triangles(corners, normal, colours, WALL, len(rows)))
-    return np.concatenate(quads) if quads else np.zeros((0, 12), dtype=np.float32)
-
-
-def _quads_to_triangles(corners, normal, colours, material, count) -> np.ndarray:
-    """corners: 4 tuples (x, y, z, u, v) of arrays or scalars -> (count * 6, 12) vertices."""
-    vertices = np.empty((count, 6, 12), dtype=np.float32)
-    for slot, corner in enumerate((0, 1, 2, 0, 2, 3)):
-        x, y, z, u, v = corners[corner]
-        vertices[:, slot, 0], vertices[:, slot, 1], vertices[:, slot, 2] = x, y, z
-        vertices[:, slot, 3:6] = normal
-        vertices[:, slot, 6:9] = colours
-        vertices[:, slot, 9], vertices[:, slot, 10] = u, v
-        vertices[:, slot, 11] = material
-    return vertices.reshape(-1, 12)
-
-
-def _horizontal_quad(x0, z0, x1, z1, y, normal, colour, material) -> np.ndarray:
-    corners = [(x0, y, z0, 0, 0), (x1, y, z0, 1, 0), (x1, y, z1, 1, 1), (x0, y, z1, 0, 1)]
-    return _quads_to_triangles(corners, normal, np.array(colour, dtype=np.float32) / 255, material, 1)
-
-
-def _gem(x: float, z: float) -> np.ndarray:
-    """An octahedron floating over the goal cell, flat-shaded, drawn from both sides."""
-    top, bottom, radius = (x, 0.78, z), (x, 0.22, z), 0.2
-    ring = [(x + radius * math.cos(a), 0.5, z + radius * math.sin(a)) for a in np.arange(4) * math.pi / 2]
-    triangles = []
-    for i in range(4):
-        a, b = ring[i], ring[(i + 1) % 4]
-        triangles += [(top, a, b), (bottom, b, a)]
-    vertices = np.zeros((len(triangles), 3, 12), dtype=np.float32)
-    corners = np.array(triangles, dtype=np.float32)
-    normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    vertices[:, :, 0:3] = corners
-    vertices[:, :, 3:6] = (normals / np.linalg.norm(normals, axis=1, keepdims=True))[:, None, :]
-    vertices[:, :, 6:9] = np.array(GOAL_GEM_COLOUR) / 255
-    vertices[:, :, 11] = GOAL
-    return vertices.reshape(-1, 12)
+    def revealed_cells(self, visited: np.ndarray) -> np.ndarray:
+        """The cells the release's minimap shows: those stood on and each open neighbour of one."""
+        north, east, south, west = self.open_sides
+        seen = visited.copy()
+        seen[:-1] |= visited[1:] & north[1:]
+        seen[1:] |= visited[:-1] & south[:-1]
+        seen[:, :-1] |= visited[:, 1:] & west[:, 1:]
+        seen[:, 1:] |= visited[:, :-1] & east[:, :-1]
+        return seen
 
 
 @dataclass(frozen=True)
-class ViewOptions:
-    width: int = 128
-    height: int = 128
-    fov: float = 90.0  # horizontal field of view, degrees
-    eye_height: float = 0.5  # wall height is 1
-    eye_back: float = 0.3  # camera distance behind the cell centre, so the cell's side walls show
+class MazeState:
+    """What the release's picture shows of a turn: the pose, the cells stood on, the actions taken."""
 
-    def validate(self) -> "ViewOptions":
-        _check.integer("width", self.width, 8, 4096)
-        _check.integer("height", self.height, 8, 4096)
-        _check.number("fov", self.fov, 20.0, 150.0)
-        _check.number("eye_height", self.eye_height, 0.05, 0.95)
-        _check.number("eye_back", self.eye_back, 0.0, 0.45)
-        return self
-
-
-def _shader_source(name: str) -> str:
-    return resources.files(__package__).joinpath("shaders", name).read_text()
-
-
-class MazePipeline:
-    def __init__(self, ctx: moderngl.Context):
-        self.ctx = ctx
-        self.program = ctx.program(
-            vertex_shader=_shader_source("maze.vert"), fragment_shader=_shader_source("maze.frag")
-        )
-        self.program["u_fog_colour"] = tuple(c / 255 for c in FOG_COLOUR)
-        self.program["u_fog_density"] = FOG_DENSITY
-        self.targets = _tiles.Targets(ctx, depth=True)
-
-
-class MazeSet:
-    """The geometry of some mazes on the GPU, built once; renders batches of egocentric views."""
-
-    def __init__(self, pipeline: MazePipeline, mazes: Sequence[Maze]):
-        if not mazes:
-            raise ValueError("mazes must hold at least one maze")
-        self.pipeline = pipeline
-        self.mazes = list(mazes)
-        geometry = [maze_geometry(m) for m in self.mazes]
-        counts = np.array([len(g) for g in geometry], dtype=np.int64)
-        self.first = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        self.count = counts
-        ctx = pipeline.ctx
-        _context.make_current(ctx)
-        self.vertices = ctx.buffer(np.concatenate(geometry).tobytes())
-        self.cameras = ctx.buffer(reserve=64 * 20, dynamic=True)
-        self.commands = ctx.buffer(reserve=64 * 20, dynamic=True)
-        self.vao = ctx.vertex_array(
-            pipeline.program,
-            [(self.vertices, _VERTEX_FORMAT, *_VERTEX_ATTRIBUTES), (self.cameras, "4f 1f /i", "in_eye", "in_tile")],
-        )
-
-    def release(self) -> None:
-        _context.make_current(self.pipeline.ctx)
-        for resource in (self.vao, self.vertices, self.cameras, self.commands):
-            resource.release()
-
-    def views(
-        self,
-        maze: Union[int, Sequence[int]],
-        row: Union[int, Sequence[int]],
-        col: Union[int, Sequence[int]],
-        heading: Union[int, Sequence[int]],
-        options: ViewOptions = ViewOptions(),
-    ) -> np.ndarray:
-        """First-person frames (N, H, W, 3) uint8; scalar arguments broadcast against arrays."""
-        options = options.validate()
-        maze_index, rows, cols, headings = self._check_views(maze, row, col, heading)
-        eyes = _eyes(rows, cols, headings, options)
-        tiles = _tiles.layout(len(rows), options.width, options.height)
-        frames = np.empty((len(rows), options.height, options.width, 3), dtype=np.uint8)
-        for start in range(0, len(rows), tiles.per_pass):
-            stop = min(start + tiles.per_pass, len(rows))
-            self._draw_pass(maze_index[start:stop], eyes[start:stop], tiles, options, frames[start:stop])
-        return frames
-
-    def _check_views(self, maze, row, col, heading):
-        try:
-            arrays = np.broadcast_arrays(*(np.atleast_1d(np.asarray(a)) for a in (maze, row, col, heading)))
-        except ValueError:
-            raise ValueError("maze, row, col and heading must be scalars or arrays of one length N") from None
-        names = ("maze", "row", "col", "heading")
-        for name, array in zip(names, arrays):
-            if array.ndim != 1 or array.dtype.kind not in "iu":
-                raise ValueError(
-                    f"{name} must be an integer or a 1-D integer array, got {array.dtype} shape {array.shape}"
-                )
-        maze_index, rows, cols, headings = (a.astype(np.int64) for a in arrays)
-        _range("maze", maze_index, 0, len(self.mazes) - 1)
-        _range("heading", headings, 0, 3)
-        sizes = np.array([m.size for m in self.mazes])[maze_index]
-        for name, values in (("row", rows), ("col", cols)):
-            bad = np.nonzero((values < 0) | (values >= sizes))[0]
-            if len(bad):
-                i = bad[0]
-                raise ValueError(
-                    f"{name} must be in [0, {sizes[i] - 1}] for maze {maze_index[i]}, got {values[i]} (view {i})"
-                )
-        return maze_index, rows, cols, headings
-
-    def _draw_pass(self, maze_index, eyes, tiles: _tiles.TileLayout, options: ViewOptions, out: np.ndarray) -> None:
-        ctx, program = self.pipeline.ctx, self.pipeline.program
-        count = len(maze_index)
-        cameras = np.concatenate([eyes, np.arange(count, dtype=np.float32)[:, None]], axis=1).astype(np.float32)
-        # DrawArraysIndirectCommand (count, instances, first, base instance); moderngl always
-        # passes a 20-byte stride, so each command carries one unused word.
-        commands = np.zeros((count, 5), dtype=np.uint32)
-        commands[:, 0], commands[:, 1] = self.count[maze_index], 1
-        commands[:, 2], commands[:, 3] = self.first[maze_index], np.arange(count)
-        _context.make_current(ctx)
-        _write(self.cameras, cameras)
-        _write(self.commands, commands)
-        program["u_focal"] = 1.0 / math.tan(math.radians(options.fov) / 2)
-        program["u_aspect"] = options.width / options.height
-        program["u_near"], program["u_far"] = 0.02, 200.0
-        program["u_frame_size"] = (options.width, options.height)
-        program["u_target_size"] = tiles.target_size
-        program["u_columns"] = tiles.columns
-        target = self.pipeline.targets.get(tiles.target_size)
-        target.use()
-        target.clear(*(c / 255 for c in FOG_COLOUR), 1.0, depth=1.0)
-        ctx.enable_only(moderngl.DEPTH_TEST)
-        for plane in range(4):
-            ctx.enable_direct(_GL_CLIP_DISTANCE0 + plane)
-        self.vao.render_indirect(self.commands, moderngl.TRIANGLES, count=count)
-        for plane in range(4):
-            ctx.disable_direct(_GL_CLIP_DISTANCE0 + plane)
-        _tiles.read_frames(target, tiles, out)
-
-
-_GL_CLIP_DISTANCE0 = 0x3000
-
-
-def _range(name: str, values: np.ndarray, low: int, high: int) -> None:
-    bad = np.nonzero((values < low) | (values > high))[0]
-    if len(bad):
-        raise ValueError(f"{name} must be in [{low}, {high}], got {values[bad[0]]} (view {bad[0]})")
-
-
-def _write(buffer: moderngl.Buffer, data: np.ndarray) -> None:
-    if data.nbytes > buffer.size:
-        buffer.orphan(max(data.nbytes, 2 * buffer.size))
-    buffer.write(data.tobytes())
-
-
-def _eyes(rows, cols, headings, options: ViewOptions) -> np.ndarray:
-    yaw = headings * (math.pi / 2)
-    forward_x, forward_z = np.sin(yaw), -np.cos(yaw)
-    x = cols + 0.5 - forward_x * options.eye_back
-    z = rows + 0.5 - forward_z * options.eye_back
-    return np.stack([x, np.full_like(x, options.eye_height, dtype=np.float64), z, yaw], axis=1).astype(np.float32)
-
-
-# ---- top-down views (2D, drawn by the quad pipeline) ----
-
-MAP_BACKGROUND = (26, 28, 36)
-MAP_UNVISITED = (58, 62, 76)
-MAP_VISITED = (110, 140, 186)
-MAP_CURRENT = (250, 206, 84)
-MAP_WALL = (240, 240, 240)
-MAP_OUTSIDE = (12, 12, 16)
-MAP_AGENT = (220, 40, 40)
-MAP_GOAL = (60, 220, 120)
-
-
-@dataclass(frozen=True)
-class MapView:
-    """What a top-down view shows: the agent in a maze, optionally what it has visited and seen."""
-
-    walls: np.ndarray
+    world: BlockWorld
     row: int
     col: int
-    heading: int
-    visited: Optional[np.ndarray] = None  # (n, n) bool; None: only the current cell
-    seen: Optional[np.ndarray] = None  # (n, n, 4) bool per cell side; None: every wall is shown
-    goal: Optional[tuple[int, int]] = None  # drawn when given (pass it only once it is known)
+    heading: int  # 0..3 = north, east, south, west
+    visited: np.ndarray  # (n, n) bool
+    steps: int
+    vision_range: int
 
-    def validate(self) -> "MapView":
-        walls = _check_walls(self.walls)
-        n = walls.shape[0]
-        _check_cell("agent", (self.row, self.col), n)
-        _check.integer("heading", self.heading, 0, 3)
-        if self.goal is not None:
-            _check_cell("goal", self.goal, n)
-        if self.visited is not None and np.shape(self.visited) != (n, n):
-            raise ValueError(f"visited must be an ({n}, {n}) bool array, got shape {np.shape(self.visited)}")
-        if self.seen is not None and np.shape(self.seen) != (n, n, 4):
-            raise ValueError(f"seen must be an ({n}, {n}, 4) bool array, got shape {np.shape(self.seen)}")
-        return self
+    def available_actions(self) -> list[str]:
+        forward_open = not self.world.walls[self.row, self.col] & SIDE_BITS[self.heading]
+        return (["move_forward"] if forward_open else []) + ["turn_left", "turn_right"]
 
-
-def check_radius(radius: int) -> int:
-    return _check.integer("radius", radius, 1, 8)
-
-
-def draw_minimap(canvas: Canvas, view: MapView, size: int) -> None:
-    walls = np.asarray(view.walls)
-    n = walls.shape[0]
-    margin = 0.04 * size
-    cell = (size - 2 * margin) / n
-    canvas.box((0, 0, size, size), MAP_BACKGROUND)
-    visited = np.zeros((n, n), bool) if view.visited is None else np.asarray(view.visited, bool)
-    for r in range(n):
-        for c in range(n):
-            colour = MAP_VISITED if visited[r, c] else MAP_UNVISITED
-            x0, y0 = margin + c * cell, margin + r * cell
-            canvas.box((x0 + 0.04 * cell, y0 + 0.04 * cell, x0 + 0.96 * cell, y0 + 0.96 * cell), colour)
-    _cell_marker(canvas, margin + view.col * cell, margin + view.row * cell, cell, MAP_CURRENT)
-    shown = walls if view.seen is None else _seen_bits(walls, np.asarray(view.seen, bool))
-    _walls(canvas, shown, margin, margin, cell, range(n), range(n))
-    if view.goal is not None:
-        _goal(canvas, margin + view.goal[1] * cell, margin + view.goal[0] * cell, cell)
-    _agent(canvas, margin + view.col * cell, margin + view.row * cell, cell, view.heading)
-
-
-def draw_patch(canvas: Canvas, view: MapView, radius: int, size: int) -> None:
-    """The (2r+1)^2 cells around the agent, north up; cells beyond the maze are dark."""
-    walls = np.asarray(view.walls)
-    n = walls.shape[0]
-    side = 2 * radius + 1
-    cell = size / side
-    canvas.box((0, 0, size, size), MAP_OUTSIDE)
-    rows = range(view.row - radius, view.row + radius + 1)
-    cols = range(view.col - radius, view.col + radius + 1)
-    for i, r in enumerate(rows):
-        for j, c in enumerate(cols):
-            if 0 <= r < n and 0 <= c < n:
-                x0, y0 = j * cell, i * cell
-                tone = MAP_UNVISITED if (r + c) % 2 else tuple(v + 10 for v in MAP_UNVISITED)
-                canvas.box((x0, y0, x0 + cell, y0 + cell), tone)
-    ox, oy = -(view.col - radius) * cell, -(view.row - radius) * cell
-    _walls(canvas, walls, ox, oy, cell, [r for r in rows if 0 <= r < n], [c for c in cols if 0 <= c < n])
-    if view.goal is not None and view.goal[0] in rows and view.goal[1] in cols:
-        _goal(canvas, ox + view.goal[1] * cell, oy + view.goal[0] * cell, cell)
-    _agent(canvas, radius * cell, radius * cell, cell, view.heading)
-
-
-def _seen_bits(walls: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    bits = np.zeros_like(walls)
-    for side, bit in enumerate(SIDE_BITS):
-        bits |= np.where(seen[:, :, side], walls & bit, 0).astype(np.uint8)
-    return bits
-
-
-def _walls(canvas: Canvas, walls: np.ndarray, ox: float, oy: float, cell: float, rows, cols) -> None:
-    t = max(1.5, 0.08 * cell)
-    for r in rows:
-        for c in cols:
-            x0, y0, x1, y1 = ox + c * cell, oy + r * cell, ox + (c + 1) * cell, oy + (r + 1) * cell
-            bits = walls[r, c]
-            if bits & NORTH:
-                canvas.box((x0 - t / 2, y0 - t / 2, x1 + t / 2, y0 + t / 2), MAP_WALL)
-            if bits & SOUTH:
-                canvas.box((x0 - t / 2, y1 - t / 2, x1 + t / 2, y1 + t / 2), MAP_WALL)
-            if bits & WEST:
-                canvas.box((x0 - t / 2, y0 - t / 2, x0 + t / 2, y1 + t / 2), MAP_WALL)
-            if bits & EAST:
-                canvas.box((x1 - t / 2, y0 - t / 2, x1 + t / 2, y1 + t / 2), MAP_WALL)
-
-
-def _cell_marker(canvas: Canvas, x0: float, y0: float, cell: float, colour) -> None:
-    canvas.box((x0 + 0.04 * cell, y0 + 0.04 * cell, x0 + 0.96 * cell, y0 + 0.96 * cell), colour)
-
-
-def _goal(canvas: Canvas, x0: float, y0: float, cell: float) -> None:
-    canvas.shape("diamond", (x0 + 0.2 * cell, y0 + 0.2 * cell, x0 + 0.8 * cell, y0 + 0.8 * cell), MAP_GOAL)
-
-
-def _agent(canvas: Canvas, x0: float, y0: float, cell: float, heading: int) -> None:
-    # The shader rotates sample points, so a clockwise turn of the arrow is a negative angle.
-    rect = (x0 + 0.15 * cell, y0 + 0.15 * cell, x0 + 0.85 * cell, y0 + 0.85 * cell)
-    canvas.shape("triangle", rect, MAP_AGENT, rotation=-heading * math.pi / 2)
-
-
-# -- the scene kinds this look adds to the renderer ------------------------------------------------
-
-
-@scene_kind("mazes")
-def mazes(renderer: Renderer, mazes: Union[Maze, Sequence[Maze]]) -> MazeSet:
-    """``renderer.mazes(mazes)``: uploads the geometry of ``mazes`` once; render views from it with
-    ``.views(...)``."""
-    return MazeSet(renderer.pipeline("maze", MazePipeline), [m.validate() for m in as_batch(mazes, Maze)])
-
-
-@scene_kind("minimap")
-def minimaps(renderer: Renderer, views: Union[MapView, Sequence[MapView]], size: int = 256) -> np.ndarray:
-    """``renderer.minimap(views, size)``: top-down maps of the whole maze, (N, size, size, 3)."""
-    views = [view.validate() for view in as_batch(views, MapView)]
-    _check_size(size)
-    return renderer.draw_2d(views, (size, size), lambda canvas, v: draw_minimap(canvas, v, size))
-
-
-@scene_kind("patch")
-def patches(
-    renderer: Renderer, views: Union[MapView, Sequence[MapView]], radius: int = 2, size: int = 256
-) -> np.ndarray:
-    """``renderer.patch(views, radius, size)``: the cells within ``radius`` of the agent, (N, size, size, 3)."""
-    views = [view.validate() for view in as_batch(views, MapView)]
-    _check_size(size)
-    check_radius(radius)
-    return renderer.draw_2d(views, (size, size), lambda canvas, v: draw_patch(canvas, v, radius, size))
-
-
-def _check_size(size: int) -> None:
-    _check.integer("size", size, 16, 4096)
-
-
-# -- example scenes, for `cogsim render`, tests and benchmarks -------------------------------------
-
-
-def _rng(seed: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(seed))
-
-
-def example_maze(seed: int, n: int = 8, tagged: bool = True) -> Maze:
-    """A perfect maze (depth-first spanning tree), goal at the bottom-right; some walls tagged."""
-    rng = _rng(seed)
-    walls = np.full((n, n), 15, dtype=np.uint8)
-    steps = (
-        (-1, 0, NORTH, SOUTH),
-        (0, 1, EAST, WEST),
-        (1, 0, SOUTH, NORTH),
-        (0, -1, WEST, EAST),
-    )
-    visited = np.zeros((n, n), bool)
-    stack = [(0, 0)]
-    visited[0, 0] = True
-    while stack:
-        r, c = stack[-1]
-        options = [
-            (r + dr, c + dc, a, b)
-            for dr, dc, a, b in steps
-            if 0 <= r + dr < n and 0 <= c + dc < n and not visited[r + dr, c + dc]
+    def hud_lines(self) -> list[list[tuple[str, tuple[int, int, int]]]]:
+        """The release's two HUD lines as (text, colour) parts."""
+        n = self.world.size
+        first = [
+            (f"Pos:({self.row},{self.col})", HUD_ACCENT),
+            ("  ", HUD_TEXT),
+            (f"Facing:{HEADING_LETTERS[self.heading]}", HUD_ACCENT),
+            ("  ", HUD_TEXT),
+            (f"Goal:({n - 1},{n - 1})", HUD_ACCENT),
+            ("  ", HUD_TEXT),
+            (f"Steps:{self.steps}", HUD_TEXT),
+            ("  ", HUD_TEXT),
+            (f"Explored:{int(self.visited.sum())}/{n * n}", HUD_TEXT),
         ]
-        if not options:
-            stack.pop()
-            continue
-        nr, nc, here, there = options[int(rng.integers(len(options)))]
-        walls[r, c] &= 15 ^ here
-        walls[nr, nc] &= 15 ^ there
-        visited[nr, nc] = True
-        stack.append((nr, nc))
-    tags = None
-    if tagged:
-        tags = np.where(rng.random((n, n, 4)) < 0.12, rng.integers(1, len(TAG_COLOURS) + 1, (n, n, 4)), 0).astype(
-            np.uint8
+        return [first, [(f"Actions:[{', '.join(self.available_actions())}]", HUD_TEXT)]]
+
+
+# -- stamps ------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Stamp:
+    """A stamp in the core and where its top-left corner goes, relative to what it was drawn in."""
+
+    id: int
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class TextStamp:
+    """A piece of HUD text: its stamp relative to the text's origin, its ink box (None: no ink) and
+    the x where the release starts the next piece (the right of ``textbbox``), relative to the origin."""
+
+    stamp: Optional[Stamp]
+    ink: Optional[tuple[int, int, int, int]]
+    advance: int
+
+
+def _shape_mask(size: tuple[int, int], draw: Callable[[ImageDraw.ImageDraw], None]) -> np.ndarray:
+    """The pixels a PIL drawing call writes on a canvas of `size` (width, height)."""
+    canvas = Image.new("L", size, 0)
+    draw(ImageDraw.Draw(canvas))
+    return np.asarray(canvas) != 0
+
+
+class _Stamps:
+    """The core's stamp store and the stamps made so far, shared by every frame of the process."""
+
+    def __init__(self):
+        self.core = _core.MazeReleaseFrames()
+        self.lock = threading.Lock()
+        self.shapes: dict = {}
+        self.texts: dict = {}
+
+    def _add(self, rgb: np.ndarray, mask: np.ndarray) -> Optional[Stamp]:
+        ys, xs = np.nonzero(mask)
+        if not len(ys):
+            return None
+        y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+        stamp_id = self.core.add_stamp(
+            np.ascontiguousarray(rgb[y0:y1, x0:x1]), np.ascontiguousarray(mask[y0:y1, x0:x1], dtype=np.uint8)
         )
-    return Maze(walls, goal=(n - 1, n - 1), wall_tags=tags)
+        return Stamp(stamp_id, int(x0), int(y0))
+
+    def shape(self, key, size: tuple[int, int], colour, draw: Callable[[ImageDraw.ImageDraw], None]) -> Stamp:
+        """The stamp of an opaque PIL shape in `colour`, drawn on a canvas of `size` by `draw` (cached by key)."""
+        stamp = self.shapes.get(key)
+        if stamp is None:
+            with self.lock:
+                stamp = self.shapes.get(key)
+                if stamp is None:
+                    mask = _shape_mask(size, draw)
+                    rgb = np.zeros(mask.shape + (3,), np.uint8)
+                    rgb[mask] = colour
+                    stamp = self._add(rgb, mask)
+                    if stamp is None:
+                        raise ValueError(f"the shape {key!r} draws no pixel")
+                    self.shapes[key] = stamp
+        return stamp
+
+    def text(self, text: str, colour) -> TextStamp:
+        """A HUD text piece, drawn by PIL over the HUD's background as the release draws it."""
+        stamp = self.texts.get((text, colour))
+        if stamp is None:
+            with self.lock:
+                stamp = self.texts.get((text, colour))
+                if stamp is None:
+                    stamp = self._text_stamp(text, colour)
+                    self.texts[(text, colour)] = stamp
+        return stamp
+
+    def _text_stamp(self, text: str, colour) -> TextStamp:
+        font = hud_font()
+        bbox = _MEASURE.textbbox((0, 0), text, font=font)
+        if not all(float(v).is_integer() for v in bbox):  # the next piece would start between pixels
+            raise ValueError(f"the HUD text {text!r} has a box {bbox} off the pixel grid")
+        left, top, right, bottom = (int(v) for v in bbox)
+        margin = 2 * FONT_SIZE
+        canvas = Image.new("RGB", (right + 2 * margin, bottom + 2 * margin), HUD_BACKGROUND)
+        ImageDraw.Draw(canvas).text((margin, margin), text, fill=colour, font=font)
+        pixels = np.asarray(canvas)
+        # Copying the pixels the text changed is drawing it (the others keep the background). Where the
+        # text may write, its box: the changed pixels and textbbox, which holds the glyphs' mask.
+        changed = (pixels != np.array(HUD_BACKGROUND, np.uint8)).any(axis=2)
+        stamp = self._add(pixels, changed)
+        if stamp is None:
+            return TextStamp(None, None, right)
+        ys, xs = np.nonzero(changed)
+        box = (
+            min(left, int(xs.min()) - margin),
+            min(top, int(ys.min()) - margin),
+            max(right, int(xs.max()) + 1 - margin),
+            max(bottom, int(ys.max()) + 1 - margin),
+        )
+        return TextStamp(Stamp(stamp.id, stamp.x - margin, stamp.y - margin), box, right)
 
 
-def example_map_view(seed: int, n: int = 8) -> MapView:
-    """An agent part-way along a random walk: visited cells and the walls of those cells seen."""
-    m = example_maze(seed, n, tagged=False)
-    rng = _rng(seed + 1)
-    walls = np.asarray(m.walls)
-    moves = ((-1, 0, NORTH), (0, 1, EAST), (1, 0, SOUTH), (0, -1, WEST))
-    visited = np.zeros((n, n), bool)
-    r = c = heading = 0
-    visited[0, 0] = True
-    for _ in range(3 * n):
-        open_moves = [(h, dr, dc) for h, (dr, dc, bit) in enumerate(moves) if not walls[r, c] & bit]
-        heading, dr, dc = open_moves[int(rng.integers(len(open_moves)))]
-        r, c = r + dr, c + dc
-        visited[r, c] = True
-    seen = np.repeat(visited[:, :, None], 4, axis=2)
-    return MapView(walls, r, c, heading, visited=visited, seen=seen, goal=m.goal)
+_MEASURE = ImageDraw.Draw(Image.new("RGB", (1, 1)))  # textbbox does not depend on the image
 
 
-def example_view(seed: int, n: int = 8) -> tuple[Maze, int, int, int]:
-    """A maze and a view in it (row, col, heading) that looks down an open direction."""
-    m = example_maze(seed, n)
-    rng = _rng(seed + 2)
-    walls = np.asarray(m.walls)
-    r, c = (int(v) for v in rng.integers(0, n, 2))
-    open_headings = [h for h, bit in enumerate(SIDE_BITS) if not walls[r, c] & bit]
-    return m, r, c, int(open_headings[int(rng.integers(len(open_headings)))])
+_STAMPS = _Stamps()
+
+
+# -- the HUD ----------------------------------------------------------------------------------------
+def _hud_ops(state: MazeState) -> tuple[np.ndarray, bool]:
+    """The HUD's stamps, and False where two pieces of text might touch the same pixel (then the HUD
+    must be drawn by PIL, see draw_hud)."""
+    ops = [_hud_background()]
+    apart, above = True, None  # the bottom of the line above
+    for index, parts in enumerate(state.hud_lines()):
+        x, y = 10, VIEW_HEIGHT + 6 + index * 20
+        right, top, bottom = None, None, None  # of the ink so far on this line
+        for text, colour in parts:
+            piece = _STAMPS.text(text, colour)
+            if piece.stamp is not None:
+                assert piece.ink is not None
+                ops.append((piece.stamp.id, x + piece.stamp.x, y + piece.stamp.y))
+                left = x + piece.ink[0]
+                apart = apart and (right is None or right <= left)
+                right = x + piece.ink[2]
+                top = y + piece.ink[1] if top is None else min(top, y + piece.ink[1])
+                bottom = y + piece.ink[3] if bottom is None else max(bottom, y + piece.ink[3])
+            x += piece.advance
+        if top is not None:
+            apart = apart and (above is None or above <= top)
+            above = bottom
+    return np.array(ops, np.int32), apart
+
+
+def _hud_background():
+    stamp = _STAMPS.shape(
+        "hud",
+        (VIEW_WIDTH, HUD_HEIGHT),
+        HUD_BACKGROUND,
+        lambda d: d.rectangle([0, 0, VIEW_WIDTH - 1, HUD_HEIGHT - 1], fill=1),
+    )
+    return (stamp.id, stamp.x, VIEW_HEIGHT + stamp.y)
+
+
+def draw_hud(image: Image.Image, state: MazeState) -> None:
+    """The release's HUD drawn by PIL into a frame (``_draw_hud``): the background, then each piece
+    of text where the previous one's ``textbbox`` ends."""
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([0, VIEW_HEIGHT, VIEW_WIDTH - 1, VIEW_HEIGHT + HUD_HEIGHT - 1], fill=HUD_BACKGROUND)
+    font = hud_font()
+    for index, parts in enumerate(state.hud_lines()):
+        x, y = 10, VIEW_HEIGHT + 6 + index * 20
+        for text, colour in parts:
+            draw.text((x, y), text, fill=colour, font=font)
+            x = draw.textbbox((x, y), text, font=font)[2]
+
+
+# -- the minimap -------------------------------------------------------------------------------------
+class _MinimapKit:
+    """The stamps of one maze size's minimap (``_build_minimap``): background, cells, walls, player
+    and border, as (stamp, x, y) rows placed in the frame's top right corner."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self.cell_px = MINIMAP_SIZE / n
+        self.wall_width = max(2, round(self.cell_px * 0.15))
+        size, last = (MINIMAP_SIZE, MINIMAP_SIZE), MINIMAP_SIZE - 1
+        background = _STAMPS.shape(("mm-bg",), size, MINIMAP_BACKGROUND, lambda d: d.rectangle([0, 0, *size], 1))
+        border = _STAMPS.shape(
+            ("mm-border", self.wall_width),
+            size,
+            MINIMAP_WALL,
+            lambda d: d.rectangle([0, 0, last, last], outline=1, width=self.wall_width),
+        )
+        self.first, self.last = self._placed([background]), self._placed([border])
+        # cells[k, r * n + c]: the rectangle of cell (r, c) in colour k
+        self.cells = np.zeros((len(MINIMAP_CELL_COLOURS), n * n, 3), np.int32)
+        for r in range(n):
+            for c in range(n):
+                x1, y1, x2, y2 = self._cell_box(r, c)
+                width, height = x2 - x1 + 1, y2 - y1 + 1
+                for k, colour in enumerate(MINIMAP_CELL_COLOURS):
+                    box = [0, 0, width - 1, height - 1]
+                    stamp = _STAMPS.shape(("rect", width, height, colour), (width, height), colour,
+                                          lambda d, box=box: d.rectangle(box, fill=1))  # fmt: skip
+                    self.cells[k, r * n + c] = self._placed([Stamp(stamp.id, stamp.x + x1, stamp.y + y1)])[0]
+        # the wall lines east of (r, c) and south of (r, c)
+        self.east_walls = np.zeros((n, max(n - 1, 0), 3), np.int32)
+        self.south_walls = np.zeros((max(n - 1, 0), n, 3), np.int32)
+        p = self.cell_px
+        for r in range(n):
+            for c in range(n - 1):
+                x = round((c + 1) * p)
+                self.east_walls[r, c] = self._line(
+                    ("mm-wall", n, r, c, 1), [(x, round(r * p)), (x, round((r + 1) * p))]
+                )
+        for r in range(n - 1):
+            for c in range(n):
+                y = round((r + 1) * p)
+                self.south_walls[r, c] = self._line(
+                    ("mm-wall", n, r, c, 2), [(round(c * p), y), (round((c + 1) * p), y)]
+                )
+        self.players: dict = {}
+
+    @staticmethod
+    def _placed(stamps: list[Stamp]) -> np.ndarray:
+        x0, y0 = MINIMAP_ORIGIN
+        return np.array([(s.id, s.x + x0, s.y + y0) for s in stamps], np.int32).reshape(-1, 3)
+
+    def _cell_box(self, r: int, c: int) -> tuple[int, int, int, int]:
+        p = self.cell_px
+        return round(c * p), round(r * p), round((c + 1) * p) - 1, round((r + 1) * p) - 1
+
+    def _line(self, key, points) -> np.ndarray:
+        stamp = _STAMPS.shape(
+            key, (MINIMAP_SIZE, MINIMAP_SIZE), MINIMAP_WALL, lambda d: d.line(points, fill=1, width=self.wall_width)
+        )
+        return self._placed([stamp])[0]
+
+    def player(self, row: int, col: int, heading: int) -> np.ndarray:
+        """The player's dot and heading arrow."""
+        placed = self.players.get((row, col, heading))
+        if placed is not None:
+            return placed
+        p = self.cell_px
+        x, y = (col + 0.5) * p, (row + 0.5) * p
+        radius = max(2, int(p * 0.28))
+        dot = _STAMPS.shape(
+            ("mm-dot", self.n, row, col),
+            (MINIMAP_SIZE, MINIMAP_SIZE),
+            MINIMAP_PLAYER,
+            lambda d: d.ellipse([x - radius, y - radius, x + radius, y + radius], fill=1),
+        )
+        angle = math.radians(RELEASE_ANGLES[heading])
+        length = max(3, int(p * 0.42))
+        tip = (x + math.cos(angle) * length, y + math.sin(angle) * length)
+        arrow = _STAMPS.shape(
+            ("mm-arrow", self.n, row, col, heading),
+            (MINIMAP_SIZE, MINIMAP_SIZE),
+            MINIMAP_ARROW,
+            lambda d: d.line([(x, y), tip], fill=1, width=2),
+        )
+        placed = self.players[(row, col, heading)] = self._placed([dot, arrow])
+        return placed
+
+    def ops(self, state: MazeState) -> np.ndarray:
+        """The minimap's stamps for a state, in the release's drawing order."""
+        n, world = self.n, state.world
+        seen = world.revealed_cells(state.visited)
+        cells = np.flatnonzero(seen)
+        rows, cols = np.divmod(cells, n)
+        near = np.abs(rows - state.row) + np.abs(cols - state.col) <= state.vision_range
+        colour = np.where(near, 2, 3)  # indices into MINIMAP_CELL_COLOURS: goal, start, visible, seen
+        colour[cells == 0] = 1
+        colour[cells == n * n - 1] = 0
+        _, east_open, south_open, _ = world.open_sides
+        east = (seen[:, :-1] | seen[:, 1:]) & ~east_open[:, :-1]
+        south = (seen[:-1, :] | seen[1:, :]) & ~south_open[:-1, :]
+        return np.concatenate(
+            [
+                self.first,
+                self.cells[colour, cells],
+                self.east_walls[east],
+                self.south_walls[south],
+                self.player(state.row, state.col, state.heading),
+                self.last,
+            ]
+        )
+
+
+@cache
+def _minimap_kit(n: int) -> _MinimapKit:
+    return _MinimapKit(n)
+
+
+# -- the 2D patch -----------------------------------------------------------------------------------
+def _patch_box(pr: int, pc: int) -> list[int]:
+    x1, y1 = PATCH_PAD + pc * PATCH_CELL, PATCH_PAD + pr * PATCH_CELL
+    return [x1, y1, x1 + PATCH_CELL - 1, y1 + PATCH_CELL - 1]
+
+
+def _patch_ops(state: MazeState) -> list[tuple[int, int, int]]:
+    """The release's ``_build_local_patch``: the 3x3 cells around the player, walls, player, border."""
+    size = (PATCH_SIZE, PATCH_SIZE)
+    n, walls, row, col = state.world.size, state.world.walls, state.row, state.col
+    ops = []
+
+    def add(key, colour, draw):
+        stamp = _STAMPS.shape(key, size, colour, draw)
+        ops.append((stamp.id, stamp.x, stamp.y))
+
+    add(("patch-bg",), PATCH_BACKGROUND, lambda d: d.rectangle([0, 0, *size], fill=1))
+    blocked = {}
+    for side, (dr, dc) in enumerate(DELTAS):
+        r, c = row + dr, col + dc
+        inside = 0 <= r < n and 0 <= c < n
+        blocked[(1 + dr, 1 + dc)] = not inside or bool(walls[row, col] & SIDE_BITS[side])
+    for pr in range(3):
+        for pc in range(3):
+            if (pr, pc) == (1, 1):
+                colour = PATCH_CURRENT
+            elif (pr, pc) in blocked:
+                r, c = row + pr - 1, col + pc - 1
+                if not (0 <= r < n and 0 <= c < n):
+                    colour = PATCH_OUTSIDE
+                elif blocked[(pr, pc)]:
+                    colour = PATCH_BLOCKED
+                elif (r, c) == (n - 1, n - 1):
+                    colour = PATCH_GOAL
+                else:
+                    colour = PATCH_OPEN
+            else:
+                colour = PATCH_OUTSIDE
+            box = _patch_box(pr, pc)
+            add(("patch-cell", pr, pc, colour), colour, lambda d, box=box: d.rectangle(box, fill=1))
+    x1, y1, x2, y2 = _patch_box(1, 1)
+    edges = {(0, 1): [(x1, y1), (x2, y1)], (2, 1): [(x1, y2), (x2, y2)], (1, 0): [(x1, y1), (x1, y2)], (1, 2): [(x2, y1), (x2, y2)]}  # fmt: skip
+    wall_width = max(2, round(PATCH_CELL * 0.10))
+    for cell, points in edges.items():
+        if blocked[cell]:
+            add(("patch-wall", cell), PATCH_WALL, lambda d, points=points: d.line(points, fill=1, width=wall_width))
+    centre = PATCH_PAD + PATCH_CELL + PATCH_CELL // 2
+    radius = max(3, int(PATCH_CELL * 0.22))
+    add(("patch-dot",), PATCH_DOT, lambda d: d.ellipse([centre - radius, centre - radius, centre + radius, centre + radius], fill=1))  # fmt: skip
+    angle = math.radians(RELEASE_ANGLES[state.heading])
+    length = int(PATCH_CELL * 0.40)
+    tip = (centre + int(math.cos(angle) * length), centre + int(math.sin(angle) * length))
+    add(("patch-arrow", state.heading), PATCH_ARROW, lambda d: d.line([(centre, centre), tip], fill=1, width=3))
+    last = PATCH_SIZE - 1
+    add(("patch-border",), PATCH_BORDER, lambda d: d.rectangle([0, 0, last, last], outline=1, width=2))
+    return ops
+
+
+# -- frames -------------------------------------------------------------------------------------------
+def _check(states: Sequence[MazeState]) -> None:
+    for i, s in enumerate(states):
+        n = s.world.size
+        if not (0 <= s.row < n and 0 <= s.col < n and 0 <= s.heading < 4):
+            raise ValueError(f"state {i}: the pose ({s.row}, {s.col}, {s.heading}) is not in the {n}x{n} maze")
+        if s.visited.shape != (n, n):
+            raise ValueError(f"state {i}: visited must be an ({n}, {n}) bool array")
+        if s.vision_range < 1:
+            raise ValueError(f"state {i}: vision_range must be at least 1, got {s.vision_range}")
+
+
+def frames(
+    states: Sequence[MazeState],
+    minimap: bool = False,
+    show_goal: bool = False,
+    threads: int = 0,
+    out: Optional[np.ndarray] = None,
+) -> np.ndarray:
+    """The release's ``render_frame(show_minimap=minimap, show_hud=True)`` for each state: (N, 420, 640, 3),
+    drawn into ``out`` if given (a batch's frames are 0.8 MB each: reusing an array saves its page faults)."""
+    _check(states)
+    scenes: dict[int, int] = {}
+    grids, views, ends, ops = [], [], [], []
+    pil_huds, count = [], 0
+    for i, s in enumerate(states):
+        scene = scenes.setdefault(id(s.world), len(grids))
+        if scene == len(grids):
+            grids.append(s.world.grid)
+        n = s.world.size
+        views.append((scene, 2 * s.row + 1, 2 * s.col + 1, s.heading, s.vision_range, show_goal, 2 * n - 1, 2 * n - 1))
+        if minimap:
+            ops.append(_minimap_kit(n).ops(s))
+            count += len(ops[-1])
+        hud, apart = _hud_ops(s)
+        if not apart:
+            pil_huds.append(i)
+        ops.append(hud)
+        count += len(hud)
+        ends.append(count)
+    out = _output(out, (len(states),) + FRAME_SHAPE)
+    if not len(states):
+        return out
+    _STAMPS.core.draw(
+        grids,
+        np.asarray(views, np.int32),
+        np.asarray(ends, np.int64),
+        np.concatenate(ops),
+        out,
+        threads,
+    )
+    for i in pil_huds:
+        image = Image.fromarray(out[i])
+        draw_hud(image, states[i])
+        out[i] = np.asarray(image)
+    return out
+
+
+def patches(states: Sequence[MazeState], threads: int = 0, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """The release's ``_build_local_patch()`` for each state: (N, 188, 188, 3), into ``out`` if given."""
+    _check(states)
+    ops, ends = [], []
+    for s in states:
+        ops.extend(_patch_ops(s))
+        ends.append(len(ops))
+    out = _output(out, (len(states), PATCH_SIZE, PATCH_SIZE, 3))
+    if len(states):
+        views = np.tile(np.array([-1, 0, 0, 0, 0, 0, 0, 0], np.int32), (len(states), 1))
+        _STAMPS.core.draw([], views, np.asarray(ends, np.int64), np.asarray(ops, np.int32).reshape(-1, 3), out, threads)
+    return out
+
+
+def _output(out: Optional[np.ndarray], shape: tuple) -> np.ndarray:
+    if out is None:
+        return np.empty(shape, np.uint8)
+    if not (isinstance(out, np.ndarray) and out.shape == shape and out.dtype == np.uint8 and out.flags.c_contiguous):
+        raise ValueError(f"out must be a C-contiguous uint8 array of shape {shape}")
+    return out
+
+
+# The names of cogsim's own look, which this module held before the release's picture took its name.
+__getattr__ = names_moved_to(__name__, "cogsim.benchmarks.rngbench.maze.cogsim_look")

@@ -101,7 +101,7 @@ class PairsEnv(TextEnv):
         if self.release_look:
             self._check_release_look(options)
         elif self.modality == "image":
-            from cogsim.benchmarks.rngbench.pairs.look import RELEASE_POKER_DECK, theme_capacity
+            from cogsim.benchmarks.rngbench.pairs.cogsim_look import RELEASE_POKER_DECK, theme_capacity
 
             capacity = len(RELEASE_POKER_DECK) if self.face_order == "release" else theme_capacity(THEMES[self.theme])
             if self.pairs > capacity:
@@ -111,7 +111,7 @@ class PairsEnv(TextEnv):
 
     def _check_release_look(self, options: dict) -> None:
         """look="release" draws the release's pictures: its letter labels, its faces, its files."""
-        from cogsim.benchmarks.rngbench.pairs import release_look
+        from cogsim.benchmarks.rngbench.pairs import look
 
         if self.coords != "letters":
             raise ValueError(
@@ -119,14 +119,14 @@ class PairsEnv(TextEnv):
             )
         if options.get("faces", "release") != "release":
             raise ValueError("faces='cogsim' chooses cogsim's own faces; it needs look='cogsim'")
-        release_look.check_text_layout()  # AssetsMissing: the library its labels' layout needs
+        look.check_text_layout()  # AssetsMissing: the library its labels' layout needs
         theme = THEMES[self.theme]
-        if release_look.needs_files(theme):
-            release_assets.root(release_look.BENCHMARK)  # AssetsMissing: how to install them, in one line
-            self.assets_used = release_assets.used(release_look.BENCHMARK)  # as episodes record them
-            if self.pairs > release_look.capacity(theme):
+        if look.needs_files(theme):
+            release_assets.root(look.BENCHMARK)  # AssetsMissing: how to install them, in one line
+            self.assets_used = release_assets.used(look.BENCHMARK)  # as episodes record them
+            if self.pairs > look.capacity(theme):
                 raise ValueError(
-                    f"the release's theme {self.theme!r} has {release_look.capacity(theme)} distinct faces, the "
+                    f"the release's theme {self.theme!r} has {look.capacity(theme)} distinct faces, the "
                     f"board needs {self.pairs} pairs"
                 )
 
@@ -155,7 +155,7 @@ class PairsEnv(TextEnv):
         )
         self.round = 0
         if self.release_look:
-            from cogsim.benchmarks.rngbench.pairs.release_look import ReleaseBoards, needs_files
+            from cogsim.benchmarks.rngbench.pairs.look import ReleaseBoards, needs_files
 
             theme = THEMES[self.theme]
             if needs_files(theme):
@@ -404,11 +404,11 @@ class PairsEnv(TextEnv):
         if not snapshots:
             return []
         if self.release_look:
-            from cogsim.benchmarks.rngbench.pairs.release_look import View
+            from cogsim.benchmarks.rngbench.pairs.look import View
 
             views = [View(*(self._shown(state, revealed) for revealed in shown)) for state, *shown in snapshots]
             return list(self.release_boards.frames(views))
-        from cogsim.benchmarks.rngbench.pairs.look import CardBoard
+        from cogsim.benchmarks.rngbench.pairs.cogsim_look import CardBoard
 
         boards = []
         for state, revealed in snapshots:
@@ -438,7 +438,7 @@ class PairsEnv(TextEnv):
     def frame_format(self) -> dict:
         """As the release sends its boards (JPEG quality 85, optimized) in its look; PNG in cogsim's."""
         if self.release_look:
-            from cogsim.benchmarks.rngbench.pairs.release_look import FRAME_FORMAT
+            from cogsim.benchmarks.rngbench.pairs.look import FRAME_FORMAT
 
             return dict(FRAME_FORMAT)
         return {"format": "png"}

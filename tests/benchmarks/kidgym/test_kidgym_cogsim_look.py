@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from cogsim import render
-from cogsim.benchmarks.kidgym import look as kidgym_look
-from cogsim.benchmarks.kidgym.look import GridScene, Item, Target
+from cogsim.benchmarks.kidgym import cogsim_look as kidgym_look
+from cogsim.benchmarks.kidgym.cogsim_look import GridScene, Item, Target
 from render_helpers import renderer
 
 CANDIDATES = (
@@ -149,7 +149,7 @@ def _rich_scenes(cell_size: int) -> list[GridScene]:
     """Example scenes of every background, with marks in cells, slots and the hint panel."""
     from dataclasses import replace
 
-    from cogsim.benchmarks.kidgym.look import CellMark, Pile, ShapeTile, SlotMark, SpriteQuarter
+    from cogsim.benchmarks.kidgym.cogsim_look import CellMark, Pile, ShapeTile, SlotMark, SpriteQuarter
 
     scenes = []
     for seed, name in enumerate(sorted(kidgym_look.SCENES)):

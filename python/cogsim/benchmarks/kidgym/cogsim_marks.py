@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from cogsim.benchmarks.kidgym.look import CellMark, GridScene, Piece, Pile, SlotMark
+from cogsim.benchmarks.kidgym.cogsim_look import CellMark, GridScene, Piece, Pile, SlotMark
 
 
 @dataclass(frozen=True)

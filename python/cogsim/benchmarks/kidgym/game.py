@@ -10,8 +10,8 @@ from typing import Optional
 import numpy as np
 
 from cogsim import _core
-from cogsim.benchmarks.kidgym import release_catalog as rc
-from cogsim.benchmarks.kidgym.release_scene import scene
+from cogsim.benchmarks.kidgym import catalog as rc
+from cogsim.benchmarks.kidgym.scene import scene
 from cogsim.benchmarks.kidgym.tasks import TaskSpec, action_words, goal_words
 
 ROLES = tuple(_core.kidgym_release_roles())

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from cogsim.benchmarks.kidgym import look as grid
-from cogsim.benchmarks.kidgym.look import CellMark, GridScene, Item, Pile, ShapeTile, SlotMark, SpriteQuarter
+from cogsim.benchmarks.kidgym import cogsim_look as grid
+from cogsim.benchmarks.kidgym.cogsim_look import CellMark, GridScene, Item, Pile, ShapeTile, SlotMark, SpriteQuarter
 from cogsim.render._canvas import Canvas
 from render_helpers import renderer
 

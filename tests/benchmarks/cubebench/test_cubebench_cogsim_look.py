@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cogsim import cube
-from cogsim.benchmarks.cubebench import look as cube_net
+from cogsim.benchmarks.cubebench import cogsim_look as cube_net
 from render_helpers import renderer
 
 

@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from cogsim.benchmarks.rngbench.pairs import look as cards
-from cogsim.benchmarks.rngbench.pairs.look import FACE_DOWN, FACE_UP, REMOVED, CardBoard
+from cogsim.benchmarks.rngbench.pairs import cogsim_look as cards
+from cogsim.benchmarks.rngbench.pairs.cogsim_look import FACE_DOWN, FACE_UP, REMOVED, CardBoard
 from render_helpers import renderer
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cogsim.benchmarks.rngbench.maze import look as maze_look
-from cogsim.benchmarks.rngbench.maze.look import EAST, NORTH, SOUTH, WEST, MapView, Maze, ViewOptions
+from cogsim.benchmarks.rngbench.maze import cogsim_look as maze_look
+from cogsim.benchmarks.rngbench.maze.cogsim_look import EAST, NORTH, SOUTH, WEST, MapView, Maze, ViewOptions
 from render_helpers import renderer
 
 RED, BLUE = 1, 3  # TAG_COLOURS indices (1-based)

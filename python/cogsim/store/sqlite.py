@@ -17,7 +17,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from cogsim._files import Folders
 from cogsim._untrusted import shown
@@ -28,6 +28,7 @@ from cogsim.store.schema import DB_NAME, SCHEMA_VERSION
 from cogsim.store.values import StoreError, dumps, image_ref, is_image_ref, to_db_text
 
 CHECKPOINT_INTERVAL_S = 5.0
+INT64_MAX = (1 << 63) - 1
 TEXT_IDS_KEPT = 1 << 16  # ids of texts kept in memory (system prompts and repeated prompts are few)
 
 
@@ -140,6 +141,9 @@ class Store(StoreQueries):
         started, turns, finished = list(started), list(turns), list(finished)
         self._execute("BEGIN IMMEDIATE")  # the step's statements share this one's time bound
         try:
+            texts = self._text_ids_of(
+                [e.system_prompt for e in started if e.system_prompt is not None] + [t.prompt for t in turns]
+            )
             for episode in started:
                 episode.id = db.execute(
                     "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, "
@@ -154,7 +158,7 @@ class Store(StoreQueries):
                         episode.episode_index,
                         episode.seed,
                         dumps(episode.options),
-                        None if episode.system_prompt is None else self._text_id(episode.system_prompt),
+                        None if episode.system_prompt is None else texts[episode.system_prompt],
                         episode.history,
                         now,
                         self.session,
@@ -167,7 +171,7 @@ class Store(StoreQueries):
                     (
                         t.episode.id,
                         *[encode(getattr(t, column)) for column, encode in TURN_ENCODERS],
-                        self._text_id(t.prompt),
+                        texts[t.prompt],
                         self.session,
                         now,
                     )
@@ -210,33 +214,48 @@ class Store(StoreQueries):
         if time.monotonic() - self._last_checkpoint > CHECKPOINT_INTERVAL_S:
             self._checkpoint("PASSIVE")
 
-    def _text_id(self, text: str) -> int:
-        """The id in ``texts`` of ``text``, stored there the first time it is seen (within the step's
-        transaction). StoreError if the store holds another text under its digest: it was changed after
-        cogsim wrote it, and a turn must never name a text its model was not shown."""
-        stored = to_db_text(text)
-        digest = hashlib.blake2b(
-            stored if isinstance(stored, bytes) else stored.encode("utf-8"), digest_size=16
-        ).digest()
-        known = self._text_ids.get(digest)
-        if known is not None:
-            return known
-        row = self.db.execute(
-            "INSERT INTO texts (digest, text) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING RETURNING id",
-            (digest, stored),
-        ).fetchone()
-        if row is None:
-            text_id, held = self.db.execute("SELECT id, text FROM texts WHERE digest = ?", (digest,)).fetchone()
-            if held != stored or type(text_id) is not int:
+    def _text_ids_of(self, texts: list[str]) -> dict[str, int]:
+        """text -> its id in ``texts`` for each of ``texts``, those the store lacks stored (within the
+        step's transaction: one lookup and one insert for the step). StoreError if the store holds
+        another text under the digest of one: it was changed after cogsim wrote it, and a turn must
+        never name a text its model was not shown."""
+        digests: dict[str, tuple[bytes, Any]] = {}
+        for text in texts:
+            if text not in digests:
+                stored = to_db_text(text)
+                raw = stored if isinstance(stored, bytes) else stored.encode("utf-8")
+                digests[text] = (hashlib.blake2b(raw, digest_size=16).digest(), stored)
+        ids = {text: self._text_ids[digest] for text, (digest, _) in digests.items() if digest in self._text_ids}
+        unknown = {digest: (text, stored) for text, (digest, stored) in digests.items() if text not in ids}
+        keys = list(unknown)
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            found = self.db.execute(
+                f"SELECT id, digest, text FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk
+            )
+            for text_id, digest, held in found:
+                text, stored = unknown.pop(digest)
+                if held != stored or type(text_id) is not int:
+                    raise StoreError(
+                        f"{self.path}: the text stored under digest {digest.hex()} is not the text of that digest; "
+                        "the store was changed after cogsim wrote it: restore it or start the run in a new directory"
+                    )
+                ids[text] = text_id
+        if unknown:
+            (next_id,) = self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM texts").fetchone()
+            if type(next_id) is not int or next_id + len(unknown) > INT64_MAX:
                 raise StoreError(
-                    f"{self.path}: the text stored under digest {digest.hex()} is not the text of that digest; "
-                    "the store was changed after cogsim wrote it: restore it or start the run in a new directory"
+                    f"{self.path}: the table texts holds ids cogsim never gives; the store was not written by cogsim"
                 )
-            row = (text_id,)
-        if len(self._text_ids) >= TEXT_IDS_KEPT:
+            rows = [(next_id + i, digest, stored) for i, (digest, (_, stored)) in enumerate(unknown.items())]
+            self.db.executemany("INSERT INTO texts (id, digest, text) VALUES (?, ?, ?)", rows)
+            ids.update(
+                (text, text_id) for text_id, (text, _) in zip(range(next_id, next_id + len(rows)), unknown.values())
+            )
+        if len(self._text_ids) + len(ids) > TEXT_IDS_KEPT:
             self._text_ids.clear()
-        self._text_ids[digest] = row[0]
-        return row[0]
+        self._text_ids.update((digests[text][0], text_id) for text, text_id in ids.items())
+        return ids
 
     def _checkpoint(self, mode: str) -> None:
         try:

@@ -2,8 +2,9 @@
 
 The metrics read each finished episode as a mapping (the runner's fields and the env's outcome,
 ``Store.episodes``). Held as a dict each, a million of them take gigabytes; here every field is one
-column (a list, or an array of 64-bit integers while a field holds only integers), a value that
-repeats is held once (the first MAX_SHARED_VALUES distinct small values of a column), and a record
+column (an array of 64-bit integers or doubles while every row has the field and it holds only
+those, else a list), a text, list or dict that repeats is held once (the first MAX_SHARED_VALUES
+distinct ones of a column, lists and dicts of at most MAX_SHARED_SIZE items), and a record
 is a read-only view of one row, made when it is read, with the fields in the order its episode's
 record has them. A million records of some 25 fields take a few hundred megabytes, and a metric
 that holds on to records holds views of 56 bytes.
@@ -32,65 +33,12 @@ class _Missing:
 
 MISSING: Any = _Missing()
 _SCALARS = (str, int, float, bool, type(None))
-
-
-class _Column:
-    """One field of every record: an array of integers while it holds only integers that every row
-    has, else a list in which a row without the field holds MISSING."""
-
-    __slots__ = ("values", "shared")
-
-    def __init__(self, rows_before: int):
-        self.values: Union[array, list] = array("q") if rows_before == 0 else [MISSING] * rows_before
-        self.shared: Optional[dict] = {}
-
-    def put(self, row: int, value: Any) -> None:
-        values = self.values
-        if type(values) is array:
-            if len(values) == row and type(value) is int and INT64[0] <= value <= INT64[1]:
-                values.append(value)
-                return
-            values = self.values = list(values)
-        if len(values) < row:
-            values.extend([MISSING] * (row - len(values)))
-        values.append(self._shared(value))
-
-    def _shared(self, value: Any) -> Any:
-        """``value``, or an equal one held already (so a repeated value costs a reference)."""
-        shared = self.shared
-        if shared is None:
-            return value
-        key = _share_key(value)
-        if key is None:
-            return value
-        held = shared.get(key)
-        if held is not None:
-            return held[0]
-        if len(shared) >= MAX_SHARED_VALUES:
-            self.shared = None  # this column's values hardly repeat: stop looking
-            return value
-        shared[key] = (value,)
-        return value
-
-
-def _share_key(value: Any) -> Any:
-    """A hashable key that tells ``value`` apart from every unequal value and from equal values of
-    other types (1, 1.0 and True stay three), or None for a value not worth sharing."""
-    kind = type(value)
-    if kind in _SCALARS:
-        return (kind, value) if value == value else None  # NaN equals nothing
-    budget = [MAX_SHARED_SIZE]
-    try:
-        return _container_key(value, budget)
-    except _TooLarge:
-        return None
-
-
-class _TooLarge(Exception):
-    pass
+_ARRAY_OF = {int: "q", float: "d"}  # a column of only these (in every row so far) is an array
 
 
 def _container_key(value: Any, budget: list) -> Any:
+    """A hashable key that tells a list or dict apart from every unequal value and from equal values
+    of other types (1, 1.0 and True stay three); _TooLarge past MAX_SHARED_SIZE items or for NaN."""
     budget[0] -= 1
     if budget[0] < 0:
         raise _TooLarge
@@ -106,12 +54,18 @@ def _container_key(value: Any, budget: list) -> Any:
     raise _TooLarge
 
 
+class _TooLarge(Exception):
+    pass
+
+
 class EpisodeRecords(Sequence):
     """Records of episodes, each read as a mapping (:class:`EpisodeRecord`); ``append`` adds one."""
 
     def __init__(self) -> None:
         self._columns: dict[str, Union[array, list]] = {}
-        self._builders: dict[str, _Column] = {}
+        self._strings: dict[str, Optional[dict]] = {}  # per column: its distinct texts, each held once
+        self._containers: dict[str, Optional[dict]] = {}  # per column: its distinct small lists and dicts
+        self._last: dict[str, Any] = {}  # per column: the last list or dict held (often the next row's too)
         self._size = 0
         self._rows: Optional[array] = None  # of a subset: its rows in the whole
         # each record's fields in its own order: the distinct orders, and which one each row has
@@ -120,17 +74,65 @@ class EpisodeRecords(Sequence):
         self._layout_of_row = array("I")
 
     def append(self, record: Mapping) -> None:
+        """Add ``record`` (its values are kept, not copied: it must not change afterwards)."""
         if self._rows is not None:
             raise TypeError("a subset of records is read-only")
         row = self._size
+        columns = self._columns
         for key, value in record.items():
-            builder = self._builders.get(key)
-            if builder is None:
-                builder = self._builders[key] = _Column(row)
-            builder.put(row, value)
-            self._columns[key] = builder.values  # a column changes kind once, from array to list
+            values = columns.get(key)
+            kind = type(value)
+            if values is None:
+                values = columns[key] = self._new_column(key, kind, row)
+            elif type(values) is array:
+                if len(values) == row and _ARRAY_OF.get(kind) == values.typecode:
+                    if kind is float or INT64[0] <= value <= INT64[1]:
+                        values.append(value)
+                        continue
+                values = columns[key] = list(values)
+            if len(values) < row:
+                values.extend([MISSING] * (row - len(values)))
+            if kind is str:
+                strings = self._strings[key]
+                if strings is not None:
+                    held = strings.get(value)
+                    if held is not None:
+                        value = held
+                    elif len(strings) < MAX_SHARED_VALUES:
+                        strings[value] = value
+                    else:
+                        self._strings[key] = None  # this column's texts hardly repeat: stop looking
+            elif kind is list or kind is dict:
+                value = self._shared_container(key, value)
+            values.append(value)
         self._layout_of_row.append(self._layout(tuple(record)))
         self._size += 1
+
+    def _new_column(self, key: str, kind: type, row: int) -> Union[array, list]:
+        self._strings[key], self._containers[key] = {}, {}
+        if row == 0 and kind in _ARRAY_OF:
+            return array(_ARRAY_OF[kind])
+        return [MISSING] * row
+
+    def _shared_container(self, key: str, value: Any) -> Any:
+        """``value`` (a list or dict), or an equal one held already (a repeat costs a reference)."""
+        if self._last.get(key) is value:  # the same object as the row before (records of equal options)
+            return value
+        shared = self._containers[key]
+        if shared is None:
+            return value
+        try:
+            share_key = _container_key(value, [MAX_SHARED_SIZE])
+        except _TooLarge:
+            return value
+        held = shared.get(share_key)
+        if held is None:
+            if len(shared) >= MAX_SHARED_VALUES:
+                self._containers[key] = None
+                return value
+            held = shared[share_key] = value
+        self._last[key] = held
+        return held
 
     def _layout(self, keys: tuple[str, ...]) -> int:
         layout = self._layout_ids.get(keys)
@@ -144,7 +146,7 @@ class EpisodeRecords(Sequence):
     def where(self, field: str, value: Any) -> "EpisodeRecords":
         """The records whose ``field`` equals ``value`` (views of the same columns)."""
         subset = EpisodeRecords()
-        subset._columns, subset._builders = self._columns, self._builders
+        subset._columns = self._columns
         subset._layouts, subset._layout_of_row = self._layouts, self._layout_of_row
         column = self._columns.get(field, ())
         rows = self._rows if self._rows is not None else range(self._size)

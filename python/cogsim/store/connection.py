@@ -167,10 +167,8 @@ class StoreConnection:
         schema (the file is not changed)."""
         added: dict[str, list[str]] = {}
         for later in range(version + 1, SCHEMA_VERSION + 1):
-            for table, (_, columns) in NEW_TABLES.get(later, {}).items():
-                self._execute(
-                    f"CREATE TEMP VIEW {table} AS SELECT {', '.join(f'NULL AS {c}' for c in columns)} WHERE 0"
-                )
+            for table, (_, names) in NEW_TABLES.get(later, {}).items():
+                self._execute(f"CREATE TEMP VIEW {table} AS SELECT {', '.join(f'NULL AS {c}' for c in names)} WHERE 0")
             for table, column, _, value in MIGRATIONS[later]:
                 added.setdefault(table, []).append(f"{value} AS {column}")
         for table, columns in added.items():

@@ -270,6 +270,7 @@ COLUMNS = {
         "loop",
         "session",
         "system_text",
+        "loop_text",
     ],
     "turns": [*TURN_COLUMNS, "t", "prompt_text"],
     "texts": ["digest", "text"],

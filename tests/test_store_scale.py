@@ -113,7 +113,7 @@ def test_an_outcome_naming_a_column_does_not_replace_it(text_run, tmp_path):
 
 
 # -- each text stored once ----------------------------------------------------------------------------
-def test_a_prompt_or_system_prompt_shown_again_is_stored_once(text_run):
+def test_a_prompt_system_prompt_or_loop_record_seen_again_is_stored_once(text_run):
     with open_store(text_run) as store:
         texts, turns = store.query("SELECT COUNT(*) FROM texts")[0][0], store.turn_count()
         system = store.query("SELECT COUNT(DISTINCT system_text), COUNT(system_text) FROM episodes")[0]
@@ -122,7 +122,8 @@ def test_a_prompt_or_system_prompt_shown_again_is_stored_once(text_run):
         assert (prompt, reply) == (turn.prompt, turn.response) and prompt.startswith("Your task")
         assert store.turn_texts(first, 999) is None and store.system_prompt(-1) is None
         distinct = store.query("SELECT COUNT(DISTINCT prompt_text) FROM turns")[0][0]
-    assert system[0] < system[1] and texts == distinct + system[0] < turns
+        loops = store.query("SELECT COUNT(DISTINCT loop_text), COUNT(loop_text) FROM episodes")[0]
+    assert system[0] < system[1] and loops[0] < loops[1] and texts == distinct + system[0] + loops[0] < turns
 
 
 def test_a_text_changed_under_its_digest_stops_the_resume_in_one_line(text_run, tmp_path):

@@ -8,7 +8,7 @@ from typing import Any, Iterator, Optional, Sequence
 
 from cogsim.store.connection import StoreConnection
 from cogsim.store.records import EpisodeRecords
-from cogsim.store.rows import PROMPT_SQL, SELECT_TURNS, SYSTEM_PROMPT_SQL, TURN_SPEC, StoredTurn
+from cogsim.store.rows import LOOP_SQL, PROMPT_SQL, SELECT_TURNS, SYSTEM_PROMPT_SQL, TURN_SPEC, StoredTurn
 from cogsim.store.values import from_db_text
 
 
@@ -219,7 +219,7 @@ class StoreQueries(StoreConnection):
         """(loop record as stored, episodes) for every distinct loop record (untrusted: any value)."""
         return self._iter_rows(
             "the episodes",
-            "SELECT loop, COUNT(*) FROM episodes WHERE loop IS NOT NULL GROUP BY loop",
+            f"SELECT {LOOP_SQL} AS record, COUNT(*) FROM episodes WHERE record IS NOT NULL GROUP BY record",
             (),
             "loop:any count:int",
         )

@@ -121,12 +121,13 @@ TURN_KINDS = {
 }
 TURN_SPEC = " ".join(f"{column}:{TURN_KINDS[column]}" for column in TURN_COLUMNS)
 # A prompt is stored once in texts (schema 4) and named by turns.prompt_text, with '' in turns.prompt;
-# a turn stored before schema 4 holds its prompt inline. These expressions read either: the one place
-# that knows how a turn's prompt and an episode's system prompt are stored.
+# a turn stored before schema 4 holds its prompt inline (and so an episode its system prompt and loop
+# record). These expressions read either: the one place that knows how those texts are stored.
 PROMPT_SQL = "CASE WHEN prompt_text IS NULL THEN prompt ELSE (SELECT text FROM texts WHERE texts.id = prompt_text) END"
 SYSTEM_PROMPT_SQL = (
     "CASE WHEN system_text IS NULL THEN system_prompt ELSE (SELECT text FROM texts WHERE texts.id = system_text) END"
 )
+LOOP_SQL = "CASE WHEN loop_text IS NULL THEN loop ELSE (SELECT text FROM texts WHERE texts.id = loop_text) END"
 INSERT_TURN = (
     f"INSERT INTO turns (episode_id, {', '.join(TURN_COLUMNS)}, prompt_text, session, t) "
     f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 4))}) ON CONFLICT (episode_id, turn) DO NOTHING"

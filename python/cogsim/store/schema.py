@@ -12,8 +12,8 @@ from cogsim._untrusted import printable
 DB_NAME = "store.sqlite"
 # 1: the first release; 2: adds episodes.fault and .loop, turns.finish_reason and .history_dropped;
 # 3: adds runs.signature (the run key's HMAC of the config: who created the run, cogsim.harness.trust);
-# 4: adds the table texts, each prompt and system prompt stored once however many turns and episodes
-# show it (turns.prompt_text, episodes.system_text name it; older rows keep theirs inline).
+# 4: adds the table texts, each prompt, system prompt and loop record stored once however many turns and
+# episodes have it (turns.prompt_text, episodes.system_text and .loop_text name it; older rows keep theirs inline).
 # An older store cogsim made is migrated when opened for writing and read as it is otherwise.
 SCHEMA_VERSION = 4
 
@@ -105,6 +105,7 @@ MIGRATIONS = {
     3: (("runs", "signature", "TEXT", "NULL"),),
     4: (
         ("episodes", "system_text", "INTEGER", "NULL"),  # texts.id of the system prompt (NULL: inline or none)
+        ("episodes", "loop_text", "INTEGER", "NULL"),  # texts.id of the loop record (NULL: inline or none)
         ("turns", "prompt_text", "INTEGER", "NULL"),  # texts.id of the prompt (NULL: inline in turns.prompt)
     ),
 }

@@ -141,13 +141,16 @@ class Store(StoreQueries):
         started, turns, finished = list(started), list(turns), list(finished)
         self._execute("BEGIN IMMEDIATE")  # the step's statements share this one's time bound
         try:
+            loops = {id(e): dumps(e.loop) for e in (*started, *finished) if e.loop is not None}
             texts = self._text_ids_of(
-                [e.system_prompt for e in started if e.system_prompt is not None] + [t.prompt for t in turns]
+                [e.system_prompt for e in started if e.system_prompt is not None]
+                + [t.prompt for t in turns]
+                + list(loops.values())
             )
             for episode in started:
                 episode.id = db.execute(
                     "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, "
-                    "system_text, history, status, started, session, loop) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?) "
+                    "system_text, history, status, started, session, loop_text) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?) "
                     "ON CONFLICT (task, agent, episode_index) DO UPDATE SET task = excluded.task RETURNING id",
                     (
                         episode.task,
@@ -162,7 +165,7 @@ class Store(StoreQueries):
                         episode.history,
                         now,
                         self.session,
-                        dumps(episode.loop) if episode.loop is not None else None,
+                        texts[loops[id(episode)]] if episode.loop is not None else None,
                     ),
                 ).fetchone()[0]
             db.executemany(
@@ -181,7 +184,7 @@ class Store(StoreQueries):
             if finished:
                 db.executemany(
                     "UPDATE episodes SET status=?, num_turns=?, total_reward=?, outcome=?, error=?, finished=?, fault=?, "
-                    "loop=COALESCE(?, loop) WHERE id=?",
+                    "loop_text=COALESCE(?, loop_text) WHERE id=?",
                     [
                         (
                             e.status,
@@ -191,7 +194,7 @@ class Store(StoreQueries):
                             to_db_text(e.error),
                             now if e.status != "running" else None,
                             e.fault,
-                            dumps(e.loop) if e.loop is not None else None,
+                            texts[loops[id(e)]] if e.loop is not None else None,
                             e.id,
                         )
                         for e in finished

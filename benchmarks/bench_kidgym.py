@@ -18,8 +18,7 @@ import pytest
 
 import cogsim
 from cogsim.benchmarks import kidgym
-from cogsim.benchmarks.kidgym import cogsim_marks as _overlay
-from cogsim.benchmarks.kidgym import cogsim_scene
+from cogsim.benchmarks.kidgym import cogsim_scene, scene
 from cogsim.benchmarks.kidgym import metrics as kidgym_metrics
 from cogsim.metrics import wilson
 
@@ -36,14 +35,15 @@ def play_batch(name: str, level: int, policy: str, threads: int = 0, count: int 
 
 
 def frame_specs(name: str, level: int, cell_size: int = 64, count: int = FRAMES):
-    spec = kidgym.task(name)
-    return [cogsim_scene.frame_spec(spec, state, cell_size) for state in kidgym.generate(name, level, range(count))]
+    """cogsim's look of the first scenes of ``count`` episodes."""
+    states = kidgym.generate(name, level, range(count))
+    return [cogsim_scene.grid_scene(scene.scene(name, state), cell_size) for state in states]
 
 
 def render_batch(specs):
     from cogsim.render import shared_renderer
 
-    return _overlay.render(shared_renderer(), specs)
+    return shared_renderer().grid(specs)
 
 
 def env_steps(name: str, level: int, images: bool, episodes: int = 20) -> tuple[int, float]:
@@ -140,9 +140,7 @@ def baseline_tables(episodes: int = 500) -> str:
     for policy in ("random", "oracle"):
         for spec in kidgym.TASKS.values():
             for level in kidgym.LEVELS:
-                success, steps = kidgym.simulate(
-                    spec.name, level, range(episodes), policy=policy, policy_seed=1
-                )  # cogsim's
+                success, steps = kidgym.simulate(spec.name, level, range(episodes), policy=policy, policy_seed=1)
                 records += [{"code": spec.code, "level": level, "success": bool(s), "agent": policy} for s in success]
     out = []
     for policy in ("random", "oracle"):

@@ -77,7 +77,7 @@ def scenes_and_states(count: int):
     for name, spec in TASKS.items():
         for level in (1, 2, 3):
             states = []
-            for state in _core.kidgym_release_generate(spec.core_id, level, list(range(count // 2)), rc.core_catalog()):
+            for state in _core.kidgym_generate(spec.core_id, level, list(range(count // 2)), rc.core_catalog()):
                 states.append(state.copy())
                 option = state.oracle_option()
                 if option is not None:

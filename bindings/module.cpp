@@ -13,7 +13,6 @@ void register_tiles(py::module_& m);
 void register_rect_frames(py::module_& m);
 void register_png(py::module_& m);
 void register_maze_look(py::module_& m);
-void register_kidgym_release(py::module_& m);
 void register_paste(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
@@ -30,6 +29,5 @@ PYBIND11_MODULE(_core, m) {
   register_rect_frames(m);
   register_png(m);
   register_maze_look(m);
-  register_kidgym_release(m);
   register_paste(m);
 }

@@ -104,6 +104,7 @@ CATEGORIES = {
         "french_fries": "\U0001f35f",
         "taco": "\U0001f32e",
         "sandwich": "\U0001f96a",
+        "chicken_leg": "\U0001f357",
         "cookie": "\U0001f36a",
         "cake": "\U0001f370",
         "doughnut": "\U0001f369",
@@ -127,6 +128,8 @@ CATEGORIES = {
         "teddy_bear": "\U0001f9f8",
         "soccer_ball": "\u26bd",
         "basketball": "\U0001f3c0",
+        "volleyball": "\U0001f3d0",
+        "badminton": "\U0001f3f8",
         "kite": "\U0001fa81",
         "yo_yo": "\U0001fa80",
         "balloon": "\U0001f388",
@@ -170,7 +173,11 @@ CATEGORIES = {
         "fire": "\U0001f525",
     },
 }
-SPRITES = {name: emoji for sprites in CATEGORIES.values() for name, emoji in sprites.items()}
+# Sprites added after the first atlas take the cells after all others, so that every earlier sprite keeps
+# its cell and the frames drawn with it keep their pixels.
+ADDED_LATER = ("chicken_leg", "volleyball", "badminton")
+_ALL = {name: emoji for sprites in CATEGORIES.values() for name, emoji in sprites.items()}
+SPRITES = {name: emoji for name, emoji in _ALL.items() if name not in ADDED_LATER} | {n: _ALL[n] for n in ADDED_LATER}
 
 
 def rasterise(font: ImageFont.FreeTypeFont, emoji: str) -> Image.Image:

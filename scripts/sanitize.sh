@@ -28,7 +28,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" PYTHONPATH="$stage" \
   .venv/bin/python -m pytest -q -m "not slow" -p no:cacheprovider \
   tests/test_cube_state.py tests/test_cube_oracle.py tests/test_cube_coset.py tests/benchmarks/wilt/test_wilt_vm.py tests/benchmarks/wilt/test_wilt_bounds.py \
-  tests/benchmarks/wilt/test_wilt_equivalence.py tests/benchmarks/wilt/test_wilt_grid.py tests/test_render_paths.py tests/benchmarks/kidgym/test_kidgym_core.py \
+  tests/benchmarks/wilt/test_wilt_equivalence.py tests/benchmarks/wilt/test_wilt_grid.py tests/test_render_paths.py tests/benchmarks/kidgym/test_kidgym_release_mechanics.py \
   tests/benchmarks/rngbench/maze/test_maze_core.py tests/benchmarks/rngbench/maze/test_maze_release_look.py \
   tests/benchmarks/rngbench/pairs/test_pairs_core.py tests/benchmarks/rngbench/pairs/test_pairs_release_look.py \
   tests/benchmarks/cubebench/test_cubebench_release_look.py tests/test_render_png.py \

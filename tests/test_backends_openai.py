@@ -330,6 +330,18 @@ def test_bad_backend_options_are_named():
         ),
         ("HTTP 400: Requested tokens (5000) exceed context window of 2048", 400, "context_overflow"),
         ("vllm rejected the prompt: ValueError: prompt is longer than max_model_len", None, "context_overflow"),
+        # vLLM 0.32's limit of images in a prompt (limit_mm_per_prompt), in process and served: a budget, not the model
+        (
+            "vllm rejected the prompt: ValueError: At most 4 image(s) may be provided in one prompt. Set "
+            "`--limit-mm-per-prompt` to increase this limit.",
+            None,
+            "context_overflow",
+        ),
+        (
+            'HTTP 400: {"error":{"message":"At most 2 image(s) may be provided in one prompt."}}',
+            400,
+            "context_overflow",
+        ),
         ("HTTP 500: image input is not supported - hint: you may need to provide the mmproj", 500, "unsupported_input"),
         ("HTTP 503: unavailable (gave up after 6 attempts)", 503, "http"),
         ("timeout after 300 s", None, "timeout"),

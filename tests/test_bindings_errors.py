@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cogsim import _core
-from cogsim.benchmarks.kidgym.cogsim_catalog import core_catalog
+from cogsim.benchmarks.kidgym.catalog import core_catalog
 
 
 @pytest.mark.parametrize(
@@ -26,6 +26,7 @@ from cogsim.benchmarks.kidgym.cogsim_catalog import core_catalog
         (lambda: _core.pairs_deal(3, 3, 1), "rows * cols must be even"),
         (lambda: _core.kidgym_default_budget(0, 4), "level must be 1, 2 or 3, got 4"),
         (lambda: _core.kidgym_generate(99, 1, [1], core_catalog()), "task id must be in 0..12, got 99"),
+        (lambda: _core.kidgym_generate(0, 1, [1], core_catalog(), 61), "max_steps must be in 1..60, got 61"),
         (lambda: _core.wilt_uniform_points(0, 3, 1.0, 0.0), "lo must be below hi"),
     ],
 )
@@ -43,18 +44,9 @@ def test_a_batch_that_fails_without_the_gil_leaves_the_interpreter_usable():
     assert len(_core.kidgym_generate(0, 1, list(range(8)), core_catalog())) == 8
 
 
-def test_the_catalog_needs_the_puzzle_figures_which_only_python_knows():
-    with pytest.raises(TypeError, match="puzzle_figures"):
-        _core.KidCatalog(
-            category_sizes=[10, 10, 10, 10],
-            category_scenes=[[0], [0], [0], [0]],
-            maze_scene=0,
-            mixed_scene=0,
-            basket_colours=4,
-            key_colours=4,
-            animal_values=[],
-            rule_ascending=[],
-        )
+def test_the_catalog_is_checked_when_it_is_made():
+    with pytest.raises(TypeError, match="layouts"):
+        _core.KidCatalog(resources=[[0], [1], [2], [3]])
 
 
 def test_name_tables_come_from_the_core():
@@ -62,7 +54,7 @@ def test_name_tables_come_from_the_core():
     from cogsim.benchmarks.wilt._bytecode import Op
 
     assert [op.name for op in Op] == _core.wilt_opcodes()
-    assert tasks.VERBS[tasks.DECLARE] == "declare" and tasks.KINDS[tasks.PIECE] == "piece"
+    assert tasks.VERBS[tasks.DECLARE] == "declare" and list(tasks.VERBS) == _core.kidgym_verbs()
 
 
 def test_rgb_tiles_drops_alpha_from_each_tile_in_row_major_order():

@@ -91,7 +91,14 @@ def test_demo_falls_back_to_cogsims_look_without_release_files(tmp_path, monkeyp
     monkeypatch.setenv("COGSIM_CACHE", str(tmp_path))  # no release files installed
     fallbacks: dict = {}
     options = {"rows": 2, "cols": 4, "modality": "image", "theme": "poker"}
-    assert _options_drawable_here("pairs/single", options, fallbacks) == {**options, "look": "cogsim"}
+    assert _options_drawable_here({"env_id": "pairs/single", "options": options}, fallbacks) == {
+        **options,
+        "look": "cogsim",
+    }
     assert "rngbench pictures need image files of its release" in fallbacks["pairs/single"]
     text = {"rows": 2, "cols": 4, "modality": "image"}  # the release's text board needs no files
-    assert _options_drawable_here("pairs/duel", text, fallbacks) == text and "pairs/duel" not in fallbacks
+    assert _options_drawable_here({"env_id": "pairs/duel", "options": text}, fallbacks) == text
+    assert "pairs/duel" not in fallbacks
+    kidgym = {"env_id": "kidgym/maze", "options": {"level": 2}, "fallback": {"look": "cogsim", "cell_size": 32}}
+    assert _options_drawable_here(kidgym, fallbacks) == {"level": 2, "look": "cogsim", "cell_size": 32}
+    assert "kidgym pictures need image files of its release" in fallbacks["kidgym/maze"]

@@ -121,7 +121,7 @@ def test_a_plugin_family_from_an_entry_point_is_listed_and_made(monkeypatch, tmp
         ("Family('toy', ('wilt/full',), 'toyclash')", "env id 'wilt/full'"),
         ("Family('kidgym', ('kidgym/toy',), 'toyclash')", "name 'kidgym'"),
         ("Family('toy', ('toy/a',), 'toyclash', 'toyclash', suite='pairs')", "metric suite 'pairs'"),
-        ("Family('toy', ('toy/a',), 'toyclash', look='toyclash', scene_kinds=('grid',))", "scene kind 'grid'"),
+        ("Family('toy', ('toy/a',), 'toyclash', scenes='toyclash', scene_kinds=('grid',))", "scene kind 'grid'"),
     ],
 )
 def test_a_plugin_family_that_claims_what_another_declares_is_an_error_naming_both(

@@ -195,13 +195,13 @@ def test_the_store_files_each_frame_once_as_the_file_it_was_sent_as(tmp_path):
         assert ref == f"images/{jpeg.key[:2]}/{jpeg.key}.jpg" and is_image_ref(ref)
         path = tmp_path / ref
         written = path.stat()
-        assert store.put_image(jpeg) == ref and store.put_encoded(ref, b"never written") == ref
+        assert store.put_image(jpeg) == ref and store.put_encoded(ref, b"never written") == ref  # once a session
         assert store.put_image(picture(12)).endswith(".png")  # a plain array goes as PNG
         for bad in ("images/ab/cd.jpg", f"images/zz/{jpeg.key}.jpg", f"images/{jpeg.key[:2]}/{jpeg.key}.jpeg", "../x"):
             with pytest.raises(ValueError, match="an image reference is"):
                 store.put_encoded(bad, b"")
-    with Store(tmp_path) as store:  # a later session finds the file there and leaves it
-        assert store.put_encoded(ref, b"never written") == ref
+    with Store(tmp_path) as store:  # a later session finds the file holding those bytes there and leaves it
+        assert store.put_encoded(ref, lambda: jpeg.data) == ref
     assert path.read_bytes() == jpeg.data and path.stat().st_ino == written.st_ino
     assert read_stored_frame(tmp_path, ref, 1 << 20) == jpeg.data and media_type(ref) == "image/jpeg"
 

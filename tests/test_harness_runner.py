@@ -219,6 +219,25 @@ def test_context_overflow_fails_only_its_episode_or_drops_the_oldest_history(tmp
         RunConfig([Task("looptest/count", 2)], ["oracle"], on_overflow="truncate")
 
 
+def test_a_context_overflow_names_the_options_that_fit_it_and_resumes_after_the_change(tmp_path):
+    summary = run(RunConfig([Task("looptest/count", 2)], ["counting:small-context"], history="full"), tmp_path)
+    (error,) = [e for (e,) in rows(tmp_path, "SELECT error FROM episodes WHERE fault = 'context_overflow'")]
+    assert "\n" not in error and error.startswith("turn 3: HTTP 400: maximum context length exceeded; to fit it in")
+    assert "--history last:K with K < 3 (the prompt carried 3 earlier turns)" in error
+    assert "--agent-option max_model_len=N" in error and "--max-images" not in error  # the prompt had no images
+    # the stored run continues under a narrower history: the change is recorded, the episode finishes
+    summary = run(None, tmp_path, resume=True, changes={"history": "last:2"})
+    assert summary.ok and summary.statuses == {"done": 2}
+    with open_store(tmp_path) as store:
+        assert store.config_changes() == [{"history": ["full", "last:2"]}]
+    with pytest.raises(ValueError, match=r"max_turns differ\); a resume may change only .*--history, --max-images"):
+        run(
+            RunConfig([Task("looptest/count", 2)], ["counting:small-context"], history="full", max_turns=9),
+            tmp_path,
+            resume=True,
+        )
+
+
 class DecodingCount(loop_envs.CountEnv):
     metadata = {**loop_envs.CountEnv.metadata, "cogsim.decoding": {"max_tokens": 65536}}
 

@@ -13,7 +13,7 @@ import verifiers.v1 as vf
 
 from cogsim.harness import RunConfig, Task, run
 from cogsim.integrations.episode import Episode, EpisodeSpec, metric_values
-from cogsim.integrations.verifiers import CogsimEnv, evaluate, family_metrics, load_environment
+from cogsim.integrations.verifiers import CogsimEnv, episode_metrics, evaluate, family_metrics, load_environment
 from cogsim.store import open_store
 from reply_server import ReplyServer
 
@@ -152,3 +152,30 @@ def test_the_verifiers_cli_evaluates_an_env_id(server, tmp_path):
     rewards = {row["task"]["data"]["seed"]: row["traces"][0]["rewards"]["episode_reward"]["score"] for row in rows}
     assert rewards == {e["seed"]: e["total_reward"] for e in cogsim_run(server, tmp_path, "wilt/lite", 2)}
     assert family_metrics(trace for row in rows for trace in row["traces"])
+
+
+RECORD = {"env_id": "wilt/lite", "suite": "wilt", "status": "done", "agent": "m", "seed": 0, "total_reward": 1.0}
+MALFORMED = {
+    "not traces": ("abc", "traces must be an iterable of traces"),
+    "a trace that is a number": ([5], "trace 1 must be a verifiers trace or its JSON object"),
+    "info not an object": ([{"info": [1]}], "trace 1: info must be an object"),
+    "record not an object": ([{"info": {"cogsim": "done"}}], r"info\['cogsim'\] must be a cogsim episode record"),
+    "no suite": ([{"info": {"cogsim": {k: v for k, v in RECORD.items() if k != "suite"}}}], "suite must be text"),
+    "seed as text": ([{"info": {}}, {"info": {"cogsim": {**RECORD, "seed": "0"}}}], "trace 2: .* seed must be an"),
+    "reward as a list": ([{"info": {"cogsim": {**RECORD, "total_reward": [1]}}}], "total_reward must be a number"),
+    "no outcomes": ([{"info": {"cogsim": RECORD}}], "the wilt records lack what its metrics read"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_family_metrics_of_malformed_traces_are_one_clear_line(case):
+    traces, match = MALFORMED[case]
+    with pytest.raises(ValueError, match=match) as refused:
+        family_metrics(traces)
+    assert "\n" not in str(refused.value)
+
+
+def test_one_episodes_metrics_of_a_malformed_record_are_one_clear_line():
+    with pytest.raises(ValueError, match="the wilt records lack what its metrics read") as refused:
+        episode_metrics({**RECORD, "huge": 10**400})
+    assert "\n" not in str(refused.value)

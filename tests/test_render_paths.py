@@ -12,8 +12,7 @@ from cogsim import _core, cube, render
 from cogsim.benchmarks import kidgym
 from cogsim.benchmarks.cubebench import cogsim_look as cube_look
 from cogsim.benchmarks.kidgym import cogsim_look as kidgym_look
-from cogsim.benchmarks.kidgym import cogsim_marks as _overlay
-from cogsim.benchmarks.kidgym import cogsim_scene
+from cogsim.benchmarks.kidgym import cogsim_scene, scene
 from cogsim.benchmarks.rngbench.maze import cogsim_look as maze_look
 from cogsim.benchmarks.rngbench.pairs import cogsim_look as pairs_look
 from cogsim.render._canvas import Canvas
@@ -37,15 +36,15 @@ def assert_same_frames(a: np.ndarray, b: np.ndarray, what: str) -> None:
 
 
 def episode_specs(task: str, level: int, seeds, cell_size: int, whole: bool) -> list:
-    """Frame specs of the oracle's episodes (every state, or the first only)."""
-    spec = kidgym.task(task)
+    """cogsim's look of the scenes of the oracle's episodes (every state, or the first only)."""
     specs = []
     for state in kidgym.generate(task, level, seeds, threads=1):
         while True:
-            specs.append(cogsim_scene.frame_spec(spec, state, cell_size))
-            if state.done or not whole:
+            specs.append(cogsim_scene.grid_scene(scene.scene(task, state), cell_size))
+            option = state.oracle_option()
+            if state.done or not whole or option is None:
                 break
-            state.apply(state.oracle_action())
+            state.apply(option)
     return specs
 
 
@@ -54,9 +53,9 @@ def episode_specs(task: str, level: int, seeds, cell_size: int, whole: bool) -> 
 def test_every_kidgym_task_and_level_gives_the_same_frames(task, level, gl, composed):
     specs = episode_specs(task, level, (11, 12), 64, whole=True)
     specs += episode_specs(task, level, (13,), 32, whole=False) + episode_specs(task, level, (14,), 96, whole=False)
-    for size in {s.cell_size for s, _ in specs}:
-        group = [s for s in specs if s[0].cell_size == size]
-        assert_same_frames(_overlay.render(gl, group), _overlay.render(composed, group), f"{task} {level} {size}")
+    for size in {s.cell_size for s in specs}:
+        group = [s for s in specs if s.cell_size == size]
+        assert_same_frames(gl.grid(group), composed.grid(group), f"{task} {level} {size}")
 
 
 @pytest.mark.slow
@@ -65,7 +64,7 @@ def test_every_kidgym_task_and_level_gives_the_same_frames(task, level, gl, comp
 def test_every_kidgym_episode_frame_at_other_cell_sizes(task, cell_size, gl, composed):
     for level in (1, 2, 3):
         specs = episode_specs(task, level, range(3), cell_size, whole=True)
-        assert_same_frames(_overlay.render(gl, specs), _overlay.render(composed, specs), f"{task} {level}")
+        assert_same_frames(gl.grid(specs), composed.grid(specs), f"{task} {level}")
 
 
 @pytest.mark.parametrize("card_width", (24, 56, 97))

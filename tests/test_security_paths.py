@@ -17,7 +17,7 @@ from inspect_ai.log import read_eval_log
 
 from cogsim import _ray, render
 from cogsim.agents import convert_gguf
-from cogsim.benchmarks.cubebench import items
+from cogsim.benchmarks.cubebench import seed_lists
 from cogsim.cli import main
 from cogsim.harness import RunConfig, Task, run, sft
 
@@ -78,7 +78,7 @@ def test_a_fifo_in_place_of_the_run_lock_is_one_line(tmp_path, capsys):
     [
         lambda path: render.save_png(np.zeros((4, 4, 3), np.uint8), path),
         lambda path: sft.write_jsonl([{"messages": []}], path),
-        lambda path: items.export_seed_list({"format": "x"}, path),
+        lambda path: seed_lists.export_seed_list({"format": "x"}, path),
     ],
     ids=["save_png", "sft.write_jsonl", "export_seed_list"],
 )

@@ -3,6 +3,7 @@ a run survives and resumes past any reply, run directories are never a source of
 follow symbolic links, reports escape model text, and a damaged or full store gives a clear error."""
 
 import errno
+import hashlib
 import json
 import os
 import sqlite3
@@ -215,3 +216,58 @@ def test_resume_and_report_never_import_modules_named_by_the_run_directory(tmp_p
     assert not marker.exists()
     assert "never imports code named by a run directory" in result.stderr
     assert "does not import code named by a run directory" in result.stderr
+
+
+PLANTED = ["link", "fifo", "sparse", "wrong bytes", "hard link", "hard link to the right bytes", "folder"]
+
+
+def _plant(path: Path, kind: str, victim: Path) -> None:
+    data = path.read_bytes()
+    size = len(data)
+    path.unlink()
+    if kind == "link":
+        path.symlink_to(victim)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "sparse":
+        with open(path, "wb") as handle:
+            handle.truncate(size)
+    elif kind == "wrong bytes":
+        path.write_bytes(b"\x89PNG\r\n\x1a\n" + b"x" * (size - 8))
+    elif kind == "hard link":
+        os.link(victim, path)
+    elif kind == "hard link to the right bytes":  # the other name could change them later
+        right = victim.with_name(path.name)
+        right.write_bytes(data)
+        os.link(right, path)
+    else:
+        path.mkdir()
+
+
+@pytest.mark.timeout(60, method="thread")  # a FIFO opened for reading blocks
+@pytest.mark.parametrize("kind", PLANTED)
+def test_a_resume_over_planted_frames_stores_the_bytes_the_model_got(tmp_path, kind):
+    out = tmp_path / "run"
+    run(RunConfig([Task("looptest/choice", 2)], ["oracle"]), out)
+    with sqlite3.connect(out / "store.sqlite") as db:  # as if the run had stopped after the first turns
+        db.execute("DELETE FROM turns WHERE turn > 0")
+        db.execute("UPDATE episodes SET status = 'running'")
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    for frame in sorted((out / "images").rglob("*.png")):
+        _plant(frame, kind, victim)  # every frame the resumed turns show again
+    if kind == "folder":  # a folder cannot be replaced by a file: one line saying to remove it
+        with pytest.raises(ValueError, match="is a directory where cogsim keeps a file; remove it"):
+            run(None, out, resume=True)
+        return
+    run(None, out, resume=True)
+    with sqlite3.connect(out / "store.sqlite") as db:
+        resumed = [
+            ref for (images,) in db.execute("SELECT images FROM turns WHERE turn > 0") for ref in json.loads(images)
+        ]
+    assert len(resumed) == 4
+    for ref in resumed:
+        path = out / ref
+        assert path.is_file() and not path.is_symlink() and os.stat(path).st_nlink == 1
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == path.stem  # a frame is named by its bytes' SHA-256
+    assert victim.read_text() == "precious"

@@ -1,177 +1,81 @@
-// KidGym transitions: high-level actions, their enumeration, and the shortest-plan oracle.
-//
-// A high-level action walks the agent to the nearest free cell beside its target (shortest path
-// over empty cells) and then interacts. It is executable exactly when such a cell is reachable and
-// the backpack holds what the action names; `enumerate` lists every such action and nothing else.
+// KidGym's transitions: the high-level actions, their low-level moves, the goal checks and the action
+// lists (kidgym.hpp). Each function names the release's routine it follows.
 #include <algorithm>
 #include <cstring>
-#include <deque>
-#include <stdexcept>
 #include <string>
-#include <unordered_map>
+#include <tuple>
 
 #include "common/rng.hpp"
-#include "kidgym/state.hpp"
+#include "kidgym/kidgym.hpp"
 
 namespace cogsim::kidgym {
 
 namespace {
 
-constexpr int kDr[4] = {-1, 0, 1, 0};  // north, east, south, west
-constexpr int kDc[4] = {0, 1, 0, -1};
+// The release's directions: 0 down, 1 right, 2 up, 3 left, as (dx, dy).
+constexpr int kDx[4] = {0, 1, 0, -1};
+constexpr int kDy[4] = {1, 0, -1, 0};
 
-int neighbour(int cell, int dir) {
-  const int r = cell / kSide + kDr[dir], c = cell % kSide + kDc[dir];
-  return (r < 0 || r >= kSide || c < 0 || c >= kSide) ? -1 : r * kSide + c;
-}
-
-std::array<int, kCells> distances(const State& s) {
-  std::array<int, kCells> dist;
-  dist.fill(-1);
-  std::array<int, kCells> queue;
-  int head = 0, tail = 0;
-  dist[s.agent] = 0;
-  queue[tail++] = s.agent;
-  while (head < tail) {
-    const int cell = queue[head++];
-    for (int d = 0; d < 4; ++d) {
-      const int next = neighbour(cell, d);
-      if (next >= 0 && dist[next] < 0 && s.cells[next].kind == Kind::Empty) {
-        dist[next] = dist[cell] + 1;
-        queue[tail++] = next;
-      }
-    }
-  }
-  return dist;
-}
-
-// The free cell beside `target` the agent walks to (nearest; ties north, east, south, west), or -1.
-int approach_cell(const std::array<int, kCells>& dist, int target) {
-  int best = -1;
-  for (int d = 0; d < 4; ++d) {
-    const int next = neighbour(target, d);
-    if (next >= 0 && dist[next] >= 0 && (best < 0 || dist[next] < dist[best])) best = next;
-  }
-  return best;
-}
-
-int find_label(const State& s, uint8_t label, Kind kind) {
-  for (int i = 0; i < kCells; ++i) {
-    if (s.cells[i].kind == kind && s.cells[i].label == label) return i;
-  }
+int direction_of(int dx, int dy) {
+  for (int d = 0; d < 4; ++d)
+    if (kDx[d] == dx && kDy[d] == dy) return d;
   return -1;
 }
 
-int find_target(const State& s, uint8_t numeral) {
-  for (int i = 0; i < kCells; ++i) {
-    if (s.cells[i].kind == Kind::Target && s.cells[i].label == numeral) return i;
-  }
+bool in_grid(int x, int y) { return x >= 0 && x < kSide && y >= 0 && y < kSide; }
+
+// grid.get_obj_with_pos: the first object on the cell, or -1.
+int object_at(const State& s, int x, int y) {
+  for (int i = 0; i < s.count; ++i)
+    if (s.objects[i].x == x && s.objects[i].y == y) return i;
   return -1;
 }
 
-int bag_count(const State& s) {
-  int n = 0;
-  for (int i = 0; i < kMaxBag; ++i) n += s.bag[i].kind != Kind::Empty;
-  return n;
+// grid.get_obj_with_id: the first object with the label, or -1.
+int object_labelled(const State& s, int label) {
+  for (int i = 0; i < s.count; ++i)
+    if (s.objects[i].label == label) return i;
+  return -1;
 }
 
-bool bag_full(const State& s) { return bag_count(s) >= s.bag_capacity; }
-
-void bag_add(State& s, Kind kind, uint8_t category, uint8_t type, uint8_t extra = 0) {
-  const int n = bag_count(s);
-  s.bag[n] = Slot{kind, category, type, extra};
+// grid.get_obj_with_name for a roman numeral: the first numbered tile showing it, or -1.
+int roman_tile(const State& s, int numeral) {
+  for (int i = 0; i < s.count; ++i)
+    if (s.objects[i].role == Role::Roman && s.objects[i].value == numeral) return i;
+  return -1;
 }
 
-// Removes slot `slot`; later items move up one slot, so the backpack stays packed from A.
-void bag_remove(State& s, int slot) {
-  for (int i = slot; i + 1 < kMaxBag; ++i) s.bag[i] = s.bag[i + 1];
-  s.bag[kMaxBag - 1] = Slot{Kind::Empty, 0, 0, 0};
+void remove_object(State& s, int index) {
+  for (int i = index; i + 1 < s.count; ++i) s.objects[i] = s.objects[i + 1];
+  s.count--;
+  s.objects[s.count] = Object{};
 }
 
-void clear_cell(State& s, int cell) { s.cells[cell] = Cell{Kind::Empty, 0, 0, kNone, 0, 0, 0, 0}; }
+void append_object(State& s, const Object& o) { s.objects[s.count++] = o; }
 
-void finish(State& s, bool success) {
-  s.done = 1;
-  s.success = success ? 1 : 0;
+// bag.add: fails (the object is lost to the caller) when the backpack is full.
+bool bag_add(State& s, const Object& o) {
+  if (s.bag_count == kBagSlots) return false;
+  s.bag[s.bag_count++] = o;
+  return true;
 }
 
-bool is_memory(Task t) {
-  return t == Task::Selection || t == Task::MemoryMaze || t == Task::MemoryDecode || t == Task::MemoryFilling;
+// bag.remove: later slots move up one.
+Object bag_remove(State& s, int slot) {
+  const Object o = s.bag[slot];
+  for (int i = slot; i + 1 < kBagSlots; ++i) s.bag[i] = s.bag[i + 1];
+  s.bag[kBagSlots - 1] = Object{};
+  s.bag_count--;
+  return o;
 }
 
-int bag_total(const State& s) {
-  int total = 0;
-  for (const Slot& slot : s.bag) total += slot.kind == Kind::Item ? slot.extra : 0;
-  return total;
-}
-
-bool keys_open(const State& s, uint8_t key_colour, uint8_t door_colour) {
-  if (static_cast<Task>(s.task) == Task::DecodeMaze) return s.goal[key_colour] == door_colour;
-  return key_colour == door_colour;
-}
-
-// Actions on labelled cells of one kind: one per reachable cell.
-template <typename Emit>
-void for_reachable(const State& s, const std::array<int, kCells>& dist, Kind kind, Emit emit) {
-  for (int i = 0; i < kCells; ++i) {
-    if (s.cells[i].kind == kind && approach_cell(dist, i) >= 0) emit(i);
-  }
-}
-
-void enumerate_bag_onto(const State& s, const std::array<int, kCells>& dist, Kind bag_kind, Kind target_kind, Verb verb,
-                        std::vector<Action>& out) {
-  for (int slot = 0; slot < kMaxBag; ++slot) {
-    if (s.bag[slot].kind != bag_kind) continue;
-    for_reachable(s, dist, target_kind, [&](int i) {
-      if (target_kind == Kind::Target && s.cells[i].placed) return;
-      out.push_back({verb, static_cast<uint8_t>(slot), s.cells[i].label});
-    });
-  }
-}
+bool places_pieces(Task t) { return t == Task::Filling || t == Task::Puzzle || t == Task::MemoryFilling; }
 
 }  // namespace
 
-int default_budget(Task task, int level) {
-  // The release registers Decode Maze with one step of slack over its fewest (4/6/8 for 3/5/7), and
-  // Decode with `level` steps for its one choice (1/2/3).
-  if (task == Task::DecodeMaze) return fewest_steps(task, level) + 1;
-  if (task == Task::Decode) return level;
-  return fewest_steps(task, level);
+bool has_memory_phase(Task t) {
+  return t == Task::Selection || t == Task::MemoryMaze || t == Task::MemoryDecode || t == Task::MemoryFilling;
 }
-
-int fewest_steps(Task task, int level) {
-  switch (task) {
-    case Task::Classification:
-      return 4 * level;
-    case Task::Maze:
-      return 2 * level + 1;
-    case Task::Selection:
-      return level + 1;
-    case Task::Placement:
-      return 1;
-    case Task::Sorting:
-      return level + 1;
-    case Task::DecodeMaze:
-      return 2 * level + 1;
-    case Task::MemoryMaze:
-      return 2 * level + 2;
-    case Task::MemoryDecode:
-      return level + 1;
-    case Task::Counting:
-      return 5;
-    case Task::Filling:
-      return level;
-    case Task::Puzzle:
-      return level;
-    case Task::MemoryFilling:
-      return level + 1;
-    case Task::Decode:
-      return 1;
-  }
-  return 0;
-}
-
-bool exact_budget(Task task) { return task != Task::Counting && task != Task::MemoryDecode && task != Task::Decode; }
 
 const char* task_name(Task task) {
   static const char* names[] = {"classification", "maze",           "selection",     "placement", "sorting",
@@ -180,346 +84,467 @@ const char* task_name(Task task) {
   return names[static_cast<int>(task)];
 }
 
-std::array<bool, kCells> reachable(const State& s) {
-  const auto dist = distances(s);
-  std::array<bool, kCells> out{};
-  for (int i = 0; i < kCells; ++i) out[i] = dist[i] >= 0;
+int default_budget(Task task, int level) {
+  switch (task) {
+    case Task::Classification:
+      return 4 * level;
+    case Task::Maze:
+      return 2 * level + 1;
+    case Task::Selection:
+    case Task::Sorting:
+    case Task::MemoryDecode:
+    case Task::MemoryFilling:
+      return level + 1;
+    case Task::Placement:
+      return 1;
+    case Task::DecodeMaze:
+      return 2 * level + 2;  // one step of slack over the fewest (3/5/7)
+    case Task::MemoryMaze:
+      return 2 * level + 2;
+    case Task::Counting:
+      return 5;
+    case Task::Filling:
+    case Task::Puzzle:
+    case Task::Decode:  // `level` steps for its one choice
+      return level;
+  }
+  return 0;
+}
+
+int maze_index(Task task) {
+  switch (task) {
+    case Task::Maze:
+      return 0;
+    case Task::DecodeMaze:
+      return 1;
+    case Task::MemoryMaze:
+      return 2;
+    default:
+      return -1;
+  }
+}
+
+// utils.a_star_search over grid.construct_map with the agent's and the target's cells open. Nodes
+// are (row, col); the open list is a heap of (f, row, col), so equal f pops the smallest cell first;
+// a node is pushed again when reached more cheaply, and is not pushed twice while in the heap.
+std::vector<std::pair<int, int>> astar_path(const State& s, int tx, int ty) {
+  bool blocked[kSide][kSide] = {};
+  for (int i = 0; i < s.count; ++i) blocked[s.objects[i].y][s.objects[i].x] = true;
+  blocked[s.agent_y][s.agent_x] = false;
+  blocked[ty][tx] = false;
+  const int sr = s.agent_y, sc = s.agent_x;
+  const auto h = [&](int r, int c) { return std::abs(r - ty) + std::abs(c - tx); };
+  struct Entry {
+    int f, r, c;
+  };
+  std::vector<Entry> open{{h(sr, sc), sr, sc}};
+  int g[kSide][kSide];
+  bool has_g[kSide][kSide] = {}, closed[kSide][kSide] = {};
+  int from[kSide][kSide];
+  for (auto& row : from) std::fill(std::begin(row), std::end(row), -1);
+  g[sr][sc] = 0;
+  has_g[sr][sc] = true;
+  constexpr int kStep[4][2] = {{0, 1}, {1, 0}, {0, -1}, {-1, 0}};
+  while (!open.empty()) {
+    auto best = std::min_element(open.begin(), open.end(), [](const Entry& a, const Entry& b) {
+      return a.f != b.f ? a.f < b.f : a.r != b.r ? a.r < b.r : a.c < b.c;
+    });
+    const int r = best->r, c = best->c;
+    open.erase(best);
+    if (r == ty && c == tx) {
+      std::vector<std::pair<int, int>> path;
+      int node = r * kSide + c;
+      while (from[node / kSide][node % kSide] >= 0) {
+        path.emplace_back(node % kSide, node / kSide);
+        node = from[node / kSide][node % kSide];
+      }
+      path.emplace_back(sc, sr);
+      std::reverse(path.begin(), path.end());
+      return path;
+    }
+    closed[r][c] = true;
+    for (const auto& step : kStep) {
+      const int nr = r + step[0], nc = c + step[1];
+      if (nr < 0 || nr >= kSide || nc < 0 || nc >= kSide || blocked[nr][nc]) continue;
+      const int tentative = g[r][c] + 1;
+      const int known = has_g[nr][nc] ? g[nr][nc] : 0;
+      if (closed[nr][nc] && tentative >= known) continue;
+      const bool queued = std::any_of(open.begin(), open.end(), [&](const Entry& e) { return e.r == nr && e.c == nc; });
+      if (tentative < known || !queued) {
+        from[nr][nc] = r * kSide + c;
+        g[nr][nc] = tentative;
+        has_g[nr][nc] = true;
+        open.push_back({tentative + h(nr, nc), nr, nc});
+      }
+    }
+  }
+  return {};
+}
+
+namespace {
+
+// The release's low-level actions: moves 0-3 (a direction), rotate, pick, drop into slot k.
+enum LowKind : uint8_t { kMove, kRotate, kPick, kDrop };
+struct Low {
+  LowKind kind;
+  uint8_t arg;
+};
+
+// grid.extract_path: the moves along the A* path (all but the last cell) and the clockwise turns
+// that leave the agent facing the target; nothing when the target cannot be reached.
+std::vector<Low> walk_to(const State& s, int tx, int ty) {
+  const auto path = astar_path(s, tx, ty);
+  std::vector<Low> out;
+  if (path.size() < 2) return out;
+  for (size_t i = 1; i + 1 < path.size(); ++i) {
+    const int d = direction_of(path[i].first - path[i - 1].first, path[i].second - path[i - 1].second);
+    out.push_back({kMove, static_cast<uint8_t>(d)});
+  }
+  const auto& last = path[path.size() - 2];
+  int facing = s.agent_dir;
+  if (path.size() >= 3) {
+    const auto& before = path[path.size() - 3];
+    facing = direction_of(last.first - before.first, last.second - before.second);
+  }
+  const int goal = direction_of(tx - last.first, ty - last.second);
+  while (facing != goal) {
+    out.push_back({kRotate, 0});
+    facing = (facing + 3) % 4;
+  }
   return out;
 }
 
-bool finished(const State& s) { return s.done != 0; }
+int bag_value(const State& s) {
+  int total = 0;
+  for (int i = 0; i < s.bag_count; ++i) total += s.bag[i].value;
+  return total;
+}
 
-std::vector<Action> enumerate(const State& s) {
-  std::vector<Action> out;
-  if (s.done) return out;
-  const Task task = static_cast<Task>(s.task);
-  if (is_memory(task) && s.phase == 0) {
-    out.push_back({Verb::Continue, 0, 0});
-    return out;
+}  // namespace
+
+// Each task's check_goal: (task_success, terminated).
+std::pair<bool, bool> check_goal(const State& s) {
+  const int level = s.level;
+  switch (task_of(s)) {
+    case Task::Classification: {
+      for (int i = 0; i < s.count; ++i)
+        if (s.objects[i].flags & kPickable) return {false, false};
+      return {s.bag_count == 0, s.bag_count == 0};
+    }
+    case Task::Counting: {
+      const int value = bag_value(s), wanted = s.facts[0];
+      if (s.declared) return {value == wanted, true};
+      if (s.bag_count == kBagSlots && value < wanted) return {false, true};
+      return {false, false};
+    }
+    case Task::Maze:
+    case Task::DecodeMaze: {
+      for (int i = 0; i < s.count; ++i)
+        if (s.objects[i].role == Role::Diamond) return {false, false};
+      return {true, true};
+    }
+    case Task::MemoryMaze: {
+      int diamond = 0, empty = 0;
+      for (int i = 0; i < s.count; ++i) {
+        diamond += s.objects[i].role == Role::Diamond;
+        empty += s.objects[i].role == Role::Treasure;
+      }
+      if (diamond + empty == 3) return {false, false};
+      if (empty == 1) return {false, true};
+      return {true, true};
+    }
+    case Task::Selection: {
+      if (s.bag_count != level) return {false, false};
+      for (int i = 0; i < s.bag_count; ++i)
+        if (!(s.bag[i].flags & kMemorized)) return {false, true};
+      return {true, true};
+    }
+    case Task::Decode:
+    case Task::MemoryDecode:
+      if (s.bag_count == 0) return {false, false};
+      return {(s.bag[0].flags & kPartner) != 0, true};
+    case Task::Placement: {
+      if (s.bag_count != 0) return {false, false};
+      const int at = object_at(s, s.target_x, s.target_y);
+      return {at >= 0 && (s.objects[at].flags & kPickable), true};
+    }
+    case Task::Sorting:
+      if (s.correct == level + 1) return {true, true};
+      if (s.bag_count == 0) return {false, true};
+      return {false, false};
+    case Task::Filling:
+    case Task::Puzzle:
+    case Task::MemoryFilling:
+      if (s.bag_count != kBagSlots - level) return {false, false};
+      return {s.correct == level, true};
   }
-  const auto dist = distances(s);
-  const auto emit_label = [&](Verb verb) { return [&, verb](int i) { out.push_back({verb, s.cells[i].label, 0}); }; };
+  return {false, false};
+}
+
+namespace {
+
+bool low_pick(State& s) {
+  const int x = s.agent_x + kDx[s.agent_dir], y = s.agent_y + kDy[s.agent_dir];
+  const int at = object_at(s, x, y);
+  if (at < 0 || !(s.objects[at].flags & kPickable)) return false;
+  bag_add(s, s.objects[at]);  // a full backpack loses the object
+  remove_object(s, at);
+  return true;
+}
+
+// The tasks' try_drop. Returns whether the drop succeeded.
+bool low_drop(State& s, int slot) {
+  const int x = s.agent_x + kDx[s.agent_dir], y = s.agent_y + kDy[s.agent_dir];
+  const int front = in_grid(x, y) ? object_at(s, x, y) : -1;
+  switch (task_of(s)) {
+    case Task::Classification: {
+      // the release reads the front object's accepted item: a basket is always in front here
+      if (slot >= s.bag_count || front < 0 || s.objects[front].role != Role::Basket) return false;
+      if (s.objects[front].arg != s.bag[slot].asset) return false;
+      bag_remove(s, slot);
+      return true;
+    }
+    case Task::Maze:
+    case Task::DecodeMaze:
+    case Task::MemoryMaze: {
+      // in front of anything but a door the release raises AttributeError; here the drop fails
+      if (slot >= s.bag_count || front < 0 || s.objects[front].role != Role::Door) return false;
+      if (s.objects[front].arg != s.bag[slot].asset) return false;
+      bag_remove(s, slot);
+      remove_object(s, front);
+      return true;
+    }
+    default: {  // grid.try_drop: into a free cell in front
+      if (slot >= s.bag_count || !in_grid(x, y) || front >= 0) return false;
+      Object o = bag_remove(s, slot);
+      o.x = static_cast<uint8_t>(x);
+      o.y = static_cast<uint8_t>(y);
+      append_object(s, o);
+      return true;
+    }
+  }
+}
+
+bool run_low(State& s, const Low& low) {
+  switch (low.kind) {
+    case kMove: {
+      s.agent_dir = low.arg;
+      const int x = s.agent_x + kDx[low.arg], y = s.agent_y + kDy[low.arg];
+      if (!in_grid(x, y) || object_at(s, x, y) >= 0) return false;
+      s.agent_x = static_cast<uint8_t>(x);
+      s.agent_y = static_cast<uint8_t>(y);
+      return true;
+    }
+    case kRotate:
+      s.agent_dir = static_cast<uint8_t>((s.agent_dir + 3) % 4);
+      return true;
+    case kPick:
+      return low_pick(s);
+    case kDrop:
+      return low_drop(s, low.arg);
+  }
+  return false;
+}
+
+struct StepResult {
+  bool step_ok, success, terminated;
+};
+
+// task.high_level_step for one option: extract_actions, then the low-level moves with a goal check
+// after each, stopping at termination.
+StepResult execute(State& s, const Option& o) {
+  if (o.verb == Verb::Continue) return {true, false, false};
+  s.declared = 0;
+  std::vector<Low> lows;
+  if (o.verb == Verb::Declare) {
+    s.declared = 1;
+    lows.push_back({kRotate, 0});
+  } else if (o.verb == Verb::Pick || o.verb == Verb::Choose || o.verb == Verb::Obtain || o.verb == Verb::Put ||
+             o.verb == Verb::Unlock) {
+    const int target = object_labelled(s, o.target);
+    if (target < 0) return {false, false, false};  // the release raises on a label no object has
+    lows = walk_to(s, s.objects[target].x, s.objects[target].y);
+    if (o.verb == Verb::Put || o.verb == Verb::Unlock) {
+      lows.push_back({kDrop, o.slot});
+    } else {
+      lows.push_back({kPick, 0});
+    }
+  } else {  // Place: the numbered tile leaves the grid before the walk (its cell becomes free)
+    const int tile = roman_tile(s, o.target);
+    if (tile < 0) return {false, false, false};
+    const Object target = s.objects[tile];
+    lows = walk_to(s, target.x, target.y);
+    remove_object(s, tile);
+    lows.push_back({kDrop, o.slot});
+    if (o.slot < s.bag_count) {
+      const Object& held = s.bag[o.slot];
+      if (task_of(s) == Task::Sorting && held.asset == target.arg) s.correct++;
+      if (places_pieces(task_of(s)) && (held.flags & kTruePiece) && held.arg == target.arg) s.correct++;
+    }
+  }
+  bool all_ok = true, success = false, terminated = false;
+  for (const Low& low : lows) {
+    all_ok = run_low(s, low) && all_ok;
+    std::tie(success, terminated) = check_goal(s);
+    if (terminated) break;
+  }
+  return {all_ok, success, terminated};
+}
+
+bool reachable_target(const State& s, const Option& o) {
+  if (o.verb == Verb::Continue || o.verb == Verb::Declare) return true;
+  const int target = o.verb == Verb::Place ? roman_tile(s, o.target) : object_labelled(s, o.target);
+  return target >= 0 && !astar_path(s, s.objects[target].x, s.objects[target].y).empty();
+}
+
+void add_option(State& s, Verb verb, int slot, int target) {
+  if (s.option_count < kMaxOptions)
+    s.options[s.option_count++] = Option{verb, static_cast<uint8_t>(slot), static_cast<uint8_t>(target)};
+}
+
+// Each task's generate_actions, in the release's order before its shuffle.
+void list_actions(State& s) {
+  s.option_count = 0;
+  const Task task = task_of(s);
+  if (has_memory_phase(task) && !s.started) {
+    add_option(s, Verb::Continue, 0, 0);
+    return;
+  }
   switch (task) {
     case Task::Classification:
-      if (!bag_full(s)) for_reachable(s, dist, Kind::Item, emit_label(Verb::Pick));
-      enumerate_bag_onto(s, dist, Kind::Item, Kind::Basket, Verb::Put, out);
+      for (int i = 0; i < s.count; ++i) {
+        const Object& o = s.objects[i];
+        if (o.flags & kPickable) {
+          add_option(s, Verb::Pick, 0, o.label);
+        } else {
+          for (int slot = 0; slot < s.bag_count; ++slot) add_option(s, Verb::Put, slot, o.label);
+        }
+      }
+      break;
+    case Task::Counting:
+      for (int i = 0; i < s.count; ++i) add_option(s, Verb::Pick, 0, s.objects[i].label);
+      add_option(s, Verb::Declare, 0, s.facts[0]);
       break;
     case Task::Maze:
     case Task::DecodeMaze:
     case Task::MemoryMaze:
-      if (!bag_full(s)) for_reachable(s, dist, Kind::Key, emit_label(Verb::Obtain));
-      for_reachable(s, dist, task == Task::MemoryMaze ? Kind::Chest : Kind::Diamond, emit_label(Verb::Obtain));
-      enumerate_bag_onto(s, dist, Kind::Key, Kind::Door, Verb::Unlock, out);
+      for (int i = 0; i < s.count; ++i) {
+        const Object& o = s.objects[i];
+        if (o.flags & kPickable) {
+          add_option(s, Verb::Obtain, 0, o.label);
+        } else if (o.role == Role::Door) {
+          for (int slot = 0; slot < s.bag_count; ++slot) add_option(s, Verb::Unlock, slot, o.label);
+        }
+      }
       break;
     case Task::Selection:
-    case Task::MemoryDecode:
     case Task::Decode:
-      if (!bag_full(s)) for_reachable(s, dist, Kind::Item, emit_label(Verb::Choose));
+    case Task::MemoryDecode:
+      for (int i = 0; i < s.count; ++i) add_option(s, Verb::Choose, 0, s.objects[i].label);
       break;
     case Task::Placement:
-    case Task::Sorting:
-      enumerate_bag_onto(s, dist, Kind::Item, Kind::Target, Verb::Place, out);
+      for (int numeral = 1; numeral <= (s.level == 1 ? 4 : 8); ++numeral) add_option(s, Verb::Place, 0, numeral);
       break;
-    case Task::Counting:
-      if (!bag_full(s)) for_reachable(s, dist, Kind::Item, emit_label(Verb::Pick));
-      out.push_back({Verb::Declare, s.goal[0], 0});
+    case Task::Sorting:
+      for (int slot = 0; slot < s.bag_count; ++slot)
+        for (int i = 0; i < s.count; ++i)
+          if (s.objects[i].role == Role::Roman) add_option(s, Verb::Place, slot, s.objects[i].value);
       break;
     case Task::Filling:
     case Task::Puzzle:
+    case Task::MemoryFilling: {
+      // the release looks at the first (backpack size) objects of the grid list only; Memory
+      // Filling's first list after 'continue' (its backpack still empty) at the first four for four slots
+      const int slots = task == Task::MemoryFilling && s.steps == 1 ? kBagSlots : s.bag_count;
+      for (int slot = 0; slot < slots; ++slot)
+        for (int i = 0; i < slots && i < s.count; ++i)
+          if (s.objects[i].role == Role::Roman) add_option(s, Verb::Place, slot, s.objects[i].value);
+      break;
+    }
+  }
+  if (s.executable) {
+    int kept = 0;
+    for (int i = 0; i < s.option_count; ++i)
+      if (reachable_target(s, s.options[i])) s.options[kept++] = s.options[i];
+    s.option_count = static_cast<uint8_t>(kept);
+  }
+}
+
+void shuffle_options(State& s) {
+  SplitMix64 rng(derive_seed(s.shuffle_seed, s.shuffles++));
+  rng.shuffle(s.options.begin(), s.options.begin() + s.option_count);
+}
+
+// Classification and Counting shuffle their list once, when the episode is made; the other tasks
+// shuffle every list they make.
+bool reshuffles(Task t) { return t != Task::Classification && t != Task::Counting; }
+
+// What the release's render() changes, applied after every step: the memory tasks reveal what was
+// hidden once 'continue' has been chosen (Memory Maze also turns the diamond into a treasure box),
+// drop the side bar (Selection, Memory Filling), and Memory Filling's pieces enter the backpack.
+void settle(State& s) {
+  if (s.steps == 0) return;
+  switch (task_of(s)) {
+    case Task::Selection:
+    case Task::MemoryDecode:
+      for (int i = 0; i < s.count; ++i) s.objects[i].flags &= static_cast<uint8_t>(~kHidden);
+      if (task_of(s) == Task::Selection) s.side_bar = 0;
+      break;
+    case Task::MemoryMaze:
+      for (int i = 0; i < s.count; ++i) {
+        Object& o = s.objects[i];
+        o.flags &= static_cast<uint8_t>(~kHidden);
+        if (o.role == Role::Diamond) o.asset = s.facts[0];  // facts[0]: the treasure box's image
+      }
+      break;
     case Task::MemoryFilling:
-      enumerate_bag_onto(s, dist, Kind::Piece, Kind::Target, Verb::Place, out);
+      s.side_bar = 0;
+      if (s.steps == 1) {
+        for (int i = 0; i < s.pending_count; ++i) bag_add(s, s.pending[i]);
+        s.pending_count = 0;
+        s.pending = {};
+      }
+      break;
+    default:
       break;
   }
-  return out;
-}
-
-std::vector<Action> options(const State& s) {
-  auto list = enumerate(s);
-  SplitMix64 rng(derive_seed(s.shuffle_seed, s.steps));
-  rng.shuffle(list.begin(), list.end());
-  return list;
-}
-
-namespace {
-
-// Walks to the target cell and returns it, or -1 if the action's target is not reachable.
-int walk_to(State& s, Kind kind, uint8_t label) {
-  const int cell = kind == Kind::Target ? find_target(s, label) : find_label(s, label, kind);
-  if (cell < 0) return -1;
-  const int stand = approach_cell(distances(s), cell);
-  if (stand < 0) return -1;
-  s.agent = static_cast<uint8_t>(stand);
-  return cell;
-}
-
-bool valid_slot(const State& s, int slot, Kind kind) { return slot < kMaxBag && s.bag[slot].kind == kind; }
-
-bool apply_pick(State& s, const Action& a) {
-  if (bag_full(s)) return false;
-  const int cell = walk_to(s, Kind::Item, a.a);
-  if (cell < 0) return false;
-  bag_add(s, Kind::Item, s.cells[cell].aux, s.cells[cell].type, s.cells[cell].extra);
-  clear_cell(s, cell);
-  // Counting: a full backpack short of the number can no longer succeed
-  if (static_cast<Task>(s.task) == Task::Counting && bag_full(s) && bag_total(s) < s.goal[0]) finish(s, false);
-  return true;
-}
-
-bool apply_declare(State& s, const Action& a) {
-  if (a.a != s.goal[0]) return false;
-  finish(s, bag_total(s) == s.goal[0]);
-  return true;
-}
-
-// Filling, Puzzle, Memory Filling: a target's `type` is the quarter it expects; goal[0..1] the picture.
-bool apply_place_piece(State& s, const Action& a) {
-  if (!valid_slot(s, a.a, Kind::Piece)) return false;
-  const int cell = find_target(s, a.b);
-  if (cell < 0 || s.cells[cell].placed) return false;
-  if (walk_to(s, Kind::Target, a.b) < 0) return false;
-  const Slot piece = s.bag[a.a];
-  Cell& target = s.cells[cell];
-  target.placed = static_cast<uint8_t>(1 + piece.type);
-  target.placed_category = piece.category;
-  target.extra = piece.extra;
-  bag_remove(s, a.a);
-  if (piece.category == s.goal[0] && piece.type == s.goal[1] && piece.extra == target.type) s.progress++;
-  bool free_target = false;
-  for (const Cell& c : s.cells) free_target = free_target || (c.kind == Kind::Target && !c.placed);
-  if (!free_target) finish(s, s.progress == s.level);
-  return true;
-}
-
-bool apply_put(State& s, const Action& a) {
-  if (!valid_slot(s, a.a, Kind::Item)) return false;
-  const int cell = walk_to(s, Kind::Basket, a.b);
-  if (cell < 0) return false;
-  if (s.cells[cell].aux == s.bag[a.a].type) {  // the wrong basket refuses the item
-    bag_remove(s, a.a);
-    s.progress++;
-  }
-  bool any_left = bag_count(s) > 0;
-  for (const Cell& c : s.cells) any_left = any_left || c.kind == Kind::Item;
-  if (!any_left) finish(s, true);
-  return true;
-}
-
-bool apply_obtain(State& s, const Action& a) {
-  const Task task = static_cast<Task>(s.task);
-  for (Kind kind : {Kind::Key, Kind::Diamond, Kind::Chest}) {
-    if (find_label(s, a.a, kind) < 0) continue;
-    if (kind == Kind::Key && bag_full(s)) return false;
-    if (kind == Kind::Diamond && task == Task::MemoryMaze) return false;
-    if (kind == Kind::Chest && task != Task::MemoryMaze) return false;
-    const int cell = walk_to(s, kind, a.a);
-    if (cell < 0) return false;
-    if (kind == Kind::Key) {
-      bag_add(s, Kind::Key, 0, s.cells[cell].type);
-      clear_cell(s, cell);
-    } else if (kind == Kind::Diamond) {
-      clear_cell(s, cell);
-      finish(s, true);
-    } else {
-      const bool diamond = s.cells[cell].aux & 1;
-      clear_cell(s, cell);
-      finish(s, diamond);
-    }
-    return true;
-  }
-  return false;
-}
-
-bool apply_unlock(State& s, const Action& a) {
-  if (!valid_slot(s, a.a, Kind::Key)) return false;
-  const int cell = walk_to(s, Kind::Door, a.b);
-  if (cell < 0) return false;
-  if (keys_open(s, s.bag[a.a].type, s.cells[cell].type)) {
-    bag_remove(s, a.a);
-    clear_cell(s, cell);
-    s.progress++;
-  }
-  return true;
-}
-
-bool apply_choose(State& s, const Action& a) {
-  if (bag_full(s)) return false;
-  const int cell = walk_to(s, Kind::Item, a.a);
-  if (cell < 0) return false;
-  const Cell chosen = s.cells[cell];
-  bag_add(s, Kind::Item, chosen.aux, chosen.type);
-  clear_cell(s, cell);
-  const int level = s.level;
-  bool correct = false;
-  if (static_cast<Task>(s.task) == Task::Selection) {
-    // goal: [category, remembered item ids...]; an item counts once (it leaves the scene when chosen)
-    for (int i = 0; i < level; ++i) correct = correct || (s.goal[1 + i] == chosen.type && s.goal[0] == chosen.aux);
-  } else {
-    // goal: pairs (source category, source id, target category, target id) x level, then the asked pair
-    const int pair = s.goal[12];
-    correct = s.goal[4 * pair + 2] == chosen.aux && s.goal[4 * pair + 3] == chosen.type;
-  }
-  const int choices = static_cast<Task>(s.task) == Task::Selection ? level : 1;
-  if (!correct) {
-    finish(s, false);
-  } else if (++s.progress == choices) {
-    finish(s, true);
-  }
-  return true;
-}
-
-bool apply_place(State& s, const Action& a) {
-  if (!valid_slot(s, a.a, Kind::Item)) return false;
-  const int cell = find_target(s, a.b);
-  if (cell < 0 || s.cells[cell].placed) return false;
-  if (walk_to(s, Kind::Target, a.b) < 0) return false;
-  const Slot item = s.bag[a.a];
-  s.cells[cell].placed = static_cast<uint8_t>(1 + item.type);
-  s.cells[cell].placed_category = item.category;
-  bag_remove(s, a.a);
-  if (static_cast<Task>(s.task) == Task::Placement) {
-    finish(s, cell == s.goal[2]);
-    return true;
-  }
-  // Sorting: goal[1 + i] is the animal ranked at numeral i + 1
-  if (s.goal[a.b] == item.type) s.progress++;
-  if (bag_count(s) == 0) finish(s, s.progress == s.level + 1);
-  return true;
 }
 
 }  // namespace
+
+void initial_actions(State& s) {
+  list_actions(s);
+  shuffle_options(s);
+}
+
+void apply(State& s, int index) {
+  if (s.done) return;
+  s.steps++;
+  StepResult result{false, false, false};
+  if (index >= 0 && index < s.option_count) {
+    const Option option = s.options[index];
+    if (option.verb == Verb::Continue) s.started = 1;
+    result = execute(s, option);
+  }
+  s.last_step_ok = result.step_ok;
+  if (result.step_ok) {
+    list_actions(s);
+    if (reshuffles(task_of(s))) shuffle_options(s);
+  }
+  settle(s);
+  const bool truncated = s.steps >= s.budget;
+  if (result.terminated || truncated) {
+    s.done = result.terminated ? 1 : 2;
+    s.success = result.success;
+  }
+}
 
 void waste_step(State& s) {
   if (s.done) return;
-  if (++s.steps >= s.budget) s.done = 2;
-}
-
-bool apply(State& s, const Action& a) {
-  if (s.done) return false;
-  const auto allowed = enumerate(s);
-  if (std::find(allowed.begin(), allowed.end(), a) == allowed.end()) {
-    waste_step(s);
-    return false;
-  }
-  switch (a.verb) {
-    case Verb::Continue:
-      s.phase = 1;
-      break;
-    case Verb::Pick:
-      apply_pick(s, a);
-      break;
-    case Verb::Put:
-      apply_put(s, a);
-      break;
-    case Verb::Obtain:
-      apply_obtain(s, a);
-      break;
-    case Verb::Unlock:
-      apply_unlock(s, a);
-      break;
-    case Verb::Choose:
-      apply_choose(s, a);
-      break;
-    case Verb::Place:
-      if (s.bag[a.a].kind == Kind::Piece) {
-        apply_place_piece(s, a);
-      } else {
-        apply_place(s, a);
-      }
-      break;
-    case Verb::Declare:
-      apply_declare(s, a);
-      break;
-  }
-  if (++s.steps >= s.budget && !s.done) s.done = 2;
-  return true;
-}
-
-namespace {
-
-std::string identity(const State& s) { return std::string(reinterpret_cast<const char*>(&s), kIdentityBytes); }
-
-constexpr int kImpossible = 1 << 20;
-
-// Admissible lower bound on the actions a successful finish still needs (never more than the truth).
-int lower_bound(const State& s) {
-  int grid_items = 0;
-  for (const Cell& c : s.cells) grid_items += c.kind == Kind::Item;
-  const int bag = bag_count(s);
-  const int unstarted = is_memory(static_cast<Task>(s.task)) && s.phase == 0 ? 1 : 0;
-  switch (static_cast<Task>(s.task)) {
-    case Task::Classification:
-      return 2 * grid_items + bag;  // every item is picked and put
-    case Task::Selection:
-      return unstarted + (s.level - s.progress);  // one correct choice each
-    case Task::MemoryDecode:
-    case Task::Decode:
-      return unstarted + (1 - s.progress);
-    case Task::Sorting:
-      return (s.level + 1 - s.progress > bag) ? kImpossible : bag;  // every animal is placed
-    case Task::MemoryMaze:
-      return unstarted + 1;
-    case Task::Filling:
-    case Task::Puzzle:
-    case Task::MemoryFilling:
-      return unstarted + (s.level - s.progress);  // one correct piece each
-    default:
-      return 1;
-  }
-}
-
-// Depth-first search for a success within `depth` actions; `failed` remembers, per state, the
-// largest depth already known to fail.
-bool dfs(const State& s, int depth, std::unordered_map<std::string, int>& failed, Action* first_out) {
-  if (lower_bound(s) > depth) return false;
-  std::string key = identity(s);
-  const auto known = failed.find(key);
-  if (known != failed.end() && known->second >= depth) return false;
-  for (const Action& action : enumerate(s)) {
-    State child = s;
-    apply(child, action);
-    const bool found = child.done ? child.success != 0 : dfs(child, depth - 1, failed, nullptr);
-    if (found) {
-      if (first_out) *first_out = action;
-      return true;
-    }
-  }
-  failed[std::move(key)] = depth;
-  return false;
-}
-
-// Iterative deepening from the lower bound: the first depth with a plan is the fewest steps.
-int search(const State& start, Action* first_out) {
-  if (start.done) return start.success ? 0 : -1;
-  const int remaining = start.budget - start.steps;
-  std::unordered_map<std::string, int> failed;
-  for (int depth = std::max(1, lower_bound(start)); depth <= remaining; ++depth) {
-    if (dfs(start, depth, failed, first_out)) return depth;
-  }
-  return -1;
-}
-
-}  // namespace
-
-bool oracle_action(const State& s, Action& out) { return search(s, &out) > 0; }
-
-int oracle_plan_length(const State& s) { return search(s, nullptr); }
-
-Outcome play(State s, int policy, uint64_t policy_seed) {
-  SplitMix64 rng(policy_seed);
-  while (!s.done) {
-    if (policy == 0) {
-      Action a;
-      if (!oracle_action(s, a)) {
-        waste_step(s);
-        continue;
-      }
-      apply(s, a);
-    } else {
-      const auto list = options(s);
-      apply(s, list[rng.below(list.size())]);
-    }
-  }
-  return {s.success, s.steps};
+  s.steps++;
+  s.last_step_ok = 0;
+  settle(s);
+  if (s.steps >= s.budget) s.done = 2;
 }
 
 }  // namespace cogsim::kidgym

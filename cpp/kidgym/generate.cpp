@@ -1,495 +1,610 @@
-// KidGym episode generators: random layouts from the catalogs, kept only when every object is
-// reachable and the shortest successful plan takes exactly the task's step budget (so no layout
-// offers a shortcut past a door, and the oracle's plan is the paper's fewest-steps solution).
+// KidGym's episode generators: the release's (each task's generate_scene_and_goal, the grid's
+// gen_random_id / gen_random_pos / gen_ruled_pos and the tasks' check_grid), drawing from a seeded
+// SplitMix64 where the release draws from Python's unseeded `random`, with the same distributions:
+// the same pools, counts and order of draws, and a rejected layout redrawn from the start, as the
+// release's generate_game loop does.
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "common/rng.hpp"
-#include "kidgym/state.hpp"
+#include "kidgym/kidgym.hpp"
 
 namespace cogsim::kidgym {
 
 namespace {
 
-constexpr int kMaxAttempts = 10000;
+constexpr int kMaxAttempts = 100000;
+constexpr uint8_t kAgentCode = 9;  // 'A' in the release's layouts
+constexpr uint8_t kNoRule = 255;   // an object placed anywhere (no position_id)
 
-// Thrown by a generator whose random layout cannot be completed; `generate` draws another.
+// The rules gen_ruled_pos reads for Placement (level 1, levels 2-3) and for Filling, Puzzle and
+// Memory Filling, in the release's [i][j] order (cell x = i, y = j); 5 is Placement's centre.
+constexpr uint8_t kPlacementRule1[25] = {0, 0,          0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 5,
+                                         1, kAgentCode, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+constexpr uint8_t kPlacementRule23[25] = {0, 0,          0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 5,
+                                          1, kAgentCode, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+constexpr uint8_t kFigureRule[25] = {0, 0, 0, 0, 0, 0,          1, 3, 0, 0, 0, 2, 4,
+                                     0, 0, 0, 0, 0, kAgentCode, 0, 0, 0, 0, 0, 0};
+
+// Placement's target as an offset (dx, dy) from the centre, by orientation (the release's order
+// north, south, west, east, northwest, northeast, southwest, southeast): levels 1-2 the opposite
+// cell, level 3 one step clockwise or anticlockwise from it.
+constexpr int kOpposite[8][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
+constexpr int kTurned[8][2][2] = {
+    {{-1, 1}, {1, 1}}, {{1, -1}, {-1, -1}}, {{1, 1}, {1, -1}}, {{-1, -1}, {-1, 1}},
+    {{0, 1}, {1, 0}},  {{-1, 0}, {0, 1}},   {{1, 0}, {0, -1}}, {{0, -1}, {-1, 0}},
+};
+
+// Thrown where the release's draw would raise (too few items left to choose from); the episode is redrawn.
 struct Retry {};
+
+struct Placed {
+  Object object;
+  uint8_t rule;  // the release's position_id, kNoRule for none
+};
 
 struct Builder {
   SplitMix64& rng;
   State& s;
+  std::vector<Placed> objects;  // in the release's order of add_obj
+  const uint8_t* rule = nullptr;
 
-  int random_empty_cell() {
-    int free[kCells], n = 0;
-    for (int i = 0; i < kCells; ++i) {
-      if (s.cells[i].kind == Kind::Empty && i != s.agent) free[n++] = i;
-    }
-    if (n == 0) throw Retry{};
-    return free[rng.below(n)];
+  // utils.RandomChoose: `count` distinct entries of `pool` not in `exclude`, in random order.
+  std::vector<uint8_t> choose(const std::vector<uint8_t>& pool, int count, const std::vector<uint8_t>& exclude = {}) {
+    std::vector<uint8_t> available;
+    for (uint8_t e : pool)
+      if (std::find(exclude.begin(), exclude.end(), e) == exclude.end()) available.push_back(e);
+    if (static_cast<int>(available.size()) < count) throw Retry{};
+    rng.shuffle(available.begin(), available.end());
+    available.resize(count);
+    return available;
   }
 
-  void put(int cell, Kind kind, uint8_t type, uint8_t aux = 0, uint8_t extra = 0) {
-    s.cells[cell] = Cell{kind, type, aux, kNone, 0, 0, extra, 0};
+  int below(int bound) { return static_cast<int>(rng.below(static_cast<uint64_t>(bound))); }
+
+  void add(uint8_t asset, Role role, uint8_t flags = 0, uint8_t arg = 0, uint8_t value = 0, uint8_t rule_id = kNoRule) {
+    objects.push_back({Object{asset, kNoLabel, 0, 0, role, flags, arg, value}, rule_id});
   }
 
-  // Distinct values in [0, bound), in random order.
-  std::vector<uint8_t> distinct(int count, int bound) {
-    if (count > bound)
-      throw std::invalid_argument("kidgym catalog: need " + std::to_string(count) + " distinct entries, have " +
-                                  std::to_string(bound));
-    std::vector<uint8_t> all(bound);
-    std::iota(all.begin(), all.end(), 0);
-    rng.shuffle(all.begin(), all.end());
-    all.resize(count);
-    return all;
-  }
-
-  // Number labels 0..n-1 in random order over the cells of the given kinds.
-  void label(std::initializer_list<Kind> kinds) {
-    std::vector<int> cells;
-    for (int i = 0; i < kCells; ++i) {
-      if (std::find(kinds.begin(), kinds.end(), s.cells[i].kind) != kinds.end()) cells.push_back(i);
-    }
-    auto labels = distinct(static_cast<int>(cells.size()), static_cast<int>(cells.size()));
-    for (size_t i = 0; i < cells.size(); ++i) s.cells[cells[i]].label = labels[i];
-  }
-
-  void themed_scene(const Catalog& catalog, uint8_t category) {
-    const auto& scenes = catalog.category_scenes[category];
-    s.category = category;
-    s.scene = scenes[rng.below(scenes.size())];
+  void to_bag(uint8_t asset, Role role, uint8_t flags = 0, uint8_t arg = 0) {
+    s.bag[s.bag_count++] = Object{asset, kNoLabel, 0, 0, role, flags, arg, 0};
   }
 };
 
-State blank(Task task, int level, int budget, uint64_t shuffle_seed) {
+// grid.gen_random_id: the object list shuffled, labels 0, 1, ... in that order to all but walls.
+void label_objects(Builder& b) {
+  b.rng.shuffle(b.objects.begin(), b.objects.end());
+  uint8_t label = 0;
+  for (Placed& p : b.objects)
+    if (p.object.role != Role::Wall) p.object.label = label++;
+}
+
+// grid.gen_random_pos and gen_ruled_pos: distinct cells, uniform among those the rule allows.
+void place_objects(Builder& b) {
+  std::vector<int> free(kSide * kSide);
+  std::iota(free.begin(), free.end(), 0);  // cell index = x * 5 + y, the release's (i, j) order
+  b.rng.shuffle(free.begin(), free.end());
+  const auto take = [&](size_t at) {
+    const int cell = free[at];
+    free.erase(free.begin() + static_cast<long>(at));
+    return cell;
+  };
+  const auto set_cell = [](Object& o, int cell) {
+    o.x = static_cast<uint8_t>(cell / kSide);
+    o.y = static_cast<uint8_t>(cell % kSide);
+  };
+  if (b.rule == nullptr) {
+    const int agent = take(free.size() - 1);
+    b.s.agent_x = static_cast<uint8_t>(agent / kSide);
+    b.s.agent_y = static_cast<uint8_t>(agent % kSide);
+    for (Placed& p : b.objects) set_cell(p.object, take(free.size() - 1));
+    return;
+  }
+  for (Placed& p : b.objects) {
+    if (p.rule == kNoRule) continue;
+    std::vector<size_t> allowed;
+    for (size_t i = 0; i < free.size(); ++i)
+      if (b.rule[free[i]] == p.rule) allowed.push_back(i);
+    if (allowed.empty()) throw std::invalid_argument("kidgym release: a layout has fewer cells than its objects need");
+    set_cell(p.object, take(allowed[b.rng.below(allowed.size())]));
+  }
+  for (Placed& p : b.objects)
+    if (p.rule == kNoRule) set_cell(p.object, take(free.size() - 1));
+  for (int cell = 0; cell < kSide * kSide; ++cell) {
+    if (b.rule[cell] == kAgentCode) {
+      b.s.agent_x = static_cast<uint8_t>(cell / kSide);
+      b.s.agent_y = static_cast<uint8_t>(cell % kSide);
+      return;
+    }
+  }
+  b.s.agent_x = static_cast<uint8_t>(free.back() / kSide);
+  b.s.agent_y = static_cast<uint8_t>(free.back() % kSide);
+}
+
+// task.check_grid: every object touches the part of the grid the agent can walk.
+bool every_object_touched(const State& s) {
+  bool occupied[kSide][kSide] = {}, seen[kSide][kSide] = {};
+  for (int i = 0; i < s.count; ++i) occupied[s.objects[i].x][s.objects[i].y] = true;
+  int queue[kSide * kSide][2], head = 0, tail = 0, touched = 0;
+  queue[tail][0] = s.agent_x;
+  queue[tail++][1] = s.agent_y;
+  seen[s.agent_x][s.agent_y] = true;
+  constexpr int kStep[4][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}};
+  while (head < tail) {
+    const int x = queue[head][0], y = queue[head++][1];
+    for (const auto& d : kStep) {
+      const int nx = x + d[0], ny = y + d[1];
+      if (nx < 0 || nx >= kSide || ny < 0 || ny >= kSide || seen[nx][ny]) continue;
+      seen[nx][ny] = true;
+      if (occupied[nx][ny]) {
+        touched++;
+      } else {
+        queue[tail][0] = nx;
+        queue[tail++][1] = ny;
+      }
+    }
+  }
+  return touched == s.count;
+}
+
+// Maze.check_grid, on the grid of codes the release builds: 0 wall, 1 floor, 2 key, 3 door, 4 diamond.
+struct MazeCheck {
+  const State& s;
+  int grid[kSide][kSide];
+
+  // Its bfs: floor cells spread from the agent; keys, doors and the diamond next to them are noted.
+  void explore(std::vector<int>& keys, std::vector<int>& doors, int& diamond) const {
+    bool seen[kSide][kSide] = {};
+    int queue[kSide * kSide][2], head = 0, tail = 0;
+    queue[tail][0] = s.agent_x;
+    queue[tail++][1] = s.agent_y;
+    seen[s.agent_x][s.agent_y] = true;
+    constexpr int kStep[4][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}};
+    while (head < tail) {
+      const int x = queue[head][0], y = queue[head++][1];
+      for (const auto& d : kStep) {
+        const int nx = x + d[0], ny = y + d[1];
+        if (nx < 0 || nx >= kSide || ny < 0 || ny >= kSide || seen[nx][ny] || grid[nx][ny] == 0) continue;
+        const int code = grid[nx][ny];
+        if (code == 2) keys.push_back(nx * kSide + ny);
+        if (code == 3) doors.push_back(nx * kSide + ny);
+        if (code == 4) diamond++;
+        if (code == 1) {
+          queue[tail][0] = nx;
+          queue[tail++][1] = ny;
+        }
+        seen[nx][ny] = true;
+      }
+    }
+  }
+
+  // Every group of walls touches the border of the grid.
+  bool walls_reach_border() const {
+    bool seen[kSide][kSide] = {};
+    for (int x = 0; x < kSide; ++x) {
+      for (int y = 0; y < kSide; ++y) {
+        if (grid[x][y] != 0 || seen[x][y]) continue;
+        int queue[kSide * kSide][2], head = 0, tail = 0;
+        queue[tail][0] = x;
+        queue[tail++][1] = y;
+        seen[x][y] = true;
+        bool border = false;
+        while (head < tail) {
+          const int cx = queue[head][0], cy = queue[head++][1];
+          border = border || cx == 0 || cx == kSide - 1 || cy == 0 || cy == kSide - 1;
+          constexpr int kStep[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+          for (const auto& d : kStep) {
+            const int nx = cx + d[0], ny = cy + d[1];
+            if (nx < 0 || nx >= kSide || ny < 0 || ny >= kSide || grid[nx][ny] != 0 || seen[nx][ny]) continue;
+            seen[nx][ny] = true;
+            queue[tail][0] = nx;
+            queue[tail++][1] = ny;
+          }
+        }
+        if (!border) return false;
+      }
+    }
+    return true;
+  }
+
+  // Every cell that is not a wall is connected to the agent's.
+  bool open_cells_connected() const {
+    bool seen[kSide][kSide] = {};
+    int queue[kSide * kSide][2], head = 0, tail = 0, count = 1, open = 0;
+    for (const auto& column : grid)
+      for (int code : column) open += code != 0;
+    queue[tail][0] = s.agent_x;
+    queue[tail++][1] = s.agent_y;
+    seen[s.agent_x][s.agent_y] = true;
+    constexpr int kStep[4][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}};
+    while (head < tail) {
+      const int x = queue[head][0], y = queue[head++][1];
+      for (const auto& d : kStep) {
+        const int nx = x + d[0], ny = y + d[1];
+        if (nx < 0 || nx >= kSide || ny < 0 || ny >= kSide || seen[nx][ny] || grid[nx][ny] == 0) continue;
+        seen[nx][ny] = true;
+        count++;
+        queue[tail][0] = nx;
+        queue[tail++][1] = ny;
+      }
+    }
+    return count == open;
+  }
+
+  // Round by round, exactly one reachable key opens a reachable door, no key alone uncovers the
+  // diamond, and after the last round the diamond can be reached.
+  bool passes() {
+    for (auto& column : grid) std::fill(std::begin(column), std::end(column), 1);
+    for (int i = 0; i < s.count; ++i) {
+      const Object& o = s.objects[i];
+      grid[o.x][o.y] = o.role == Role::Key ? 2 : o.role == Role::Diamond ? 4 : o.role == Role::Door ? 3 : 0;
+    }
+    if (!walls_reach_border() || !open_cells_connected()) return false;
+    for (int round = 0; round < s.level; ++round) {
+      std::vector<int> keys, doors;
+      int diamond = 0;
+      explore(keys, doors, diamond);
+      if (diamond == 1 || keys.empty()) return false;
+      int pairs = 0, key_cell = -1, door_cell = -1;
+      for (int i = 0; i < s.count; ++i) {
+        const Object& key = s.objects[i];
+        const int cell = key.x * kSide + key.y;
+        if (std::find(keys.begin(), keys.end(), cell) == keys.end()) continue;
+        grid[key.x][key.y] = 1;
+        std::vector<int> more_keys, open_doors;
+        int uncovered = 0;
+        explore(more_keys, open_doors, uncovered);
+        if (uncovered == 1) return false;
+        for (int j = 0; j < s.count; ++j) {
+          const Object& door = s.objects[j];
+          const int door_at = door.x * kSide + door.y;
+          if (door.role == Role::Door && door.arg == key.asset &&
+              std::find(open_doors.begin(), open_doors.end(), door_at) != open_doors.end()) {
+            pairs++;
+            key_cell = cell;
+            door_cell = door_at;
+          }
+        }
+        grid[key.x][key.y] = 2;
+      }
+      if (pairs != 1) return false;
+      grid[key_cell / kSide][key_cell % kSide] = 1;
+      grid[door_cell / kSide][door_cell % kSide] = 1;
+    }
+    std::vector<int> keys, doors;
+    int diamond = 0;
+    explore(keys, doors, diamond);
+    return diamond != 0;
+  }
+};
+
+void gen_classification(Builder& b, const Catalog& c) {
+  const int type = b.below(4);
+  const auto items = b.choose(c.resources[type], 2);
+  const auto colours = b.choose(std::vector<uint8_t>(c.baskets.begin(), c.baskets.end()), 2);
+  b.s.background = static_cast<uint8_t>(type);
+  for (int i = 0; i < 2; ++i) {
+    for (int k = 0; k < b.s.level; ++k) b.add(items[i], Role::Item, kPickable);
+    b.add(colours[i], Role::Basket, 0, items[i]);
+  }
+  b.s.facts = {items[0], items[1], colours[0], colours[1]};
+}
+
+void gen_counting(Builder& b, const Catalog& c) {
+  const int type = b.below(2);  // fruit, food
+  const auto& piles = c.counting_piles[type];
+  const int item = b.below(static_cast<int>(piles.size() / 3));
+  const int level = b.s.level;
+  const int wanted = level + b.below(2 * level + 1);  // randint(level, 3 level)
+  b.s.background = static_cast<uint8_t>(1 + type);
+  for (int k = 0; k < level; ++k)
+    for (int j = 0; j < 3; ++j) b.add(piles[3 * item + j], Role::Item, kPickable, 0, static_cast<uint8_t>(j + 1));
+  b.s.facts = {static_cast<uint8_t>(wanted), piles[3 * item]};
+}
+
+void gen_selection(Builder& b, const Catalog& c) {
+  const int type = b.below(4), level = b.s.level;
+  const auto remembered = b.choose(c.resources[type], level);
+  const auto others = b.choose(c.resources[type], level + 2, remembered);
+  b.s.background = static_cast<uint8_t>(type);
+  b.s.side_bar = 1;
+  for (uint8_t item : remembered) b.add(item, Role::Item, kPickable | kMemorized | kHidden);
+  for (uint8_t item : others) b.add(item, Role::Item, kPickable | kHidden);
+  b.s.facts[0] = static_cast<uint8_t>(type);
+  for (int i = 0; i < level; ++i) b.s.facts[1 + i] = remembered[i];
+}
+
+void gen_placement(Builder& b, const Catalog& c) {
+  const int type = b.below(4), level = b.s.level;
+  const int numerals = level == 1 ? 4 : 8;
+  const int orientation = b.below(numerals);
+  for (int i = 0; i < numerals; ++i) b.add(c.roman[i], Role::Roman, 0, 0, static_cast<uint8_t>(i + 1), 1);
+  const uint8_t centre = b.choose(c.resources[type], 1)[0];
+  b.add(centre, Role::Center, 0, 0, 0, 5);
+  const int item_type = b.below(4);
+  const uint8_t item = b.choose(c.resources[item_type], 1, {centre})[0];
+  b.to_bag(item, Role::Item, kPickable | kPlaced);
+  const int clock = b.below(2);  // clockwise, anticlockwise
+  b.s.background = static_cast<uint8_t>(type);
+  b.s.show_labels = 0;
+  const int* offset = level == 3 ? kTurned[orientation][clock] : kOpposite[orientation];
+  b.s.target_x = static_cast<uint8_t>(2 + offset[0]);
+  b.s.target_y = static_cast<uint8_t>(2 + offset[1]);
+  b.s.facts = {static_cast<uint8_t>(orientation), static_cast<uint8_t>(clock), centre, item};
+  b.rule = level == 1 ? kPlacementRule1 : kPlacementRule23;
+}
+
+void gen_sorting(Builder& b, const Catalog& c) {
+  const auto& entries = c.sorting[b.s.level - 1];
+  const int index = b.below(static_cast<int>(entries.size()));
+  const auto& entry = entries[index];
+  b.s.background = 0;
+  b.s.show_labels = 0;
+  for (size_t i = 1; i < entry.size(); ++i) b.add(c.roman[i - 1], Role::Roman, 0, entry[i], static_cast<uint8_t>(i));
+  for (size_t i = 1; i < entry.size(); ++i) b.to_bag(entry[i], Role::Item);
+  b.s.facts = {entry[0], static_cast<uint8_t>(index)};
+}
+
+void gen_decode(Builder& b, const Catalog& c, bool memory) {
+  const int level = b.s.level;
+  const int first_type = b.below(4), second_type = b.below(4);
+  const auto sources = b.choose(c.resources[first_type], level);
+  const auto partners = b.choose(c.resources[second_type], level, sources);
+  const int asked = b.below(level);
+  const uint8_t hidden = memory ? kHidden : 0;
+  b.s.background = 4;
+  b.s.side_bar = 1;
+  b.add(partners[asked], Role::Item, kPickable | kPartner | hidden);
+  std::vector<uint8_t> exclude{sources[asked], partners[asked]};
+  for (int k = 0; k < 2 * level + 1; ++k) {
+    const int type = b.below(4);
+    const uint8_t item = b.choose(c.resources[type], 1, exclude)[0];
+    b.add(item, Role::Item, kPickable | hidden);
+    exclude.push_back(item);
+  }
+  b.s.facts[0] = static_cast<uint8_t>(first_type);
+  b.s.facts[1] = static_cast<uint8_t>(second_type);
+  b.s.facts[2] = static_cast<uint8_t>(asked);
+  for (int k = 0; k < level; ++k) {
+    b.s.facts[3 + 2 * k] = sources[k];
+    b.s.facts[4 + 2 * k] = partners[k];
+  }
+}
+
+// Filling and Memory Filling: an animal picture with `level` quarters missing (numbered tiles in
+// quarter order), the missing pieces and decoys from every animal quarter but the missing ones.
+void gen_filling(Builder& b, const Catalog& c, bool memory) {
+  const int level = b.s.level;
+  const auto& picture = c.animal_pieces[b.below(static_cast<int>(c.animal_pieces.size()))];
+  std::vector<uint8_t> quarters{0, 1, 2, 3};
+  b.rng.shuffle(quarters.begin(), quarters.end());  // random.sample(range(4), level)
+  quarters.resize(level);
+  b.s.background = 5;
+  b.s.show_labels = 0;
+  b.s.side_bar = 1;
+  std::vector<Object> pieces;
+  std::vector<uint8_t> missing;
+  int numeral = 0;
+  for (int q = 0; q < 4; ++q) {
+    const Object piece{picture[q], kNoLabel, 0, 0, Role::Piece, kTruePiece, static_cast<uint8_t>(q + 1), 0};
+    if (std::find(quarters.begin(), quarters.end(), q) != quarters.end()) {
+      pieces.push_back(piece);
+      missing.push_back(picture[q]);
+      b.add(c.roman[numeral], Role::Roman, 0, static_cast<uint8_t>(q + 1), static_cast<uint8_t>(numeral + 1),
+            static_cast<uint8_t>(q + 1));
+      numeral++;
+    } else {
+      b.add(picture[q], Role::Piece, kTruePiece, static_cast<uint8_t>(q + 1), 0, static_cast<uint8_t>(q + 1));
+    }
+  }
+  for (uint8_t decoy : b.choose(c.all_pieces, 4 - level, missing))
+    pieces.push_back(Object{decoy, kNoLabel, 0, 0, Role::Piece, 0, 0, 0});
+  b.rng.shuffle(pieces.begin(), pieces.end());
+  for (const Object& p : pieces) {
+    if (memory) {
+      b.s.pending[b.s.pending_count++] = p;
+    } else {
+      b.s.bag[b.s.bag_count++] = p;
+    }
+  }
+  std::copy(picture.begin(), picture.end(), b.s.facts.begin());
+  b.rule = kFigureRule;
+}
+
+// Puzzle: the four jigsaw pieces in a random arrangement, `level` of them missing; all four start
+// in the backpack in random order.
+void gen_puzzle(Builder& b, const Catalog& c) {
+  const int level = b.s.level;
+  std::array<uint8_t, 4> arrangement = c.puzzle;
+  b.rng.shuffle(arrangement.begin(), arrangement.end());
+  std::vector<uint8_t> quarters{0, 1, 2, 3};
+  b.rng.shuffle(quarters.begin(), quarters.end());
+  quarters.resize(level);
+  b.s.background = 5;
+  b.s.show_labels = 0;
+  b.s.side_bar = 1;
+  std::vector<Object> pieces;
+  int numeral = 0;
+  for (int q = 0; q < 4; ++q) {
+    const Object piece{arrangement[q], kNoLabel, 0, 0, Role::Piece, kTruePiece, static_cast<uint8_t>(q + 1), 0};
+    pieces.push_back(piece);
+    if (std::find(quarters.begin(), quarters.end(), q) != quarters.end()) {
+      b.add(c.roman[numeral], Role::Roman, 0, static_cast<uint8_t>(q + 1), static_cast<uint8_t>(numeral + 1),
+            static_cast<uint8_t>(q + 1));
+      numeral++;
+    } else {
+      b.add(arrangement[q], Role::Piece, kTruePiece, static_cast<uint8_t>(q + 1), 0, static_cast<uint8_t>(q + 1));
+    }
+  }
+  b.rng.shuffle(pieces.begin(), pieces.end());
+  for (const Object& p : pieces) b.s.bag[b.s.bag_count++] = p;
+  std::copy(arrangement.begin(), arrangement.end(), b.s.facts.begin());
+  b.rule = kFigureRule;
+}
+
+// Maze, Decode Maze, Memory Maze on the layout the seed plays: keys and doors on the layout's key
+// and door cells, the diamond (Memory Maze: and two treasure boxes) on theirs, walls on the rest.
+void gen_maze(Builder& b, const Catalog& c, const uint8_t* layout) {
+  const Task task = static_cast<Task>(b.s.task);
+  const int level = b.s.level;
+  b.s.background = 6;
+  if (task == Task::DecodeMaze) {
+    // keys blue, red, yellow open doors yellow, blue, red; the table starts at a random one of
+    // four offsets (0 and 3 are the same), and level 1 adds the key of the door's own colour
+    const int offset = b.below(4);
+    int j = 0;
+    for (int i = 0; i < level; ++i) {
+      j = (i + offset) % 3;
+      b.add(c.keys[j], Role::Key, kPickable, 0, 0, 2);
+      b.add(c.doors[(j + 2) % 3], Role::Door, 0, c.keys[j], 0, 3);
+      b.s.facts[2 * i] = c.keys[j];
+      b.s.facts[2 * i + 1] = c.doors[(j + 2) % 3];
+    }
+    if (level == 1) b.add(c.keys[(j + 2) % 3], Role::Key, kPickable, 0, 0, 2);
+    b.s.side_bar = 1;
+  } else {
+    for (int i = 0; i < level; ++i) {
+      b.add(c.keys[i], Role::Key, kPickable, 0, 0, 2);
+      b.add(c.doors[i], Role::Door, 0, c.keys[i], 0, 3);
+    }
+  }
+  b.add(c.diamond, Role::Diamond, kPickable, 0, 0, 4);
+  if (task == Task::MemoryMaze) {
+    for (int i = 0; i < 2; ++i) b.add(c.treasure, Role::Treasure, kPickable | kHidden, 0, 0, 6);
+    b.s.facts[0] = c.treasure;
+  }
+  for (int cell = 0; cell < kSide * kSide; ++cell)
+    if (layout[cell] == 0) b.add(c.wall, Role::Wall, 0, 0, 0, 0);
+  b.rule = layout;
+}
+
+// Whether Maze's check accepts the layout with some assignment of its keys to its key cells and of
+// its doors to its door cells. It accepts none on some layouts (Maze_L2 12, 14, 22, 31, 35, 39, 51,
+// 83; Maze_L3 3, 24, 28, 31, 46, 48, 50, 72, 80, 97: a key stands behind another key), where the
+// release's generate_game never returns; cogsim plays those with any assignment.
+bool some_assignment_accepted(const Catalog& c, int level, const uint8_t* layout) {
   State s{};
-  for (Cell& c : s.cells) c = Cell{Kind::Empty, 0, 0, kNone, 0, 0, 0, 0};
+  s.task = static_cast<uint8_t>(Task::Maze);
+  s.level = static_cast<uint8_t>(level);
+  std::vector<int> key_cells, door_cells;
+  for (int cell = 0; cell < kSide * kSide; ++cell) {
+    const auto at = [&](int x, int y, Object o) {
+      o.x = static_cast<uint8_t>(x);
+      o.y = static_cast<uint8_t>(y);
+      s.objects[s.count++] = o;
+    };
+    const int x = cell / kSide, y = cell % kSide;
+    if (layout[cell] == 0) at(x, y, Object{c.wall, kNoLabel, 0, 0, Role::Wall, 0, 0, 0});
+    if (layout[cell] == 4) at(x, y, Object{c.diamond, kNoLabel, 0, 0, Role::Diamond, kPickable, 0, 0});
+    if (layout[cell] == kAgentCode) {
+      s.agent_x = static_cast<uint8_t>(x);
+      s.agent_y = static_cast<uint8_t>(y);
+    }
+    if (layout[cell] == 2) key_cells.push_back(cell);
+    if (layout[cell] == 3) door_cells.push_back(cell);
+  }
+  const int fixed = s.count;
+  std::sort(key_cells.begin(), key_cells.end());
+  do {
+    std::sort(door_cells.begin(), door_cells.end());
+    do {
+      s.count = static_cast<uint8_t>(fixed);
+      for (int i = 0; i < level; ++i) {
+        s.objects[s.count++] = Object{c.keys[i],
+                                      kNoLabel,
+                                      static_cast<uint8_t>(key_cells[i] / kSide),
+                                      static_cast<uint8_t>(key_cells[i] % kSide),
+                                      Role::Key,
+                                      kPickable,
+                                      0,
+                                      0};
+        s.objects[s.count++] = Object{c.doors[i],
+                                      kNoLabel,
+                                      static_cast<uint8_t>(door_cells[i] / kSide),
+                                      static_cast<uint8_t>(door_cells[i] % kSide),
+                                      Role::Door,
+                                      0,
+                                      c.keys[i],
+                                      0};
+      }
+      if (MazeCheck{s, {}}.passes()) return true;
+    } while (std::next_permutation(door_cells.begin(), door_cells.end()));
+  } while (std::next_permutation(key_cells.begin(), key_cells.end()));
+  return false;
+}
+
+bool layout_accepted(const State& s, bool maze_checked) {
+  switch (static_cast<Task>(s.task)) {
+    case Task::Maze:
+      return !maze_checked || MazeCheck{s, {}}.passes();
+    case Task::DecodeMaze:
+    case Task::MemoryMaze:
+    case Task::Placement:
+    case Task::Puzzle:
+      return true;  // their check_grid accepts every layout
+    default:
+      return every_object_touched(s);
+  }
+}
+
+State blank(Task task, int level, int budget, bool executable, uint64_t shuffle_seed) {
+  State s{};
   s.task = static_cast<uint8_t>(task);
   s.level = static_cast<uint8_t>(level);
   s.budget = static_cast<uint8_t>(budget);
-  s.bag_capacity = 4;
-  s.category = kNone;
+  s.show_labels = 1;
+  s.executable = executable ? 1 : 0;
   s.shuffle_seed = shuffle_seed;
   return s;
 }
 
-void gen_classification(Builder& b, const Catalog& catalog) {
-  const uint8_t category = static_cast<uint8_t>(b.rng.below(4));
-  b.themed_scene(catalog, category);
-  const auto items = b.distinct(2, catalog.category_sizes[category]);
-  const auto colours = b.distinct(2, catalog.basket_colours);
-  b.s.agent = static_cast<uint8_t>(b.rng.below(kCells));
-  for (int k = 0; k < 2; ++k) {
-    for (int i = 0; i < b.s.level; ++i) b.put(b.random_empty_cell(), Kind::Item, items[k], category);
-    b.put(b.random_empty_cell(), Kind::Basket, colours[k], items[k]);
-    b.s.goal[2 * k] = items[k];
-    b.s.goal[2 * k + 1] = colours[k];
-  }
-  b.label({Kind::Item, Kind::Basket});
-}
-
-// A self-avoiding random walk of at least `min_length` cells, as cell indices from its start.
-std::vector<int> random_corridor(SplitMix64& rng, int min_length) {
-  static constexpr int dr[4] = {-1, 0, 1, 0}, dc[4] = {0, 1, 0, -1};
-  for (;;) {
-    std::vector<int> path{static_cast<int>(rng.below(kCells))};
-    std::array<bool, kCells> used{};
-    used[path[0]] = true;
-    for (;;) {
-      const int r = path.back() / kSide, c = path.back() % kSide;
-      int moves[4], n = 0;
-      for (int d = 0; d < 4; ++d) {
-        const int nr = r + dr[d], nc = c + dc[d];
-        if (nr < 0 || nr >= kSide || nc < 0 || nc >= kSide) continue;
-        const int next = nr * kSide + nc;
-        if (used[next]) continue;
-        // stay a corridor: the new cell may touch the path only at the current end
-        int touching = 0;
-        for (int e = 0; e < 4; ++e) {
-          const int tr = nr + dr[e], tc = nc + dc[e];
-          if (tr >= 0 && tr < kSide && tc >= 0 && tc < kSide && used[tr * kSide + tc]) touching++;
-        }
-        if (touching == 1) moves[n++] = next;
-      }
-      if (n == 0) break;
-      const int next = moves[rng.below(n)];
-      used[next] = true;
-      path.push_back(next);
-    }
-    if (static_cast<int>(path.size()) >= min_length) return path;
-  }
-}
-
-// Maze layout shared by Maze, Decode Maze and Memory Maze: a corridor from the agent to the
-// diamond with `level` doors on it. Key k lies anywhere before door k, on the corridor or in a
-// niche beside it, so several keys can be in reach at once; decoy keys (colours no door has) lie
-// anywhere before the last door. Cells off the corridor are walls or open floor; the plan check in
-// `generate` rejects any layout where open floor or a taken key's niche bypasses a door.
-// Returns the corridor.
-std::vector<int> gen_maze_layout(Builder& b, const Catalog& catalog, const std::vector<uint8_t>& key_colours,
-                                 const std::vector<uint8_t>& door_colours, const std::vector<uint8_t>& decoy_colours) {
-  const int doors = b.s.level;
-  const auto path = random_corridor(b.rng, doors + 3 + static_cast<int>(b.rng.below(4)));
-  b.s.scene = catalog.maze_scene;
-  std::array<int, kCells> corridor_index;
-  corridor_index.fill(-1);
-  for (size_t i = 0; i < path.size(); ++i) corridor_index[path[i]] = static_cast<int>(i);
-  const bool open_floor = b.rng.below(2) == 0;
-  for (int i = 0; i < kCells; ++i) {
-    if (corridor_index[i] < 0 && !(open_floor && b.rng.below(4) == 0)) b.put(i, Kind::Wall, 0);
-  }
-  // door positions: distinct corridor indices strictly between the agent and the diamond
-  std::vector<int> inner(path.size() - 2);
-  std::iota(inner.begin(), inner.end(), 1);
-  b.rng.shuffle(inner.begin(), inner.end());
-  inner.resize(doors);
-  std::sort(inner.begin(), inner.end());
-  for (int k = 0; k < doors; ++k) b.put(path[inner[k]], Kind::Door, door_colours[k]);
-  b.s.agent = static_cast<uint8_t>(path.front());
-  b.put(path.back(), Kind::Diamond, 0);
-  // a free cell before corridor index `limit`: on the corridor, or a cell beside such a corridor cell
-  const auto cell_before = [&](int limit) {
-    std::vector<int> candidates;
-    for (int i = 0; i < kCells; ++i) {
-      if (i == b.s.agent || (b.s.cells[i].kind != Kind::Empty && b.s.cells[i].kind != Kind::Wall)) continue;
-      const int index = corridor_index[i];
-      bool before = index > 0 && index < limit;
-      for (int d = 0; d < 4 && index < 0 && !before; ++d) {
-        const int r = i / kSide + (d == 0 ? -1 : d == 2 ? 1 : 0), c = i % kSide + (d == 1 ? 1 : d == 3 ? -1 : 0);
-        if (r < 0 || r >= kSide || c < 0 || c >= kSide) continue;
-        const int touched = corridor_index[r * kSide + c];
-        before = touched >= 0 && touched < limit;
-      }
-      if (before) candidates.push_back(i);
-    }
-    if (candidates.empty()) throw Retry{};
-    return candidates[b.rng.below(candidates.size())];
-  };
-  for (int k = 0; k < doors; ++k) b.put(cell_before(inner[k]), Kind::Key, key_colours[k]);
-  for (uint8_t colour : decoy_colours) b.put(cell_before(inner[doors - 1]), Kind::Key, colour);
-  return path;
-}
-
-// Key colours for the doors, then `decoys` further colours no door has.
-std::vector<uint8_t> decoy_colours(Builder& b, const std::vector<uint8_t>& used, int decoys, int colours) {
-  std::vector<uint8_t> free;
-  for (int c = 0; c < colours; ++c)
-    if (std::find(used.begin(), used.end(), c) == used.end()) free.push_back(static_cast<uint8_t>(c));
-  b.rng.shuffle(free.begin(), free.end());
-  free.resize(std::min<size_t>(free.size(), decoys));
-  return free;
-}
-
-void gen_maze(Builder& b, const Catalog& catalog) {
-  const auto colours = b.distinct(b.s.level, catalog.key_colours);
-  gen_maze_layout(b, catalog, colours, colours,
-                  decoy_colours(b, colours, catalog.maze_decoy_keys, catalog.key_colours));
-  b.label({Kind::Key, Kind::Door, Kind::Diamond});
-}
-
-void gen_decode_maze(Builder& b, const Catalog& catalog) {
-  // goal[key colour] = the door colour it opens (never its own colour); kNone for unused keys
-  std::fill(b.s.goal.begin(), b.s.goal.end(), kNone);
-  const auto keys = b.distinct(b.s.level, catalog.key_colours);
-  std::vector<uint8_t> doors;
-  do {
-    doors = b.distinct(b.s.level, catalog.key_colours);
-  } while ([&] {
-    for (size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] == doors[i]) return true;
-    return false;
-  }());
-  for (size_t i = 0; i < keys.size(); ++i) b.s.goal[keys[i]] = doors[i];
-  // decoys: colours of no key in use (a decoy may share a door's colour: the trap the hint resolves).
-  // With one door the release always adds that trap: a key of the door's own colour, which fails.
-  auto decoys = decoy_colours(b, keys, catalog.maze_decoy_keys, catalog.key_colours);
-  if (b.s.level == 1 && std::find(decoys.begin(), decoys.end(), doors[0]) == decoys.end()) decoys.push_back(doors[0]);
-  gen_maze_layout(b, catalog, keys, doors, decoys);
-  b.label({Kind::Key, Kind::Door, Kind::Diamond});
-}
-
-void gen_memory_maze(Builder& b, const Catalog& catalog) {
-  const auto colours = b.distinct(b.s.level, catalog.key_colours);
-  const auto path = gen_maze_layout(b, catalog, colours, colours,
-                                    decoy_colours(b, colours, catalog.maze_decoy_keys, catalog.key_colours));
-  std::array<bool, kCells> on_path{};
-  for (int cell : path) on_path[cell] = true;
-  const int diamond = path.back();
-  b.s.goal[0] = static_cast<uint8_t>(diamond);
-  b.put(diamond, Kind::Chest, 0, 1);
-  // decoy chests beside the corridor; aux bit 2 remembers a wall (drawn as wall before 'continue')
-  std::vector<int> beside;
-  for (int i = 0; i < kCells; ++i) {
-    if (on_path[i]) continue;
-    for (int d = 0; d < 4; ++d) {
-      const int r = i / kSide + (d == 0 ? -1 : d == 2 ? 1 : 0), c = i % kSide + (d == 1 ? 1 : d == 3 ? -1 : 0);
-      if (r >= 0 && r < kSide && c >= 0 && c < kSide && on_path[r * kSide + c]) {
-        beside.push_back(i);
-        break;
-      }
-    }
-  }
-  b.rng.shuffle(beside.begin(), beside.end());
-  const int decoys = std::min<int>(catalog.memory_chests - 1, beside.size());
-  for (int i = 0; i < decoys; ++i) {
-    const bool wall = b.s.cells[beside[i]].kind == Kind::Wall;
-    b.put(beside[i], Kind::Chest, 0, wall ? 2 : 0);
-  }
-  b.label({Kind::Key, Kind::Door, Kind::Chest});
-}
-
-void gen_selection(Builder& b, const Catalog& catalog) {
-  const uint8_t category = static_cast<uint8_t>(b.rng.below(4));
-  b.themed_scene(catalog, category);
-  const int level = b.s.level;
-  const auto items = b.distinct(2 * level + catalog.selection_extra, catalog.category_sizes[category]);
-  b.s.goal[0] = category;
-  for (int i = 0; i < level; ++i) b.s.goal[1 + i] = items[i];
-  b.s.agent = static_cast<uint8_t>(b.rng.below(kCells));
-  for (uint8_t item : items) b.put(b.random_empty_cell(), Kind::Item, item, category);
-  b.label({Kind::Item});
-}
-
-// Decode and Memory Decode, as the KidGym release plays them: `level` pairs (the code table), the
-// source of one pair asked, and its partner offered among 2 level + decode_extra distractors that
-// belong to no pair. One choice decides the episode. Memory Decode shows the table first and hides
-// it after 'continue'; Decode shows table and target together.
-void gen_decode(Builder& b, const Catalog& catalog) {
-  const int level = b.s.level;
-  b.s.scene = catalog.mixed_scene;
-  // all items distinct across categories: draw (category, id) pairs without repeats
-  std::vector<std::pair<uint8_t, uint8_t>> pool;
-  for (uint8_t c = 0; c < 4; ++c)
-    for (uint8_t i = 0; i < catalog.category_sizes[c]; ++i) pool.push_back({c, i});
-  const int needed = 4 * level + catalog.decode_extra;
-  if (static_cast<int>(pool.size()) < needed)
-    throw std::invalid_argument(std::string("kidgym catalog: too few items for ") +
-                                task_name(static_cast<Task>(b.s.task)));
-  b.rng.shuffle(pool.begin(), pool.end());
-  for (int k = 0; k < level; ++k) {
-    b.s.goal[4 * k] = pool[2 * k].first;
-    b.s.goal[4 * k + 1] = pool[2 * k].second;
-    b.s.goal[4 * k + 2] = pool[2 * k + 1].first;
-    b.s.goal[4 * k + 3] = pool[2 * k + 1].second;
-  }
-  const int asked = static_cast<int>(b.rng.below(level));
-  b.s.goal[12] = static_cast<uint8_t>(asked);
-  b.s.agent = static_cast<uint8_t>(b.rng.below(kCells));
-  b.put(b.random_empty_cell(), Kind::Item, pool[2 * asked + 1].second, pool[2 * asked + 1].first);
-  for (int k = 2 * level; k < needed; ++k) b.put(b.random_empty_cell(), Kind::Item, pool[k].second, pool[k].first);
-  b.label({Kind::Item});
-}
-
-void gen_sorting(Builder& b, const Catalog& catalog) {
-  const int count = b.s.level + 1;
-  if (catalog.rule_ascending.empty()) throw std::invalid_argument("kidgym catalog: rule_ascending is empty");
-  std::vector<uint8_t> usable;
-  for (size_t i = 0; i < catalog.animal_values.size(); ++i)
-    if (catalog.animal_values[i] > 0) usable.push_back(static_cast<uint8_t>(i));
-  if (static_cast<int>(usable.size()) < count)
-    throw std::invalid_argument("kidgym catalog: too few animals with values");
-  const uint8_t rule = static_cast<uint8_t>(b.rng.below(catalog.rule_ascending.size()));
-  std::vector<uint8_t> animals;
-  for (;;) {  // values at least 1.5x apart, so the ranking is unambiguous
-    b.rng.shuffle(usable.begin(), usable.end());
-    animals.assign(usable.begin(), usable.begin() + count);
-    std::sort(animals.begin(), animals.end(),
-              [&](uint8_t x, uint8_t y) { return catalog.animal_values[x] < catalog.animal_values[y]; });
-    bool separated = true;
-    for (int i = 0; i + 1 < count; ++i)
-      separated = separated && catalog.animal_values[animals[i + 1]] >= 1.5f * catalog.animal_values[animals[i]];
-    if (separated) break;
-  }
-  if (!catalog.rule_ascending[rule]) std::reverse(animals.begin(), animals.end());
-  b.s.goal[0] = rule;
-  for (int i = 0; i < count; ++i) b.s.goal[1 + i] = animals[i];
-  b.s.category = 0;
-  b.s.scene = catalog.category_scenes[0][b.rng.below(catalog.category_scenes[0].size())];
-  std::vector<uint8_t> bag(animals);
-  b.rng.shuffle(bag.begin(), bag.end());
-  for (int i = 0; i < count; ++i) b.s.bag[i] = Slot{Kind::Item, 0, bag[i], 0};
-  b.s.agent = static_cast<uint8_t>(b.rng.below(kCells));
-  for (int i = 0; i < count; ++i) {
-    const int cell = b.random_empty_cell();
-    b.put(cell, Kind::Target, 0);
-    b.s.cells[cell].label = static_cast<uint8_t>(i + 1);
-  }
-}
-
-// Compass directions clockwise from north: N NE E SE S SW W NW, as (row, col) offsets.
-constexpr int kCompassDr[8] = {-1, -1, 0, 1, 1, 1, 0, -1};
-constexpr int kCompassDc[8] = {0, 1, 1, 1, 0, -1, -1, -1};
-
-void gen_placement(Builder& b, const Catalog& catalog) {
-  const int level = b.s.level;
-  const int centre = 2 * kSide + 2;
-  const uint8_t centre_category = static_cast<uint8_t>(b.rng.below(4));
-  b.themed_scene(catalog, centre_category);
-  b.put(centre, Kind::Center, static_cast<uint8_t>(b.rng.below(catalog.category_sizes[centre_category])),
-        centre_category);
-  uint8_t item_category, item;
-  do {
-    item_category = static_cast<uint8_t>(b.rng.below(4));
-    item = static_cast<uint8_t>(b.rng.below(catalog.category_sizes[item_category]));
-  } while (item_category == centre_category && item == b.s.cells[centre].type);
-  b.s.bag[0] = Slot{Kind::Item, item_category, item, 0};
-  const int places = level == 1 ? 4 : 8;
-  const auto numerals = b.distinct(places, places);
-  for (int p = 0; p < places; ++p) {
-    const int dir = level == 1 ? 2 * p : p;
-    const int cell = centre + kCompassDr[dir] * kSide + kCompassDc[dir];
-    b.put(cell, Kind::Target, 0);
-    b.s.cells[cell].label = static_cast<uint8_t>(numerals[p] + 1);
-  }
-  const uint8_t stated = static_cast<uint8_t>(level == 1 ? 2 * b.rng.below(4) : b.rng.below(8));
-  const uint8_t rotation = level == 3 ? static_cast<uint8_t>(1 + b.rng.below(2)) : 0;  // 1 clockwise, 2 anticlockwise
-  int target_dir = (stated + 4) % 8;
-  if (rotation == 1) target_dir = (target_dir + 1) % 8;
-  if (rotation == 2) target_dir = (target_dir + 7) % 8;
-  b.s.goal[0] = stated;
-  b.s.goal[1] = rotation;
-  b.s.goal[2] = static_cast<uint8_t>(centre + kCompassDr[target_dir] * kSide + kCompassDc[target_dir]);
-  // the agent starts on the outer ring
-  int outer[16], n = 0;
-  for (int i = 0; i < kCells; ++i) {
-    const int r = i / kSide, c = i % kSide;
-    if (r == 0 || r == kSide - 1 || c == 0 || c == kSide - 1) outer[n++] = i;
-  }
-  b.s.agent = static_cast<uint8_t>(outer[b.rng.below(n)]);
-}
-
-// Counting: `level` piles of each size 1, 2, 3 of one item; collect N in [level, 3 level] and declare it.
-void gen_counting(Builder& b, const Catalog& catalog) {
-  const int level = b.s.level;
-  const uint8_t category = catalog.counting_categories[b.rng.below(catalog.counting_categories.size())];
-  b.themed_scene(catalog, category);
-  const uint8_t item = static_cast<uint8_t>(b.rng.below(catalog.category_sizes[category]));
-  b.s.goal[0] = static_cast<uint8_t>(level + b.rng.below(2 * level + 1));
-  b.s.goal[1] = category;
-  b.s.goal[2] = item;
-  b.s.agent = static_cast<uint8_t>(b.rng.below(kCells));
-  for (uint8_t size = 1; size <= 3; ++size) {
-    for (int k = 0; k < level; ++k) b.put(b.random_empty_cell(), Kind::Item, item, category, size);
-  }
-  b.label({Kind::Item});
-}
-
-// Filling, Puzzle, Memory Filling: a 2 x 2 picture near the centre with `level` quarters missing
-// (targets numbered I, II, ...); the backpack holds the missing quarters and decoys up to 4 pieces:
-// other quarters of the same picture or the missing quarters of other pictures.
-void gen_filling(Builder& b, const Catalog& catalog, bool figures) {
-  const int level = b.s.level;
-  uint8_t category;
-  int pictures;
-  if (figures) {
-    category = kPictureFigures;
-    pictures = catalog.puzzle_figures;
-    b.s.scene = catalog.mixed_scene;
-  } else {
-    category = static_cast<uint8_t>(b.rng.below(4));
-    pictures = catalog.category_sizes[category];
-    b.themed_scene(catalog, category);
-  }
-  const uint8_t picture = static_cast<uint8_t>(b.rng.below(pictures));
-  b.s.goal[0] = category;
-  b.s.goal[1] = picture;
-  const int top = 1 + static_cast<int>(b.rng.below(2)), left = 1 + static_cast<int>(b.rng.below(2));
-  const auto missing = b.distinct(level, 4);
-  const auto numerals = b.distinct(level, level);
-  for (uint8_t quarter = 0; quarter < 4; ++quarter) {
-    const int cell = (top + quarter / 2) * kSide + left + quarter % 2;
-    const auto hole = std::find(missing.begin(), missing.end(), quarter);
-    if (hole == missing.end()) {
-      b.put(cell, Kind::Piece, picture, category, quarter);
-    } else {
-      b.put(cell, Kind::Target, quarter);
-      b.s.cells[cell].label = static_cast<uint8_t>(numerals[hole - missing.begin()] + 1);
-    }
-  }
-  std::vector<Slot> pieces;
-  for (uint8_t quarter : missing) pieces.push_back(Slot{Kind::Piece, category, picture, quarter});
-  while (pieces.size() < 4) {
-    Slot decoy{Kind::Piece, category, picture, static_cast<uint8_t>(b.rng.below(4))};
-    if (b.rng.below(2) == 0) {  // another picture's piece in a missing place
-      decoy.type = static_cast<uint8_t>(b.rng.below(pictures));
-      decoy.extra = missing[b.rng.below(missing.size())];
-    }
-    const bool repeat = std::any_of(pieces.begin(), pieces.end(),
-                                    [&](const Slot& p) { return p.type == decoy.type && p.extra == decoy.extra; });
-    if (!repeat) pieces.push_back(decoy);
-  }
-  b.rng.shuffle(pieces.begin(), pieces.end());
-  for (size_t i = 0; i < pieces.size(); ++i) b.s.bag[i] = pieces[i];
-  b.s.agent = static_cast<uint8_t>(b.random_empty_cell());
-}
-
-bool every_object_reachable(const State& s) {
-  if (s.cells[s.agent].kind != Kind::Empty) return false;
-  const auto open = reachable(s);
-  for (int i = 0; i < kCells; ++i) {
-    const Kind k = s.cells[i].kind;
-    if (k == Kind::Empty || k == Kind::Wall || k == Kind::Center || k == Kind::Piece) continue;
-    const Task task = static_cast<Task>(s.task);
-    const bool maze = task == Task::Maze || task == Task::DecodeMaze || task == Task::MemoryMaze;
-    if (maze) continue;  // behind doors by design; the plan check below covers mazes
-    bool touched = false;
-    const int r = i / kSide, c = i % kSide;
-    if (r > 0) touched |= open[i - kSide];
-    if (r < kSide - 1) touched |= open[i + kSide];
-    if (c > 0) touched |= open[i - 1];
-    if (c < kSide - 1) touched |= open[i + 1];
-    if (!touched) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
-void validate_catalog(const Catalog& catalog) {
-  for (int c = 0; c < 4; ++c) {
-    if (catalog.category_sizes[c] < 10)
-      throw std::invalid_argument("kidgym catalog: category_sizes[" + std::to_string(c) + "] must be >= 10");
-    if (catalog.category_scenes[c].empty())
-      throw std::invalid_argument("kidgym catalog: category_scenes[" + std::to_string(c) + "] is empty");
+void validate(const Catalog& c) {
+  for (int t = 0; t < 4; ++t)
+    if (c.resources[t].size() < 8)
+      throw std::invalid_argument("kidgym release catalog: every category needs >= 8 items");
+  for (const auto& piles : c.counting_piles)
+    if (piles.empty() || piles.size() % 3 != 0)
+      throw std::invalid_argument("kidgym release catalog: counting piles come in threes");
+  if (c.animal_pieces.empty() || c.all_pieces.size() < 4)
+    throw std::invalid_argument("kidgym release catalog: Filling needs pictures and pieces");
+  for (int level = 0; level < 3; ++level) {
+    if (c.sorting[level].empty()) throw std::invalid_argument("kidgym release catalog: Sorting needs entries");
+    for (const auto& entry : c.sorting[level])
+      if (static_cast<int>(entry.size()) != level + 3)
+        throw std::invalid_argument("kidgym release catalog: a Sorting entry is (rule, level + 1 animals)");
+    for (int maze = 0; maze < 3; ++maze)
+      if (c.layouts[maze][level].size() != kLayouts)
+        throw std::invalid_argument("kidgym release catalog: every maze task and level needs 100 layouts");
   }
-  if (catalog.basket_colours < 2) throw std::invalid_argument("kidgym catalog: basket_colours must be >= 2");
-  if (catalog.key_colours < 4) throw std::invalid_argument("kidgym catalog: key_colours must be >= 4");
-  if (catalog.animal_values.size() > catalog.category_sizes[0])
-    throw std::invalid_argument("kidgym catalog: more animal_values than animals");
-  if (catalog.selection_extra > 4 || catalog.decode_extra > 6)
-    throw std::invalid_argument("kidgym catalog: selection_extra <= 4 and decode_extra <= 6");
-  if (catalog.puzzle_figures < 8) throw std::invalid_argument("kidgym catalog: puzzle_figures must be >= 8");
-  if (catalog.counting_categories.empty()) throw std::invalid_argument("kidgym catalog: counting_categories is empty");
-  for (uint8_t c : catalog.counting_categories)
-    if (c > 3) throw std::invalid_argument("kidgym catalog: counting_categories must be category ids 0..3");
-  if (catalog.maze_decoy_keys > 1) throw std::invalid_argument("kidgym catalog: maze_decoy_keys must be 0 or 1");
-  if (catalog.memory_chests < 2 || catalog.memory_chests > 5)
-    throw std::invalid_argument("kidgym catalog: memory_chests must be in 2..5");
 }
 
-State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int budget) {
+State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int budget, bool executable) {
   if (static_cast<int>(task) >= kNumTasks) throw std::invalid_argument("kidgym: unknown task id");
   if (level < 1 || level > 3)
     throw std::invalid_argument("kidgym: level must be 1, 2 or 3, got " + std::to_string(level));
-  const int fewest = fewest_steps(task, level);
   if (budget == 0) budget = default_budget(task, level);
-  if (budget < fewest || budget > kMaxBudget)
-    throw std::invalid_argument("kidgym: max_steps must be in " + std::to_string(fewest) + ".." +
-                                std::to_string(kMaxBudget) + " for this task and level, got " + std::to_string(budget));
-  SplitMix64 rng(derive_seed(seed, 16 * static_cast<uint64_t>(task) + level));
+  if (budget < 1 || budget > kMaxBudget)
+    throw std::invalid_argument("kidgym: max_steps must be in 1.." + std::to_string(kMaxBudget) + ", got " +
+                                std::to_string(budget));
+  SplitMix64 rng(derive_seed(seed, 0x4B1D0000u + 16 * static_cast<uint64_t>(task) + level));
+  const int maze = maze_index(task);
+  const int layout = static_cast<int>(seed % kLayouts);
+  const bool maze_checked =
+      task != Task::Maze || some_assignment_accepted(catalog, level, catalog.layouts[0][level - 1][layout].data());
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    State s = blank(task, level, fewest, rng.next());
-    Builder b{rng, s};
+    State s = blank(task, level, budget, executable, rng.next());
+    Builder b{rng, s, {}, nullptr};
     try {
       switch (task) {
         case Task::Classification:
           gen_classification(b, catalog);
           break;
-        case Task::Maze:
-          gen_maze(b, catalog);
+        case Task::Counting:
+          gen_counting(b, catalog);
           break;
         case Task::Selection:
           gen_selection(b, catalog);
@@ -500,40 +615,37 @@ State generate(Task task, int level, uint64_t seed, const Catalog& catalog, int 
         case Task::Sorting:
           gen_sorting(b, catalog);
           break;
-        case Task::DecodeMaze:
-          gen_decode_maze(b, catalog);
-          break;
-        case Task::MemoryMaze:
-          gen_memory_maze(b, catalog);
-          break;
-        case Task::MemoryDecode:
         case Task::Decode:
-          gen_decode(b, catalog);
-          break;
-        case Task::Counting:
-          gen_counting(b, catalog);
+        case Task::MemoryDecode:
+          gen_decode(b, catalog, task == Task::MemoryDecode);
           break;
         case Task::Filling:
-          gen_filling(b, catalog, false);
+        case Task::MemoryFilling:
+          gen_filling(b, catalog, task == Task::MemoryFilling);
           break;
         case Task::Puzzle:
-          gen_filling(b, catalog, true);
+          gen_puzzle(b, catalog);
           break;
-        case Task::MemoryFilling:
-          gen_filling(b, catalog, false);
+        case Task::Maze:
+        case Task::DecodeMaze:
+        case Task::MemoryMaze:
+          gen_maze(b, catalog, catalog.layouts[maze][level - 1][layout].data());
+          s.layout = static_cast<uint8_t>(layout + 1);
           break;
       }
+      label_objects(b);
+      place_objects(b);
     } catch (const Retry&) {
       continue;
     }
-    // the check runs with the paper's budget, so the shortest plan must use all of it
-    const int plan = every_object_reachable(s) ? oracle_plan_length(s) : -1;
-    if (plan == fewest || (!exact_budget(task) && plan > 0)) {
-      s.budget = static_cast<uint8_t>(budget);
-      return s;
-    }
+    if (b.objects.size() > static_cast<size_t>(kMaxObjects))
+      throw std::invalid_argument("kidgym release: more objects than the grid holds");
+    for (const Placed& p : b.objects) s.objects[s.count++] = p.object;
+    if (!layout_accepted(s, maze_checked)) continue;
+    initial_actions(s);
+    return s;
   }
-  throw std::runtime_error(std::string("kidgym: no solvable layout found for ") + task_name(task));
+  throw std::runtime_error("kidgym release: no layout accepted");
 }
 
 }  // namespace cogsim::kidgym

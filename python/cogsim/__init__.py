@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from cogsim import cube  # noqa: E402
 from cogsim import families as _families  # noqa: E402

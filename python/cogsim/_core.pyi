@@ -15,8 +15,6 @@ __all__: list[str] = [
     "CosetSolver",
     "CubeOracle",
     "KidCatalog",
-    "KidReleaseCatalog",
-    "KidReleaseState",
     "KidState",
     "MazeReleaseFrames",
     "SearchLimitError",
@@ -45,15 +43,11 @@ __all__: list[str] = [
     "cube_validate",
     "encode_png",
     "frame_digest",
-    "kidgym_budget_range",
     "kidgym_default_budget",
     "kidgym_generate",
-    "kidgym_kinds",
     "kidgym_play",
-    "kidgym_release_generate",
-    "kidgym_release_play",
-    "kidgym_release_roles",
-    "kidgym_release_state",
+    "kidgym_roles",
+    "kidgym_state",
     "kidgym_task_names",
     "kidgym_verbs",
     "maze_extra_openings",
@@ -205,85 +199,117 @@ class CosetSolver:
 class KidCatalog:
     def __init__(
         self,
-        category_sizes: typing.Annotated[
-            collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"
+        resources: typing.Annotated[
+            collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]],
+            "FixedSize(4)",
         ],
-        category_scenes: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]],
-        maze_scene: typing.SupportsInt | typing.SupportsIndex,
-        mixed_scene: typing.SupportsInt | typing.SupportsIndex,
-        basket_colours: typing.SupportsInt | typing.SupportsIndex,
-        key_colours: typing.SupportsInt | typing.SupportsIndex,
-        animal_values: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex],
-        rule_ascending: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
-        puzzle_figures: typing.SupportsInt | typing.SupportsIndex,
-        selection_extra: typing.SupportsInt | typing.SupportsIndex = 2,
-        decode_extra: typing.SupportsInt | typing.SupportsIndex = 1,
-        memory_chests: typing.SupportsInt | typing.SupportsIndex = 3,
-        maze_decoy_keys: typing.SupportsInt | typing.SupportsIndex = 1,
-        counting_categories: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [1, 2],
+        counting_piles: typing.Annotated[
+            collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]],
+            "FixedSize(2)",
+        ],
+        animal_pieces: collections.abc.Sequence[
+            typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"]
+        ],
+        all_pieces: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+        baskets: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"],
+        keys: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(3)"],
+        doors: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(3)"],
+        puzzle: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"],
+        roman: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(8)"],
+        diamond: typing.SupportsInt | typing.SupportsIndex,
+        wall: typing.SupportsInt | typing.SupportsIndex,
+        treasure: typing.SupportsInt | typing.SupportsIndex,
+        sorting: typing.Annotated[
+            collections.abc.Sequence[
+                collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]]
+            ],
+            "FixedSize(3)",
+        ],
+        layouts: typing.Annotated[
+            collections.abc.Sequence[
+                typing.Annotated[
+                    collections.abc.Sequence[
+                        collections.abc.Sequence[
+                            typing.Annotated[
+                                collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(25)"
+                            ]
+                        ]
+                    ],
+                    "FixedSize(3)",
+                ]
+            ],
+            "FixedSize(3)",
+        ],
     ) -> None: ...
 
 class KidState:
-    def apply(
-        self,
-        action: tuple[
-            typing.SupportsInt | typing.SupportsIndex,
-            typing.SupportsInt | typing.SupportsIndex,
-            typing.SupportsInt | typing.SupportsIndex,
-        ],
-    ) -> bool:
+    def apply(self, index: typing.SupportsInt | typing.SupportsIndex) -> None:
         """
-        apply an action; False (a wasted step) if it is not executable
+        apply option `index` of the list shown
         """
+    def astar_path(
+        self, x: typing.SupportsInt | typing.SupportsIndex, y: typing.SupportsInt | typing.SupportsIndex
+    ) -> list[tuple[int, int]]:
+        """
+        the release's A* path from the agent to (x, y) as cells (x, y); empty if none
+        """
+    def check_goal(self) -> tuple[bool, bool]: ...
     def copy(self) -> KidState: ...
-    def enumerate(self) -> list[tuple[int, int, int]]:
+    def options(self) -> list:
         """
-        every executable action, canonical order
+        the action list shown, as (verb, slot, target), in its order
         """
-    def options(self) -> list[tuple[int, int, int]]:
-        """
-        the executable actions in the shuffled order shown
-        """
-    def oracle_action(self) -> typing.Any: ...
+    def oracle_option(self) -> typing.Any: ...
     def oracle_plan_length(self) -> int: ...
     def to_bytes(self) -> bytes: ...
     def waste_step(self) -> None: ...
     @property
-    def agent(self) -> tuple[int, int]: ...
-    @property
-    def bag(self) -> list[tuple[int, int, int, int]]:
+    def agent(self) -> tuple[int, int, int]:
         """
-        (kind, category, type, extra) per filled slot, from slot A
+        (x, y, direction): direction 0 down, 1 right, 2 up, 3 left
         """
     @property
-    def bag_capacity(self) -> int: ...
+    def background(self) -> int: ...
+    @property
+    def bag(self) -> numpy.typing.NDArray[numpy.uint8]:
+        """
+        uint8 (n, 8), slots A..
+        """
     @property
     def budget(self) -> int: ...
     @property
-    def category(self) -> int: ...
-    @property
-    def cells(self) -> numpy.typing.NDArray[numpy.uint8]:
-        """
-        uint8 (5, 5, 8): kind, type, aux, label, placed, placed_category, extra, pad per play-area cell
-        """
+    def correct(self) -> int: ...
     @property
     def done(self) -> bool: ...
     @property
-    def goal(self) -> list[int]: ...
+    def executable(self) -> bool: ...
+    @property
+    def facts(self) -> list[int]: ...
+    @property
+    def last_step_ok(self) -> bool: ...
+    @property
+    def layout(self) -> int: ...
     @property
     def level(self) -> int: ...
     @property
-    def phase(self) -> int: ...
+    def objects(self) -> numpy.typing.NDArray[numpy.uint8]:
+        """
+        uint8 (n, 8): asset, label, x, y, role, flags, arg, value per object, in the release's list order
+        """
     @property
-    def progress(self) -> int: ...
+    def pending(self) -> numpy.typing.NDArray[numpy.uint8]: ...
     @property
-    def reachable(self) -> numpy.typing.NDArray[numpy.bool]: ...
+    def show_labels(self) -> bool: ...
     @property
-    def scene(self) -> int: ...
+    def side_bar(self) -> bool: ...
+    @property
+    def started(self) -> bool: ...
     @property
     def steps(self) -> int: ...
     @property
     def success(self) -> bool: ...
+    @property
+    def target(self) -> tuple[int, int]: ...
     @property
     def task(self) -> int: ...
     @property
@@ -386,125 +412,6 @@ class MazeReleaseFrames:
     @property
     def stamp_count(self) -> int: ...
 
-class KidReleaseCatalog:
-    def __init__(
-        self,
-        resources: typing.Annotated[
-            collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]],
-            "FixedSize(4)",
-        ],
-        counting_piles: typing.Annotated[
-            collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]],
-            "FixedSize(2)",
-        ],
-        animal_pieces: collections.abc.Sequence[
-            typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"]
-        ],
-        all_pieces: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
-        baskets: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"],
-        keys: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(3)"],
-        doors: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(3)"],
-        puzzle: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"],
-        roman: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(8)"],
-        diamond: typing.SupportsInt | typing.SupportsIndex,
-        wall: typing.SupportsInt | typing.SupportsIndex,
-        treasure: typing.SupportsInt | typing.SupportsIndex,
-        sorting: typing.Annotated[
-            collections.abc.Sequence[
-                collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]]
-            ],
-            "FixedSize(3)",
-        ],
-        layouts: typing.Annotated[
-            collections.abc.Sequence[
-                typing.Annotated[
-                    collections.abc.Sequence[
-                        collections.abc.Sequence[
-                            typing.Annotated[
-                                collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(25)"
-                            ]
-                        ]
-                    ],
-                    "FixedSize(3)",
-                ]
-            ],
-            "FixedSize(3)",
-        ],
-    ) -> None: ...
-
-class KidReleaseState:
-    def apply(self, index: typing.SupportsInt | typing.SupportsIndex) -> None:
-        """
-        apply option `index` of the list shown
-        """
-    def astar_path(
-        self, x: typing.SupportsInt | typing.SupportsIndex, y: typing.SupportsInt | typing.SupportsIndex
-    ) -> list[tuple[int, int]]:
-        """
-        the release's A* path from the agent to (x, y) as cells (x, y); empty if none
-        """
-    def check_goal(self) -> tuple[bool, bool]: ...
-    def copy(self) -> KidReleaseState: ...
-    def options(self) -> list:
-        """
-        the action list shown, as (verb, slot, target), in its order
-        """
-    def oracle_option(self) -> typing.Any: ...
-    def oracle_plan_length(self) -> int: ...
-    def to_bytes(self) -> bytes: ...
-    def waste_step(self) -> None: ...
-    @property
-    def agent(self) -> tuple[int, int, int]:
-        """
-        (x, y, direction): direction 0 down, 1 right, 2 up, 3 left
-        """
-    @property
-    def background(self) -> int: ...
-    @property
-    def bag(self) -> numpy.typing.NDArray[numpy.uint8]:
-        """
-        uint8 (n, 8), slots A..
-        """
-    @property
-    def budget(self) -> int: ...
-    @property
-    def correct(self) -> int: ...
-    @property
-    def done(self) -> bool: ...
-    @property
-    def executable(self) -> bool: ...
-    @property
-    def facts(self) -> list[int]: ...
-    @property
-    def last_step_ok(self) -> bool: ...
-    @property
-    def layout(self) -> int: ...
-    @property
-    def level(self) -> int: ...
-    @property
-    def objects(self) -> numpy.typing.NDArray[numpy.uint8]:
-        """
-        uint8 (n, 8): asset, label, x, y, role, flags, arg, value per object, in the release's list order
-        """
-    @property
-    def pending(self) -> numpy.typing.NDArray[numpy.uint8]: ...
-    @property
-    def show_labels(self) -> bool: ...
-    @property
-    def side_bar(self) -> bool: ...
-    @property
-    def started(self) -> bool: ...
-    @property
-    def steps(self) -> int: ...
-    @property
-    def success(self) -> bool: ...
-    @property
-    def target(self) -> tuple[int, int]: ...
-    @property
-    def task(self) -> int: ...
-    @property
-    def truncated(self) -> bool: ...
-
 def cube_apply(arg0: bytes, arg1: str) -> bytes: ...
 def cube_coset_build(
     size: str,
@@ -563,61 +470,31 @@ def frame_digest(frame: numpy.typing.NDArray[numpy.uint8]) -> int:
     A 64-bit digest of a frame's shape and bytes for finding repeated frames in one process (not cryptographic: compare the frames before taking them as equal), the GIL released.
     """
 
-def kidgym_budget_range(
-    task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex
-) -> tuple[int, int]:
-    """
-    The step budgets (max_steps) an episode of the task at the level may have.
-    """
-
 def kidgym_default_budget(
     task: typing.SupportsInt | typing.SupportsIndex, level: typing.SupportsInt | typing.SupportsIndex
-) -> int: ...
+) -> int:
+    """
+    The release's registered step budget of a task at a level (its max_steps).
+    """
+
 def kidgym_generate(
     task: typing.SupportsInt | typing.SupportsIndex,
     level: typing.SupportsInt | typing.SupportsIndex,
     seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
     catalog: KidCatalog,
     budget: typing.SupportsInt | typing.SupportsIndex = 0,
+    executable: bool = False,
     threads: typing.SupportsInt | typing.SupportsIndex = 0,
 ) -> list[KidState]:
     """
-    Generate one episode per seed (batched, GIL released). budget 0: the paper's step budget.
+    Episodes as the release draws them, one per seed (mazes play layout seed % 100 + 1); batched, GIL released.
     """
 
-def kidgym_kinds() -> list[str]: ...
 def kidgym_play(
     task: typing.SupportsInt | typing.SupportsIndex,
     level: typing.SupportsInt | typing.SupportsIndex,
     seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
     catalog: KidCatalog,
-    policy: str,
-    policy_seed: typing.SupportsInt | typing.SupportsIndex = 0,
-    budget: typing.SupportsInt | typing.SupportsIndex = 0,
-    threads: typing.SupportsInt | typing.SupportsIndex = 0,
-) -> tuple[numpy.typing.NDArray[numpy.uint8], numpy.typing.NDArray[numpy.uint8]]:
-    """
-    Generate and play whole episodes in the core with a scripted policy; returns (success, steps) uint8 arrays.
-    """
-
-def kidgym_release_generate(
-    task: typing.SupportsInt | typing.SupportsIndex,
-    level: typing.SupportsInt | typing.SupportsIndex,
-    seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
-    catalog: KidReleaseCatalog,
-    budget: typing.SupportsInt | typing.SupportsIndex = 0,
-    executable: bool = False,
-    threads: typing.SupportsInt | typing.SupportsIndex = 0,
-) -> list[KidReleaseState]:
-    """
-    Episodes as the release draws them, one per seed (mazes play layout seed % 100 + 1); batched, GIL released.
-    """
-
-def kidgym_release_play(
-    task: typing.SupportsInt | typing.SupportsIndex,
-    level: typing.SupportsInt | typing.SupportsIndex,
-    seeds: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
-    catalog: KidReleaseCatalog,
     policy: str,
     policy_seed: typing.SupportsInt | typing.SupportsIndex = 0,
     budget: typing.SupportsInt | typing.SupportsIndex = 0,
@@ -628,8 +505,8 @@ def kidgym_release_play(
     Generate and play whole release episodes with a scripted policy; returns (success, steps) uint8 arrays.
     """
 
-def kidgym_release_roles() -> list[str]: ...
-def kidgym_release_state(
+def kidgym_roles() -> list[str]: ...
+def kidgym_state(
     task: typing.SupportsInt | typing.SupportsIndex,
     level: typing.SupportsInt | typing.SupportsIndex,
     budget: typing.SupportsInt | typing.SupportsIndex,
@@ -659,7 +536,7 @@ def kidgym_release_state(
     layout: typing.SupportsInt | typing.SupportsIndex,
     executable: bool = False,
     shuffle_seed: typing.SupportsInt | typing.SupportsIndex = 0,
-) -> KidReleaseState:
+) -> KidState:
     """
     A state built field by field (to replay a scene recorded from the release).
     """

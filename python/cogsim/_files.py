@@ -152,16 +152,17 @@ class Folders:
         self._fds[names] = fd
         return fd
 
-    def write_new(self, folder: tuple[str, ...], name: str, data) -> bool:
-        """Writes ``data`` (bytes, or a function giving them) as ``name`` in the folder, all at once
-        (a temporary file renamed over the name), unless something is there already; whether it wrote."""
+    def write_unless_same(self, folder: tuple[str, ...], name: str, data) -> bool:
+        """Makes ``name`` in the folder the regular file holding ``data`` (bytes, or a function giving
+        them): written all at once (a temporary file created exclusively, renamed over the name) unless
+        the name is that file already. Anything else there is replaced, never followed or opened
+        for writing: a link, a FIFO, a device, or a file with other bytes (a planted or damaged
+        one). Whether it wrote."""
         fd = self.fd(*folder)
-        try:
-            os.stat(name, dir_fd=fd, follow_symlinks=False)
-            return False
-        except FileNotFoundError:
-            pass
+        content = data() if callable(data) else data
         path = self.root.joinpath(*folder, name)
+        if _holds(fd, name, content, path):
+            return False
         temporary = f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
             out = os.open(
@@ -171,7 +172,7 @@ class Folders:
             raise WriteError(f"cannot write {path}: {_reason(error)}") from None
         try:
             with os.fdopen(out, "wb") as handle:
-                handle.write(data() if callable(data) else data)
+                handle.write(content)
             os.replace(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
         except OSError as error:
             _remove_quietly(temporary, fd)
@@ -185,6 +186,28 @@ class Folders:
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
+
+
+def _holds(folder: int, name: str, data: bytes, path: Path) -> bool:
+    """Whether ``name`` in ``folder`` is a regular file holding exactly ``data`` (opened without following
+    a link or blocking). WriteError for a folder there, which a file cannot replace."""
+    try:
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    if stat.S_ISDIR(info.st_mode):
+        raise WriteError(f"{path} is a directory where cogsim keeps a file; remove it")
+    if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
+        return False
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, dir_fd=folder)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        found = os.fstat(handle.fileno())
+        if not stat.S_ISREG(found.st_mode) or found.st_size != len(data) or found.st_nlink != 1:
+            return False  # a hard link's other name could change these bytes later: written anew
+        return handle.read(len(data) + 1) == data
 
 
 def refuse_links(*paths: PathLike) -> None:

@@ -12,9 +12,10 @@ import cogsim
 from cogsim import _core, release_assets, render_cli
 from cogsim.cube import cli as cube_cli
 from cogsim.harness import cli as loop_cli
+from cogsim.web import cli as web_cli
 
 # Modules with subcommands, in the order `cogsim --help` lists them.
-_FAMILIES = [loop_cli, cube_cli, render_cli, release_assets]
+_FAMILIES = [loop_cli, web_cli, cube_cli, render_cli, release_assets]
 
 
 def build_parser() -> argparse.ArgumentParser:

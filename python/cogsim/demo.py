@@ -71,7 +71,7 @@ def _suites_section(out: Path, quick: bool) -> tuple[str, bool]:
         Task(
             entry["env_id"],
             _episodes(entry.get("episodes", 10), quick),
-            _options_drawable_here(entry["env_id"], dict(entry.get("options", {})), fallbacks),
+            _options_drawable_here(entry, fallbacks),
             list(entry.get("agents", ["oracle"])),
         )
         for _, entry in suites
@@ -100,16 +100,18 @@ def _suites_section(out: Path, quick: bool) -> tuple[str, bool]:
     return text + document.markdown(path_prefix="run/", heading_offset=1, with_title=False), ok
 
 
-def _options_drawable_here(env_id: str, options: dict, fallbacks: dict) -> dict:
-    """The suite's options, with look="cogsim" where the release look needs release files that are not
-    installed (a fresh machine, CI): the demo runs everywhere and says which suites fell back."""
+def _options_drawable_here(entry: dict, fallbacks: dict) -> dict:
+    """The suite's options, with look="cogsim" (and the suite's ``fallback`` options for that look) where
+    the release look needs release files that are not installed (a fresh machine, CI): the demo runs
+    everywhere, the same game in another picture, and says which suites fell back."""
     from cogsim.release_assets import AssetsMissing
 
+    env_id, options = entry["env_id"], dict(entry.get("options", {}))
     try:
         cogsim.make(env_id, **options).close()
     except AssetsMissing as missing:
         fallbacks[env_id] = str(missing).split(": run ", 1)[0]
-        return {**options, "look": "cogsim"}
+        return {**options, "look": "cogsim", **entry.get("fallback", {})}
     return options
 
 

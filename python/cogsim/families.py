@@ -5,8 +5,9 @@ Its record names the benchmark it belongs to (the folder ``cogsim/benchmarks/<be
 its code), the env ids it registers, the module that registers them (its env classes carry the
 scripted agents, and the module may list ``DEMO_SUITES`` for ``cogsim demo``), the module that
 registers its metric suite (which the report turns into sections), the module that registers its
-paper preset (``cogsim run --preset paper:<benchmark>``), and the module of its look with the scene
-kinds that look adds to the renderer (``renderer.grid``, ...). The built-in families are listed here;
+paper preset (``cogsim run --preset paper:<benchmark>``), and the module that draws its scenes with
+cogsim's renderer (``scenes``: cogsim's own look) with the scene kinds it adds to the renderer
+(``renderer.grid``, ...). The built-in families are listed here;
 another package adds a family through the ``cogsim.families`` entry-point group, each entry naming a
 :class:`Family` (``docs/adding-a-benchmark.md``)::
 
@@ -22,7 +23,8 @@ from __future__ import annotations
 
 import importlib
 import threading
-from dataclasses import dataclass
+import warnings
+from dataclasses import InitVar, dataclass
 from importlib import metadata
 from typing import Optional
 
@@ -38,12 +40,18 @@ class Family:
     suite: Optional[str] = None  # the metric suite's name (default: the family's name)
     benchmark: Optional[str] = None  # the benchmark it belongs to (default: the family's name)
     paper: Optional[str] = None  # module that registers the paper preset (cogsim.report.papers.register)
-    look: Optional[str] = None  # module that adds the scene kinds ``scene_kinds`` to the renderer
+    scenes: Optional[str] = None  # module that adds the scene kinds ``scene_kinds`` to the renderer
     scene_kinds: tuple[str, ...] = ()
     # "package:file": the SHA-256 manifest of the release files its pictures need (``cogsim assets``)
     assets_manifest: Optional[str] = None
+    look: InitVar[Optional[str]] = None  # the earlier name of ``scenes``
 
-    def __post_init__(self):
+    def __post_init__(self, look: Optional[str]):
+        if look is not None:
+            warnings.warn("Family(look=...) is now Family(scenes=...)", DeprecationWarning, stacklevel=3)
+            if self.scenes is not None and self.scenes != look:
+                raise ValueError(f"family {self.name!r}: give scenes or its earlier name look, not both")
+            object.__setattr__(self, "scenes", look)
         if not self.name or not self.env_ids or not self.envs:
             raise ValueError(
                 f"family {self.name!r}: give a name, at least one env id and the module that registers them"
@@ -97,7 +105,7 @@ BUILTIN: tuple[Family, ...] = (
         _BENCHMARKS + "cubebench.metrics",
         benchmark="cubebench",
         paper=_BENCHMARKS + "cubebench.paper",
-        look=_BENCHMARKS + "cubebench.cogsim_look",
+        scenes=_BENCHMARKS + "cubebench.cogsim_look",
         scene_kinds=("cube_net",),
     ),
     Family(
@@ -106,7 +114,7 @@ BUILTIN: tuple[Family, ...] = (
         _BENCHMARKS + "kidgym.env",
         _BENCHMARKS + "kidgym.metrics",
         paper=_BENCHMARKS + "kidgym.paper",
-        look=_BENCHMARKS + "kidgym.cogsim_look",
+        scenes=_BENCHMARKS + "kidgym.cogsim_look",
         scene_kinds=("grid",),
         assets_manifest=_BENCHMARKS + "kidgym:release_assets.json",
     ),
@@ -117,7 +125,7 @@ BUILTIN: tuple[Family, ...] = (
         _BENCHMARKS + "rngbench.maze.metrics",
         benchmark="rngbench",
         paper=_BENCHMARKS + "rngbench.paper",
-        look=_BENCHMARKS + "rngbench.maze.cogsim_look",
+        scenes=_BENCHMARKS + "rngbench.maze.cogsim_look",
         scene_kinds=("mazes", "minimap", "patch"),
     ),
     Family(
@@ -127,7 +135,7 @@ BUILTIN: tuple[Family, ...] = (
         _BENCHMARKS + "rngbench.pairs.metrics",
         benchmark="rngbench",
         paper=_BENCHMARKS + "rngbench.paper",
-        look=_BENCHMARKS + "rngbench.pairs.cogsim_look",
+        scenes=_BENCHMARKS + "rngbench.pairs.cogsim_look",
         scene_kinds=("cards",),
         assets_manifest=_BENCHMARKS + "rngbench:release_assets.json",
     ),
@@ -202,7 +210,7 @@ def family_of_suite(suite: str) -> Optional[Family]:
 
 
 def family_of_scene_kind(kind: str) -> Optional[Family]:
-    return next((f for f in all_families() if f.look and kind in f.scene_kinds), None)
+    return next((f for f in all_families() if f.scenes and kind in f.scene_kinds), None)
 
 
 def assets_manifests() -> dict[str, str]:

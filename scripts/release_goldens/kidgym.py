@@ -4,7 +4,7 @@
 
 DIR/KidGym is a checkout or an extracted archive of BoBo-Ye/KidGym at 083cf1f; PY is a Python with the
 release's dependencies (gymnasium, and the same Pillow and numpy as cogsim's; default: this one).
-Scenes come from cogsim's release engine (``env.scene()`` terms: fixed seeds, every task and level,
+Scenes come from cogsim's engine (``env.scene()`` terms: fixed seeds, every task and level,
 the first frame and the frames after oracle and random answers); each is drawn by the release's
 ``render()`` after its task object is set to the scene, and the SHA-256 of the RGBA frame is kept
 (tests/benchmarks/kidgym/data/kidgym_release_frames.json: the scenes and the hashes, never the images).
@@ -46,7 +46,7 @@ def make_scenes() -> list[dict]:
     scenes = []
     for name in RELEASE_IDS:
         for level in (1, 2, 3):
-            states = _core.kidgym_release_generate(TASKS[name].core_id, level, list(SEEDS), catalog)
+            states = _core.kidgym_generate(TASKS[name].core_id, level, list(SEEDS), catalog)
             for seed, state in zip(SEEDS, states):
                 rng = np.random.default_rng(seed)
                 step = 0

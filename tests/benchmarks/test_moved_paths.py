@@ -55,3 +55,20 @@ def test_from_import_of_an_old_path_works_in_a_fresh_interpreter():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "cogsim.benchmarks.kidgym.release_play is now cogsim.benchmarks.kidgym.game" in done.stdout
+
+
+def test_a_family_record_still_takes_the_earlier_name_of_its_scenes_module():
+    from cogsim.families import Family
+
+    with pytest.warns(DeprecationWarning, match="Family\\(look=...\\) is now Family\\(scenes=...\\)"):
+        family = Family("toy", ("toy/a",), "toy.env", look="toy.look", scene_kinds=("toy_board",))
+    assert family.scenes == "toy.look"
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="not both"):
+        Family("toy", ("toy/a",), "toy.env", scenes="toy.draw", look="toy.look")
+
+
+def test_a_name_that_moved_to_another_module_of_its_benchmark_is_still_found():
+    from cogsim.benchmarks.cubebench import items, seed_lists
+
+    with pytest.warns(DeprecationWarning, match="items.build_seed_list is now cogsim.benchmarks.cubebench.seed_lists"):
+        assert items.build_seed_list is seed_lists.build_seed_list

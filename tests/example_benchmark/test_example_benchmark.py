@@ -1,13 +1,15 @@
-"""The example benchmark of docs/adding-a-benchmark.md (the package ``guessgame`` beside this file),
-installed as pip installs a plugin: a ``*.dist-info`` folder whose ``entry_points.txt`` names the
-family in the ``cogsim.families`` group. Nothing registers it by hand: cogsim finds it through the
-entry point and then runs it end to end (``cogsim.make``, ``cogsim run`` with spawned workers,
-``cogsim report``, its paper preset, its look and its inspect task)."""
+"""The example benchmark of docs/adding-a-benchmark.md (the project ``guessgame/`` beside this file, with
+its own ``pyproject.toml``), installed as a user installs a plugin: ``pip install`` of the folder (here
+into a target folder, without its dependencies, which are cogsim's). Nothing registers it by hand:
+cogsim finds its family through the entry point pip wrote and then runs it end to end
+(``cogsim.make``, ``cogsim run`` with spawned workers, ``cogsim report``, its paper preset, its picture
+and its inspect task)."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +17,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+import tomllib
 
 import cogsim
 from cogsim import envs, families, metrics
@@ -24,30 +27,35 @@ from cogsim.report import papers
 from cogsim.store import open_store
 
 HERE = Path(__file__).resolve().parent
-ENTRY_POINTS = "[cogsim.families]\nguess = guessgame.family:FAMILY\n"  # what pip writes for the guide's pyproject
-METADATA = "Metadata-Version: 2.1\nName: cogsim-guessgame\nVersion: 0.1\n"
+PROJECT = HERE / "guessgame"  # pyproject.toml, README.md and the package guessgame/
 TABLE = "Guess: solved within the budget"  # guessgame.metrics.TITLE
 
 
-def install_metadata(site: Path) -> Path:
-    """The metadata pip would install for guessgame: importlib.metadata finds its entry points
-    in any folder on sys.path."""
-    info = site / "cogsim_guessgame-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(METADATA)
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    return site
+def pip_install(project: Path, target: Path) -> Path:
+    """``pip install`` of the project into ``target``, as a user would but offline: no dependencies (they
+    are cogsim's, installed), the build backend of this environment (setuptools) and a copy of the
+    project, so the build leaves nothing in the repository."""
+    source = target.parent / f"{target.name}-source"
+    shutil.copytree(project, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"]
+    done = subprocess.run([*command, "--target", str(target), str(source)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    return target
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
+def site(tmp_path_factory) -> Path:
+    """The folder pip installed guessgame into: the package and its ``*.dist-info`` with the entry point."""
+    return pip_install(PROJECT, tmp_path_factory.mktemp("plugin") / "site")
+
+
+@pytest.fixture(scope="module")
+def installed(site):
     """guessgame installed in this process for this module's tests, then taken away again with what
     it registered. cogsim reads the entry points once, when it is imported, so the test makes it
     read them again (a real install precedes the process)."""
-    site = install_metadata(tmp_path_factory.mktemp("site"))
     with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(site))
-        patch.syspath_prepend(str(HERE))  # the package itself; spawned workers inherit sys.path
+        patch.syspath_prepend(str(site))  # spawned workers inherit sys.path
         patch.setattr(families, "_families", None)
         families.register_with_gymnasium()
         if "cogsim.integrations.inspect_registry" in sys.modules:  # inspect loaded cogsim's tasks already
@@ -197,12 +205,14 @@ def test_the_inspect_task_of_the_env_id_gives_the_rewards_of_cogsim_run(installe
     assert any(name.startswith(f"{TABLE}: solved") for name in shown), shown  # the suite's table, by cogsim
 
 
-def test_a_fresh_process_finds_the_installed_plugin_without_importing_it(tmp_path):
-    site = install_metadata(tmp_path / "site")
-    environment = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(site), str(HERE), os.environ.get("PYTHONPATH")])),
-    }
+def test_pip_installs_the_package_its_data_and_its_entry_point(site):
+    (info,) = site.glob("cogsim_guessgame-*.dist-info")
+    assert "guess = guessgame.family:FAMILY" in (info / "entry_points.txt").read_text()
+    assert (site / "guessgame" / "published.json").is_file() and (site / "guessgame" / "look.py").is_file()
+
+
+def test_a_fresh_process_finds_the_installed_plugin_without_importing_it(site, tmp_path):
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
     listing = (
         "import sys, cogsim\n"
         "print('guess/number' in cogsim.list_envs(), sorted(m for m in sys.modules if m.startswith('guessgame')))\n"
@@ -226,10 +236,11 @@ def _code(line: str) -> str:
 
 def test_the_guides_snippets_are_the_examples_code():
     guide = (HERE.parents[1] / "docs" / "adding-a-benchmark.md").read_text(encoding="utf-8")
-    source = {_code(line) for path in (HERE / "guessgame").glob("*.py") for line in path.read_text().splitlines()}
+    source = {_code(line) for path in (PROJECT / "guessgame").glob("*.py") for line in path.read_text().splitlines()}
     snippets = re.findall(r"```python\n(.*?)```", guide, re.S)
     assert len(snippets) >= 6
     quoted = [_code(line) for snippet in snippets for line in snippet.splitlines()]
     assert [line for line in quoted if line and line not in source] == []
     (toml,) = [s for s in re.findall(r"```toml\n(.*?)```", guide, re.S) if "cogsim.families" in s]
-    assert [line.replace('"', "") for line in toml.split("\n")[1:2]] == [ENTRY_POINTS.splitlines()[1]]
+    project = tomllib.loads((PROJECT / "pyproject.toml").read_text())
+    assert tomllib.loads(toml)["project"]["entry-points"] == project["project"]["entry-points"]

@@ -5,6 +5,7 @@ An agent spec is a string:
     "noisy-oracle:P"                                                      oracle, but with probability P the random answer
     "openai:MODEL"                                                        an OpenAI-compatible chat-completions server
     "vllm:MODEL"                                                          an in-process vLLM engine
+    "human:NAME"                                                          a person, through ``cogsim play``
 
 Scripted agents answer from the env's hidden state (``env.scripted_response``) in the benchmark's
 own text format, so they go through the same parsers as models. Model backends take a batch of
@@ -50,8 +51,15 @@ def _vllm(model: str, **options: Any):
     return VLLMBackend(model, **options)
 
 
+def _human(name: str, **options: Any):
+    from cogsim.agents.human import HumanBackend
+
+    return HumanBackend(name, **options)
+
+
 register_backend("openai", _openai)
 register_backend("vllm", _vllm)
+register_backend("human", _human)
 
 
 def is_scripted(spec: str) -> bool:

@@ -67,6 +67,7 @@ _OVERFLOW_WORDS = (
     "n_ctx",
     "maximum model length",
     "context_length_exceeded",
+    "may be provided in one prompt",  # vLLM: more images than limit_mm_per_prompt, a budget like the context
 )
 _IMAGE_WORDS = ("image", "multimodal", "multi-modal", "vision", "mmproj", "clip model")
 _UNSUPPORTED_WORDS = (
@@ -108,20 +109,24 @@ def classify_fault(message: str, status: Optional[int] = None) -> str:
 
 
 def parse_agent_spec(spec: str) -> tuple[str, str]:
-    """("scripted", policy) | ("openai", model) | ("vllm", model); ValueError for a malformed spec."""
+    """("scripted", policy) | ("openai", model) | ("vllm", model) | ("human", name); ValueError for a malformed spec."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent must be a non-empty string such as 'oracle' or 'openai:MODEL', got {spec!r}")
     kind, sep, rest = spec.partition(":")
     if sep and kind in BACKENDS:
         if not rest:
             raise ValueError(f"agent {spec!r}: a model name must follow '{kind}:'")
+        if kind == "human":
+            from cogsim.agents.human import check_name
+
+            check_name(rest)
         return kind, rest
     if kind == "noisy-oracle":
         noise_probability(spec)
     elif sep:
         raise ValueError(
             f"agent {spec!r}: unknown kind {kind!r}; use a scripted policy name, 'noisy-oracle:P', "
-            f"or one of the backends {', '.join(k + ':MODEL' for k in BACKENDS)}"
+            f"or one of the backends {', '.join(k + (':NAME' if k == 'human' else ':MODEL') for k in BACKENDS)}"
         )
     return "scripted", spec
 

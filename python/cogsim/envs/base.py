@@ -25,7 +25,7 @@ rng)`` answers as the named policy would, in the benchmark's answer format. Ever
 from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, NamedTuple, Optional
 
 import gymnasium as gym
 import numpy as np
@@ -72,6 +72,23 @@ class ImageTuple(spaces.Space):
         return isinstance(x, tuple) and all(
             isinstance(a, np.ndarray) and a.dtype == np.uint8 and a.ndim == 3 and a.shape[2] in (3, 4) for a in x
         )
+
+
+class QuickReply(NamedTuple):
+    """An answer a person gives with one press in ``cogsim play``: the keyboard key (a KeyboardEvent
+    key name such as "A" or "ArrowUp"; "" for none), the button's label and the reply text sent, in
+    the benchmark's answer format (what its parser reads as that choice)."""
+
+    key: str
+    label: str
+    reply: str
+
+
+def option_replies(options, reply=lambda letter: letter) -> tuple[QuickReply, ...]:
+    """Quick replies for lettered options: key and letter A, B, ..., the label "A) text", the reply
+    ``reply(letter)``."""
+    letters = [chr(ord("A") + i) for i in range(min(len(options), 26))]
+    return tuple(QuickReply(letter, f"{letter}) {text}", reply(letter)) for letter, text in zip(letters, options))
 
 
 def observation_space() -> spaces.Dict:
@@ -154,6 +171,12 @@ class TextEnv(gym.Env):
         """The answer text the named scripted policy gives for the current observation."""
         raise NotImplementedError(f"{type(self).__name__} has no scripted policy {policy!r}")
 
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        """The answers a person can give with one press for the current observation (``cogsim play``
+        shows them as buttons and keys beside the text box), each in the benchmark's answer format;
+        none by default: the person types the reply as a model writes it."""
+        return ()
+
     # -- frames ----------------------------------------------------------------------------------
     def set_render_path(self, path: Optional[str]) -> None:
         """Chooses what draws this env's 2D frames (see ``render_path``); ValueError for an unknown path."""
@@ -176,6 +199,22 @@ class TextEnv(gym.Env):
         if self._frames_renderer is None:
             return None
         return {"look": getattr(self, "look", None), **self._frames_renderer.describe()}
+
+    def shows_pictures(self) -> bool:
+        """Whether this env's observations carry frames (its options decide: an image modality, images=True)."""
+        return False
+
+    def pictures_record(self) -> dict:
+        """What every episode records of its pictures, in every env alike: {"look": the look that drew
+        them, "frames": how they were sent (``frame_format()``), "release_assets": the release files they
+        were drawn from, where the look reads any}; {"look": None} where it showed none."""
+        if not self.shows_pictures():
+            return {"look": None}
+        record = {"look": getattr(self, "look", None), "frames": self.frame_format()}
+        assets = getattr(self, "assets_used", None)
+        if assets is not None:
+            record["release_assets"] = dict(assets)
+        return record
 
     def frame_format(self) -> dict:
         """How the env's frames are sent to a model: {"format": "png"} (the default: lossless) or the

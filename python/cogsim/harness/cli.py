@@ -157,6 +157,10 @@ def _run(args: argparse.Namespace) -> int:
             changes["agent_options"] = parse_option_values(args.agent_option, "--agent-option")
         if args.concurrency is not None:
             changes["concurrency"] = args.concurrency
+        if args.history is not None:  # a prompt's budget: e.g. after a context_overflow fault
+            changes["history"] = args.history
+        if args.max_images is not None:
+            changes["max_images"] = args.max_images
     executor = None
     if args.ray:
         from cogsim._ray import connect
@@ -181,16 +185,34 @@ def _run(args: argparse.Namespace) -> int:
     if args.report:
         _write_report(out, save_metrics=True)
     if summary.faults:
-        print(
-            f"the run is incomplete: fix the backend, then `cogsim run --resume {out}` retries these episodes "
-            "(--agent-option base_url=... and the like may change on resume)",
-            file=sys.stderr,
-        )
+        print(_resume_advice(out, summary.faults), file=sys.stderr)
         return EXIT_BACKEND_FAULT
     return 0
 
 
 EXIT_BACKEND_FAULT = 3
+
+
+def _resume_advice(out: Path, faults: dict) -> str:
+    """One line: how to continue a run that backend faults stopped."""
+    from cogsim.harness.lockstep import RELEASE_FILES_FAULT
+
+    if set(faults) == {RELEASE_FILES_FAULT}:
+        return (
+            f"the run is incomplete: reinstall the release files, then `cogsim run --resume {out}` retries these "
+            "episodes (`cogsim assets add BENCHMARK PATH` installs them again)"
+        )
+    if set(faults) == {"context_overflow"}:
+        return (
+            f"the run is incomplete: prompts outgrew the model's context; fit them in, then resume: `cogsim run "
+            f"--resume {out} --history last:K` (fewer past turns), `--max-images N` (fewer frames per prompt) or "
+            "`--agent-option max_model_len=N` (a longer context, where the model has one)"
+        )
+    return (
+        f"the run is incomplete: fix the backend, then `cogsim run --resume {out}` retries these episodes "
+        "(--agent-option base_url=... and the like may change on resume; after a context_overflow also "
+        "--history, --max-images or max_model_len)"
+    )
 
 
 def _tasks(args: argparse.Namespace) -> list:

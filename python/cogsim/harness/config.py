@@ -27,6 +27,9 @@ SECRET_OPTIONS = frozenset({"api_key"})
 ON_OVERFLOW = ("fail-episode", "drop-oldest")
 # Settings a resume may change: they decide how the backend is reached, not what it answers.
 RESUMABLE_SETTINGS = frozenset({"concurrency", "workers"})
+# What a prompt may carry: a resume may narrow it to fit the model's context after a context_overflow
+# fault (the change is recorded and the report lists it; turns stored before it keep what they saw).
+BUDGET_SETTINGS = frozenset({"history", "max_images"})
 RESUMABLE_AGENT_OPTIONS = frozenset(
     {
         "base_url",
@@ -301,7 +304,7 @@ def resumable_changes(stored: dict, new: dict) -> tuple[dict, list]:
                         allowed[f"agent_options.{option}"] = [a, b]
                     else:
                         refused.append(f"agent_options.{option}")
-        elif key in RESUMABLE_SETTINGS:
+        elif key in RESUMABLE_SETTINGS or key in BUDGET_SETTINGS:
             allowed[key] = [old, value]
         elif key == "on_overflow" and old is None and value == "fail-episode":
             continue  # stored before the option existed: the same behaviour

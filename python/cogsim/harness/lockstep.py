@@ -21,6 +21,13 @@ continues exactly these episodes: it replays their stored (real) turns into a fr
 same seed and asks the model for the failed turn again. ``on_overflow="drop-oldest"`` instead
 answers a context overflow by leaving out the oldest exchanges of the history, one more at a time,
 and records how many per turn.
+
+Release-file faults. An env that finds the installed release files its pictures are drawn from
+missing, changed or damaged (``release_assets.ReleaseFilesError``, met when it first loads a file) is
+the same kind of failure, the serving side's: the episode stops unscored and resumable with fault
+``release_files`` and the error's one line (never a traceback), and the run stops, since every
+episode drawing from those files would meet it. ``run --resume`` after ``cogsim assets add``
+replays and continues exactly these episodes.
 """
 
 from __future__ import annotations
@@ -40,10 +47,12 @@ from cogsim._untrusted import content_reference
 from cogsim.agents import is_scripted, make_agent
 from cogsim.agents.base import RUN_STOPPING_FAULTS, Completion, Message, ScriptedAgent
 from cogsim.agents.history import HistoryPolicy
+from cogsim.agents.human import TurnContext
 from cogsim.envs import spec as env_spec
 from cogsim.envs.base import shared_frame_passes
 from cogsim.harness.config import RunConfig, require_plugins
 from cogsim.harness.slots import Progress, Slot
+from cogsim.release_assets import ReleaseFilesError
 from cogsim.store.rows import EpisodeRow, TurnRow
 from cogsim.store.sqlite import Store
 from cogsim.store.values import image_ref
@@ -56,6 +65,9 @@ def _class_batches_frames(env_id: str) -> bool:
         return bool(getattr(env_spec(env_id).entry_point, "batches_frames", False))
     except (ValueError, ImportError):
         return False
+
+
+RELEASE_FILES_FAULT = "release_files"  # the fault kind of damaged or missing release files (below)
 
 
 class ReplayMismatch(RuntimeError, ValueError):
@@ -170,6 +182,12 @@ class _Episode:
     def can_drop(self, history: HistoryPolicy) -> bool:
         return self.dropped[self.player] < history.kept(len(self.conversations[self.player]))
 
+    def context(self) -> TurnContext:
+        """The turn as a person at a console is told of it (``human:NAME`` agents)."""
+        slot = self.slot
+        replies = self.env.quick_replies() if hasattr(self.env, "quick_replies") else ()
+        return TurnContext(slot.env_id, slot.seed, slot.episode_index, self.turn, self.player, slot.seats, replies)
+
 
 class _LockstepRunner:
     def __init__(self, store: "Store | StepRecorder", config: RunConfig, progress: Optional[Progress]):
@@ -273,6 +291,9 @@ class _LockstepRunner:
             episode.env = self._env(slot)
             obs, _ = episode.env.reset(seed=slot.seed)
             self._show(episode, obs, encode_now=episode_id is None)
+        except ReleaseFilesError as error:
+            self._release_files_fault(episode, error)
+            return episode
         except Exception:
             self._fail(episode, f"env reset failed:\n{traceback.format_exc(limit=4)}")
             return episode
@@ -284,7 +305,11 @@ class _LockstepRunner:
             row.loop["decoding"] = decoding
         _note_frames(env, row)
         if episode_id is not None:
-            self._replay(episode, self.store.turns(episode_id))
+            try:
+                self._replay(episode, self.store.turns(episode_id))
+            except ReleaseFilesError as error:
+                self._release_files_fault(episode, error)
+                return episode
             self.drawn.extend(episode.sent)  # the next turn shows (and stores) these
         return episode
 
@@ -390,7 +415,12 @@ class _LockstepRunner:
     def _ask(self, agent, spec: str, episodes: list[_Episode]) -> list[Completion]:
         prompts = [e.prompt(self._history(e.env)) for e in episodes]
         decoding = [_env_decoding(e.env) for e in episodes]
-        completions = agent.complete(prompts, decoding) if any(decoding) else agent.complete(prompts)
+        if getattr(agent, "wants_turns", False):  # a person: told which episode and seat, and the quick replies
+            completions = agent.complete(prompts, decoding, turns=[e.context() for e in episodes])
+        elif any(decoding):
+            completions = agent.complete(prompts, decoding)
+        else:
+            completions = agent.complete(prompts)
         if len(completions) != len(prompts):
             raise RuntimeError(f"agent {spec!r} returned {len(completions)} answers for {len(prompts)} prompts")
         return completions
@@ -405,10 +435,29 @@ class _LockstepRunner:
                 f"{spec} does not accept images ({error}); the run stopped. Suites of this run that send images: "
                 f"{', '.join(suites) or '(none found)'}; run them with a vision model or in text modality."
             )
+        elif completion.fault == "context_overflow":
+            error = f"{error}; {self._overflow_advice(episode, error)}"
         episode.row.fault, episode.row.error = completion.fault, f"turn {episode.turn}: {error}"
         episode.finished = True
         if completion.fault in RUN_STOPPING_FAULTS and self.stopped is None:
             self.stopped = episode.row.error
+
+    def _overflow_advice(self, episode: _Episode, error: str) -> str:
+        """What fits the episode's prompt in the model's context, named as the options that do it."""
+        history = self._history(episode.env)
+        prompt = episode.prompt(history)
+        images = sum(len(m.images) for m in prompt)
+        earlier = sum(m.role == "assistant" for m in prompt)
+        fixes = []
+        if earlier > 0:
+            fixes.append(f"--history last:K with K < {earlier} (the prompt carried {earlier} earlier turns)")
+        if images > 1:
+            fixes.append(f"--max-images N with N < {images} (it carried {images} images)")
+        if "may be provided in one prompt" in error:  # vLLM's limit of images in a prompt
+            fixes.append("a higher limit_mm_per_prompt (--agent-option, or the server's --limit-mm-per-prompt)")
+        else:
+            fixes.append("--agent-option max_model_len=N above the prompt's length, where the model allows it")
+        return f"to fit it in, resume with {' or '.join(fixes)} (or --on-overflow drop-oldest)"
 
     def _suites_with_images(self) -> list[str]:
         found = []
@@ -434,6 +483,9 @@ class _LockstepRunner:
         obs, sent, player, turn = episode.obs, episode.sent, episode.player, episode.turn
         try:
             reward, info, terminated, truncated = self._advance(episode, response)
+        except ReleaseFilesError as error:
+            self._release_files_fault(episode, error)
+            return None
         except Exception:
             self._fail(episode, f"env step failed:\n{traceback.format_exc(limit=4)}")
             return None
@@ -485,6 +537,18 @@ class _LockstepRunner:
         else:
             self._show(episode, obs, encode_now=live)
         return reward, info, bool(terminated), bool(truncated)
+
+    def _release_files_fault(self, episode: _Episode, error: ReleaseFilesError) -> None:
+        """The env met damaged or missing release files: stop the episode unscored and resumable,
+        and the run (every episode drawing from them would meet them too)."""
+        episode.row.status = "running"
+        episode.row.fault, episode.row.error = (
+            RELEASE_FILES_FAULT,
+            f"turn {episode.turn}: {' '.join(str(error).split())}",
+        )
+        episode.finished = True
+        if self.stopped is None:
+            self.stopped = episode.row.error
 
     def _fail(self, episode: _Episode, error: str) -> None:
         episode.row.status, episode.row.error = "error", error

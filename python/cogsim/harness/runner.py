@@ -25,8 +25,13 @@ from cogsim.harness.config import (
     resumable_changes,
 )
 from cogsim.harness.executor import LocalExecutor
+from cogsim.harness.lockstep import RELEASE_FILES_FAULT
 from cogsim.harness.slots import FINAL_STATUSES, Progress, plan
+from cogsim.release_assets import ReleaseFilesError
 from cogsim.store.sqlite import DB_NAME, Store, StoreError
+
+# What stopped an episode, by fault kind, where it is not the backend (lockstep's module docstring)
+_FAULT_WORDS = {RELEASE_FILES_FAULT: "damaged or missing release files"}
 
 
 @dataclass
@@ -49,7 +54,7 @@ class RunSummary:
 
     def fault_lines(self) -> list[str]:
         return [
-            f"{n} episode(s) stopped by a backend fault [{kind}]: {message}"
+            f"{n} episode(s) stopped by {_FAULT_WORDS.get(kind, 'a backend fault')} [{kind}]: {message}"
             for kind, (n, message) in sorted(self.faults.items())
         ]
 
@@ -100,7 +105,7 @@ def run(
                 raise ValueError(
                     f"--resume: {out} holds a run with other settings ({', '.join(refused)} differ); a resume may "
                     "change only how the backend is reached (base_url, api_key, timeouts, retries, concurrency, "
-                    "vLLM engine limits)"
+                    "vLLM engine limits) and what a prompt may carry (--history, --max-images)"
                 )
         require_plugins(config)
         slots = _plan(config, store, given)
@@ -158,6 +163,8 @@ def _plan(config: RunConfig, store: Store, given: bool) -> list:
         return plan(config)
     try:
         return plan(config)
+    except ReleaseFilesError:
+        raise  # the machine's release files, not the store: one line naming `cogsim assets add`
     except (ValueError, TypeError) as error:
         raise StoreError(f"{store.path}: the stored run config does not make its envs: {error}") from None
 

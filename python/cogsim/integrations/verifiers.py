@@ -36,6 +36,7 @@ from openai import AsyncOpenAI
 from pydantic import Field
 from verifiers.v1.dialects.chat import message_to_wire
 
+from cogsim._untrusted import shown
 from cogsim.agents.base import Message, openai_messages
 from cogsim.integrations.episode import (
     DEFAULT_EPISODES,
@@ -247,11 +248,13 @@ async def evaluate(env: CogsimEnv, model: str, client: vf.ClientConfig, **sampli
 
 def finished_record(trace: vf.Trace) -> dict[str, Any]:
     """The episode record ``CogsimEnv`` left on the trace; an episode that did not finish has no score."""
-    record = trace.info.get("cogsim") or {}
-    if record.get("status") not in FINISHED:
-        env_id = record.get("env_id", "the cogsim env")
-        raise ValueError(f"{env_id}: the episode did not finish (a limit of the run ended it), so it has no reward")
-    return record
+    record = _record(trace, "the trace")
+    if record is None or record.get("status") not in FINISHED:
+        env_id = record.get("env_id", "the cogsim env") if record is not None else "the cogsim env"
+        raise ValueError(
+            f"{shown(env_id)}: the episode did not finish (a limit of the run ended it), so it has no reward"
+        )
+    return _checked_record(record, "the trace")
 
 
 def episode_metrics(record: dict[str, Any]) -> dict[str, float]:
@@ -260,24 +263,78 @@ def episode_metrics(record: dict[str, Any]) -> dict[str, float]:
     metrics = {
         f"cogsim/{key}": float(value)
         for key, value in record.items()
-        if key not in RUNNER_FIELDS and isinstance(value, (int, float))
+        if key not in RUNNER_FIELDS and isinstance(value, (int, float)) and _fits_a_float(value)
     }
-    for name, value in metric_values([record]).items():
+    for name, value in _family_values([record]).items():
         if not name.endswith(("95% low", "95% high")):
             metrics[f"cogsim/{name}"] = value
     return metrics
 
 
+def _fits_a_float(value: int | float) -> bool:
+    return isinstance(value, float) or value.bit_length() <= 1000
+
+
 def family_metrics(traces: Iterable[vf.Trace | dict]) -> dict[str, float]:
     """The family metrics of a run's finished episodes (traces, or their JSON from ``traces.jsonl``),
-    as ``cogsim report`` computes them, intervals included."""
+    as ``cogsim report`` computes them, intervals included. A malformed trace or record (a file may
+    hold anything) is one ValueError naming it and what is wrong."""
+    if isinstance(traces, (str, bytes, dict)) or not isinstance(traces, Iterable):
+        raise ValueError(f"traces must be an iterable of traces, got {shown(traces)}")
     records = []
-    for trace in traces:
-        info = trace.get("info") if isinstance(trace, dict) else trace.info
-        record = (info or {}).get("cogsim") or {}
-        if record.get("status") in FINISHED:
-            records.append(record)
-    return metric_values(records)
+    for number, trace in enumerate(traces, 1):
+        where = f"trace {number}"
+        record = _record(trace, where)
+        if record is not None and record.get("status") in FINISHED:
+            records.append(_checked_record(record, where))
+    return _family_values(records)
+
+
+def _family_values(records: list[dict]) -> dict[str, float]:
+    """metric_values, with a family's metric code failing on records (that lack its outcomes) one line."""
+    failed: dict[str, str] = {}
+    values = metric_values(records, failed)
+    if failed:
+        suite, error = min(failed.items())
+        raise ValueError(f"the {suite} records lack what its metrics read ({error}); were they written by cogsim?")
+    return values
+
+
+# The fields of a finished episode's record that the metrics read besides its family's outcomes.
+_RECORD_FIELDS = {
+    "env_id": (str, "text"),
+    "suite": (str, "text"),
+    "status": (str, "text"),
+    "agent": (str, "text"),
+    "seed": (int, "an integer"),
+    "total_reward": ((int, float), "a number"),
+}
+
+
+def _record(trace: Any, where: str) -> Optional[dict]:
+    """The cogsim record on a trace (its ``info["cogsim"]``), None where it has none."""
+    if isinstance(trace, dict):
+        info = trace.get("info")
+    elif isinstance(trace, vf.Trace):
+        info = trace.info
+    else:
+        raise ValueError(f"{where} must be a verifiers trace or its JSON object, got {shown(trace)}")
+    if info is None:
+        return None
+    if not isinstance(info, dict):
+        raise ValueError(f"{where}: info must be an object, got {shown(info)}")
+    record = info.get("cogsim")
+    if record is not None and not isinstance(record, dict):
+        raise ValueError(f"{where}: info['cogsim'] must be a cogsim episode record (an object), got {shown(record)}")
+    return record
+
+
+def _checked_record(record: dict, where: str) -> dict:
+    for field, (kind, words) in _RECORD_FIELDS.items():
+        value = record.get(field)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"{where}: the cogsim record's {field} must be {words}, got {shown(value)}")
+    return record
 
 
 def play_opponent(episode: Episode, data: CogsimTaskData) -> None:

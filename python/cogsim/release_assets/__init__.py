@@ -11,11 +11,14 @@ its commit, the archive's address and, per file, its SHA-256 and size. Every fil
 it before it is installed. The user's copy and any archive are untrusted input (docs/security.md):
 member names that climb out (``..``, absolute names), links, devices and FIFOs where a needed file
 belongs, members larger than the manifest says and files whose hash differs are refused with one
-line; other members are ignored; nothing is written outside the assets folder, and every write is
-atomic and never follows a link (``_files``). The installed set replaces the previous one at once.
+line; other members are ignored; nothing is written outside the assets folder, and no write follows
+a link (``place``). The installed set replaces the previous one at once. The installed files are
+untrusted too: each is checked against the manifest's SHA-256 before a process first draws from it,
+and one found changed, damaged or gone is ReleaseFilesError, a run's fault ``release_files``.
 
-    root("rngbench") -> Path        # the installed files; AssetsMissing (one line) when they are not
-    read("rngbench", path) -> bytes  # one installed file, its hash checked
+    root("rngbench") -> Path        # the installed files, checked; AssetsMissing (one line) when they are not
+    read("rngbench", path) -> bytes  # one installed file (or one in a copy: folder=), its hash checked
+    with opened_picture("rngbench", path, data, max_side) as image: ...  # ReleaseFilesError when damaged
     add("rngbench", PATH); fetch("rngbench"); installed()
 """
 
@@ -26,17 +29,20 @@ from cogsim.release_assets.manifests import (
     MANIFEST_VARIABLE,
     AssetsMissing,
     Manifest,
+    ReleaseFilesError,
     benchmarks,
     manifest,
     manifest_file,
     missing_message,
     used,
 )
+from cogsim.release_assets.pictures import opened_picture
 
 __all__ = [
     "MANIFEST_VARIABLE",
     "AssetsMissing",
     "Manifest",
+    "ReleaseFilesError",
     "add",
     "add_cli",
     "benchmarks",
@@ -45,6 +51,7 @@ __all__ = [
     "manifest",
     "manifest_file",
     "missing_message",
+    "opened_picture",
     "read",
     "root",
     "used",

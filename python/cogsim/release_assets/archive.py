@@ -9,15 +9,21 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import IO, Callable, Iterator, Optional
 
 from cogsim._untrusted import file_kind, printable, size_text
 from cogsim.release_assets.manifests import Manifest, unsafe_name
+from cogsim.release_assets.tar_headers import BoundedTarInfo, HeaderRefused
+from cogsim.release_assets.zip_directory import check_directory
 
 MAX_UNPACKED_BYTES = 2 << 30  # what a .tar.gz may expand to while it is read
 MAX_MEMBERS = 200_000
+MAX_ZIP_DIRECTORY_BYTES = 32 << 20  # a .zip's list of members, which zipfile reads whole
+# What reading a damaged archive may raise (an int() of a header field too: ValueError)
+_UNREADABLE = (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
 
 
 def from_archive(m: Manifest, handle: IO[bytes], shown: str) -> dict[str, bytes]:
@@ -62,15 +68,15 @@ class _Member:
 
 
 def _zip_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
+    check_directory(handle, MAX_MEMBERS, MAX_ZIP_DIRECTORY_BYTES, shown)  # before zipfile reads it whole
     try:
         archive = zipfile.ZipFile(handle)
-    except (zipfile.BadZipFile, OSError) as error:
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
         raise ValueError(f"{shown} is not a readable .zip ({printable(error, 80)})") from None
     with archive:
-        infos = archive.infolist()
-        if len(infos) > MAX_MEMBERS:
+        if len(archive.infolist()) > MAX_MEMBERS:  # where another Python's zipfile found another directory
             raise ValueError(f"{shown} has more than {MAX_MEMBERS:,} members; refused")
-        for info in infos:
+        for info in archive.infolist():
             _check_name(info.filename, shown)
             mode = info.external_attr >> 16
             kind = "file"
@@ -102,10 +108,8 @@ def _tar_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
     elif magic.startswith(b"\xfd7zXZ\x00"):
         unpacked = lzma.LZMAFile(handle)
     bounded = _Bounded(unpacked, MAX_UNPACKED_BYTES, shown)  # counts what is unpacked: a bomb stops here
-    try:
-        archive = tarfile.open(fileobj=bounded, mode="r|")  # noqa: SIM115 - closed below
-    except (tarfile.TarError, OSError, EOFError) as error:
-        raise ValueError(f"{shown} is not a readable .zip, .tar.gz or .tar ({printable(error, 80)})") from None
+    with _tar_errors(shown, f"{shown} is not a readable .zip, .tar.gz or .tar"):  # reads the first member's header
+        archive = tarfile.open(fileobj=bounded, mode="r|", tarinfo=BoundedTarInfo)  # noqa: SIM115 - closed below
     try:
         for count, info in enumerate(_tar_infos(archive, shown)):
             if count >= MAX_MEMBERS:
@@ -127,11 +131,9 @@ def _tar_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
                 kind = "something else"
 
             def read(limit: int, info=info) -> bytes:
-                try:
+                with _tar_errors(shown, f"{shown}: cannot read {printable(info.name)}"):
                     member = archive.extractfile(info)
                     return member.read(limit) if member is not None else b""
-                except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as error:
-                    raise ValueError(f"{shown}: cannot read {printable(info.name)} ({printable(error, 80)})") from None
 
             yield _Member(info.name, kind, info.size, read)
     finally:
@@ -140,13 +142,32 @@ def _tar_members(handle: IO[bytes], shown: str) -> Iterator[_Member]:
 
 def _tar_infos(archive: tarfile.TarFile, shown: str) -> Iterator[tarfile.TarInfo]:
     while True:
-        try:
+        del archive.members[:]  # a stream's members are read once: keep none (tarfile keeps them all)
+        with _tar_errors(shown, f"{shown} is not a readable archive"):
             info = archive.next()
-        except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as error:
-            raise ValueError(f"{shown} is not a readable archive ({printable(error, 80)})") from None
         if info is None:
             return
         yield info
+
+
+@contextmanager
+def _tar_errors(shown: str, unreadable: str) -> Iterator[None]:
+    """What reading the tar stream of ``shown`` raises, as one line: cogsim's refusals as they are, a
+    damaged stream as ``unreadable`` with the reason."""
+    try:
+        yield
+    except _Refusal:
+        raise
+    except HeaderRefused as error:
+        raise ValueError(f"{shown}: {error}; refused") from None
+    except RecursionError:
+        raise ValueError(f"{shown}: its headers chain more extended headers than cogsim reads; refused") from None
+    except _UNREADABLE as error:
+        raise ValueError(f"{unreadable} ({printable(error, 80)})") from None
+
+
+class _Refusal(ValueError):
+    """A bound of cogsim's was met (raised through tarfile's reads, passed on as it is)."""
 
 
 class _Bounded:
@@ -159,7 +180,7 @@ class _Bounded:
         data = self.handle.read(size if size is not None and size >= 0 else self.left + 1)
         self.left -= len(data)
         if self.left < 0:
-            raise ValueError(f"{self.shown} unpacks to more than {size_text(MAX_UNPACKED_BYTES)}; refused")
+            raise _Refusal(f"{self.shown} unpacks to more than {size_text(MAX_UNPACKED_BYTES)}; refused")
         return data
 
 

@@ -19,7 +19,7 @@ and the ``FrameEncoder`` that the model loop encodes each distinct frame with, o
 from __future__ import annotations
 
 from cogsim.render._assets import atlases as _atlases
-from cogsim.render._canvas import Canvas
+from cogsim.render._canvas import PATTERNS, SHAPES, Canvas
 from cogsim.render._context import BACKENDS, ContextError
 from cogsim.render._renderer import (
     RENDER_PATH_VARIABLE,
@@ -52,11 +52,13 @@ __all__ = [
     "Canvas",
     "ContextError",
     "FrameEncoder",
+    "PATTERNS",
     "PNG",
     "RENDER_PATHS",
     "RENDER_PATH_VARIABLE",
     "Renderer",
     "SPRITES",
+    "SHAPES",
     "SPRITE_CATEGORIES",
     "SentFrame",
     "as_batch",

@@ -146,11 +146,11 @@ class Renderer:
         if name.startswith("_"):
             raise AttributeError(name)
         family = families.family_of_scene_kind(name)
-        if family is None or family.look is None:
+        if family is None or family.scenes is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute or scene kind {name!r}")
-        families.import_module(family, family.look)
+        families.import_module(family, family.scenes)
         if name not in vars(type(self)):
-            raise AttributeError(f"{family.look} was to add the scene kind {name!r} to the renderer, but did not")
+            raise AttributeError(f"{family.scenes} was to add the scene kind {name!r} to the renderer, but did not")
         return getattr(self, name)
 
     def describe(self) -> dict:

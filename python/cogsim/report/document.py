@@ -33,6 +33,15 @@ class Code(str):
     """Untrusted text shown as an inline code span (a cell or a paragraph part)."""
 
 
+@dataclass(frozen=True)
+class Link:
+    """A table cell that links to ``href``, an address cogsim built (relative: an episode list of
+    ``cogsim view``, which serves the report); ``cell`` is shown as any cell. Markdown shows the cell alone."""
+
+    cell: Any
+    href: str
+
+
 # Emphasis, code, tables and backslashes are escaped; raw HTML, entities and autolinks are made inert;
 # a link or an image needs "](", whose parenthesis is escaped.
 _MARKDOWN_ESCAPES = str.maketrans(
@@ -178,6 +187,8 @@ def _html_part(part: str) -> str:
 
 def _markdown_table(table: Table) -> str:
     def cell(value: Any) -> str:
+        if isinstance(value, Link):
+            return cell(value.cell)
         if isinstance(value, Code):
             return markdown_code(value, in_table=True)
         if isinstance(value, str):  # text may come from the run directory; numbers are formatted here
@@ -195,6 +206,8 @@ def _markdown_table(table: Table) -> str:
 
 def _html_table(table: Table) -> str:
     def cell(value: Any) -> str:
+        if isinstance(value, Link):
+            return f'<a href="{html.escape(value.href)}">{cell(value.cell)}</a>'
         if isinstance(value, Estimate) and value.low is not None and value.n > 0 and not math.isnan(value.value):
             digits = _digits(value.value)
             return f"{value.value:.{digits}f} <span class='ci'>[{value.low:.{digits}f}, {value.high:.{digits}f}]</span>"

@@ -8,11 +8,12 @@ import traceback
 from collections import Counter
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
+from urllib.parse import urlencode
 
 from cogsim import metrics
 from cogsim._files import refuse_links, write_text_atomic
 from cogsim.metrics import Table, bootstrap, wilson
-from cogsim.report.document import Code, Document, Text
+from cogsim.report.document import Code, Document, Link, Text
 from cogsim.report.papers import add_paper_section
 from cogsim.store.sqlite import Store, open_store
 
@@ -122,7 +123,7 @@ def add_run_tables(document: Document, store: Store) -> None:
             [
                 Code(env_id + (f" {options}" if options else "")),
                 agent,
-                count,
+                Link(count, _episodes_link(task=task, agent=agent)),
                 done,
                 truncated,
                 errored,
@@ -140,8 +141,9 @@ def add_run_tables(document: Document, store: Store) -> None:
     table.note = (
         "Parse failures: share of turns whose answer the benchmark's parser rejected; cut by length: share of "
         "replies the backend ended at the token limit (finish_reason 'length'; 95% Wilson intervals). Backend "
-        "faults: episodes stopped by a failed backend call (never scored, resumable with `cogsim run --resume`); "
-        "metrics cover finished episodes only."
+        "faults: episodes stopped by a failed backend call or damaged release files (never scored, resumable with "
+        "`cogsim run --resume`); metrics cover finished episodes only. Episode counts (and the seeds of failed "
+        "turns) link to the episodes turn by turn in `cogsim view`, which serves this report."
     )
     document.table(table)
     document.table(throughput_table(store))
@@ -273,8 +275,14 @@ def add_failure_examples(document: Document, store: Store) -> None:
     document.heading("Examples of failed turns")
     table = Table("", ["env", "agent", "seed", "turn", "answer", "backend error"])
     for env_id, agent, seed, turn, response, error in rows:
-        table.rows.append([Code(env_id), agent, seed, turn, _clip(response), _clip(error or "")])
+        link = Link(seed, _episodes_link(env=env_id, agent=agent, seed=seed))
+        table.rows.append([Code(env_id), agent, link, turn, _clip(response), _clip(error or "")])
     document.table(table)
+
+
+def _episodes_link(**filters) -> str:
+    """The address of these episodes in ``cogsim view``, relative to the report it serves."""
+    return "episodes?" + urlencode(filters)
 
 
 def _clip(text: str, limit: int = 80) -> str:

@@ -116,14 +116,16 @@ class Store(StoreQueries):
         return self.put_encoded(image_ref(sent.key, sent.suffix), lambda: sent.data)
 
     def put_encoded(self, ref: str, data) -> str:
-        """Store the bytes of the frame whose reference is ``ref`` (bytes, or a function giving them,
-        called only if the file is new), in images/ab/ opened once without following a link; returns
-        ``ref``. ValueError for a reference of another form."""
+        """Store the bytes of the frame whose reference is ``ref`` (bytes, or a function giving them),
+        in images/ab/ opened once without following a link, once per session: a file there already
+        is kept only if it holds exactly these bytes (a planted link, FIFO or other file is replaced),
+        so the store names the bytes the model got. Returns ``ref``; ValueError for a reference of
+        another form."""
         if not is_image_ref(ref):
             raise ValueError(f"an image reference is images/ab/<64 hex digits>.png or .jpg, got {shown(ref)}")
         if ref not in self._known_images:
             images, folder, name = ref.split("/")
-            self._image_folders.write_new((images, folder), name, data)
+            self._image_folders.write_unless_same((images, folder), name, data)
             self._known_images.add(ref)
         return ref
 

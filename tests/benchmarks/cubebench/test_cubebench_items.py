@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from cogsim import cube
-from cogsim.benchmarks.cubebench import items, views
+from cogsim.benchmarks.cubebench import items, seed_lists, views
 from cogsim.benchmarks.cubebench import parser as parsers
 from cogsim.cube import MOVES, Cube
 
@@ -174,23 +174,23 @@ def test_reconstruction_gold_is_the_front_face_colours():
 
 
 def test_seed_list_export_import_and_tamper_check(tmp_path):
-    seed_list = items.build_seed_list("optimal-move", 2, 6)
+    seed_list = seed_lists.build_seed_list("optimal-move", 2, 6)
     assert [e["seed"] for e in seed_list["episodes"].values()] == list(range(6))
-    path = items.export_seed_list(seed_list, tmp_path / "optimal-move-d2.json")
-    loaded = items.load_seed_list(path)
+    path = seed_lists.export_seed_list(seed_list, tmp_path / "optimal-move-d2.json")
+    loaded = seed_lists.load_seed_list(path)
     assert loaded == json.loads(json.dumps(seed_list))
-    items.verify_seed_list(loaded)
+    seed_lists.verify_seed_list(loaded)
     loaded["episodes"]["3"]["gold"] = "A" if loaded["episodes"]["3"]["gold"] != "A" else "B"
     with pytest.raises(ValueError, match="episode 3 differs"):
-        items.verify_seed_list(loaded)
+        seed_lists.verify_seed_list(loaded)
 
 
 def test_unique_seed_lists_skip_repeated_states():
-    seed_list = items.build_seed_list("reconstruction", 1, 18, unique_states=True)
+    seed_list = seed_lists.build_seed_list("reconstruction", 1, 18, unique_states=True)
     states = [e["facelets"] for e in seed_list["episodes"].values()]
     assert len(set(states)) == 18  # every depth-1 state once
     with pytest.raises(ValueError, match="fewer than 19 distinct"):
-        items.build_seed_list("reconstruction", 1, 19, unique_states=True)
+        seed_lists.build_seed_list("reconstruction", 1, 19, unique_states=True)
 
 
 @pytest.mark.parametrize("bad", [0, 21, -1, 1.5, True, "2"])
@@ -205,11 +205,11 @@ def test_bad_test_seed_and_seed_list_are_value_errors():
     with pytest.raises(ValueError, match="seed"):
         items.make_item("optimal-move", 1, -3)
     with pytest.raises(ValueError, match="seed_list"):
-        items.load_seed_list({"format": "other"})
+        seed_lists.load_seed_list({"format": "other"})
     with pytest.raises(ValueError, match="no episode 9"):
-        items.seed_list_item(items.build_seed_list("optimal-move", 1, 2), "optimal-move", 1, 9)
+        seed_lists.seed_list_item(seed_lists.build_seed_list("optimal-move", 1, 2), "optimal-move", 1, 9)
     with pytest.raises(ValueError, match="is for test"):
-        items.seed_list_item(items.build_seed_list("optimal-move", 1, 2), "move-effect", 1, 0)
+        seed_lists.seed_list_item(seed_lists.build_seed_list("optimal-move", 1, 2), "move-effect", 1, 0)
 
 
 def test_options_never_repeat_a_move():

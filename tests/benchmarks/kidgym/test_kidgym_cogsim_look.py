@@ -176,12 +176,12 @@ def test_frames_started_from_the_cached_fixed_layer_equal_a_single_pass(cell_siz
         np.testing.assert_array_equal(layered, one_pass)
 
 
-def test_fixed_layer_is_drawn_once_per_scene_and_cell_size():
+def test_fixed_layer_is_drawn_once_per_scene_cell_size_and_bag():
     fresh = render.Renderer(backend="egl")
     scenes = _rich_scenes(32) + _rich_scenes(32)
     fresh.grid(scenes)
     fresh.grid(scenes[:3])
-    assert set(fresh._base_layers) == {(name, 32) for name in kidgym_look.SCENES}
+    assert set(fresh._base_layers) == {(name, 32, kidgym_look.BACKPACK_SLOTS) for name in kidgym_look.SCENES}
 
 
 @pytest.mark.parametrize("cell_size", [32, 96])  # 96 px cells: 4 frames per pass, so 3 passes

@@ -10,7 +10,6 @@ import pytest
 
 import cogsim
 from cogsim.benchmarks.kidgym import TASKS
-from cogsim.benchmarks.kidgym.cogsim_catalog import CatalogOptions
 from cogsim.benchmarks.kidgym.env import KidGymEnv
 from cogsim.envs import play_scripted
 
@@ -28,19 +27,15 @@ def test_every_task_is_registered():
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 @pytest.mark.parametrize("level", [1, 2, 3])
-def test_oracle_succeeds_through_the_text_interface_with_cogsims_mechanics(env_id, level):
-    env = cogsim.make(env_id, level=level, images=False, mechanics="cogsim")
+def test_oracle_succeeds_through_the_text_interface(env_id, level):
+    env = cogsim.make(env_id, level=level, images=False)
     for seed in range(5):
+        env.reset(seed=seed)
+        if env.state.oracle_option() is None:
+            continue  # one of the few Decode Maze layouts the release draws unsolvable
         observations, infos, reward = play(env, "oracle", seed)
         episode = infos[-1]["episode"]
-        assert reward == 1.0 and episode["success"]
-        slack = env_id in (
-            "kidgym/counting",
-            "kidgym/decode",
-            "kidgym/memory_decode",
-            "kidgym/decode_maze",
-        )  # the release gives these spare steps
-        assert episode["steps"] == episode["budget"] or (slack and episode["steps"] < episode["budget"])
+        assert reward == 1.0 and episode["success"] and episode["steps"] <= episode["budget"]
         assert all(info["parse"] == "ok" and info["step_success"] for info in infos)
         json.dumps(episode)
         for obs in observations[:-1]:
@@ -77,13 +72,16 @@ def test_unparseable_answer_can_be_re_asked():
     assert not (terminated or truncated) and info["parse"] == "parse_failure"
 
 
-def test_wrong_basket_has_no_effect_and_is_reported_with_cogsims_feedback():
-    env = cogsim.make("kidgym/classification", level=1, images=False, max_steps=10, feedback=True, mechanics="cogsim")
-    obs, _ = env.reset(seed=1)
-    env.step(env.scripted_response("oracle", np.random.default_rng(0)))  # pick up an item
-    options = env.state.options()
-    good = env.state.oracle_action()
-    wrong = next(i for i, a in enumerate(options) if a[0] == 1 and a != good)
+def test_a_step_that_fails_has_no_effect_and_is_reported_with_cogsims_feedback():
+    env = cogsim.make("kidgym/maze", level=2, images=False, max_steps=10, feedback=True)
+    env.reset(seed=1)
+
+    def fails(index: int) -> bool:
+        state = env.state.copy()
+        state.apply(index)
+        return not state.last_step_ok
+
+    wrong = next(i for i in range(len(env.state.options())) if fails(i))  # a target out of reach
     obs, _, _, _, info = env.step(chr(ord("A") + wrong))
     assert info["parse"] == "ok" and not info["step_success"] and "no effect" in obs["text"]
 
@@ -113,15 +111,15 @@ def test_cot_and_in_context_prompts():
     assert all(image.shape == (576, 448, 4) for image in obs["images"])
 
 
-@pytest.mark.parametrize("mechanics", ["cogsim", "release"])
-def test_mazes_state_the_backpack_keys_in_words(mechanics):
-    """On by default where cogsim's look cannot show key colours; the release's frames show them."""
-    env = cogsim.make("kidgym/maze", level=2, images=False, mechanics=mechanics, describe_backpack=True)
+@pytest.mark.parametrize("look", ["cogsim", "release"])
+def test_mazes_state_the_backpack_keys_in_words_when_asked(look):
+    """Off by default in both looks: each draws a key in the colour of its door."""
+    env = cogsim.make("kidgym/maze", level=2, look=look, describe_backpack=True)
     observations, _, _ = play(env, "oracle", 3)
     assert "Backpack: empty" in observations[0]["text"]
     assert any(" key" in obs["text"].split("Backpack:")[1].split("\n")[0] for obs in observations[1:-1])
-    default = cogsim.make("kidgym/maze", level=2, images=False, mechanics=mechanics)
-    assert ("Backpack:" in default.reset(seed=3)[0]["text"]) == (mechanics == "cogsim")
+    default = cogsim.make("kidgym/maze", level=2, look=look)
+    assert "Backpack:" not in default.reset(seed=3)[0]["text"]
 
 
 def test_vector_env_runs_in_lockstep():
@@ -156,14 +154,9 @@ def test_an_unknown_option_is_named_with_every_option_kidgym_takes():
     message = str(error.value)
     assert message.startswith("unknown option(s) 'levle' for kidgym/maze; allowed: ")
     allowed = set(message.partition("allowed: ")[2].split(", "))
-    constructor = set(inspect.signature(KidGymEnv.__init__).parameters) - {
-        "self",
-        "env_id",
-        "task",
-        "generator_options",
-    }
-    assert {"level", "prompt", "look", "mechanics", "actions", "images", "selection_extra"} <= allowed
-    assert allowed == constructor | set(CatalogOptions.__dataclass_fields__)
+    constructor = set(inspect.signature(KidGymEnv.__init__).parameters) - {"self", "env_id", "task", "options"}
+    assert {"level", "prompt", "look", "mechanics", "actions", "images"} <= allowed
+    assert allowed == constructor
 
 
 def test_stepping_a_finished_episode_raises():
@@ -176,29 +169,39 @@ def test_stepping_a_finished_episode_raises():
 
 
 def test_oracle_answers_like_random_once_success_is_out_of_reach():
-    env = cogsim.make("kidgym/sorting", level=1, images=False, mechanics="cogsim")
+    env = cogsim.make("kidgym/sorting", level=2, images=False)
     env.reset(seed=2)
-    good = env.state.oracle_action()
-    wrong = next(i for i, a in enumerate(env.state.options()) if a[1] == good[1] and a != good)
-    env.step(chr(ord("A") + wrong))  # the right animal on the wrong numeral
-    assert env.state.oracle_action() is None
-    answer = env.scripted_response("oracle", np.random.default_rng(0))
-    *_, info = env.step(answer)
-    assert info["parse"] == "ok" and not info["episode"]["success"]
+
+    def hopeless(index: int) -> bool:
+        state = env.state.copy()
+        state.apply(index)
+        return state.oracle_option() is None and not state.done
+
+    wrong = next(i for i in range(len(env.state.options())) if hopeless(i))  # an animal on the wrong numeral
+    env.step(chr(ord("A") + wrong))
+    assert env.state.oracle_option() is None
+    rng = np.random.default_rng(0)
+    while not env.state.done:
+        *_, info = env.step(env.scripted_response("oracle", rng))
+        assert info["parse"] == "ok"
+    assert not info["episode"]["success"]
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_oracle_reasons_in_chain_of_thought(env_id):
     env = cogsim.make(env_id, level=2, prompt="cot", images=False)
     for seed in range(3):
+        env.reset(seed=seed)
+        if env.state.oracle_option() is None:
+            continue  # an unsolvable Decode Maze layout of the release's
         observations, infos, reward = play(env, "oracle", seed)
         assert reward == 1.0 and all(info["parse"] == "ok" for info in infos)
 
 
 def test_in_context_example_explains_each_step():
-    env = cogsim.make("kidgym/classification", level=1, prompt="in_context", images=False, mechanics="cogsim")
+    env = cogsim.make("kidgym/classification", level=1, prompt="in_context", images=False)
     obs, _ = env.reset(seed=3)
-    assert obs["text"].count("Reason: The item with label") == 2 and obs["text"].count("belongs in the") == 2
+    assert obs["text"].count("Reason: It is the next step of a shortest plan to the goal") == 4
     assert obs["images"] == ()  # images=False: text only
 
 
@@ -225,7 +228,7 @@ def test_demo_suites_run():
     from cogsim.benchmarks.kidgym.env import DEMO_SUITES
 
     for suite in DEMO_SUITES:
-        env = cogsim.make(suite["env_id"], **suite["options"])
+        env = cogsim.make(suite["env_id"], **suite["options"], **suite["fallback"])
         for agent in suite["agents"]:
             for seed in range(suite["episodes"]):
                 _, infos, _ = play(env, agent, seed)

@@ -66,17 +66,15 @@ def _entry(name: str, level: int) -> dict:
     return next(e for e in TEMPLATES[name] if level in e["levels"])
 
 
-def _turns(name: str, level: int, mechanics: str, seeds=range(4)):
+def _turns(name: str, level: int, seeds=range(4)):
     """(goal line, option texts, started) of every turn of oracle and random episodes."""
-    env = cogsim.make(f"kidgym/{name}", level=level, images=False, mechanics=mechanics)
+    env = cogsim.make(f"kidgym/{name}", level=level, images=False)
     for seed in seeds:
         for policy in ("oracle", "random"):
             obs, _ = env.reset(seed=seed)
             rng = np.random.default_rng(seed)
             while True:
-                started = (env.state.started if mechanics == "release" else env.state.phase == 1) or not TASKS[
-                    name
-                ].memory
+                started = env.state.started or not TASKS[name].memory
                 goal = next(line[len("Goal: ") :] for line in obs["text"].splitlines() if line.startswith("Goal: "))
                 yield goal, list(obs["options"]), started
                 obs, _, terminated, truncated, _ = env.step(env.scripted_response(policy, rng))
@@ -86,11 +84,10 @@ def _turns(name: str, level: int, mechanics: str, seeds=range(4)):
 
 @pytest.mark.parametrize("name", sorted(TASKS))
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("mechanics", ["release", "cogsim"])
-def test_goal_and_action_texts_are_the_release_templates(name, level, mechanics):
+def test_goal_and_action_texts_are_the_release_templates(name, level):
     entry = _entry(name, level)
     actions = [_pattern(t) for t in entry["actions"].values()]
-    for goal, options, started in _turns(name, level, mechanics):
+    for goal, options, started in _turns(name, level):
         template = entry["goal_1"] if (started and entry["goal_1"]) else entry["goal"]
         assert _pattern(template).fullmatch(goal), (name, level, goal)
         for option in options:

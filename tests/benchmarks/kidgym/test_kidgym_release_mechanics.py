@@ -21,7 +21,7 @@ from cogsim.benchmarks.kidgym.game import ReleasePlay, action_text
 
 DATA = json.loads((Path(__file__).parent / "data" / "kidgym_release_mechanics.json").read_text())
 NAMES = {spec.code: name for name, spec in TASKS.items()}
-ROLES = {name: i for i, name in enumerate(_core.kidgym_release_roles())}
+ROLES = {name: i for i, name in enumerate(_core.kidgym_roles())}
 VERBS = {name: i for i, name in enumerate(_core.kidgym_verbs())}
 ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII")
 PIECE_TASKS = ("FI", "PU", "MFI")
@@ -116,7 +116,7 @@ def state_of(transcript: dict):
     if code == "PL":
         offset = TURNED[fields["orientation"]][fields["direction"]] if level == 3 else OPPOSITE[fields["orientation"]]
         target = (2 + offset[0], 2 + offset[1])
-    return _core.kidgym_release_state(
+    return _core.kidgym_state(
         TASKS[NAMES[code]].core_id,
         level,
         fields["max_steps"],
@@ -287,7 +287,7 @@ def test_oracle_solves_every_episode_the_release_makes_solvable(name, level):
     """The oracle succeeds wherever a plan exists; only Decode Maze at levels 2-3 has release episodes
     with none (its check_grid accepts every placement of the keys)."""
     seeds = list(range(40))
-    success, _ = _core.kidgym_release_play(TASKS[name].core_id, level, seeds, CATALOG, "oracle")
+    success, _ = _core.kidgym_play(TASKS[name].core_id, level, seeds, CATALOG, "oracle")
     plans = [ReleasePlay(TASKS[name], level).generate(s).oracle_plan_length() for s in seeds]
     assert [bool(x) for x in success] == [p > 0 for p in plans]
     if not (name == "decode_maze" and level > 1):
@@ -307,6 +307,6 @@ CHANCE = {
 @pytest.mark.parametrize("task_level", sorted(CHANCE), ids=lambda t: f"{t[0]}-{t[1]}")
 def test_random_agent_is_at_chance(task_level):
     name, level = task_level
-    success, _ = _core.kidgym_release_play(TASKS[name].core_id, level, list(range(4000)), CATALOG, "random", 5)
+    success, _ = _core.kidgym_play(TASKS[name].core_id, level, list(range(4000)), CATALOG, "random", 5)
     p = CHANCE[task_level]
     assert abs(success.mean() - p) < 5 * np.sqrt(p * (1 - p) / 4000), (success.mean(), p)

@@ -10,13 +10,9 @@ from cogsim.benchmarks.cubebench.items import (
     LABELS,
     TESTS,
     balanced_position,
-    build_seed_list,
-    export_seed_list,
-    load_seed_list,
     make_item,
     release_exact_scramble,
     release_scramble,
-    verify_seed_list,
 )
 from cogsim.benchmarks.cubebench.parser import (
     EFFECT_LABELS,
@@ -35,6 +31,7 @@ from cogsim.benchmarks.cubebench.parser import (
 from cogsim.benchmarks.cubebench.prompts import PROMPT_VERSION
 from cogsim.benchmarks.cubebench.release_lines import LINES as RELEASE_LINES
 from cogsim.benchmarks.cubebench.release_lines import NEWEST as NEWEST_RELEASE
+from cogsim.benchmarks.cubebench.seed_lists import build_seed_list, export_seed_list, load_seed_list, verify_seed_list
 
 __all__ = [
     "LABELS",

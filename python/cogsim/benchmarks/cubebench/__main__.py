@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cogsim.benchmarks.cubebench import items
+from cogsim.benchmarks.cubebench import items, seed_lists
 
 
 def main(argv=None) -> int:
@@ -41,12 +41,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "export":
-            seed_list = items.build_seed_list(
+            seed_list = seed_lists.build_seed_list(
                 args.test, args.depth, args.count, args.first_seed, args.unique_states, args.scrambles, args.layout
             )
-            print(items.export_seed_list(seed_list, args.out))
+            print(seed_lists.export_seed_list(seed_list, args.out))
         else:
-            items.verify_seed_list(items.load_seed_list(args.path))
+            seed_lists.verify_seed_list(seed_lists.load_seed_list(args.path))
             print(f"{args.path}: every item matches its seed")
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cogsim import cube
-from cogsim.render import Renderer, _check, scene_kind
-from cogsim.render._canvas import Canvas
+from cogsim.render import Canvas, Renderer, checks, scene_kind
 
 FACE_ORDER = "URFDLB"  # Kociemba's order of the facelet string
 FACE_COLOURS = {"U": "W", "R": "R", "F": "G", "D": "Y", "L": "O", "B": "B"}  # face letter -> colour letter
@@ -45,7 +44,7 @@ class NetLayout:
     sticker: int = 32
 
     def __post_init__(self):
-        _check.integer("sticker", self.sticker, 8, 256)
+        checks.integer("sticker", self.sticker, 8, 256)
 
     @property
     def gap(self) -> float:

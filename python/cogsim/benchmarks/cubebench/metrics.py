@@ -35,8 +35,8 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from cogsim._untrusted import shown
 from cogsim.benchmarks.cubebench.prompts import PROMPT_VERSION
+from cogsim.files import shown
 from cogsim.metrics import Estimate, Table, mean_ci, register, wilson
 
 ABSTAIN_CREDIT = 0.25

@@ -1,13 +1,12 @@
 """KidGym: grid tasks modelled on children's intelligence tests (Execution, Memory, Learning,
 Planning, Perception Reasoning), with high-level lettered actions.
 
-The C++ core (``cogsim._core``) owns the grid state, generators, transitions, action enumeration and
-the fewest-steps oracle; this package owns names, texts, prompts, the answer decoder and scenes.
-Play through ``cogsim.make("kidgym/<task>", level=1..3)``. Two engines: the release's mechanics
-(the default; ``game``, ``scene``, ``look``: BoBo-Ye/KidGym's scenes, maze
-layouts, action lists and pictures) and cogsim's own (``mechanics="cogsim"``; this module's
-:func:`generate` and :func:`simulate`, ``cogsim_scene``, ``cogsim_look``). ``game.simulate`` plays whole
-release episodes in the core.
+One game, the release's (BoBo-Ye/KidGym: its scenes, maze layouts, rules and action lists): the C++
+core (``cogsim._core``) owns its state, generators, transitions, action lists and the fewest-steps
+oracle (``game``); this package owns names, texts, prompts, the answer decoder and scenes. Two
+looks draw it: the release's pictures (``look``, the default) and cogsim's own (``cogsim_look``).
+Play through ``cogsim.make("kidgym/<task>", level=1..3)``; :func:`generate` and :func:`simulate`
+make and play whole episodes in the core, batched.
 """
 
 from __future__ import annotations
@@ -17,11 +16,13 @@ from typing import Sequence
 import numpy as np
 
 from cogsim import _core
-from cogsim.benchmarks.kidgym import cogsim_catalog
+from cogsim.benchmarks.kidgym import catalog, game
+from cogsim.benchmarks.kidgym.game import action_text, goal_text
 from cogsim.benchmarks.kidgym.parser import decode_answer, format_options, letter_list
-from cogsim.benchmarks.kidgym.tasks import CAPABILITIES, PAPER_TASKS, TASKS, TaskSpec, action_text, goal_text
+from cogsim.benchmarks.kidgym.tasks import CAPABILITIES, PAPER_TASKS, TASKS, TaskSpec
 
 LEVELS = (1, 2, 3)
+MAX_STEPS = 60  # the largest step budget an episode may have
 
 __all__ = [
     "CAPABILITIES",
@@ -30,7 +31,7 @@ __all__ = [
     "TASKS",
     "TaskSpec",
     "action_text",
-    "cogsim_catalog",
+    "catalog",
     "budget_range",
     "decode_answer",
     "format_options",
@@ -57,8 +58,8 @@ def _check_level(level: int) -> int:
 
 def budget_range(name: str, level: int) -> tuple[int, int]:
     """The step budgets (``max_steps``) an episode of the task at the level may have: (fewest, most)."""
-    fewest, most = _core.kidgym_budget_range(task(name).core_id, _check_level(level))
-    return int(fewest), int(most)
+    task(name), _check_level(level)
+    return 1, MAX_STEPS
 
 
 def _seeds(seeds: Sequence[int]) -> list[int]:
@@ -68,18 +69,25 @@ def _seeds(seeds: Sequence[int]) -> list[int]:
     return out
 
 
+def _check_actions(actions: str) -> str:
+    if actions not in game.ACTIONS:
+        raise ValueError(f"actions must be one of {', '.join(game.ACTIONS)}, got {actions!r}")
+    return actions
+
+
 def generate(
-    name: str,
-    level: int,
-    seeds: Sequence[int],
-    max_steps: int = 0,
-    options=cogsim_catalog.CatalogOptions(),
-    threads: int = 0,
+    name: str, level: int, seeds: Sequence[int], max_steps: int = 0, actions: str = "release", threads: int = 0
 ):
-    """Core states of episodes ``seeds`` (batched, GIL released). max_steps 0: the paper's budget."""
-    spec = task(name)
+    """Core states of episodes ``seeds`` (batched, GIL released). max_steps 0: the release's budget;
+    ``actions="executable"`` lists only the actions whose target the agent can reach."""
     return _core.kidgym_generate(
-        spec.core_id, _check_level(level), _seeds(seeds), cogsim_catalog.core_catalog(options), max_steps, threads
+        task(name).core_id,
+        _check_level(level),
+        _seeds(seeds),
+        catalog.core_catalog(),
+        max_steps,
+        _check_actions(actions) == "executable",
+        threads,
     )
 
 
@@ -90,18 +98,10 @@ def simulate(
     policy: str = "random",
     policy_seed: int = 0,
     max_steps: int = 0,
-    options=cogsim_catalog.CatalogOptions(),
+    actions: str = "release",
     threads: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Play whole episodes in the core with "oracle" or "random"; returns (success, steps) arrays."""
-    spec = task(name)
-    return _core.kidgym_play(
-        spec.core_id,
-        _check_level(level),
-        _seeds(seeds),
-        cogsim_catalog.core_catalog(options),
-        policy,
-        policy_seed,
-        max_steps,
-        threads,
+    return game.simulate(
+        task(name), _check_level(level), _seeds(seeds), policy, policy_seed, max_steps, _check_actions(actions), threads
     )

@@ -1,4 +1,4 @@
-"""KidGym as released: the names behind the ids the core's release engine draws (its images, pools,
+"""KidGym's catalog, the release's: the names behind the ids the core's engine draws (its images, pools,
 colours, rules) and the release's data tables (the maze layouts and Sorting entries, in
 ``release_data.json``).
 
@@ -141,13 +141,13 @@ def _ids(category: str, names) -> list[int]:
 
 
 @lru_cache(maxsize=None)
-def core_catalog() -> "_core.KidReleaseCatalog":
+def core_catalog() -> "_core.KidCatalog":
     rules = sorting_rules()
     sorting = [
         [[rules.index((e["rule"], e["property"]))] + _ids("animal", e["correct"]) for e in sorting_entries(level)]
         for level in (1, 2, 3)
     ]
-    return _core.KidReleaseCatalog(
+    return _core.KidCatalog(
         resources=[_ids(c, RESOURCES[c]) for c in CATEGORIES],
         counting_piles=[
             [ASSET_IDS[(c, f"{name}_{size}")] for name in COUNTING[c] for size in (1, 2, 3)] for c in ("fruit", "food")

@@ -19,8 +19,8 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from cogsim.render import Renderer, _check, as_batch, same_across, scene_kind
-from cogsim.render._canvas import SHAPES, Canvas
+from cogsim.benchmarks.kidgym.tasks import roman
+from cogsim.render import SHAPES, Canvas, Renderer, as_batch, checks, same_across, scene_kind
 
 GRID_CELLS = 9
 PLAY_CELLS = 5
@@ -73,13 +73,6 @@ INK = (40, 44, 52)
 PANEL = (250, 248, 240)
 PANEL_EDGE = (120, 110, 96)
 LABEL_BADGE = (255, 255, 255)
-
-
-def roman(number: int) -> str:
-    """1..39 as a roman numeral (target positions use small numbers)."""
-    _check.integer("numeral", number, 1, 39)
-    tens, units = divmod(number, 10)
-    return "X" * tens + ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX")[units]
 
 
 @dataclass(frozen=True)
@@ -157,6 +150,8 @@ class GridScene:
     targets: tuple[Target, ...] = ()
     agent: Optional[tuple[int, int]] = None  # (row, col) in the play area; drawn over items
     backpack: tuple[Optional[str], ...] = ()  # sprite per slot A, B, C... (None: empty slot)
+    backpack_colours: tuple[Optional[tuple[int, int, int]], ...] = ()  # a slot's colour under its sprite (keys)
+    bag_slots: int = BACKPACK_SLOTS  # the slots the backpack strip has (the release's game: 4)
     hint_text: str = ""
     hint_sprites: tuple[str, ...] = ()
     scene: str = "meadow"
@@ -170,27 +165,33 @@ class GridScene:
         return GRID_CELLS * self.cell_size
 
     def validate(self) -> "GridScene":
-        _check.choice("cell_size", self.cell_size, CELL_SIZES)
-        _check.choice("scene", self.scene, tuple(SCENES))
-        _check.text("hint_text", self.hint_text, HINT_TEXT_MAX)
-        if len(self.backpack) > BACKPACK_SLOTS:
-            raise ValueError(f"backpack must have at most {BACKPACK_SLOTS} slots, got {len(self.backpack)}")
+        checks.choice("cell_size", self.cell_size, CELL_SIZES)
+        checks.choice("scene", self.scene, tuple(SCENES))
+        checks.text("hint_text", self.hint_text, HINT_TEXT_MAX)
+        checks.integer("bag_slots", self.bag_slots, 1, BACKPACK_SLOTS)
+        if len(self.backpack) > self.bag_slots:
+            raise ValueError(f"backpack must have at most bag_slots ({self.bag_slots}) slots, got {len(self.backpack)}")
+        if len(self.backpack_colours) > len(self.backpack):
+            raise ValueError("backpack_colours must have at most one colour per backpack slot")
+        for i, colour in enumerate(self.backpack_colours):
+            if colour is not None:
+                checks.colour(f"backpack_colours[{i}]", colour)
         if len(self.hint_sprites) > HINT_SPRITES:
             raise ValueError(f"hint_sprites must have at most {HINT_SPRITES} sprites, got {len(self.hint_sprites)}")
         for i, item in enumerate(self.items):
-            _check.integer(f"items[{i}].row", item.row, 0, PLAY_CELLS - 1)
-            _check.integer(f"items[{i}].col", item.col, 0, PLAY_CELLS - 1)
+            checks.integer(f"items[{i}].row", item.row, 0, PLAY_CELLS - 1)
+            checks.integer(f"items[{i}].col", item.col, 0, PLAY_CELLS - 1)
             if item.label is not None:
-                _check.integer(f"items[{i}].label", item.label, 0, 99)
+                checks.integer(f"items[{i}].label", item.label, 0, 99)
             if item.cell_colour is not None:
-                _check.colour(f"items[{i}].cell_colour", item.cell_colour)
+                checks.colour(f"items[{i}].cell_colour", item.cell_colour)
         for i, target in enumerate(self.targets):
-            _check.integer(f"targets[{i}].row", target.row, 0, PLAY_CELLS - 1)
-            _check.integer(f"targets[{i}].col", target.col, 0, PLAY_CELLS - 1)
-            _check.integer(f"targets[{i}].numeral", target.numeral, 1, 39)
+            checks.integer(f"targets[{i}].row", target.row, 0, PLAY_CELLS - 1)
+            checks.integer(f"targets[{i}].col", target.col, 0, PLAY_CELLS - 1)
+            checks.integer(f"targets[{i}].numeral", target.numeral, 1, 39)
         if self.agent is not None:
-            _check.integer("agent row", self.agent[0], 0, PLAY_CELLS - 1)
-            _check.integer("agent col", self.agent[1], 0, PLAY_CELLS - 1)
+            checks.integer("agent row", self.agent[0], 0, PLAY_CELLS - 1)
+            checks.integer("agent col", self.agent[1], 0, PLAY_CELLS - 1)
         for i, placed in enumerate(self.marks):
             _check_placed_mark(f"marks[{i}]", placed)
         if len(self.hint_figure) not in (0, 4):
@@ -204,14 +205,14 @@ class GridScene:
 
 def _check_placed_mark(name: str, placed) -> None:
     if isinstance(placed, CellMark):
-        _check.integer(f"{name}.row", placed.row, 0, PLAY_CELLS - 1)
-        _check.integer(f"{name}.col", placed.col, 0, PLAY_CELLS - 1)
+        checks.integer(f"{name}.row", placed.row, 0, PLAY_CELLS - 1)
+        checks.integer(f"{name}.col", placed.col, 0, PLAY_CELLS - 1)
         if placed.label is not None:
-            _check.integer(f"{name}.label", placed.label, 0, 99)
+            checks.integer(f"{name}.label", placed.label, 0, 99)
         if placed.numeral is not None:
-            _check.integer(f"{name}.numeral", placed.numeral, 1, 39)
+            checks.integer(f"{name}.numeral", placed.numeral, 1, 39)
     elif isinstance(placed, SlotMark):
-        _check.integer(f"{name}.slot", placed.slot, 0, BACKPACK_SLOTS - 1)
+        checks.integer(f"{name}.slot", placed.slot, 0, BACKPACK_SLOTS - 1)
     else:
         raise ValueError(f"{name} must be a CellMark or SlotMark, got {type(placed).__name__}")
     _check_mark(f"{name}.mark", placed.mark)
@@ -219,12 +220,12 @@ def _check_placed_mark(name: str, placed) -> None:
 
 def _check_mark(name: str, mark) -> None:
     if isinstance(mark, Pile):
-        _check.integer(f"{name}.count", mark.count, 1, PILE_MAX)
+        checks.integer(f"{name}.count", mark.count, 1, PILE_MAX)
     elif isinstance(mark, SpriteQuarter):
-        _check.integer(f"{name}.quarter", mark.quarter, 0, 3)
+        checks.integer(f"{name}.quarter", mark.quarter, 0, 3)
     elif isinstance(mark, ShapeTile):
-        _check.choice(f"{name}.shape", mark.shape, SHAPES)
-        _check.colour(f"{name}.colour", mark.colour)
+        checks.choice(f"{name}.shape", mark.shape, SHAPES)
+        checks.colour(f"{name}.colour", mark.colour)
     else:
         raise ValueError(f"{name} must be a Pile, SpriteQuarter or ShapeTile, got {type(mark).__name__}")
 
@@ -264,7 +265,7 @@ def draw(canvas: Canvas, scene: GridScene) -> None:
 
 def base_key(scene: GridScene) -> tuple[str, int]:
     """What :func:`draw_base` depends on: frames with equal keys share their fixed layer."""
-    return scene.scene, scene.cell_size
+    return scene.scene, scene.cell_size, scene.bag_slots
 
 
 def draw_base(canvas: Canvas, scene: GridScene) -> None:
@@ -386,17 +387,20 @@ def _bag(canvas: Canvas, scene: GridScene) -> None:
     c = scene.cell_size
     canvas.box((0, 8 * c, 9 * c, 9 * c), (92, 74, 58))
     canvas.text("Bag", c, 8.5 * c, 0.24 * c, (250, 240, 220))
-    for slot in range(BACKPACK_SLOTS):
+    for slot in range(scene.bag_slots):
         rect = _inset(backpack_slot_rect(scene, slot), 0.06 * c)
         canvas.box(rect, (236, 226, 206), border=(60, 46, 34), width=max(1.5, 0.03 * c), radius=0.1 * c)
 
 
 def _backpack(canvas: Canvas, scene: GridScene) -> None:
     c = scene.cell_size
-    for slot in range(BACKPACK_SLOTS):
+    for slot in range(scene.bag_slots):
         rect = _inset(backpack_slot_rect(scene, slot), 0.06 * c)
         sprite = scene.backpack[slot] if slot < len(scene.backpack) else None
+        colour = scene.backpack_colours[slot] if slot < len(scene.backpack_colours) else None
         x0, y0, x1, y1 = rect
+        if colour is not None:
+            canvas.box(_inset(rect, 0.04 * c), colour, radius=0.1 * c)
         if sprite is not None:  # shifted right and down, clear of the slot letter
             canvas.sprite(sprite, (x0 + 0.2 * c, y0 + 0.2 * c, x1 - 0.06 * c, y1 - 0.06 * c))
         canvas.text(chr(ord("A") + slot), x0 + 0.06 * c, y0 + 0.06 * c, 0.16 * c, INK, anchor="lt")

@@ -1,194 +1,176 @@
-"""Core state -> renderer scene: what the agent sees at this step.
+"""What cogsim's look draws of a KidGym scene: the release's scene (``scene.scene``) as a grid scene of
+cogsim's own sprites and panels (``cogsim_look``), with the same objects in the same cells.
 
-Memory tasks hide what must be remembered once 'continue' is chosen, and hide the play area
-before it (Selection, Memory Decode) or the decoy chests (Memory Maze). Keys and doors are the
-"key"/"door" sprites on a cell tinted with their colour; maze walls are hedges.
+The play area is the release's 5 x 5 grid (an object's cell [x, y] is column x, row y), with the
+objects the release's frame shows and their number badges; a roman-numeral tile is a target cell.
+Baskets, keys and doors stand on a cell of their colour, maze walls are hedges, Memory Maze's
+treasure boxes chests. Counting's piles, the quarters of Filling's pictures and Puzzle's four pieces
+are marks (a pile of 1-3 sprites, a quarter of a sprite, a shape tile). The backpack strip shows the
+release's four slots (a key on its colour). The hint panel shows the side bar: Selection's items to remember,
+the code tables of Decode, Memory Decode and Decode Maze (rows left -> right; Decode's target below
+them), Memory Decode's target, and the picture of Filling, Puzzle and Memory Filling.
 """
 
 from __future__ import annotations
 
-from cogsim.benchmarks.kidgym import cogsim_catalog
-from cogsim.benchmarks.kidgym.cogsim_look import GridScene, Item, Piece, ShapeTile, SpriteQuarter, Target
-from cogsim.benchmarks.kidgym.cogsim_marks import Overlay
-from cogsim.benchmarks.kidgym.tasks import (
-    BASKET,
-    CENTER,
-    CHEST,
-    DIAMOND,
-    DOOR,
-    ITEM,
-    KEY,
-    PIECE,
-    TARGET,
-    WALL,
-    TaskSpec,
-    slot_letter,
+from typing import Optional, Union
+
+from cogsim.benchmarks.kidgym import catalog
+from cogsim.benchmarks.kidgym.cogsim_look import (
+    CellMark,
+    GridScene,
+    Item,
+    Mark,
+    Pile,
+    ShapeTile,
+    SlotMark,
+    SpriteQuarter,
+    Target,
 )
+from cogsim.benchmarks.kidgym.scene import IMAGES
 
-_PLAY_HIDDEN_BEFORE_CONTINUE = {"selection", "memory_decode"}
-_PIECE_TASKS = {"filling", "puzzle", "memory_filling"}
+# The release's names that are not the names of cogsim's sprites.
+SPRITES = {
+    "chick": "chicken",
+    "tortoise": "turtle",
+    "goldfish": "fish",
+    "cherry": "cherries",
+    "grape": "grapes",
+    "kiwifruit": "kiwi",
+    "hotdog": "hot_dog",
+    "doll": "nesting_dolls",
+    "football": "soccer_ball",
+    "toy_ball": "volleyball",
+    "toy_bear": "teddy_bear",
+    "toy_plane": "airplane",
+    "toy_train": "train",
+}
+COLOURS = {"red": (222, 70, 60), "blue": (70, 120, 226), "green": (70, 176, 90), "yellow": (238, 200, 48)}
+HEDGE = (58, 104, 52)  # maze walls: the "tree" sprite on dark green
+# Puzzle's four pieces (the release's one jigsaw figure) as the tiles of one figure, quarters 1-4.
+PUZZLE_TILES = (
+    ShapeTile("triangle", (220, 64, 56)),
+    ShapeTile("circle", (52, 110, 220)),
+    ShapeTile("square", (56, 164, 80)),
+    ShapeTile("star", (236, 188, 36)),
+)
+# The release's backgrounds (folder/name) as cogsim's scenes.
+BACKGROUNDS = {
+    "animal/farm": "farm",
+    "fruit/shop": "supermarket",
+    "food/canteen": "canteen",
+    "toy/toy_house": "playroom",
+    "mixed/park": "meadow",
+    "figure/gallery": "beach",
+    "maze/maze": "meadow",
+}
+_PILES = {
+    f"{folder}/{name}_{n}": (name, n) for folder, names in catalog.COUNTING.items() for name in names for n in (1, 2, 3)
+}
+_PIECES = {f"animal/{picture}_{q}": (picture, q - 1) for picture in catalog.PICTURES for q in (1, 2, 3, 4)}
 
-
-def piece(category: int, picture: int, quarter: int) -> Piece:
-    """A quarter of a picture: a sprite quarter, or a tile of an abstract puzzle figure."""
-    if category == cogsim_catalog.FIGURE_CATEGORY:
-        shape, colour = cogsim_catalog.PUZZLE_FIGURES[picture][quarter]
-        return ShapeTile(shape, colour)
-    return SpriteQuarter(cogsim_catalog.item_sprite(category, picture), quarter)
-
-
-def _label(value: int):
-    return None if value == 255 else int(value)
-
-
-def cell_items(spec: TaskSpec, state) -> tuple[tuple[Item, ...], tuple[Target, ...], Overlay]:
-    cells, phase = state.cells.tolist(), state.phase  # Python ints at once, not one NumPy scalar at a time
-    items, targets, piles, pieces = [], [], [], []
-    for row in range(5):
-        for col in range(5):
-            kind, kind_type, aux, label, placed, placed_category, extra, _ = cells[row][col]
-            label = _label(label)
-            if kind == ITEM and spec.name == "counting":
-                piles.append((row, col, cogsim_catalog.item_sprite(aux, kind_type), extra, label))
-            elif kind == PIECE:
-                pieces.append((row, col, piece(aux, kind_type, extra), None))
-            elif kind == ITEM:
-                if spec.name in _PLAY_HIDDEN_BEFORE_CONTINUE and phase == 0:
-                    continue
-                items.append(Item(cogsim_catalog.item_sprite(aux, kind_type), row, col, label=label))
-            elif kind == BASKET:
-                items.append(
-                    Item("basket", row, col, label=label, cell_colour=cogsim_catalog.BASKET_COLOURS[kind_type][1])
-                )
-            elif kind in (KEY, DOOR):
-                sprite = "key" if kind == KEY else "door"
-                items.append(Item(sprite, row, col, label=label, cell_colour=cogsim_catalog.KEY_COLOURS[kind_type][1]))
-            elif kind == DIAMOND:
-                items.append(Item("diamond", row, col, label=label))
-            elif kind == CHEST:
-                if phase == 1:
-                    items.append(Item("chest", row, col, label=label))
-                elif aux & 1:
-                    items.append(Item("diamond", row, col))
-                elif aux & 2:
-                    items.append(Item("tree", row, col, cell_colour=cogsim_catalog.HEDGE_COLOUR))
-            elif kind == WALL:
-                items.append(Item("tree", row, col, cell_colour=cogsim_catalog.HEDGE_COLOUR))
-            elif kind == CENTER:
-                items.append(Item(cogsim_catalog.item_sprite(aux, kind_type), row, col))
-            elif kind == TARGET:
-                targets.append(Target(row, col, numeral=label))
-                if placed and spec.name in _PIECE_TASKS:
-                    pieces.append((row, col, piece(placed_category, placed - 1, extra), label))
-                elif placed:
-                    items.append(Item(cogsim_catalog.item_sprite(placed_category, placed - 1), row, col))
-    overlay = Overlay(piles=tuple(piles), pieces=tuple(pieces))
-    return tuple(items), tuple(targets), overlay
+Drawing = Union[Item, Mark, Target]  # what one release image is in cogsim's look, before it has a cell
 
 
-def hint(spec: TaskSpec, state) -> tuple[str, tuple[str, ...]]:
-    goal, level, phase = state.goal, state.level, state.phase
-    if spec.name == "selection":
-        if phase == 0:
-            category = goal[0]
-            return "Remember", tuple(cogsim_catalog.item_sprite(category, goal[1 + i]) for i in range(level))
-        return "Choose them", ()
-    if spec.name == "memory_decode":
-        if phase == 0:
-            return "Remember pairs left->right", _code_table(goal, level)
-        return "Target", (_asked(goal),)
-    if spec.name == "decode":  # the code table, and the target alone on the row below it
-        return "Pairs left->right, target below", _code_table(goal, level) + (_asked(goal),)
-    if spec.name == "decode_maze":
-        pairs = [(key, door) for key, door in enumerate(goal[:4]) if door != 255]
-        return " ".join(
-            ["key->door"]
-            + [f"{cogsim_catalog.KEY_COLOURS[k][0]}->{cogsim_catalog.KEY_COLOURS[d][0]}" for k, d in pairs]
-        ), ()
-    if spec.name == "memory_maze":
-        return ("Remember the diamond" if phase == 0 else "Open the right chest"), ()
-    if spec.name in ("filling", "memory_filling"):
-        if spec.name == "memory_filling" and phase == 1:
-            return "Fill the frame", ()
-        return "Target", (cogsim_catalog.item_sprite(goal[0], goal[1]),)
-    if spec.name == "puzzle":
-        return "Target", ()
-    if spec.name == "placement":
-        text = f"Direction: {cogsim_catalog.DIRECTIONS[goal[0]]}"
-        rotation = cogsim_catalog.ROTATIONS[goal[1]]
-        return (text + f" then {rotation}" if rotation else text), ()
-    return "", ()
+def _name(image: str) -> str:
+    """ "assets/imgs/fruit/apple.png" -> "fruit/apple"."""
+    return image[len(IMAGES) : -len(".png")]
 
 
-def _code_table(goal, level: int) -> tuple[str, ...]:
-    """The pairs of Decode and Memory Decode, row by row: source, partner."""
-    sprites = []
-    for k in range(level):
-        sprites += [
-            cogsim_catalog.item_sprite(goal[4 * k], goal[4 * k + 1]),
-            cogsim_catalog.item_sprite(goal[4 * k + 2], goal[4 * k + 3]),
-        ]
-    return tuple(sprites)
+def sprite(name: str) -> str:
+    """cogsim's sprite of a release item ("fruit/kiwifruit" -> "kiwi")."""
+    base = name.rsplit("/", 1)[1]
+    return SPRITES.get(base, base)
 
 
-def _asked(goal) -> str:
-    asked = goal[12]
-    return cogsim_catalog.item_sprite(goal[4 * asked], goal[4 * asked + 1])
+def drawing(image: str) -> Drawing:
+    """What cogsim's look draws for one release image: an item (row and column 0, to be placed), a
+    mark (pile, quarter or tile), or a target (roman tile)."""
+    name = _name(image)
+    folder, base = name.split("/", 1)
+    if name in _PILES:
+        item, count = _PILES[name]
+        return Pile(sprite(f"{folder}/{item}"), count)
+    if name in _PIECES:
+        picture, quarter = _PIECES[name]
+        return SpriteQuarter(sprite(f"animal/{picture}"), quarter)
+    if folder == "toy" and base in catalog.PUZZLE:
+        return PUZZLE_TILES[catalog.PUZZLE.index(base)]
+    if folder == "roman":
+        return Target(0, 0, catalog.ROMAN.index(base) + 1)
+    if folder in ("basket", "key", "door"):
+        return Item(folder, 0, 0, cell_colour=COLOURS[base])
+    if name == "maze/wall":
+        return Item("tree", 0, 0, cell_colour=HEDGE)
+    if name == "maze/treasure":
+        return Item("chest", 0, 0)
+    return Item(sprite(name), 0, 0)
 
 
-def backpack(spec: TaskSpec, state) -> tuple[tuple, tuple, tuple]:
-    """(sprites per slot for the scene, piles drawn over slots, pieces drawn over slots)."""
-    sprites, piles, pieces = [], [], []
-    for slot, (kind, category, item, extra) in enumerate(state.bag):
-        if kind == PIECE:
-            sprites.append(None)
-            pieces.append((slot, piece(category, item, extra)))
-        elif spec.name == "counting":
-            sprites.append(None)
-            piles.append((slot, cogsim_catalog.item_sprite(category, item), extra))
+def grid_scene(scene: dict, cell_size: int = 64) -> GridScene:
+    """The grid scene cogsim's look draws for a release scene (``scene.scene``)."""
+    items, targets, marks = [], [], []
+    numerals = {}
+    for o in scene["objects"]:
+        shown = drawing(o["image"])
+        if o["shown"] and isinstance(shown, Target):
+            numerals[tuple(o["cell"])] = shown.numeral
+    for o in scene["objects"]:
+        if not o["shown"]:
+            continue
+        col, row = o["cell"]
+        label = o["label"] if scene["labels"] else None
+        shown = drawing(o["image"])
+        if isinstance(shown, Target):
+            targets.append(Target(row, col, shown.numeral))
+        elif isinstance(shown, Item):
+            items.append(Item(shown.sprite, row, col, label=label, cell_colour=shown.cell_colour))
         else:
-            sprites.append("key" if kind == KEY else cogsim_catalog.item_sprite(category, item))
-    return tuple(sprites), tuple(piles), tuple(pieces)
-
-
-def backpack_text(state) -> str:
-    """The backpack in words, for what the frame cannot show (the renderer draws keys without colour)."""
-    parts = []
-    for slot, (kind, category, item, _) in enumerate(state.bag):
-        if kind == KEY:
-            name = f"{cogsim_catalog.KEY_COLOURS[item][0]} key"
-        elif kind == PIECE:
-            name = f"a piece of the {cogsim_catalog.picture_name(category, item)}"
-        else:
-            name = cogsim_catalog.item_name(category, item)
-        parts.append(f"{slot_letter(slot)}) {name}")
-    return ", ".join(parts) if parts else "empty"
-
-
-def frame_spec(spec: TaskSpec, state, cell_size: int = 64) -> tuple[GridScene, Overlay]:
-    """The renderer scene and the overlay drawn over it (piles, pieces, figure tiles)."""
-    items, targets, board = cell_items(spec, state)
-    hint_text, hint_sprites = hint(spec, state)
-    bag_sprites, slot_piles, slot_pieces = backpack(spec, state)
-    figure = ()
-    if spec.name == "puzzle":
-        figure = tuple(piece(state.goal[0], state.goal[1], q) for q in range(4))
-    scene = GridScene(
-        items=items,
-        targets=targets,
-        agent=tuple(state.agent),
-        backpack=bag_sprites,
+            marks.append(CellMark(shown, row, col, label=label, numeral=numerals.get((col, row))))
+    backpack, colours = [], []
+    for slot, image in enumerate(scene["backpack"]):
+        shown = drawing(image) if image is not None else None
+        if isinstance(shown, Item):
+            backpack.append(shown.sprite)
+            colours.append(shown.cell_colour)
+            continue
+        backpack.append(None)
+        colours.append(None)
+        if shown is not None and not isinstance(shown, Target):
+            marks.append(SlotMark(shown, slot))
+    hint_text, hint_sprites, figure = hint(scene["side_bar"])
+    col, row = scene["agent"]["cell"]
+    return GridScene(
+        items=tuple(items),
+        targets=tuple(targets),
+        agent=(row, col),
+        backpack=tuple(backpack),
+        backpack_colours=tuple(colours),
+        bag_slots=len(scene["backpack"]),
         hint_text=hint_text,
         hint_sprites=hint_sprites,
-        scene=cogsim_catalog.SCENES[state.scene],
+        scene=BACKGROUNDS[_name(scene["background"])],
         cell_size=cell_size,
+        marks=tuple(marks),
+        hint_figure=figure,
     )
-    overlay = Overlay(
-        piles=board.piles, pieces=board.pieces, slot_piles=slot_piles, slot_pieces=slot_pieces, hint_figure=figure
-    )
-    return scene, overlay
 
 
-def grid_scene(spec: TaskSpec, state, cell_size: int = 64) -> GridScene:
-    """The renderer scene alone (tasks without piles or pieces need nothing else)."""
-    return frame_spec(spec, state, cell_size)[0]
+def hint(side_bar: Optional[dict]) -> tuple[str, tuple[str, ...], tuple]:
+    """The hint panel of a side bar: (text, sprites in rows of two, figure of four pieces)."""
+    if side_bar is None:
+        return "", (), ()
+    kind = side_bar["kind"]
+    if kind == "remember":
+        return "Remember", tuple(sprite(_name(i)) for i in side_bar["items"]), ()
+    if kind == "target":
+        return "Target", (sprite(_name(side_bar["target"])),), ()
+    if kind == "picture":
+        return "Target", (), tuple(drawing(piece) for piece in side_bar["pieces"])
+    pairs = [(_name(left), _name(right)) for left, right in side_bar["pairs"]]
+    if pairs[0][0].startswith("key/"):  # Decode Maze: which key opens which door, by colour
+        return " ".join(["key->door"] + [f"{k.split('/')[1]}->{d.split('/')[1]}" for k, d in pairs]), (), ()
+    sprites = tuple(sprite(name) for pair in pairs for name in pair)
+    if "target" in side_bar:  # Decode: the target on the row below the table
+        return "Pairs left->right, target below", sprites + (sprite(_name(side_bar["target"])),), ()
+    return "Remember pairs left->right", sprites, ()

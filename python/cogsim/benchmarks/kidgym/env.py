@@ -15,14 +15,12 @@ answer (``feedback=True`` adds cogsim's one line on what the last answer did). `
 the turn text from a file (e.g. the paper's published prompt) with the placeholders of
 ``kidgym.prompts.TEMPLATE_FIELDS``.
 
-Mechanics and pictures are the release's by default (``mechanics="release"``, ``look="release"``;
-``kidgym.game``, ``look``): its scenes, its 100 maze layouts per level (seed s plays
-layout s % 100 + 1, the one the release's (s+1)-th episode plays), its full action lists and its
-frames (RGBA, 448 or 576 wide, 576 high), drawn from the user's copy of the release's images
-(``kidgym.release_files.assets_root``). ``look="cogsim"`` draws cogsim's own pictures of cogsim's own
-scenes (``mechanics="cogsim"``: procedural layouts, executable actions only, a decoy key per maze and
-the other readings in ``kidgym.tasks``). ``actions="executable"`` keeps the release's mechanics but
-lists only the actions whose target the agent can reach.
+The game is the release's whatever draws it (``kidgym.game``): its scenes, its 100 maze layouts per
+level (seed s plays layout s % 100 + 1, the one the release's (s+1)-th episode plays) and its full
+action lists (``actions="executable"`` lists only the actions whose target the agent can reach).
+``look="release"`` (the default) draws the release's frames (RGBA, 448 or 576 wide, 576 high) from the
+user's copy of the release's images (``kidgym.release_files.assets_root``); ``look="cogsim"`` draws the
+same scenes with cogsim's own sprites and panels (``kidgym.cogsim_scene``), needing no release files.
 
 Reading: an answer that names no option spends a step without effect (``invalid_answer_costs_step``;
 False re-asks for free). The release's interactive loop re-asks; how its model runs counted such
@@ -31,33 +29,23 @@ answers is not published.
 
 from __future__ import annotations
 
-import inspect
-from functools import cache
 from typing import Any, ClassVar, Optional
 
 import numpy as np
 
 from cogsim import release_assets
 from cogsim.benchmarks import kidgym
-from cogsim.benchmarks.kidgym import (
-    cogsim_catalog,
-    cogsim_marks,
-    cogsim_scene,
-    game,
-    look,
-    prompts,
-    reasons,
-    release_files,
-)
+from cogsim.benchmarks.kidgym import cogsim_scene, game, look, prompts, release_files
 from cogsim.benchmarks.kidgym.parser import TAG_MODES, decode_answer
-from cogsim.benchmarks.kidgym.tasks import GOAL_TEXTS, TASKS, action_text, goal_text
+from cogsim.benchmarks.kidgym.tasks import GOAL_TEXTS, TASKS
 from cogsim.envs import register
-from cogsim.envs._options import known
-from cogsim.envs.base import TextEnv, observation
+from cogsim.envs.base import QuickReply, TextEnv, observation, option_replies
+from cogsim.envs.options import known
 
-_MAZES = {"maze", "decode_maze", "memory_maze"}
-MECHANICS = ("release", "cogsim")
 LOOKS = ("release", "cogsim")
+CELL_SIZES = {"release": (64,), "cogsim": (32, 64, 96)}
+# cogsim's own KidGym mechanics (procedural layouts and rules) were played until this version
+EARLIER_MECHANICS_VERSION = "0.1.0"
 _RELEASE_LOOKS: dict = {}  # one ReleaseLook (with its image caches) per folder of release files
 EXAMPLE_SEED = 2_000_000_011  # the in-context example episode (shifted if it equals the episode's seed)
 
@@ -69,16 +57,13 @@ class KidGymEnv(TextEnv):
     prompt                 "zero_shot" | "cot" | "in_context"
     max_steps              step budget; 0 = the release's registered budget (the fewest steps that solve
                            the task, plus the release's slack for CO, DE, MDE and DMA)
-    mechanics              "release" (the release's scenes, layouts and action lists) or "cogsim" (cogsim's
-                           earlier generators and rules); default: the look's
     look                   "release" (the release's frames, from its image files) or "cogsim" (cogsim's own
-                           drawings, of cogsim's mechanics)
+                           drawings of the same scenes, needing no release files)
     actions                "release" (every action the release lists, reachable or not) or "executable"
-                           (only those whose target the agent can reach; cogsim's mechanics list only those)
+                           (only those whose target the agent can reach)
     images                 render frames (False: text only, for fast simulation of scripted agents)
     cell_size              cogsim's look: 32, 64 (a 576 px frame) or 96; the release's look has 64 px tiles
-    describe_backpack      state the backpack in words (default on for mazes with cogsim's look, whose
-                           backpack strip cannot show key colours)
+    describe_backpack      state the backpack in words after the actions
     decoder                "paper" (exactly the paper's decoder) or "strict" (see ``kidgym.decode``)
     answer_tags            "release" (lowercase <answer> tags on one line, as the release reads them) or
                            "any_case" (tags in any case, across lines: cogsim's earlier reading)
@@ -88,8 +73,7 @@ class KidGymEnv(TextEnv):
     prompt_template        path of a text file for each turn's text (or its content as a run records it), with
                            plain placeholders ``{goal}``, ``{actions}``... (see ``kidgym.prompts.TEMPLATE_FIELDS``)
     invalid_answer_costs_step  an unparseable answer spends a step (True) or is simply re-asked (False)
-    selection_extra, decode_extra, memory_chests, maze_decoy_keys   cogsim's generator knobs
-                           (``cogsim_catalog.CatalogOptions``; mechanics="cogsim" only)
+    mechanics              "release", the only game (runs of cogsim's earlier mechanics are refused)
     """
 
     suite: ClassVar[str] = "kidgym"
@@ -105,28 +89,28 @@ class KidGymEnv(TextEnv):
         level: int = 1,
         prompt: str = "zero_shot",
         max_steps: int = 0,
-        mechanics: Optional[str] = None,
         look: str = "release",
-        actions: Optional[str] = None,
+        actions: str = "release",
         images: bool = True,
         cell_size: Optional[int] = None,
-        describe_backpack: Optional[bool] = None,
+        describe_backpack: bool = False,
         decoder: str = "paper",
         answer_tags: str = "release",
         feedback: bool = False,
         goal_texts: str = "release",
         prompt_template: Any = None,
         invalid_answer_costs_step: bool = True,
-        **generator_options: Any,
+        mechanics: str = "release",
+        **options: Any,
     ):
-        known(generator_options, env_id, _accepted_options())
+        _check_mechanics(mechanics, env_id or f"kidgym/{task}")
+        known(options, env_id, ACCEPTED_OPTIONS)
         super().__init__(
             env_id,
             task=task,
             level=level,
             prompt=prompt,
             max_steps=max_steps,
-            mechanics=mechanics,
             look=look,
             actions=actions,
             images=images,
@@ -138,7 +122,7 @@ class KidGymEnv(TextEnv):
             goal_texts=goal_texts,
             prompt_template=prompt_template,
             invalid_answer_costs_step=invalid_answer_costs_step,
-            **generator_options,
+            mechanics=mechanics,
         )
         self.task = kidgym.task(task)
         self.level = kidgym._check_level(level)
@@ -149,11 +133,9 @@ class KidGymEnv(TextEnv):
             raise ValueError(f"answer_tags must be one of {', '.join(TAG_MODES)}, got {answer_tags!r}")
         if goal_texts not in GOAL_TEXTS:
             raise ValueError(f"goal_texts must be one of {', '.join(GOAL_TEXTS)}, got {goal_texts!r}")
-        self.answer_tags, self.feedback, self.goal_texts = answer_tags, bool(feedback), goal_texts
-        self.template = prompts.load_template(prompt_template) if prompt_template is not None else None
-        self.mechanics, self.look, self.actions = self._check_mechanics(mechanics, look, actions, bool(images))
-        release = self.mechanics == "release"
-        fewest, most = (1, 60) if release else kidgym.budget_range(self.task.name, self.level)
+        if look not in LOOKS:
+            raise ValueError(f"look must be one of {', '.join(LOOKS)}, got {look!r}")
+        fewest, most = kidgym.budget_range(self.task.name, self.level)
         if (
             isinstance(max_steps, bool)
             or not isinstance(max_steps, int)
@@ -164,93 +146,47 @@ class KidGymEnv(TextEnv):
                 f"level {self.level}, got {max_steps!r}"
             )
         cell_size = 64 if cell_size is None else cell_size
-        if cell_size not in ((64,) if look == "release" else (32, 64, 96)):
+        if cell_size not in CELL_SIZES[look]:
             allowed = "64 (the release's tiles)" if look == "release" else "32, 64 or 96"
             raise ValueError(f"cell_size must be {allowed} with look={look!r}, got {cell_size!r}")
-        if release and generator_options:
-            raise ValueError(
-                f"{', '.join(sorted(generator_options))}: cogsim's generator knobs need mechanics='cogsim'"
-            )
-        self.catalog_options = cogsim_catalog.CatalogOptions(**generator_options)
-        self.play = game.ReleasePlay(self.task, self.level, max_steps, self.actions) if release else None
-        self.drawing = _release_look() if release and images else None
+        self.answer_tags, self.feedback, self.goal_texts = answer_tags, bool(feedback), goal_texts
+        self.template = prompts.load_template(prompt_template) if prompt_template is not None else None
+        self.game = game.Game(self.task, self.level, max_steps, actions)
+        self.look, self.actions, self.images, self.cell_size = look, actions, bool(images), cell_size
+        self.drawing = _release_look() if look == "release" and self.images else None
         # the release files the pictures come from, as episodes record them
         self.assets_used = release_assets.used(release_files.BENCHMARK) if self.drawing is not None else None
         self.max_steps = max_steps
-        self.images = bool(images)
-        self.cell_size = cell_size
-        backpack_note = self.task.name in _MAZES and not release
-        self.describe_backpack = backpack_note if describe_backpack is None else bool(describe_backpack)
+        self.describe_backpack = bool(describe_backpack)
         self.strict = decoder == "strict"
         self.invalid_answer_costs_step = bool(invalid_answer_costs_step)
         self.system_prompt = prompts.system_prompt(self.prompt, self.task.memory)
         self.state = None
 
-    @staticmethod
-    def _check_mechanics(
-        mechanics: Optional[str], look: str, actions: Optional[str], images: bool
-    ) -> tuple[str, str, str]:
-        """(mechanics, look, actions) with the defaults filled in: the look's mechanics, and the action
-        lists of those mechanics (the release's full lists; cogsim's executable ones)."""
-        if look not in LOOKS:
-            raise ValueError(f"look must be one of {', '.join(LOOKS)}, got {look!r}")
-        mechanics = look if mechanics is None else mechanics
-        if mechanics not in MECHANICS:
-            raise ValueError(f"mechanics must be one of {', '.join(MECHANICS)}, got {mechanics!r}")
-        if images and mechanics != look:
-            raise ValueError(
-                f"look={look!r} draws only {look}'s scenes, not mechanics={mechanics!r} (images=False plays any mechanics)"
-            )
-        actions = ("release" if mechanics == "release" else "executable") if actions is None else actions
-        if actions not in game.ACTIONS or (mechanics == "cogsim" and actions != "executable"):
-            allowed = "'release' or 'executable'" if mechanics == "release" else "'executable' (cogsim's mechanics)"
-            raise ValueError(f"actions must be {allowed}, got {actions!r}")
-        return mechanics, look, actions
-
     # -- episode ------------------------------------------------------------------------------
-    def _generate(self, seed: int):
-        if self.play is not None:
-            return self.play.generate(seed)
-        return kidgym.generate(self.task.name, self.level, [seed], self.max_steps, self.catalog_options, threads=1)[0]
-
     def scene(self) -> dict:
-        """The current scene in the release's terms (``kidgym.scene``), JSON-able."""
+        """The current scene in the release's terms (``kidgym.scene``), JSON-able: what either look draws."""
         if self.state is None:
             raise ValueError("no episode yet; call reset() first")
-        if self.play is None:
-            raise ValueError("scene() describes the release's scenes; this env plays mechanics='cogsim'")
-        return self.play.scene(self.state)
+        return self.game.scene(self.state)
 
     def _reset(self, seed: int, options: dict) -> dict:
-        self.state = self._generate(seed)
+        self.state = self.game.generate(seed)
         self.parse_failures = 0
         self.turn = 0
         self.example = self._worked_example(seed) if self.prompt == "in_context" else None
         return self._observe("")
 
-    def _option_texts(self, state=None) -> list[str]:
-        state = state or self.state
-        if self.play is not None:
-            return self.play.texts(state)
-        return [action_text(self.task, state, a) for a in state.options()]
-
-    def _goal(self, state) -> str:
-        if self.play is not None:
-            return self.play.goal(state, self.goal_texts)
-        return goal_text(self.task, state, self.goal_texts)
-
     def _backpack_note(self, state) -> str:
-        if not self.describe_backpack:
-            return ""
-        words = game.backpack_text(state) if self.play is not None else cogsim_scene.backpack_text(state)
-        return f"Backpack: {words}"
+        return f"Backpack: {game.backpack_text(state)}" if self.describe_backpack else ""
 
     def _frame(self, state) -> tuple:
         if not self.images:
             return ()
+        scene = self.game.scene(state)
         if self.drawing is not None:
-            return (self.drawing.frame(self.play.scene(state)),)
-        return (cogsim_marks.render(self.renderer(), [cogsim_scene.frame_spec(self.task, state, self.cell_size)])[0],)
+            return (self.drawing.frame(scene),)
+        return (self.renderer().grid([cogsim_scene.grid_scene(scene, self.cell_size)])[0],)
 
     def _observe(self, feedback: str) -> dict:
         state = self.state
@@ -259,10 +195,10 @@ class KidGymEnv(TextEnv):
             outcome = "You completed the goal." if state.success else "The task failed."
             return observation(f"{feedback}\nThe episode is over. {outcome}".strip(), frames, ())
         self.legal_actions = state.options()
-        texts = self._option_texts()
+        texts = self.game.texts(state)
         note = self._backpack_note(state)
         feedback = feedback if self.feedback else ""
-        goal = self._goal(state)
+        goal = self.game.goal(state, self.goal_texts)
         if self.template is not None:
             text = prompts.fill_template(self.template, goal, texts, note, feedback, state)
         else:
@@ -272,25 +208,10 @@ class KidGymEnv(TextEnv):
             frames = tuple(self.example.frames) + frames
         return observation(text, frames, texts)
 
-    def _snapshot(self):
-        s = self.state
-        if self.play is not None:
-            return s.to_bytes(), s.done
-        return s.cells.tobytes(), tuple(s.bag), s.phase, s.done, s.progress
-
-    def _apply(self, index: int) -> bool:
-        """Plays option ``index``; whether it did what it says (the release's step_success)."""
-        if self.play is not None:
-            self.state.apply(index)
-            return bool(self.state.last_step_ok)
-        before = self._snapshot()
-        self.state.apply(self.legal_actions[index])
-        return self._snapshot() != before
-
     def _step(self, action: str):
         if self.state is None or self.state.done:
             raise ValueError("the episode is over (or was never started); call reset() first")
-        texts = self._option_texts()
+        texts = self.game.texts(self.state)
         index = decode_answer(action, texts, strict=self.strict, tags=self.answer_tags)
         if index is None and texts == ["continue"]:
             index = 0  # the release's evaluation takes any answer as 'continue' when it is the only option
@@ -302,7 +223,8 @@ class KidGymEnv(TextEnv):
             info = {"parse": "parse_failure", "parsed": None, "step_success": False}
             feedback = f"Your answer named none of the options {kidgym.letter_list(len(texts))}."
         else:
-            changed = self._apply(index)
+            self.state.apply(index)
+            changed = bool(self.state.last_step_ok)  # the release's step_success
             letter = chr(ord("A") + index)
             info = {"parse": "ok", "parsed": {"option": letter, "action": texts[index]}, "step_success": changed}
             feedback = f"You chose {letter}: '{texts[index]}'." + ("" if changed else " It had no effect.")
@@ -325,22 +247,12 @@ class KidGymEnv(TextEnv):
             "parse_failures": int(self.parse_failures),
             "capabilities": list(self.task.capabilities),
             "prompt": self.prompt,
-            "mechanics": self.mechanics,
-            "look": self.look if self.images else None,
+            "mechanics": "release",
             # the release's look resamples the release's images with the installed Pillow, as the release does
             "pillow": look.PILLOW if self.drawing is not None else None,
-            "layout": int(s.layout) or None if self.play is not None else None,
-            **self._frames_record(),
+            "layout": int(s.layout) or None,
+            **self.pictures_record(),
         }
-
-    def _frames_record(self) -> dict:
-        """How the frames were sent (PNG, as the release saves them) and the release files they were drawn from."""
-        if not self.images:
-            return {}
-        record: dict = {"frames": self.frame_format()}
-        if self.assets_used is not None:
-            record["release_assets"] = dict(self.assets_used)
-        return record
 
     def frames_drawn_by(self) -> Optional[dict]:
         if not self.images:
@@ -349,74 +261,82 @@ class KidGymEnv(TextEnv):
             return {"look": "release", "path": "cpu", "gl_renderer": None}
         return super().frames_drawn_by()
 
+    def shows_pictures(self) -> bool:
+        return self.images
+
     # -- scripted agents ----------------------------------------------------------------------
-    def _choice(self, policy: str, state, options, rng: np.random.Generator) -> int:
+    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         """The oracle plays a fewest-steps plan; from a state where none succeeds any more (after
         other agents' moves) it answers like the random agent."""
-        if policy == "oracle" and self.play is not None:
-            index = state.oracle_option()
-            if index is not None:
-                return index
-        elif policy == "oracle":
-            action = state.oracle_action()
-            if action is not None:
-                return options.index(action)
-        return int(rng.integers(len(options)))
-
-    def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         if policy not in self.scripted_policies:
             raise ValueError(f"policy must be one of {', '.join(self.scripted_policies)}, got {policy!r}")
         if self.state is None or self.state.done:
             raise ValueError("the episode is over (or was never started); call reset() first")
-        index = self._choice(policy, self.state, self.legal_actions, rng)
+        index = self.state.oracle_option() if policy == "oracle" else None
+        if index is None:
+            index = int(rng.integers(len(self.legal_actions)))
         letter = chr(ord("A") + index)
-        text = self._option_texts()[index]
-        if policy == "oracle" and self.prompt == "cot":
-            why = self._reason(self.state, index)
-        else:
-            why = f"I pick {letter}: '{text}'."
+        text = self.game.texts(self.state)[index]
+        why = (
+            self._reason(self.state, index)
+            if policy == "oracle" and self.prompt == "cot"
+            else f"I pick {letter}: '{text}'."
+        )
         return prompts.scripted_answer(self.prompt, letter, text, why)
 
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        """The options by their letters (the chain-of-thought prompt's answer tags around the letter)."""
+        if self.state is None or self.state.done:
+            return ()
+        tagged = self.prompt == "cot"
+        return option_replies(self.game.texts(self.state), lambda letter: f"<answer>{letter}</answer>" if tagged else letter)
+
     def _reason(self, state, index: int) -> str:
-        if self.play is not None:
-            return f"It is the next step of a shortest plan to the goal: '{self._option_texts(state)[index]}'."
-        return reasons.explain(self.task, state, state.options()[index])
+        return f"It is the next step of a shortest plan to the goal: '{self.game.texts(state)[index]}'."
 
     def _worked_example(self, seed: int) -> prompts.WorkedExample:
         example_seed = EXAMPLE_SEED + self.level if seed != EXAMPLE_SEED + self.level else EXAMPLE_SEED - 1
-        state = self._generate(example_seed)
-        example = prompts.WorkedExample(self._goal(state))
+        state = self.game.generate(example_seed)
+        example = prompts.WorkedExample(self.game.goal(state, self.goal_texts))
         frames = []
         while not state.done:
-            texts = self._option_texts(state)
-            if self.play is not None:
-                index = state.oracle_option()
-                if (
-                    index is None
-                ):  # the release draws a few unsolvable Decode Maze episodes; the example needs a solvable one
-                    example_seed += 1
-                    state, example = self._generate(example_seed), prompts.WorkedExample(self._goal(state))
-                    frames = []
-                    continue
-            else:
-                index = state.options().index(state.oracle_action())
+            texts = self.game.texts(state)
+            index = state.oracle_option()
+            if (
+                index is None
+            ):  # the release draws a few unsolvable Decode Maze episodes; the example needs a solvable one
+                example_seed += 1
+                state = self.game.generate(example_seed)
+                example, frames = prompts.WorkedExample(self.game.goal(state, self.goal_texts)), []
+                continue
             frames.append(self._frame(state))
             letter = chr(ord("A") + index)
             why = self._reason(state, index)
             example.steps.append((texts, letter, f"{why} So the action is {letter}: '{texts[index]}'."))
-            state.apply(index if self.play is not None else state.options()[index])
+            state.apply(index)
         example.frames = [frame for group in frames for frame in group]
         return example
 
 
-@cache
-def _accepted_options() -> tuple[str, ...]:
-    """Every option a KidGym env takes: its constructor's own (the task is its env id's) and the
-    generator knobs of cogsim's mechanics."""
-    own = inspect.signature(KidGymEnv.__init__).parameters
-    return tuple(name for name in own if name not in ("self", "env_id", "task", "generator_options")) + tuple(
-        cogsim_catalog.CatalogOptions.__dataclass_fields__
-    )
+ACCEPTED_OPTIONS = tuple(
+    name
+    for name in KidGymEnv.__init__.__code__.co_varnames[1 : KidGymEnv.__init__.__code__.co_argcount]
+    if name not in ("env_id", "task")
+)
+
+
+def _check_mechanics(mechanics: Any, env_id: str) -> None:
+    """Only the release's game is played; cogsim's earlier mechanics are refused in one line that
+    says where they went (a run that played them still reports and exports)."""
+    if mechanics == "cogsim":
+        raise ValueError(
+            f"{env_id}: mechanics='cogsim', cogsim's earlier KidGym mechanics, are gone: they were played by "
+            f"cogsim {EARLIER_MECHANICS_VERSION} and earlier (pip install cogsim=={EARLIER_MECHANICS_VERSION} "
+            "plays them); a run made with them still reports and exports, and look='cogsim' now draws the "
+            "release's game"
+        )
+    if mechanics != "release":
+        raise ValueError(f"mechanics must be 'release' (the only game), got {mechanics!r}")
 
 
 def _release_look() -> look.ReleaseLook:
@@ -443,35 +363,18 @@ for _spec in TASKS.values():
         level=1,
     )
 
+
+# The release's pictures where its image files are installed; elsewhere ``cogsim demo`` draws the same game
+# in cogsim's look (``fallback``, at a small cell size). Classification and Maze at all three levels, so the
+# report shows Execution and Planning scores.
 DEMO_SUITES = [
-    # cogsim's look: the demo runs where the release's image files are not installed.
-    # Classification and Maze at all three levels, so the report shows Execution and Planning scores.
-    *(
-        {
-            "env_id": f"kidgym/{task}",
-            "options": {"level": level, "cell_size": 32, "look": "cogsim"},
-            "episodes": 3,
-            "agents": ["oracle", "random"],
-        }
-        for task in ("classification", "maze")
-        for level in (1, 2, 3)
-    ),
     {
-        "env_id": "kidgym/memory_decode",
-        "options": {"level": 2, "cell_size": 32, "look": "cogsim"},
+        "env_id": f"kidgym/{task}",
+        "options": {"level": level},
+        "fallback": {"look": "cogsim", "cell_size": 32},
         "episodes": 3,
         "agents": ["oracle", "random"],
-    },
-    {
-        "env_id": "kidgym/counting",
-        "options": {"level": 2, "cell_size": 32, "look": "cogsim"},
-        "episodes": 3,
-        "agents": ["oracle", "random"],
-    },
-    {
-        "env_id": "kidgym/puzzle",
-        "options": {"level": 2, "cell_size": 32, "look": "cogsim"},
-        "episodes": 3,
-        "agents": ["oracle", "random"],
-    },
+    }
+    for task, level in [("classification", 1), ("classification", 2), ("classification", 3), ("maze", 1), ("maze", 2)]
+    + [("maze", 3), ("memory_decode", 2), ("counting", 2), ("puzzle", 2)]
 ]

@@ -1,6 +1,6 @@
-"""One KidGym task played with the release's mechanics (the core's release engine): episodes, their
-goal and action texts (the release's templates, ``cogsim.benchmarks.kidgym.tasks``, filled with the release's
-names as it fills them: "chicken_leg", "toy_bear"), scenes and frames.
+"""The KidGym game: one task played with the release's mechanics (the core's engine), whatever draws it:
+episodes, their goal and action texts (the release's templates, ``cogsim.benchmarks.kidgym.tasks``,
+filled with the release's names as it fills them: "chicken_leg", "toy_bear") and scenes.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from cogsim.benchmarks.kidgym import catalog as rc
 from cogsim.benchmarks.kidgym.scene import scene
 from cogsim.benchmarks.kidgym.tasks import TaskSpec, action_words, goal_words
 
-ROLES = tuple(_core.kidgym_release_roles())
+ROLES = tuple(_core.kidgym_roles())
 KEY, PIECE = ROLES.index("key"), ROLES.index("piece")
 ACTIONS = ("release", "executable")
 
@@ -78,8 +78,8 @@ def backpack_text(state) -> str:
     return ", ".join(parts) if parts else "empty"
 
 
-class ReleasePlay:
-    """Episodes of one task and level with the release's mechanics."""
+class Game:
+    """Episodes of one task and level."""
 
     def __init__(self, spec: TaskSpec, level: int, max_steps: int = 0, actions: str = "release"):
         if actions not in ACTIONS:
@@ -88,7 +88,7 @@ class ReleasePlay:
         self.executable = actions == "executable"
 
     def generate(self, seed: int):
-        return _core.kidgym_release_generate(
+        return _core.kidgym_generate(
             self.spec.core_id, self.level, [seed], rc.core_catalog(), self.max_steps, self.executable, 1
         )[0]
 
@@ -110,6 +110,9 @@ class ReleasePlay:
         return int(rng.integers(len(state.options())))
 
 
+ReleasePlay = Game  # its name before the release's mechanics became the only ones
+
+
 def simulate(
     spec: TaskSpec,
     level: int,
@@ -120,10 +123,10 @@ def simulate(
     actions: str = "release",
     threads: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Whole release episodes played in the core by "oracle" or "random": (success, steps) arrays."""
+    """Whole episodes played in the core by "oracle" or "random": (success, steps) arrays."""
     if actions not in ACTIONS:
         raise ValueError(f"actions must be one of {', '.join(ACTIONS)}, got {actions!r}")
-    return _core.kidgym_release_play(
+    return _core.kidgym_play(
         spec.core_id, level, [int(s) for s in seeds], rc.core_catalog(), policy, policy_seed, max_steps,
         actions == "executable", threads,
     )  # fmt: skip

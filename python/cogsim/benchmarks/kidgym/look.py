@@ -17,7 +17,6 @@ composes that alpha).
 
 from __future__ import annotations
 
-import io
 from collections import OrderedDict
 from pathlib import Path
 from typing import Optional, Sequence
@@ -26,10 +25,10 @@ import numpy as np
 import PIL
 from PIL import Image
 
-from cogsim import _core
+from cogsim import _core, release_assets
 from cogsim.benchmarks._moved import names_moved_to
 from cogsim.benchmarks.kidgym import catalog as rc
-from cogsim.benchmarks.kidgym.release_files import read_image_file
+from cogsim.benchmarks.kidgym.release_files import BENCHMARK, read_image_file
 
 PILLOW = PIL.__version__  # the frames' sprites are resampled by this Pillow, as the release's are by its
 HEIGHT, MAIN_WIDTH, SIDE_WIDTH = 576, 448, 128
@@ -114,13 +113,8 @@ class ReleaseLook:
         pixels = self._files.get(path)
         if pixels is None:
             data = read_image_file(self.root, path)
-            try:
-                with Image.open(io.BytesIO(data)) as image:
-                    if max(image.size) > MAX_SIDE:
-                        raise ValueError(f"{path} is {image.size[0]}x{image.size[1]} px, larger than any release image")
-                    pixels = _array(image)
-            except (OSError, Image.DecompressionBombError, SyntaxError) as error:
-                raise ValueError(f"KidGym release image {path} cannot be read ({error})") from None
+            with release_assets.opened_picture(BENCHMARK, path, data, MAX_SIDE) as image:
+                pixels = _array(image)
             self._files[path] = pixels
         return pixels
 

@@ -83,8 +83,11 @@ def tables(run: RunCells, data: dict) -> list[Table]:
         note="The run's scores count the paper's twelve tasks. Published: the paper's Table 6, seven of whose cells "
         "differ from what its Table 2 gives (listed in the published data, `printed_differently`).",
     )
+    people2, people6 = [], []  # the rows of people (``cogsim play``'s human:NAME): beside the paper's Human row
     for agent in run.agents():
         rates: dict[str, dict[int, float]] = {code: {} for code in codes}
+        rows2 = people2 if agent.startswith("human:") else table2.rows
+        rows6 = people6 if agent.startswith("human:") else table6.rows
         for level in LEVELS:
             row = [agent, level, "this run"]
             for code in codes:
@@ -93,19 +96,27 @@ def tables(run: RunCells, data: dict) -> list[Table]:
                 if episodes:
                     rates[code][level] = _rate(episodes)
                 row.append(run.mark("Table 2", agent, f"{code} level {level}", [cell], fmt(_rate(episodes), 2)))
-            table2.rows.append(row)
+            rows2.append(row)
         scores = capability_scores(rates, codes=codes)
         row = [agent, "this run"]
         for capability in CAPABILITIES:
             tested = [c for c in codes if capability in TASK_CAPABILITIES[c][1]]
             tasks = [run.find(f"kidgym/{_NAME_OF[c]}", level=lv) for c in tested for lv in LEVELS]
             row.append(run.mark("Table 6", agent, capability, tasks, fmt(scores[capability], 1)))
-        table6.rows.append(row)
-    table2.rows += [
-        [r["model"], r["level"], "Table 2"] + [fmt(r["values"][c], 2) for c in codes] for r in data["table2"]
-    ]
-    table6.rows += [[model, "Table 6"] + [str(v) for v in values] for model, values in data["table6"]["rows"].items()]
+        rows6.append(row)
+    table2.rows += _beside_human(
+        [[r["model"], r["level"], "Table 2"] + [fmt(r["values"][c], 2) for c in codes] for r in data["table2"]], people2
+    )
+    table6.rows += _beside_human(
+        [[model, "Table 6"] + [str(v) for v in values] for model, values in data["table6"]["rows"].items()], people6
+    )
     return [table2, table6]
+
+
+def _beside_human(published_rows: list, people: list) -> list:
+    """The published rows with the run's people's rows just above the paper's Human row."""
+    at = next((i for i, row in enumerate(published_rows) if row[0] == "Human"), len(published_rows))
+    return published_rows[:at] + people + published_rows[at:]
 
 
 register(Paper("kidgym", "KidGym (Table 2, Table 6)", cells(), tables, __package__, release_differences))

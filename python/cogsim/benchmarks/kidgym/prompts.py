@@ -31,9 +31,9 @@ from typing import Optional
 
 import numpy as np
 
-from cogsim import _template
-from cogsim._template import Template
 from cogsim.benchmarks.kidgym.parser import format_options, letter_list
+from cogsim.envs import options
+from cogsim.envs.options import Template
 
 VARIANTS = ("zero_shot", "cot", "in_context")
 
@@ -87,7 +87,7 @@ TEMPLATE_FIELDS = ("goal", "actions", "letters", "backpack", "feedback", "step",
 def load_template(source) -> Template:
     """A turn template: a path to a text file, or the recorded content of one (a run's config). Every
     placeholder must be a plain ``{name}`` of TEMPLATE_FIELDS (write ``{{`` and ``}}`` for literal braces)."""
-    return _template.load_template(source, TEMPLATE_FIELDS, "prompt_template")
+    return options.load_template(source, TEMPLATE_FIELDS, "prompt_template")
 
 
 def fill_template(template: Template, goal: str, actions: list[str], backpack: str, feedback: str, state) -> str:
@@ -115,8 +115,8 @@ class WorkedExample:
             "Here is a fully worked example of this task (its images come first, one per step, before the current image).",
             f"Example goal: {self.goal}",
         ]
-        for number, (options, letter, reason) in enumerate(self.steps, start=1):
-            lines.append(f"Example step {number} (image {number}): Actions: {format_options(options)}")
+        for number, (texts, letter, reason) in enumerate(self.steps, start=1):
+            lines.append(f"Example step {number} (image {number}): Actions: {format_options(texts)}")
             lines.append(f"Answer: {letter}. Reason: {reason}")
         lines.append("Now the real task.")
         return "\n".join(lines)

@@ -17,32 +17,6 @@ Decode (DE), the release's thirteenth family and not one of the paper's twelve, 
 without the memory phase: the code table and the target are shown together from the first turn.
 Its capability is Learning (Memory Decode's Memory + Learning less the memory); the release's
 README gives it no row of its own.
-
-Remaining readings (the release does it differently, or does not say):
-- Decode and Memory Decode follow the release: one asked pair, its partner among 2L+1 distractors
-  (``decode_extra`` = 1), one choice, budget L (Decode) or L+1 (Memory Decode) with slack. Our
-  distractors never belong to a shown
-  pair; the release draws them at random and excludes only the asked pair.
-- Decode Maze: the release registers 4/6/8 steps, one more than its fewest-steps plan (2L+1), which
-  is what the generator aims for. Its level 1 has the release's trap, a second key of the door's own
-  colour that does not open it.
-- Action lists: the release lists an action for every pickable object and every door x backpack slot,
-  reachable or not (choosing an unreachable one wastes the step); ours lists the executable actions
-  only (the issue's rule), shuffled again at every step (the release does not reshuffle Counting after
-  its first step). Without unreachable options a one-door maze would be a forced sequence, so every
-  maze has one decoy key of a colour no key in use has (``maze_decoy_keys``); the release has none.
-- A wrong choice in Selection ends the episode at once; the release runs on until L items are
-  chosen. With the exact budget the outcome is the same, only the failed episode is shorter.
-  (Sorting, Filling, Puzzle and Memory Filling run to the end as in the release.)
-- Sorting shuffles the backpack. The release fills it in the answer's order (slot A holds position
-  I's animal, and slots close up after each placement), which we take for an oversight.
-- Puzzle draws abstract figures of four coloured shape tiles, with decoys from other figures; the
-  release uses one fixed four-piece jigsaw image whose pieces all start in the backpack.
-- Filling uses pictures of all four categories and decoys that are other quarters of the same picture
-  or another picture's piece for a missing place; the release's Filling uses animal pictures, with
-  decoys drawn from all animal quarters.
-- Sorting draws any catalog animals whose masses are at least 1.5x apart; the release's tables use
-  elephant, pig, sheep, cat and mouse only.
 """
 
 from __future__ import annotations
@@ -50,19 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cogsim import _core
-from cogsim.benchmarks.kidgym import cogsim_catalog
-from cogsim.benchmarks.kidgym.cogsim_look import roman
 
 CAPABILITIES = ("Execution", "Memory", "Learning", "Planning", "Perception Reasoning")
 
 VERBS = tuple(_core.kidgym_verbs())
 PICK, PUT, OBTAIN, UNLOCK, CONTINUE, CHOOSE, PLACE, DECLARE = (
     VERBS.index(v) for v in ("pick", "put", "obtain", "unlock", "continue", "choose", "place", "declare")
-)
-KINDS = tuple(_core.kidgym_kinds())
-(EMPTY, ITEM, BASKET, KEY, DOOR, DIAMOND, CHEST, WALL, TARGET, CENTER, PIECE) = (
-    KINDS.index(k)
-    for k in ("empty", "item", "basket", "key", "door", "diamond", "chest", "wall", "target", "center", "piece")
 )
 
 
@@ -116,36 +83,15 @@ def slot_letter(slot: int) -> str:
     return chr(ord("A") + slot)
 
 
+def roman(number: int) -> str:
+    """1..39 as a roman numeral (the positions of targets are small numbers)."""
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= 39:
+        raise ValueError(f"numeral must be an integer in [1, 39], got {number!r}")
+    tens, units = divmod(number, 10)
+    return "X" * tens + ("", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX")[units]
+
+
 GOAL_TEXTS = ("release", "adapted")
-
-
-def goal_text(spec: TaskSpec, state, texts: str = "release") -> str:
-    """The goal sentence for the state's task (memory tasks word it differently after 'continue');
-    ``texts="adapted"`` words Memory Decode for cogsim's frames (see the module notes)."""
-    goal, level = state.goal, state.level
-    words: dict = {}
-    if spec.name == "classification":
-        (a, ca, b, cb), category = goal[:4], state.category
-        words = {
-            "item_1": cogsim_catalog.item_name(category, a),
-            "colour_1": cogsim_catalog.BASKET_COLOURS[ca][0],
-            "item_2": cogsim_catalog.item_name(category, b),
-            "colour_2": cogsim_catalog.BASKET_COLOURS[cb][0],
-        }
-    elif spec.name == "counting":
-        words = {"number": goal[0], "item": cogsim_catalog.item_name(goal[1], goal[2])}
-    elif spec.name == "sorting":
-        rule = cogsim_catalog.SORTING_RULES[goal[0]]
-        words = {"rule": rule.rule, "ranking": rule.ranking}
-    elif spec.name == "placement":
-        cells = state.cells
-        words = {
-            "orientation": cogsim_catalog.DIRECTIONS[goal[0]],
-            "rotation": cogsim_catalog.ROTATIONS[goal[1]],
-            "centre": cogsim_catalog.item_name(cells[2, 2, 2], cells[2, 2, 1]),
-            "item": placement_item(state),
-        }
-    return goal_words(spec.name, level, state.phase == 1, texts, **words)
 
 
 def goal_words(name: str, level: int, started: bool, texts: str = "release", **words) -> str:
@@ -245,31 +191,6 @@ def goal_words(name: str, level: int, started: bool, texts: str = "release", **w
             f"position, then place {item} in the corresponding location around {centre}."
         )
     raise ValueError(f"unknown task {name!r}")
-
-
-def placement_item(state) -> str:
-    """The item Placement asks to place (in the backpack until placed, then on a target)."""
-    if state.bag:
-        _, category, item, _ = state.bag[0]
-        return cogsim_catalog.item_name(category, item)
-    cells = state.cells
-    for row in range(5):
-        for col in range(5):
-            if cells[row, col, 0] == TARGET and cells[row, col, 4]:
-                return cogsim_catalog.item_name(cells[row, col, 5], cells[row, col, 4] - 1)
-    raise ValueError("placement state has no item")
-
-
-def action_text(spec: TaskSpec, state, action: tuple[int, int, int]) -> str:
-    verb, a, b = action
-    words: dict = {}
-    if verb in (PICK, DECLARE) and spec.name == "counting":
-        words["item"] = cogsim_catalog.item_name(state.goal[1], state.goal[2])
-    elif verb == CHOOSE and spec.name == "selection":
-        words["kind"] = cogsim_catalog.CATEGORY_SINGULAR[cogsim_catalog.CATEGORIES[state.goal[0]]]
-    elif verb == PLACE and spec.name == "placement":
-        words["item"] = placement_item(state)
-    return action_words(spec.name, action, **words)
 
 
 def action_words(name: str, action: tuple[int, int, int], item: str = "", kind: str = "") -> str:

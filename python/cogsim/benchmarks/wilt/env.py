@@ -50,7 +50,6 @@ from typing import Any, Optional
 
 import numpy as np
 
-from cogsim._untrusted import shown
 from cogsim.benchmarks.wilt import EQUIVALENCE_MODES, RuleError, compile_rule, parser, prompts
 from cogsim.benchmarks.wilt import verdict as verdicts
 from cogsim.benchmarks.wilt.agents import best_split, load_space, random_test
@@ -58,6 +57,7 @@ from cogsim.benchmarks.wilt.generator import procedural_rule
 from cogsim.benchmarks.wilt.splits import RELEASE_FULL_SOURCES, SPLITS, TIERS
 from cogsim.envs import register
 from cogsim.envs.base import TextEnv, observation
+from cogsim.files import shown
 
 DEFAULTS = {
     "max_attempts": 30,

@@ -3,7 +3,7 @@ from a file) and the harness's replies to test cases and guesses."""
 
 from __future__ import annotations
 
-from cogsim._template import load_template
+from cogsim.envs.options import load_template
 
 INSTRUCTION = (
     "You are an AI tasked with discovering a hidden rule that takes three numbers as input and returns a boolean. "

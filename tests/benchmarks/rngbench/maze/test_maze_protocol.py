@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import cogsim
-from cogsim.agents.base import Message
+from cogsim.agents import register_backend
+from cogsim.agents.base import Completion, Message, ModelBackend
 from cogsim.agents.history import HistoryPolicy
 from cogsim.benchmarks.rngbench import maze
 from cogsim.benchmarks.rngbench.maze import rules
@@ -199,6 +200,37 @@ def test_unreadable_answers_are_re_asked_then_a_random_available_action_is_taken
     env.reset(seed=2)
     obs, _, _, _, info = env.step("I am not sure.")
     assert env.actions_taken == 1 and (env.row, env.col, env.heading) == (0, 0, 1) and "Steps taken: 1" in obs["text"]
+
+
+class _Replies(ModelBackend):
+    """Answers "nonsense", then turns left; keeps every prompt it was given."""
+
+    prompts: list = []
+
+    def __init__(self, model: str, **options):
+        self.replies = iter(["nonsense", "Action: turn_left", "Action: turn_left"])
+
+    def complete(self, conversations, decoding=None):
+        _Replies.prompts += [list(c) for c in conversations]
+        return [Completion(next(self.replies)) for _ in conversations]
+
+
+register_backend("mazereplies", _Replies)
+
+
+def test_the_prompt_after_a_parse_failure_carries_no_new_frame_as_the_release_sends(tmp_path):
+    """The release's re-ask (runner.py ``_choose_action``) appends the unreadable reply and a text-only
+    "Invalid action" user message to the conversation: the failed turn's frame stays in the history
+    and the next frame comes with the next step. cogsim's runner sends the same."""
+    from cogsim.harness import RunConfig, Task, run
+
+    run(RunConfig([Task("maze3d/nav", 1, {"size": 5})], ["mazereplies:m"], max_turns=3), tmp_path)
+    first, retry, after = _Replies.prompts
+    assert [(m.role, len(m.images)) for m in first] == [("system", 0), ("user", 1)]
+    assert [(m.role, len(m.images)) for m in retry] == [("system", 0), ("user", 1), ("assistant", 0), ("user", 0)]
+    assert retry[1].images[0] is first[1].images[0] and retry[2].text == "nonsense"
+    assert retry[3].text.startswith("Invalid action. Please choose exactly one of:")
+    assert [len(m.images) for m in after if m.role == "user"] == [1, 0, 1]  # the turn taken shows a new frame
 
 
 def test_the_release_parser_reads_what_the_release_reads():

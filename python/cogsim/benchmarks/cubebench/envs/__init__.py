@@ -10,7 +10,7 @@ carries the per-episode outcomes that ``cogsim.benchmarks.cubebench.metrics`` tu
 Options common to all tests: ``depth`` (scramble depth, 1..20; keep <= 7 for fast oracle labels),
 ``look`` (the net image: "release", the release's own picture of the state pixel for pixel, the
 default | "cogsim", cogsim's net), ``sticker`` (px per sticker of cogsim's net; look="cogsim" only),
-``seed_list`` (path or dict from ``items.build_seed_list``: episode ``seed`` then means the list's
+``seed_list`` (path or dict from ``seed_lists.build_seed_list``: episode ``seed`` then means the list's
 index), ``release`` (which line of the authors' harness "release" means: "731aff82", the newest and
 the default, or "1ca7d58", the older ``main``; ``cogsim.benchmarks.cubebench.release_lines``) and the
 protocol options, each "release" by default (that line's reading, docs/fidelity.md): ``parser``

@@ -9,9 +9,9 @@ import numpy as np
 
 from cogsim.benchmarks.cubebench import items as items_mod
 from cogsim.benchmarks.cubebench import parser as parsers
-from cogsim.benchmarks.cubebench import prompts, release_lines, views
+from cogsim.benchmarks.cubebench import prompts, release_lines, seed_lists, views
 from cogsim.benchmarks.cubebench.items import LABELS
-from cogsim.envs.base import ResetNeeded, TextEnv
+from cogsim.envs.base import QuickReply, ResetNeeded, TextEnv, option_replies
 
 ABSTAIN_LABEL = "E"  # the option label of "I don't know" where a test allows abstaining
 PROTOCOL_CHOICES = ("release", "cogsim")
@@ -117,7 +117,7 @@ class CubeBenchEnv(TextEnv):
         self.look = one_of("look", look, views.LOOKS)
         self.sticker = check_sticker(sticker, self.look)
         self._release_frames_drawn = False
-        self.seed_list = None if seed_list is None else items_mod.load_seed_list(seed_list)
+        self.seed_list = None if seed_list is None else seed_lists.load_seed_list(seed_list)
         self.item: dict = {}
         self._running = False
 
@@ -125,6 +125,7 @@ class CubeBenchEnv(TextEnv):
         self._running = False
         result = super().reset(seed=seed, options=options)
         self._running = True
+        self._shown_options = tuple(result[0]["options"])
         return result
 
     def step(self, action: str):
@@ -132,7 +133,12 @@ class CubeBenchEnv(TextEnv):
             raise ResetNeeded("no episode is running: call reset() first (and again after the last step)")
         result = super().step(action)
         self._running = not (result[2] or result[3])
+        self._shown_options = tuple(result[0]["options"]) if self._running else ()
         return result
+
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        """The shown options by their letters, each answered in the tagged form ``<ANSWER> X </ANSWER>``."""
+        return option_replies(getattr(self, "_shown_options", ()), tagged_answer)
 
     # -- episode setup -------------------------------------------------------------------------
     @property
@@ -156,7 +162,7 @@ class CubeBenchEnv(TextEnv):
 
     def _load_item(self, seed: int) -> dict:
         if self.seed_list is not None:
-            return items_mod.seed_list_item(self.seed_list, self.test, self.depth, seed)
+            return seed_lists.seed_list_item(self.seed_list, self.test, self.depth, seed)
         return items_mod.make_item(self.test, self.depth, seed, scrambles=self.sampler, layout=self.item_layout)
 
     @property
@@ -213,11 +219,12 @@ class CubeBenchEnv(TextEnv):
             "index": self.item["index"],
             "prompt_version": self.item["prompt_version"],
             "protocol": self.protocol,
-            "look": self.look,
+            **self.pictures_record(),
         }
-        if self.modality != "text":
-            base["frames"] = self.frame_format()
         return {**base, **outcomes}
+
+    def shows_pictures(self) -> bool:
+        return self.modality != "text"
 
     # -- answer extraction: the release's (default) or cogsim's strict one-line formats ---------
     def _parse_choice(

@@ -10,7 +10,7 @@ from cogsim.benchmarks.cubebench import parser as parsers
 from cogsim.benchmarks.cubebench import prompts, views
 from cogsim.benchmarks.cubebench.envs.base import CubeBenchEnv
 from cogsim.benchmarks.cubebench.items import LABELS
-from cogsim.envs.base import observation
+from cogsim.envs.base import QuickReply, observation
 
 
 class MoveEffectEnv(CubeBenchEnv):
@@ -44,6 +44,9 @@ class MoveEffectEnv(CubeBenchEnv):
         )
         info = {"parse": parsed.status, "parsed": answers, "episode": episode}
         return observation(""), correct / len(gold), True, False, info
+
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        return ()  # an effect per option, typed: no one press answers it
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)

@@ -11,7 +11,7 @@ from cogsim.benchmarks.cubebench import prompts, release_lines
 from cogsim.benchmarks.cubebench.envs.base import answer_line, choice_info, one_of, tagged_answer
 from cogsim.benchmarks.cubebench.envs.optimal_move import OptimalMoveEnv
 from cogsim.benchmarks.cubebench.items import LABELS
-from cogsim.envs.base import observation
+from cogsim.envs.base import QuickReply, observation, option_replies
 
 REGIMES = ("guided-redacted", "guided-unredacted")
 
@@ -112,6 +112,13 @@ class ReflectionEnv(OptimalMoveEnv):
             options=prompts.option_lines(LABELS, self.item["options"]),
             reflection=self.reflection,
         )
+
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        """The draft's options as tagged answers, none for the reflection (free text), the re-answer's as
+        its ``ANSWER: X`` line."""
+        if self.draft is None or not self._running:
+            return super().quick_replies()
+        return () if self.reflection is None else option_replies(self.item["options"], answer_line)
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)

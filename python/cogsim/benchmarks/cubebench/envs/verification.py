@@ -8,7 +8,7 @@ import numpy as np
 
 from cogsim.benchmarks.cubebench import prompts, views
 from cogsim.benchmarks.cubebench.envs.base import CubeBenchEnv, choice_info, one_of
-from cogsim.envs.base import observation
+from cogsim.envs.base import QuickReply, observation
 
 NEGATIVE_KINDS = ("image-move", "text-edit")
 
@@ -66,6 +66,9 @@ class VerificationEnv(CubeBenchEnv):
             states_match=self.item.get("states_match", self.item["gold"] == "Yes"),
         )
         return observation(""), float(correct), True, False, {**choice_info(parsed), "episode": episode}
+
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        return (QuickReply("Y", "Yes", "Answer: Yes"), QuickReply("N", "No", "Answer: No")) if self._running else ()
 
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:
         self._check_policy(policy)

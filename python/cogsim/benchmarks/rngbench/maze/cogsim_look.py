@@ -21,8 +21,7 @@ from typing import Optional, Sequence, Union
 import moderngl
 import numpy as np
 
-from cogsim.render import Renderer, _check, _context, _tiles, as_batch, scene_kind
-from cogsim.render._canvas import Canvas
+from cogsim.render import Canvas, Renderer, as_batch, checks, gl, scene_kind
 
 NORTH, EAST, SOUTH, WEST = 1, 2, 4, 8
 SIDE_BITS = (NORTH, EAST, SOUTH, WEST)
@@ -67,7 +66,7 @@ def _check_walls(walls) -> np.ndarray:
 def _check_cell(name: str, cell, n: int) -> tuple[int, int]:
     if cell is None or len(cell) != 2:
         raise ValueError(f"{name} must be a (row, col) pair, got {cell!r}")
-    return _check.integer(f"{name} row", cell[0], 0, n - 1), _check.integer(f"{name} col", cell[1], 0, n - 1)
+    return checks.integer(f"{name} row", cell[0], 0, n - 1), checks.integer(f"{name} col", cell[1], 0, n - 1)
 
 
 @dataclass(frozen=True)
@@ -180,11 +179,11 @@ class ViewOptions:
     eye_back: float = 0.3  # camera distance behind the cell centre, so the cell's side walls show
 
     def validate(self) -> "ViewOptions":
-        _check.integer("width", self.width, 8, 4096)
-        _check.integer("height", self.height, 8, 4096)
-        _check.number("fov", self.fov, 20.0, 150.0)
-        _check.number("eye_height", self.eye_height, 0.05, 0.95)
-        _check.number("eye_back", self.eye_back, 0.0, 0.45)
+        checks.integer("width", self.width, 8, 4096)
+        checks.integer("height", self.height, 8, 4096)
+        checks.number("fov", self.fov, 20.0, 150.0)
+        checks.number("eye_height", self.eye_height, 0.05, 0.95)
+        checks.number("eye_back", self.eye_back, 0.0, 0.45)
         return self
 
 
@@ -200,7 +199,7 @@ class MazePipeline:
         )
         self.program["u_fog_colour"] = tuple(c / 255 for c in FOG_COLOUR)
         self.program["u_fog_density"] = FOG_DENSITY
-        self.targets = _tiles.Targets(ctx, depth=True)
+        self.targets = gl.Targets(ctx, depth=True)
 
 
 class MazeSet:
@@ -216,7 +215,7 @@ class MazeSet:
         self.first = np.concatenate(([0], np.cumsum(counts)[:-1]))
         self.count = counts
         ctx = pipeline.ctx
-        _context.make_current(ctx)
+        gl.make_current(ctx)
         self.vertices = ctx.buffer(np.concatenate(geometry).tobytes())
         self.cameras = ctx.buffer(reserve=64 * 20, dynamic=True)
         self.commands = ctx.buffer(reserve=64 * 20, dynamic=True)
@@ -226,7 +225,7 @@ class MazeSet:
         )
 
     def release(self) -> None:
-        _context.make_current(self.pipeline.ctx)
+        gl.make_current(self.pipeline.ctx)
         for resource in (self.vao, self.vertices, self.cameras, self.commands):
             resource.release()
 
@@ -242,7 +241,7 @@ class MazeSet:
         options = options.validate()
         maze_index, rows, cols, headings = self._check_views(maze, row, col, heading)
         eyes = _eyes(rows, cols, headings, options)
-        tiles = _tiles.layout(len(rows), options.width, options.height)
+        tiles = gl.layout(len(rows), options.width, options.height)
         frames = np.empty((len(rows), options.height, options.width, 3), dtype=np.uint8)
         for start in range(0, len(rows), tiles.per_pass):
             stop = min(start + tiles.per_pass, len(rows))
@@ -273,7 +272,7 @@ class MazeSet:
                 )
         return maze_index, rows, cols, headings
 
-    def _draw_pass(self, maze_index, eyes, tiles: _tiles.TileLayout, options: ViewOptions, out: np.ndarray) -> None:
+    def _draw_pass(self, maze_index, eyes, tiles: gl.TileLayout, options: ViewOptions, out: np.ndarray) -> None:
         ctx, program = self.pipeline.ctx, self.pipeline.program
         count = len(maze_index)
         cameras = np.concatenate([eyes, np.arange(count, dtype=np.float32)[:, None]], axis=1).astype(np.float32)
@@ -282,7 +281,7 @@ class MazeSet:
         commands = np.zeros((count, 5), dtype=np.uint32)
         commands[:, 0], commands[:, 1] = self.count[maze_index], 1
         commands[:, 2], commands[:, 3] = self.first[maze_index], np.arange(count)
-        _context.make_current(ctx)
+        gl.make_current(ctx)
         _write(self.cameras, cameras)
         _write(self.commands, commands)
         program["u_focal"] = 1.0 / math.tan(math.radians(options.fov) / 2)
@@ -300,7 +299,7 @@ class MazeSet:
         self.vao.render_indirect(self.commands, moderngl.TRIANGLES, count=count)
         for plane in range(4):
             ctx.disable_direct(_GL_CLIP_DISTANCE0 + plane)
-        _tiles.read_frames(target, tiles, out)
+        gl.read_frames(target, tiles, out)
 
 
 _GL_CLIP_DISTANCE0 = 0x3000
@@ -354,7 +353,7 @@ class MapView:
         walls = _check_walls(self.walls)
         n = walls.shape[0]
         _check_cell("agent", (self.row, self.col), n)
-        _check.integer("heading", self.heading, 0, 3)
+        checks.integer("heading", self.heading, 0, 3)
         if self.goal is not None:
             _check_cell("goal", self.goal, n)
         if self.visited is not None and np.shape(self.visited) != (n, n):
@@ -365,7 +364,7 @@ class MapView:
 
 
 def check_radius(radius: int) -> int:
-    return _check.integer("radius", radius, 1, 8)
+    return checks.integer("radius", radius, 1, 8)
 
 
 def draw_minimap(canvas: Canvas, view: MapView, size: int) -> None:
@@ -477,7 +476,7 @@ def patches(
 
 
 def _check_size(size: int) -> None:
-    _check.integer("size", size, 16, 4096)
+    checks.integer("size", size, 16, 4096)
 
 
 # -- example scenes, for `cogsim render`, tests and benchmarks -------------------------------------

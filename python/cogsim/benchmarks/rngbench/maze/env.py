@@ -38,16 +38,16 @@ from typing import Optional
 
 import numpy as np
 
-from cogsim._template import load_template
 from cogsim.benchmarks.rngbench.maze import agents, game, look, prompts, rules
 from cogsim.benchmarks.rngbench.maze import parser as reply_parser
 from cogsim.benchmarks.rngbench.maze.game import Sight
 from cogsim.envs import register
-from cogsim.envs._options import choice as _choice
-from cogsim.envs._options import flag as _flag
-from cogsim.envs._options import integer as _integer
-from cogsim.envs._options import known as _known
-from cogsim.envs.base import TextEnv, observation
+from cogsim.envs.base import QuickReply, TextEnv, observation
+from cogsim.envs.options import choice as _choice
+from cogsim.envs.options import flag as _flag
+from cogsim.envs.options import integer as _integer
+from cogsim.envs.options import known as _known
+from cogsim.envs.options import load_template
 
 PROMPT_FIELDS = ("maze_size", "wall_size", "vision_range", "max_steps", "minimap_size")
 MODALITIES = ("3d", "patch", "text")
@@ -58,6 +58,7 @@ OPTIONS = (
     "image_size", "patch_radius", "max_steps", "prompt_file", "look", "show_goal",
 )  # fmt: skip
 LOOKS = ("release", "cogsim")
+ARROW_KEYS = ("ArrowUp", "ArrowLeft", "ArrowRight")  # a person's keys for game.ACTIONS, in its order
 VIEW_LABELS = {
     "3d": "Current 3D View:",
     "patch": "Local 2D map (the 3x3 cells around you, north up, no history):",
@@ -278,12 +279,13 @@ class MazeNavEnv(TextEnv):
             **self._frames_record(),
         }
 
+    def shows_pictures(self) -> bool:
+        return self.modality != "text"
+
     def _frames_record(self) -> dict:
-        """The pictures the episode showed: their look, whether the 3D view drew the goal (cogsim's
-        option; the release never does) and how they were sent; none in text modality."""
-        if self.modality == "text":
-            return {"look": None}
-        record = {"look": self.look, "frames": self.frame_format()}
+        """The pictures the episode showed (``pictures_record``), and whether the 3D view drew the goal
+        (cogsim's option; the release never does)."""
+        record = self.pictures_record()
         if self.modality == "3d":
             record["show_goal"] = self.show_goal
         return record
@@ -410,6 +412,18 @@ class MazeNavEnv(TextEnv):
     def close(self) -> None:
         self._release_scene()
         super().close()
+
+    def quick_replies(self) -> tuple[QuickReply, ...]:
+        """The available moves on the arrow keys (up: forward; left and right: turns), each as its
+        ``Action:`` line; none where the answer must carry a map too (``ask_output``)."""
+        if self.ask_output or not hasattr(self, "budget") or self.reached or self.actions_taken >= self.budget:
+            return ()
+        available = self.available_actions()
+        return tuple(
+            QuickReply(key, name.replace("_", " "), reply_parser.format_action(game.ACTIONS.index(name)))
+            for key, name in zip(ARROW_KEYS, game.ACTIONS)
+            if name in available
+        )
 
     # -- scripted agents -------------------------------------------------------------------------
     def scripted_response(self, policy: str, rng: np.random.Generator) -> str:

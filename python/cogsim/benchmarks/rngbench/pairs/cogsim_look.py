@@ -23,8 +23,7 @@ from typing import Sequence, Union
 
 import numpy as np
 
-from cogsim.render import Renderer, _check, as_batch, same_across, scene_kind
-from cogsim.render._canvas import PATTERNS, SHAPES, Canvas
+from cogsim.render import PATTERNS, SHAPES, Canvas, Renderer, as_batch, checks, same_across, scene_kind
 
 FACE_DOWN, FACE_UP, REMOVED = 0, 1, 2
 THEMES = ("ascii", "poker", "textures", "noise", "shapes", "colors")
@@ -113,12 +112,12 @@ class CardBoard:
         return ox + cols * px, int(round(self.card_height * 0.55)) + rows * py
 
     def validate(self) -> "CardBoard":
-        _check.choice("theme", self.theme, THEMES)
-        _check.integer("card_width", self.card_width, 16, 256)
-        _check.integer("first_index", self.first_index, 0, 1)
-        _check.integer("seed", self.seed, 0, 2**63 - 1)
-        _check.choice("face_order", self.face_order, FACE_ORDERS)
-        _check.choice("labels", self.labels, LABELS)
+        checks.choice("theme", self.theme, THEMES)
+        checks.integer("card_width", self.card_width, 16, 256)
+        checks.integer("first_index", self.first_index, 0, 1)
+        checks.integer("seed", self.seed, 0, 2**63 - 1)
+        checks.choice("face_order", self.face_order, FACE_ORDERS)
+        checks.choice("labels", self.labels, LABELS)
         if self.face_order == "release" and self.theme != "poker":
             raise ValueError(f"face_order='release' is defined for the poker theme only, got theme {self.theme!r}")
         ids, state = np.asarray(self.identities), np.asarray(self.state)

@@ -34,11 +34,11 @@ from cogsim import release_assets
 from cogsim.benchmarks.rngbench.pairs import agents, game, parser, prompts
 from cogsim.benchmarks.rngbench.pairs.game import FACE_UP, FIRST_FLIP, MATCH, MISMATCH, REMOVED, PairsBatch
 from cogsim.envs import register
-from cogsim.envs._options import choice as _choice
-from cogsim.envs._options import flag as _flag
-from cogsim.envs._options import integer as _integer
-from cogsim.envs._options import known as _known
 from cogsim.envs.base import TextEnv, observation
+from cogsim.envs.options import choice as _choice
+from cogsim.envs.options import flag as _flag
+from cogsim.envs.options import integer as _integer
+from cogsim.envs.options import known as _known
 
 THEMES = {
     "ascii": "ascii",
@@ -454,6 +454,9 @@ class PairsEnv(TextEnv):
         matched = sum(self.game.scores())
         return f"The game is over: {matched} of {self.pairs} pairs matched in {sum(self.responses)} responses."
 
+    def shows_pictures(self) -> bool:
+        return self.modality == "image"
+
     def _episode(self) -> dict:
         scores = self.game.scores()
         episode = {
@@ -477,12 +480,8 @@ class PairsEnv(TextEnv):
             "forfeits": sum(self.forfeits),
             "max_retries": self.max_retries,
             "optimal_responses": self.optimal_responses,
-            "look": self.look,
+            **self.pictures_record(),
         }
-        if self.modality == "image":
-            episode["frames"] = self.frame_format()
-        if self.assets_used is not None:
-            episode["release_assets"] = dict(self.assets_used)
         if self.num_players == 2:
             episode.update(
                 scores=list(scores),

@@ -34,7 +34,6 @@ opaque pictures pasted in the core (``_core.paste_tiles``), which changes no pix
 from __future__ import annotations
 
 import importlib.util
-import io
 import random
 import string
 import sys
@@ -51,6 +50,7 @@ from cogsim import _core, release_assets
 from cogsim.benchmarks._moved import names_moved_to
 
 BENCHMARK = "rngbench"
+MAX_FACE_SIDE = 1024  # the release's largest card face is 222 x 323 px
 ASSETS = "1_matching_pairs_new/assets"
 # cogsim's theme names (envs.pairs.THEMES values) -> the release's asset folders.
 THEME_FOLDERS = {
@@ -158,7 +158,8 @@ def face_tile(path: str, cell: int = CELL) -> np.ndarray:
 
 @lru_cache(maxsize=1024)
 def _face_tile(path: str, sha256: str, cell: int) -> np.ndarray:
-    with Image.open(io.BytesIO(release_assets.read(BENCHMARK, path))) as image:
+    data = release_assets.read(BENCHMARK, path)
+    with release_assets.opened_picture(BENCHMARK, path, data, MAX_FACE_SIDE) as image:
         return _flattened(image.convert("RGBA").resize((cell, cell)))
 
 

@@ -141,11 +141,19 @@ def test_a_text_changed_under_its_digest_stops_the_resume_in_one_line(text_run, 
         assert store.query("SELECT COUNT(*) FROM episodes WHERE episode_index = 99") == [(0,)]  # nothing written
 
 
+def _tables(markdown: str) -> list[str]:
+    """A report's lines but for the caption under its first table, which names what today's cogsim
+    adds (links to the viewer, faults of damaged release files) in words a report of then did not have."""
+    lines = markdown.splitlines()
+    assert sum(line.startswith("Parse failures: share of turns") for line in lines) == 1
+    return [line for line in lines if not line.startswith("Parse failures: share of turns")]
+
+
 # -- a store made before this schema --------------------------------------------------------------------
 def test_a_store_of_schema_3_reports_and_exports_as_it_did_and_resumes(tmp_path):
     old = _copy(OLD_RUN, tmp_path)
     before = (old / "store.sqlite").read_bytes()
-    assert build_report(old).markdown() == (OLD_RUN / "report.md").read_text()
+    assert _tables(build_report(old).markdown()) == _tables((OLD_RUN / "report.md").read_text())
     assert export_jsonl(old, tmp_path / "run.jsonl") == 20
     exported = [json.loads(line) for line in (tmp_path / "run.jsonl").read_text().splitlines()]
     for line, then in zip(exported, map(json.loads, (OLD_RUN / "export.jsonl").read_text().splitlines())):

@@ -6,15 +6,21 @@ million episodes (text) and 50,000 (image): wall time, peak memory, bytes on dis
 
 Each step is the `cogsim` command a user types, in a fresh process: `run` (scripted oracle, the
 default workers), `report`, `run --resume` of the finished run, `export` as jsonl, sft and inspect
-(`.eval`; for the image suite also `--images none`). Peak memory is the most the command's process
-tree held at once (its processes' resident memory summed, sampled every 50 ms; the largest single
-process's own peak, from the kernel, is kept beside it). Each export's file is measured and removed.
+(`.eval`; for the image suite also `--images none`); ``--steps report,resume`` measures the run and
+only those. Peak memory is the most the command's process tree held at once (its processes' resident
+memory summed, sampled every 50 ms; the largest single process's own peak, from the kernel, is kept
+beside it). Each export's file is measured and removed.
 Results go to a JSON file (one object per size and step, merged with what it holds) and
-``--markdown`` prints them as the tables and the plot of ``results_scale.md``.
+``--markdown`` prints them as the tables of ``results_scale.md`` and draws its plot (``--plot``).
 
 Suites (scripted oracle, one turn an episode): text = `cube/optimal-move` in text modality; image =
 `cube/optimal-move` at scramble depth 5 with its default image+text prompt, the release's cube net
-(840x620 PNG, some 16 KB; depth 5 makes most frames distinct, so the store holds one per episode).
+(840x620 PNG, some 10 KB; depth 5 makes most frames distinct, so the store holds one per episode).
+
+``--replicate N``: the text suite's 1,000-episode run copied in SQL to N episodes (new indices and
+seeds, the same texts and frames), then its report and exports measured (``--steps``): what those
+cost at a size whose run would take an hour here. A copy shares its texts, so its store is smaller
+than a real run's; the report and the exports still read every episode and turn.
 
 ``--ray N``: the text suite's N episodes sent to a local two-node Ray cluster (`cogsim run --ray`,
 one CPU a node, both on this machine) and run locally, the two stores compared turn by turn in SQL;
@@ -32,6 +38,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Optional
 
 import psutil
 
@@ -111,17 +118,24 @@ def store_stats(run_dir: Path) -> dict:
     }
 
 
-def bench_size(suite: str, size: int, work: Path, log: Path) -> dict:
-    run_dir = work / f"{suite}-{size}"
-    shutil.rmtree(run_dir, ignore_errors=True)
+def bench_size(
+    suite: str, size: int, work: Path, log: Path, only: frozenset = frozenset(), run_dir: Optional[Path] = None
+) -> dict:
+    """The steps of one size (``only``: these steps and the run; empty: every step); with ``run_dir``,
+    of the run already there."""
     result: dict = {"suite": suite, "size": size, "steps": {}}
     steps = result["steps"]
-    steps["run"] = measure(
-        ["run", *SUITES[suite], "--agent", "oracle", "--episodes", str(size), "--out", str(run_dir)], log
-    )
+    if run_dir is None:
+        run_dir = work / f"{suite}-{size}"
+        shutil.rmtree(run_dir, ignore_errors=True)
+        steps["run"] = measure(
+            ["run", *SUITES[suite], "--agent", "oracle", "--episodes", str(size), "--out", str(run_dir)], log
+        )
     result.update(store_stats(run_dir))
-    steps["report"] = measure(["report", str(run_dir)], log)
-    steps["resume"] = measure(["run", "--resume", str(run_dir)], log)
+    if not only or "report" in only:
+        steps["report"] = measure(["report", str(run_dir)], log)
+    if not only or "resume" in only:
+        steps["resume"] = measure(["run", "--resume", str(run_dir)], log)
     exports = {
         "export jsonl": (["--format", "jsonl"], "x.jsonl"),
         "export sft": (["--format", "sft"], "x.sft.jsonl"),
@@ -130,10 +144,41 @@ def bench_size(suite: str, size: int, work: Path, log: Path) -> dict:
     if suite == "image":
         exports["export inspect --images none"] = (["--format", "inspect", "--images", "none"], "y.eval")
     for step, (args, name) in exports.items():
+        if only and step not in only:
+            continue
         out = work / name
         steps[step] = measure(["export", str(run_dir), *args, "--out", str(out)], log)
         steps[step]["bytes"] = out.stat().st_size
         out.unlink()
+    return result
+
+
+def bench_replicated(size: int, work: Path, log: Path, only: frozenset = frozenset()) -> dict:
+    """The steps of ``size`` episodes made from a run of 1,000 by copying its rows in SQL."""
+    import sqlite3
+
+    base = 1000
+    run_dir = work / f"replicated-{size}"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    measure(["run", *SUITES["text"], "--agent", "oracle", "--episodes", str(base), "--out", str(run_dir)], log)
+    with sqlite3.connect(run_dir / "store.sqlite") as db:
+        columns = [c[1] for c in db.execute("PRAGMA table_info(episodes)") if c[1] != "id"]
+        shifted = {"episode_index": "episode_index + :offset", "seed": "seed + :offset"}
+        copy_episodes = (
+            f"INSERT INTO episodes ({', '.join(columns)}) SELECT {', '.join(shifted.get(c, c) for c in columns)} "
+            f"FROM episodes WHERE episode_index < {base}"
+        )
+        turn_columns = [c[1] for c in db.execute("PRAGMA table_info(turns)") if c[1] != "episode_id"]
+        copy_turns = (
+            f"INSERT INTO turns (episode_id, {', '.join(turn_columns)}) "
+            f"SELECT n.id, {', '.join('t.' + c for c in turn_columns)} FROM turns t "
+            f"JOIN episodes o ON o.id = t.episode_id AND o.episode_index < {base} "
+            "JOIN episodes n ON n.task = o.task AND n.agent = o.agent AND n.episode_index = o.episode_index + :offset"
+        )
+        for offset in range(base, size, base):
+            db.execute(copy_episodes, {"offset": offset})
+            db.execute(copy_turns, {"offset": offset})
+    result = bench_size("replicated", size, work, log, only, run_dir=run_dir)
     return result
 
 
@@ -199,12 +244,14 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--text", default="1000,10000", help="text-suite sizes, comma-separated")
     parser.add_argument("--image", default="1000", help="image-suite sizes, comma-separated ('' for none)")
+    parser.add_argument("--replicate", default="", help="sizes of the text run copied in SQL (report, exports)")
     parser.add_argument("--ray", default="", help="text-suite sizes to run on a local two-node Ray cluster")
+    parser.add_argument("--steps", default="", help="measure only the run and these steps (comma-separated names)")
     parser.add_argument("--work", default="/tmp/cogsim-scale", help="where the runs and exports go")
     parser.add_argument("--table", default="benchmarks/results_scale.json", help="results (JSON), merged")
     parser.add_argument("--keep", action="store_true", help="keep the run directories")
     parser.add_argument("--markdown", action="store_true", help="print the tables of the results and draw the plot")
-    parser.add_argument("--plot", default="benchmarks/results_scale.png")
+    parser.add_argument("--plot", default="docs/images/scale.png")
     args = parser.parse_args(argv)
     table = Path(args.table)
     results = json.loads(table.read_text()) if table.exists() else []
@@ -215,16 +262,22 @@ def main(argv=None) -> int:
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     log = work / "commands.log"
-    for suite in ("text", "image", "ray"):
+    for suite in ("text", "image", "replicate", "ray"):
         for size in [int(s) for s in getattr(args, suite).split(",") if s]:
             print(f"{suite} {size}...", flush=True)
-            result = bench_ray(size, work, log) if suite == "ray" else bench_size(suite, size, work, log)
+            only = frozenset(s.strip() for s in args.steps.split(",") if s.strip())
+            if suite == "ray":
+                result = bench_ray(size, work, log)
+            elif suite == "replicate":
+                result = bench_replicated(size, work, log, only)
+            else:
+                result = bench_size(suite, size, work, log, only)
             result["when"] = time.strftime("%Y-%m-%d %H:%M")
-            results = [r for r in results if (r["suite"], r["size"]) != (suite, size)] + [result]
+            results = [r for r in results if (r["suite"], r["size"]) != (result["suite"], size)] + [result]
             table.write_text(json.dumps(sorted(results, key=lambda r: (r["suite"], r["size"])), indent=1) + "\n")
             print(json.dumps(result), flush=True)
             if not args.keep:
-                for name in (f"{suite}-{size}", f"ray-local-{size}"):
+                for name in (f"{suite}-{size}", f"ray-local-{size}", f"replicated-{size}"):
                     shutil.rmtree(work / name, ignore_errors=True)
     return 0
 
@@ -234,17 +287,20 @@ STEPS = ("run", "report", "resume", "export jsonl", "export sft", "export inspec
 
 def markdown(results: list[dict]) -> str:
     lines = []
-    for suite in ("text", "image"):
+    for suite in ("text", "image", "replicated"):
         rows = sorted((r for r in results if r["suite"] == suite), key=lambda r: r["size"])
         if not rows:
             continue
-        steps = [s for s in STEPS if s in rows[0]["steps"]]
+        steps = [s for s in STEPS if any(s in r["steps"] for r in rows)]
         lines += [f"### {suite}", ""]
         lines += ["| episodes | turns | store (MB) | frames (MB) | bytes/turn | " + " | ".join(steps) + " |"]
         lines += ["|" + "---:|" * (5 + len(steps))]
         for r in rows:
             cells = []
             for step in steps:
+                if step not in r["steps"]:
+                    cells.append("not measured")
+                    continue
                 s = r["steps"][step]
                 cell = f"{s['wall_s']:,.0f} s ({s['cpu_s']:,.0f} s CPU), {s['tree_peak_mb']:,.0f} MB"
                 if "bytes" in s:
@@ -264,12 +320,13 @@ def slopes(rows: list[dict], steps: list[str]) -> str:
     on size (1: linear; the fixed start-up of each command makes small sizes flatter)."""
     import numpy as np
 
-    if len(rows) < 2:
-        return ""
-    sizes = np.array([r["size"] for r in rows], dtype=float)
     parts = []
     for step in steps:
-        walls = np.array([r["steps"][step]["cpu_s"] for r in rows])
+        measured = [r for r in rows if step in r["steps"]]
+        if len(measured) < 2:
+            continue
+        sizes = np.array([r["size"] for r in measured], dtype=float)
+        walls = np.array([r["steps"][step]["cpu_s"] for r in measured])
         per_thousand = np.polyfit(sizes, walls, 1)[0] * 1000
         exponent = np.polyfit(np.log(sizes), np.log(np.maximum(walls, 1e-3)), 1)[0]
         parts.append(f"{step}: {per_thousand:.2f} s per 1,000 episodes (log-log slope {exponent:.2f})")
@@ -287,15 +344,20 @@ def plot(results: list[dict], path: Path) -> None:
         rows = sorted((r for r in results if r["suite"] == suite), key=lambda r: r["size"])
         if not rows:
             continue
-        sizes = [r["size"] for r in rows]
         for step in STEPS:
-            if step not in rows[0]["steps"]:
+            measured = [r for r in rows if step in r["steps"]]
+            if not measured:
                 continue
-            (line,) = axes[0][column].plot(sizes, [r["steps"][step]["cpu_s"] for r in rows], marker="o", label=step)
+            sizes = [r["size"] for r in measured]
+            (line,) = axes[0][column].plot(sizes, [r["steps"][step]["cpu_s"] for r in measured], marker="o", label=step)
             axes[0][column].plot(
-                sizes, [r["steps"][step]["wall_s"] for r in rows], linestyle=":", color=line.get_color(), linewidth=1
+                sizes,
+                [r["steps"][step]["wall_s"] for r in measured],
+                linestyle=":",
+                color=line.get_color(),
+                linewidth=1,
             )
-            axes[1][column].plot(sizes, [r["steps"][step]["tree_peak_mb"] for r in rows], marker="o", label=step)
+            axes[1][column].plot(sizes, [r["steps"][step]["tree_peak_mb"] for r in measured], marker="o", label=step)
         for row, label in ((0, "CPU time (s); dotted: wall time"), (1, "peak memory (MB)")):
             axis = axes[row][column]
             axis.set_xscale("log")

@@ -119,7 +119,7 @@ PICTURES = {
     "kidgym": [
         (
             "kidgym-maze.png",
-            '`kidgym/maze` level 2 in cogsim\'s own look (`look="cogsim"`) of the release\'s scene; the default '
+            "`kidgym/maze` level 2 in cogsim's own look (`look=\"cogsim\"`) of the release's scene; the default "
             "look is the release's pictures, drawn from your copy of its image files",
             lambda: _first_frame("kidgym/maze", level=2, look="cogsim"),
         ),

@@ -52,5 +52,5 @@ def known(options: dict, env_id: str, allowed) -> None:
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(
-            f"unknown option(s) {', '.join(map(repr, unknown))} for {env_id}; allowed: {', '.join(allowed)}"
+            f"unknown option(s) {', '.join(map(shown, unknown))} for {env_id}; allowed: {', '.join(allowed)}"
         )

@@ -416,6 +416,35 @@ def test_bad_options_are_value_errors(env_id, options, match):
         make(env_id, **options)
 
 
+HUGE = "x" * 100_000
+
+
+@pytest.mark.parametrize(
+    "env_id,options,name",
+    [
+        ("cube/optimal-move", {"parser": HUGE}, "parser"),
+        ("cube/optimal-move", {"release": HUGE}, "release"),
+        ("cube/optimal-move", {"depth": HUGE}, "depth"),
+        ("cube/optimal-move", {"look": "release", "sticker": HUGE}, "sticker"),
+        ("cube/optimal-move", {"look": "cogsim", "sticker": HUGE}, "sticker"),
+        ("cube/closed-loop", {"abstention": HUGE}, "abstention"),
+        ("cube/reflection", {"regime": HUGE}, "regime"),
+        ("cube/verification", {HUGE: 1}, "unknown option"),
+    ],
+)
+def test_a_huge_bad_option_gives_a_short_one_line_error(env_id, options, name):
+    with pytest.raises(ValueError, match=name) as caught:
+        cogsim.make(env_id, **options)
+    message = str(caught.value)
+    assert "\n" not in message and "xxx..." in message
+    if HUGE in options:  # an unknown name: the message also lists the options the env takes
+        with pytest.raises(ValueError) as short:
+            cogsim.make(env_id, **{"x": 1})
+        assert len(message) < len(str(short.value)) + 100
+    else:
+        assert len(message) < 300
+
+
 def test_unknown_scripted_policy_is_a_value_error():
     env = make("cube/optimal-move", modality="text")
     env.reset(seed=0)

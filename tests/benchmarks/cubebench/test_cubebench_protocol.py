@@ -84,7 +84,7 @@ def test_variants_are_named():
         cogsim.make("cube/closed-loop", credit="any")
     with pytest.raises(ValueError, match="parser must be one of"):
         cogsim.make("cube/optimal-move", parser="loose")
-    with pytest.raises(ValueError, match="release must be one of '731aff82', '1ca7d58'"):
+    with pytest.raises(ValueError, match="release must be one of 731aff82, 1ca7d58, got 'main'"):
         cogsim.make("cube/optimal-move", release="main")
 
 

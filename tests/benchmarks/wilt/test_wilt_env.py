@@ -154,8 +154,35 @@ def test_test_swap_mode_is_one_turn():
 def test_options_are_checked():
     with pytest.raises(ValueError, match="rule_index"):
         cogsim.make("wilt/lite", rule_index=10).reset(seed=0)
-    with pytest.raises(ValueError, match="unknown WILT options"):
+    with pytest.raises(ValueError, match=r"unknown option\(s\) 'colour' for wilt/lite; allowed: "):
         cogsim.make("wilt/lite", colour="red")
+
+
+HUGE = "x" * 100_000
+
+
+@pytest.mark.parametrize(
+    "options,name",
+    [
+        ({"protocol": HUGE}, "protocol"),
+        ({"max_attempts": HUGE}, "max_attempts"),
+        ({"strict_inputs": HUGE}, "strict_inputs"),
+        ({"rule_index": HUGE}, "rule_index"),
+        ({"judge": HUGE}, "judge"),
+        ({HUGE: 1}, "unknown option"),
+    ],
+)
+def test_a_huge_bad_option_gives_a_short_one_line_error(options, name):
+    with pytest.raises(ValueError, match=name) as caught:
+        cogsim.make("wilt/lite", **options)
+    message = str(caught.value)
+    assert "\n" not in message and "xxx..." in message
+    if HUGE in options:  # an unknown name: the message also lists the options the env takes
+        with pytest.raises(ValueError) as short:
+            cogsim.make("wilt/lite", **{"x": 1})
+        assert len(message) < len(str(short.value)) + 100
+    else:
+        assert len(message) < 300
 
 
 def test_generator_is_seeded_and_diverse():

@@ -41,7 +41,7 @@ def test_values_are_compared_with_equals_truthiness_is_an_option():
     text, episode = last_reply("value_two_is_not_true", compare="truthiness")
     assert text.startswith("Congratulations") and episode["correct"]
     assert last_reply("value_one_equals_true")[1]["correct"]
-    with pytest.raises(ValueError, match="compare must be one of 'equals', 'truthiness'"):
+    with pytest.raises(ValueError, match="compare must be one of equals, truthiness, got 'bool'"):
         cogsim.make("wilt/full", compare="bool")
 
 

@@ -39,9 +39,3 @@ DECODING = {
 }
 # The reflection test's middle turn (the reflection itself): the older line sampled it at 0.4.
 REFLECTION_TURN_TEMPERATURE = {NEWEST: 0.0, OLDER: 0.4}
-
-
-def check_line(value: object) -> str:
-    if value not in LINES:
-        raise ValueError(f"release must be one of {', '.join(map(repr, LINES))} (newest first), got {value!r}")
-    return str(value)

@@ -289,7 +289,9 @@ class KidGymEnv(TextEnv):
         if self.state is None or self.state.done:
             return ()
         tagged = self.prompt == "cot"
-        return option_replies(self.game.texts(self.state), lambda letter: f"<answer>{letter}</answer>" if tagged else letter)
+        return option_replies(
+            self.game.texts(self.state), lambda letter: f"<answer>{letter}</answer>" if tagged else letter
+        )
 
     def _reason(self, state, index: int) -> str:
         return f"It is the next step of a shortest plan to the goal: '{self.game.texts(state)[index]}'."

@@ -57,7 +57,7 @@ from cogsim.benchmarks.wilt.generator import procedural_rule
 from cogsim.benchmarks.wilt.splits import RELEASE_FULL_SOURCES, SPLITS, TIERS
 from cogsim.envs import register
 from cogsim.envs.base import TextEnv, observation
-from cogsim.files import shown
+from cogsim.envs.options import choice, flag, integer, known, shown
 
 DEFAULTS = {
     "max_attempts": 30,
@@ -87,12 +87,8 @@ class WiltEnv(TextEnv):
     file_options = {"prompt_file": "text"}
 
     def __init__(self, env_id: str = "", split: str = "full", **options: Any):
-        if split not in SPLIT_NAMES:
-            raise ValueError(f"split must be one of {SPLIT_NAMES}, got {split!r}")
-        unknown = set(options) - set(DEFAULTS) - {"rule_index", "given_tests", "swap_source"}
-        if unknown:
-            allowed = sorted(DEFAULTS) + ["rule_index", "given_tests", "swap_source"]
-            raise ValueError(f"unknown WILT options {sorted(unknown)}; allowed: {', '.join(allowed)}")
+        split = choice({"split": split}, "split", "full", SPLIT_NAMES)
+        known(options, env_id or f"wilt/{split}", sorted([*DEFAULTS, "rule_index", "given_tests", "swap_source"]))
         super().__init__(env_id, split=split, **options)
         self.split = split
         self.config = _checked({**DEFAULTS, **options}, split)
@@ -161,8 +157,8 @@ class WiltEnv(TextEnv):
             return -1, procedural_rule(seed), "procedural"
         rules = SPLITS[self.split]
         index = seed % len(rules) if rule_index is None else rule_index
-        if not isinstance(index, int) or not 0 <= index < len(rules):
-            raise ValueError(f"rule_index must be an int in [0, {len(rules)}), got {rule_index!r}")
+        if not isinstance(index, int):  # the option check (_checked) has let only a numpy integer through
+            raise ValueError(f"rule_index must be a Python int, got {shown(rule_index)}")
         return index, rules[index], TIERS[self.split][index]
 
     def _record(self, point) -> bool:
@@ -404,18 +400,20 @@ INTEGER_RANGES = {
 
 def _checked(config: dict, split: str) -> dict:
     """The config, every option checked for type and range (ValueError naming the option)."""
-    _check_choice("protocol", config["protocol"], PROTOCOLS)
-    _check_choice("equivalence", config["equivalence"], EQUIVALENCE_MODES)
-    _check_choice("raises", config["raises"], verdicts.RAISES)
-    _check_choice("compare", config["compare"], verdicts.COMPARES)
-    _check_choice("approx", config["approx"], APPROX_METHODS)
+    for name, allowed in (
+        ("protocol", PROTOCOLS),
+        ("equivalence", EQUIVALENCE_MODES),
+        ("raises", verdicts.RAISES),
+        ("compare", verdicts.COMPARES),
+        ("approx", APPROX_METHODS),
+    ):
+        choice(config, name, DEFAULTS[name], allowed)
     for name, (low, high) in INTEGER_RANGES.items():
-        _check_integer(name, config[name], low, high)
+        integer(config, name, DEFAULTS[name], low, high)
     for name in ("strict_inputs", "prompt_as_system"):
-        if not isinstance(config[name], bool):
-            raise ValueError(f"{name} must be True or False, got {shown(config[name])}")
+        flag(config, name, DEFAULTS[name])
     if config.get("rule_index") is not None and split != "procedural":  # procedural episodes draw their rule
-        _check_integer("rule_index", config["rule_index"], 0, len(SPLITS[split]) - 1)
+        integer(config, "rule_index", None, 0, len(SPLITS[split]) - 1)
     if config.get("given_tests") is not None:
         _check_tests(config["given_tests"])
     if config.get("swap_source") is not None and not isinstance(config["swap_source"], str):
@@ -423,16 +421,6 @@ def _checked(config: dict, split: str) -> dict:
     if config["judge"] is not None and not isinstance(config["judge"], str):
         raise ValueError(f"judge must be an agent spec such as 'openai:MODEL' or None, got {shown(config['judge'])}")
     return config
-
-
-def _check_integer(name: str, value, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {shown(value)}")
-
-
-def _check_choice(name: str, value, allowed) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {shown(value)}")
 
 
 def _check_tests(tests) -> list[tuple[float, float, float]]:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from cogsim.files import shown
+
 PROXY_AGREEMENT = 0.9
 PROXY_JACCARD = 0.5
 CATEGORIES = ("Correct", "Missing Edge Case", "Near-Miss Magnitudes", "Completely Different")
@@ -66,7 +68,7 @@ class Judge:
 
         agent = make_agent(spec, **options)
         if not hasattr(agent, "complete"):
-            raise ValueError(f"judge must be a model backend spec such as 'openai:MODEL', got {spec!r}")
+            raise ValueError(f"judge must be a model backend spec such as 'openai:MODEL', got {shown(spec)}")
         self.spec = spec
         self.backend = agent
 

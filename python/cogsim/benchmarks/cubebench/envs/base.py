@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Optional
 
-import numpy as np
-
 from cogsim.benchmarks.cubebench import items as items_mod
 from cogsim.benchmarks.cubebench import parser as parsers
 from cogsim.benchmarks.cubebench import prompts, release_lines, seed_lists, views
 from cogsim.benchmarks.cubebench.items import LABELS
 from cogsim.envs.base import QuickReply, ResetNeeded, TextEnv, option_replies
+from cogsim.envs.options import choice, integer, known, shown
 
 ABSTAIN_LABEL = "E"  # the option label of "I don't know" where a test allows abstaining
 PROTOCOL_CHOICES = ("release", "cogsim")
@@ -21,26 +20,16 @@ DEFAULT_STICKER = 32  # px per sticker of cogsim's net
 RELEASE_DECODING = release_lines.DECODING[release_lines.NEWEST]
 
 
-def one_of(name: str, value: object, allowed: tuple) -> Any:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-    return value
-
-
 def check_sticker(value: object, look: str) -> Optional[int]:
     """The sticker size of cogsim's net (look="cogsim"); None for the release's net, which has its own size."""
     if look == "release":
         if value is not None:
             raise ValueError(
                 f"sticker sizes cogsim's net (look='cogsim'); the release's net (look='release') is drawn at its own "
-                f"size, got sticker={value!r}"
+                f"size, got sticker={shown(value)}"
             )
         return None
-    if value is None:
-        return DEFAULT_STICKER
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 8 <= value <= 256:
-        raise ValueError(f"sticker must be an int in 8..256 (px per sticker), got {value!r}")
-    return int(value)
+    return integer({} if value is None else {"sticker": value}, "sticker", DEFAULT_STICKER, 8, 256)
 
 
 class CubeBenchEnv(TextEnv):
@@ -71,25 +60,20 @@ class CubeBenchEnv(TextEnv):
         layout: str = "release",
         **options: Any,
     ):
-        unknown = sorted(set(options) - set(self.test_options))
-        if unknown:
-            allowed = [
-                "depth",
-                "modality",
-                "look",
-                "sticker",
-                "seed_list",
-                "release",
-                "parser",
-                "colours",
-                "state_format",
-                "scrambles",
-                "layout",
-                *self.test_options,
-            ]
-            raise ValueError(
-                f"unknown option(s) {', '.join(unknown)} for {env_id or self.test}; allowed: {', '.join(allowed)}"
-            )
+        base_options = (
+            "depth",
+            "modality",
+            "look",
+            "sticker",
+            "seed_list",
+            "release",
+            "parser",
+            "colours",
+            "state_format",
+            "scrambles",
+            "layout",
+        )
+        known(options, env_id or self.test, (*base_options, *self.test_options))
         modality = self.default_modality if modality is None else modality
         super().__init__(
             env_id,
@@ -105,16 +89,27 @@ class CubeBenchEnv(TextEnv):
             layout=layout,
             **options,
         )
-        self.release = release_lines.check_line(release)
-        self.parser = one_of("parser", parser, parsers.PARSERS)
-        self.colours = one_of("colours", colours, views.COLOUR_SCHEMES)
-        self.state_format = one_of("state_format", state_format, views.STATE_FORMATS)
-        self.scrambles = one_of("scrambles", scrambles, PROTOCOL_CHOICES)
-        self.layout = one_of("layout", layout, PROTOCOL_CHOICES)
+        given = {
+            "depth": depth,
+            "modality": modality,
+            "look": look,
+            "release": release,
+            "parser": parser,
+            "colours": colours,
+            "state_format": state_format,
+            "scrambles": scrambles,
+            "layout": layout,
+        }
+        self.release = str(choice(given, "release", release_lines.NEWEST, release_lines.LINES))
+        self.parser = choice(given, "parser", "release", parsers.PARSERS)
+        self.colours = choice(given, "colours", "release", views.COLOUR_SCHEMES)
+        self.state_format = choice(given, "state_format", "release", views.STATE_FORMATS)
+        self.scrambles = choice(given, "scrambles", "release", PROTOCOL_CHOICES)
+        self.layout = choice(given, "layout", "release", PROTOCOL_CHOICES)
         self.metadata = {**type(self).metadata, "cogsim.decoding": self._decoding()}
-        self.depth = items_mod.check_depth(depth)
-        self.modality = one_of("modality", modality, self.modalities)
-        self.look = one_of("look", look, views.LOOKS)
+        self.depth = integer(given, "depth", 1, 1, items_mod.MAX_DEPTH)
+        self.modality = choice(given, "modality", self.default_modality, self.modalities)
+        self.look = choice(given, "look", "release", views.LOOKS)
         self.sticker = check_sticker(sticker, self.look)
         self._release_frames_drawn = False
         self.seed_list = None if seed_list is None else seed_lists.load_seed_list(seed_list)
@@ -250,7 +245,7 @@ class CubeBenchEnv(TextEnv):
         return parsers.release_grid(action) if self.parser == "release" else parsers.parse_grid(action)
 
     def _check_policy(self, policy: str) -> None:
-        one_of("policy", policy, self.scripted_policies)
+        choice({"policy": policy}, "policy", policy, self.scripted_policies)
 
 
 def answer_line(token: str) -> str:

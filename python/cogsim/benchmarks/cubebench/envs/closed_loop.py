@@ -10,10 +10,11 @@ from cogsim import cube
 from cogsim.benchmarks.cubebench import items as items_mod
 from cogsim.benchmarks.cubebench import parser as parsers
 from cogsim.benchmarks.cubebench import prompts
-from cogsim.benchmarks.cubebench.envs.base import ABSTAIN_LABEL, CubeBenchEnv, choice_info, one_of, tagged_answer
+from cogsim.benchmarks.cubebench.envs.base import ABSTAIN_LABEL, CubeBenchEnv, choice_info, tagged_answer
 from cogsim.benchmarks.cubebench.items import LABELS
 from cogsim.cube import Cube
 from cogsim.envs.base import observation
+from cogsim.envs.options import choice, flag
 
 ABSTAIN_POLICIES = ("teacher_on_abstain", "skip_item")
 
@@ -45,14 +46,13 @@ class ClosedLoopEnv(CubeBenchEnv):
         **options: Any,
     ):
         super().__init__(env_id, abstention=abstention, abstain_policy=abstain_policy, credit=credit, **options)
-        self.credit = one_of("credit", credit, CREDITS)
+        given = {"abstention": abstention, "abstain_policy": abstain_policy, "credit": credit}
+        self.credit = choice(given, "credit", "release", CREDITS)
         if credit == "release":
             credit = "progress" if self.newest else "teacher"
         self.credit_rule = credit
-        if not isinstance(abstention, bool):
-            raise ValueError(f"abstention must be True or False, got {abstention!r}")
-        self.abstention = abstention
-        self.abstain_policy = one_of("abstain_policy", abstain_policy, ABSTAIN_POLICIES)
+        self.abstention = abstention = flag(given, "abstention", False)
+        self.abstain_policy = choice(given, "abstain_policy", "teacher_on_abstain", ABSTAIN_POLICIES)
         self.labels = LABELS + (ABSTAIN_LABEL if abstention else "")
         # The paper's step prompt asks for <REASONING> then the answer on the final line; its
         # abstention prompt asks for the answer line alone.

@@ -10,11 +10,12 @@ from cogsim import cube
 from cogsim.benchmarks.cubebench import items as items_mod
 from cogsim.benchmarks.cubebench import parser as parsers
 from cogsim.benchmarks.cubebench import prompts, views
-from cogsim.benchmarks.cubebench.envs.base import CubeBenchEnv, choice_info, one_of, tagged_answer
+from cogsim.benchmarks.cubebench.envs.base import CubeBenchEnv, choice_info, tagged_answer
 from cogsim.benchmarks.cubebench.envs.closed_loop import step_system_prompt
 from cogsim.benchmarks.cubebench.items import LABELS
 from cogsim.cube import Cube
 from cogsim.envs.base import observation
+from cogsim.envs.options import choice
 
 RECOVERY_STARTS = ("closed-loop", "injected")
 
@@ -37,7 +38,7 @@ class RecoveryEnv(CubeBenchEnv):
 
     def __init__(self, env_id: str = "", start: str = "closed-loop", **options: Any):
         super().__init__(env_id, start=start, **options)
-        self.start = one_of("start", start, RECOVERY_STARTS)
+        self.start = choice({"start": start}, "start", "closed-loop", RECOVERY_STARTS)
         self.system_prompt = step_system_prompt(False)
 
     def _reset(self, seed: int, options: dict) -> dict:

@@ -8,10 +8,11 @@ import numpy as np
 
 from cogsim.benchmarks.cubebench import parser as parsers
 from cogsim.benchmarks.cubebench import prompts, release_lines
-from cogsim.benchmarks.cubebench.envs.base import answer_line, choice_info, one_of, tagged_answer
+from cogsim.benchmarks.cubebench.envs.base import answer_line, choice_info, tagged_answer
 from cogsim.benchmarks.cubebench.envs.optimal_move import OptimalMoveEnv
 from cogsim.benchmarks.cubebench.items import LABELS
 from cogsim.envs.base import QuickReply, observation, option_replies
+from cogsim.envs.options import choice, flag
 
 REGIMES = ("guided-redacted", "guided-unredacted")
 
@@ -35,10 +36,9 @@ class ReflectionEnv(OptimalMoveEnv):
 
     def __init__(self, env_id: str = "", regime: str = "guided-redacted", reveal_choice: bool = True, **options: Any):
         super().__init__(env_id, regime=regime, reveal_choice=reveal_choice, **options)
-        self.regime = one_of("regime", regime, REGIMES)
-        if not isinstance(reveal_choice, bool):
-            raise ValueError(f"reveal_choice must be True or False, got {reveal_choice!r}")
-        self.reveal_choice = reveal_choice
+        given = {"regime": regime, "reveal_choice": reveal_choice}
+        self.regime = choice(given, "regime", "guided-redacted", REGIMES)
+        self.reveal_choice = flag(given, "reveal_choice", True)
 
     def _reset(self, seed: int, options: dict) -> dict:
         self.item = self._load_item(seed)

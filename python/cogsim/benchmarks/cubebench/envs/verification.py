@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from cogsim.benchmarks.cubebench import prompts, views
-from cogsim.benchmarks.cubebench.envs.base import CubeBenchEnv, choice_info, one_of
+from cogsim.benchmarks.cubebench.envs.base import CubeBenchEnv, choice_info
 from cogsim.envs.base import QuickReply, observation
+from cogsim.envs.options import choice
 
 NEGATIVE_KINDS = ("image-move", "text-edit")
 
@@ -28,7 +29,7 @@ class VerificationEnv(CubeBenchEnv):
 
     def __init__(self, env_id: str = "", negatives: str = "image-move", **options: Any):
         super().__init__(env_id, negatives=negatives, **options)
-        self.negatives = one_of("negatives", negatives, NEGATIVE_KINDS)
+        self.negatives = choice({"negatives": negatives}, "negatives", "image-move", NEGATIVE_KINDS)
         self.system_prompt = prompts.VERIFICATION_SYSTEM
 
     def _reset(self, seed: int, options: dict) -> dict:

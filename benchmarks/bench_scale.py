@@ -330,7 +330,7 @@ def slopes(rows: list[dict], steps: list[str]) -> str:
         per_thousand = np.polyfit(sizes, walls, 1)[0] * 1000
         exponent = np.polyfit(np.log(sizes), np.log(np.maximum(walls, 1e-3)), 1)[0]
         parts.append(f"{step}: {per_thousand:.2f} s per 1,000 episodes (log-log slope {exponent:.2f})")
-    return "CPU time fitted over the sizes: " + "; ".join(parts) + "."
+    return "CPU time fitted over the sizes: " + "; ".join(parts) + "." if parts else ""
 
 
 def plot(results: list[dict], path: Path) -> None:
@@ -339,8 +339,8 @@ def plot(results: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(2, 2, figsize=(11, 8))
-    for column, suite in enumerate(("text", "image")):
+    figure, axes = plt.subplots(2, 3, figsize=(15, 8))
+    for column, suite in enumerate(("text", "image", "replicated")):
         rows = sorted((r for r in results if r["suite"] == suite), key=lambda r: r["size"])
         if not rows:
             continue

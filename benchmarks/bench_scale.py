@@ -166,18 +166,20 @@ def bench_replicated(size: int, work: Path, log: Path, only: frozenset = frozens
         shifted = {"episode_index": "episode_index + :offset", "seed": "seed + :offset"}
         copy_episodes = (
             f"INSERT INTO episodes ({', '.join(columns)}) SELECT {', '.join(shifted.get(c, c) for c in columns)} "
-            f"FROM episodes WHERE episode_index < {base}"
+            "FROM episodes WHERE id <= :last"
         )
         turn_columns = [c[1] for c in db.execute("PRAGMA table_info(turns)") if c[1] != "episode_id"]
-        copy_turns = (
+        (last,) = db.execute("SELECT MAX(id) FROM episodes").fetchone()
+        copy_turns = (  # the first run's turns only, by the index on (episode_id, turn): no scan of the copies
             f"INSERT INTO turns (episode_id, {', '.join(turn_columns)}) "
             f"SELECT n.id, {', '.join('t.' + c for c in turn_columns)} FROM turns t "
-            f"JOIN episodes o ON o.id = t.episode_id AND o.episode_index < {base} "
-            "JOIN episodes n ON n.task = o.task AND n.agent = o.agent AND n.episode_index = o.episode_index + :offset"
+            "JOIN episodes o ON o.id = t.episode_id "
+            "JOIN episodes n ON n.task = o.task AND n.agent = o.agent AND n.episode_index = o.episode_index + :offset "
+            "WHERE t.episode_id <= :last"
         )
         for offset in range(base, size, base):
-            db.execute(copy_episodes, {"offset": offset})
-            db.execute(copy_turns, {"offset": offset})
+            db.execute(copy_episodes, {"offset": offset, "last": last})
+            db.execute(copy_turns, {"offset": offset, "last": last})
     result = bench_size("replicated", size, work, log, only, run_dir=run_dir)
     return result
 

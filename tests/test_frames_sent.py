@@ -26,6 +26,7 @@ from cogsim.render.frames import FrameEncoder, SentFrame, as_sent, check_frame_f
 from cogsim.report import build_report
 from cogsim.store import export_jsonl, export_sft, open_store
 from cogsim.store.frames import media_type, read_stored_frame
+from cogsim.store.rows import LOOP_SQL
 from cogsim.store.sqlite import Store
 from cogsim.store.values import is_image_ref
 from reply_server import ReplyServer
@@ -238,7 +239,7 @@ def test_a_run_stores_the_release_jpegs_once_and_records_how_they_were_sent(tmp_
     run(RunConfig([Task("maze3d/nav", 2, {"size": 3})], ["random"], seed=3), tmp_path)
     with open_store(tmp_path) as store:
         refs = [ref for (images,) in store.query("SELECT images FROM turns") for ref in json.loads(images)]
-        loops = [json.loads(loop) for (loop,) in store.query("SELECT loop FROM episodes")]
+        loops = [json.loads(loop) for (loop,) in store.query(f"SELECT {LOOP_SQL} FROM episodes")]
         episodes = store.episodes(("done",))
     assert refs and all(ref.endswith(".jpg") for ref in refs)
     files = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "images").rglob("*") if p.is_file())

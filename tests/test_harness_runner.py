@@ -9,6 +9,7 @@ import loop_envs  # noqa: F401  (registers the looptest envs and metrics)
 from cogsim.agents import Completion, ModelBackend, register_backend
 from cogsim.harness import RunConfig, Task, plan, run
 from cogsim.store import open_store
+from cogsim.store.rows import LOOP_SQL, PROMPT_SQL
 
 
 class CountingModel(ModelBackend):
@@ -59,7 +60,8 @@ def rows(run_dir, sql):
 def turns_of(run_dir):
     return rows(
         run_dir,
-        "SELECT e.task, e.agent, e.episode_index, t.turn, t.player, t.agent, t.prompt, t.images, t.response, t.parsed, "
+        f"SELECT e.task, e.agent, e.episode_index, t.turn, t.player, t.agent, {PROMPT_SQL}, t.images, t.response, "
+        "t.parsed, "
         "t.parse, t.reward, t.terminated FROM turns t JOIN episodes e ON e.id = t.episode_id ORDER BY 1, 2, 3, 4",
     )
 
@@ -188,7 +190,10 @@ def test_a_backend_fault_stops_the_episode_unscored_and_resume_finishes_it(tmp_p
     summary = run(None, tmp_path / "run", resume=True)
     assert summary.ok and summary.statuses == {"done": 3} and summary.faults == {}
     run(RunConfig([Task("looptest/count", 3)], ["counting:m"], history="full", concurrency=2), tmp_path / "reference")
-    query = "SELECT e.episode_index, t.turn, t.prompt, t.response, t.reward FROM turns t JOIN episodes e ON e.id = t.episode_id ORDER BY 1, 2"
+    query = (
+        f"SELECT e.episode_index, t.turn, {PROMPT_SQL}, t.response, t.reward FROM turns t "
+        "JOIN episodes e ON e.id = t.episode_id ORDER BY 1, 2"
+    )
     assert rows(tmp_path / "run", query) == rows(tmp_path / "reference", query)
     assert rows(tmp_path / "run", "SELECT DISTINCT fault, error FROM episodes") == [(None, None)]
 
@@ -198,7 +203,7 @@ def test_context_overflow_fails_only_its_episode_or_drops_the_oldest_history(tmp
     # targets 3 and 4: episode 0 finishes in 3 turns, episode 1 needs a 4th turn whose prompt is too long
     assert summary.statuses == {"done": 1, "running": 1}
     assert summary.faults["context_overflow"][0] == 1
-    assert rows(tmp_path / "fail", "SELECT loop FROM episodes") == [('{"on_overflow":"fail-episode"}',)] * 2
+    assert rows(tmp_path / "fail", f"SELECT {LOOP_SQL} FROM episodes") == [('{"on_overflow":"fail-episode"}',)] * 2
     config = RunConfig(
         [Task("looptest/count", 2)], ["counting:small-context"], history="full", on_overflow="drop-oldest"
     )
@@ -244,7 +249,7 @@ def test_env_decoding_defaults_reach_the_backend_and_the_store(tmp_path):
     run(RunConfig([Task("loopbug/decoding", 1), Task("looptest/count", 1)], ["counting:m"], concurrency=1), tmp_path)
     assert CountingModel.decodings[0] == [{"max_tokens": 65536}]
     assert None in CountingModel.decodings  # an env without defaults: the plain call
-    assert rows(tmp_path, "SELECT env_id, loop FROM episodes ORDER BY id") == [
+    assert rows(tmp_path, f"SELECT env_id, {LOOP_SQL} FROM episodes ORDER BY id") == [
         ("loopbug/decoding", '{"on_overflow":"fail-episode","decoding":{"max_tokens":65536}}'),
         ("looptest/count", '{"on_overflow":"fail-episode"}'),
     ]

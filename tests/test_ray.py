@@ -25,6 +25,7 @@ from cogsim._ray import ClusterUnavailable, connect
 from cogsim.cli import main as cogsim_main
 from cogsim.harness import RunConfig, Task, run
 from cogsim.harness.ray_executor import RayExecutor
+from cogsim.store.rows import PROMPT_SQL
 
 ROOT = Path(__file__).resolve().parents[1]
 LOOP_ENVS = str(ROOT / "tests" / "loop_envs.py")
@@ -49,7 +50,7 @@ def stored_turns(run_dir: Path) -> dict:
     """Turns keyed by (task, agent, episode, turn): what a run produced, whatever the episode ids."""
     with sqlite3.connect(run_dir / "store.sqlite") as db:
         rows = db.execute(
-            "SELECT e.task, e.agent, e.episode_index, t.turn, t.player, t.prompt, t.images, t.response, t.parsed, "
+            f"SELECT e.task, e.agent, e.episode_index, t.turn, t.player, {PROMPT_SQL}, t.images, t.response, t.parsed, "
             "t.parse, t.reward, t.terminated FROM turns t JOIN episodes e ON e.id = t.episode_id"
         ).fetchall()
     return {row[:4]: row[4:] for row in rows}

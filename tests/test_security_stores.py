@@ -269,8 +269,11 @@ COLUMNS = {
         "fault",
         "loop",
         "session",
+        "system_text",
+        "loop_text",
     ],
-    "turns": [*TURN_COLUMNS, "t"],
+    "turns": [*TURN_COLUMNS, "t", "prompt_text"],
+    "texts": ["digest", "text"],
     "sessions": ["started", "pid"],
     "config_changes": ["changes"],
 }

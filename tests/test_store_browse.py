@@ -126,6 +126,10 @@ def test_the_prompt_rebuilt_is_the_prompt_sent(tmp_path, env_id, agents, history
     with open_store(out) as store:
         (episode,) = store.episodes(("done", "truncated"))
         head = browse.episode_head(store, episode["episode_id"])
+        stored_once = store.query("SELECT system_text, loop_text FROM episodes WHERE id = ?", (head.id,))[0]
+        assert stored_once[1] is not None and isinstance(head.loop, dict)  # read through texts
+        assert head.system_prompt == store.system_prompt(head.id)
+        assert (stored_once[0] is not None) == (head.system_prompt is not None)
         turns = store.turns(head.id)
         rebuilt = {spec: [] for spec in agents}
         for turn in turns:

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from cogsim.store.rows import PROMPT_SQL
+
 ROOT = Path(__file__).resolve().parents[1]
 RUN = [
     "looptest/count",
@@ -53,7 +55,7 @@ def turns(run_dir: Path) -> dict:
     db = sqlite3.connect(run_dir / "store.sqlite")
     try:
         rows = db.execute(
-            "SELECT e.task, e.agent, e.episode_index, t.turn, t.player, t.agent, t.prompt, t.images, t.response, "
+            f"SELECT e.task, e.agent, e.episode_index, t.turn, t.player, t.agent, {PROMPT_SQL}, t.images, t.response, "
             "t.parsed, t.parse, t.reward, t.terminated FROM turns t JOIN episodes e ON e.id = t.episode_id"
         ).fetchall()
     except sqlite3.OperationalError:  # killed before the schema was written

@@ -140,7 +140,9 @@ def test_an_older_store_is_read_as_it_is_and_migrated_when_opened_for_writing(tm
         assert store.query("SELECT schema_version FROM runs")[0][0] == 1
     assert (run_dir / "store.sqlite").read_bytes() == before
     with Store(run_dir) as store:
-        assert store.query("SELECT schema_version FROM runs")[0][0] == SCHEMA_VERSION == 3
+        assert store.query("SELECT schema_version FROM runs")[0][0] == SCHEMA_VERSION == 4
         turn_columns = {row[1] for row in store.query("PRAGMA table_info(turns)")}
-        assert {"finish_reason", "history_dropped"} <= turn_columns
+        assert {"finish_reason", "history_dropped", "prompt_text"} <= turn_columns
         assert "signature" in {row[1] for row in store.query("PRAGMA table_info(runs)")}
+        assert "system_text" in {row[1] for row in store.query("PRAGMA table_info(episodes)")}
+        assert store.query("SELECT COUNT(*) FROM texts") == [(0,)]

@@ -111,6 +111,12 @@ def add_cli(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output file (.jsonl; inspect: .eval or .json)")
     p.add_argument("--agent", action="append", dest="agents", help="sft: episodes of these agents (default oracle)")
     p.add_argument("--per-turn", action="store_true", help="sft: one example per turn with the context the agent saw")
+    p.add_argument(
+        "--images",
+        choices=("inline", "none"),
+        default="inline",
+        help="inspect: each frame once per sample that shows it (inline), or a line naming the stored frame (none)",
+    )
     p.set_defaults(handler=_export)
 
 
@@ -324,7 +330,7 @@ def _export(args: argparse.Namespace) -> int:
         count = export_jsonl(args.run_dir, args.out)
         print(f"{count} episodes written to {args.out}")
     elif args.format == "inspect":
-        count = _export_inspect(args.run_dir, args.out)
+        count = _export_inspect(args.run_dir, args.out, args.images)
         print(f"{count} episodes written to {args.out} (inspect log: inspect view, inspect log dump)")
     else:
         count = export_sft(args.run_dir, args.out, agents=tuple(args.agents or ["oracle"]), per_turn=args.per_turn)
@@ -332,9 +338,9 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export_inspect(run_dir: str, out: str) -> int:
+def _export_inspect(run_dir: str, out: str, images: str) -> int:
     try:
         from cogsim.integrations.inspect_log import export_inspect
     except ImportError as error:
         raise ValueError(f"--format inspect needs inspect_ai: pip install 'cogsim[inspect]' ({error})") from None
-    return export_inspect(run_dir, out)
+    return export_inspect(run_dir, out, images)

@@ -63,17 +63,59 @@ def mean_ci(values: Sequence[float], z: float = Z95, bounds: Optional[tuple[floa
     return Estimate(mean, low, high, n)
 
 
+# Resamples are drawn a block at a time (at most this many values at once: 32 MB of indices and of
+# values), the same draws as one call makes, so any number of values takes bounded memory.
+BOOTSTRAP_BLOCK_VALUES = 1 << 22
+# From this many values on, the bootstrap of a mean draws each resample as the counts of the distinct
+# values (multinomial, the same distribution as drawing the values) where there are at most
+# MAX_COUNTED_VALUES distinct ones: per resample O(distinct values) instead of O(values).
+COUNTED_FROM = 1 << 16
+MAX_COUNTED_VALUES = 4096
+
+
 def bootstrap(values: Sequence[float], statistic=np.mean, resamples: int = 2000, seed: int = 0) -> Estimate:
-    """Percentile bootstrap interval of any statistic, with a fixed seed so reports are reproducible."""
+    """Percentile bootstrap interval of any statistic, with a fixed seed so reports are reproducible.
+
+    The resamples are drawn in blocks of rows (the same draws as all at once) so memory stays bounded
+    at any number of values; the mean of COUNTED_FROM values or more with few distinct values draws
+    each resample's counts of them instead (the same bootstrap distribution, other draws)."""
     data = np.asarray(values, dtype=np.float64)
     n = int(data.size)
     if n == 0:
         return Estimate(float("nan"), None, None, 0)
     rng = np.random.default_rng(seed)
-    samples = data[rng.integers(0, n, size=(resamples, n))]
-    try:  # numpy reductions take axis= and run vectorised
-        stats = np.asarray(statistic(samples, axis=1), dtype=np.float64)
-    except TypeError:
-        stats = np.apply_along_axis(statistic, 1, samples)
+    stats = _counted_mean_resamples(data, resamples, rng) if statistic is np.mean and n >= COUNTED_FROM else None
+    if stats is None:
+        stats = _resample_statistics(data, statistic, resamples, rng)
     low, high = np.percentile(stats, [2.5, 97.5])
     return Estimate(float(statistic(data)), float(low), float(high), n)
+
+
+def _resample_statistics(data: np.ndarray, statistic, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """``statistic`` of ``resamples`` resamples of ``data`` (drawn with replacement), a block of rows at a time."""
+    n = data.size
+    rows = max(1, BOOTSTRAP_BLOCK_VALUES // n)
+    stats = np.empty(resamples, dtype=np.float64)
+    for start in range(0, resamples, rows):
+        samples = data[rng.integers(0, n, size=(min(rows, resamples - start), n))]
+        try:  # numpy reductions take axis= and run vectorised
+            block = np.asarray(statistic(samples, axis=1), dtype=np.float64)
+        except TypeError:
+            block = np.apply_along_axis(statistic, 1, samples)
+        stats[start : start + len(samples)] = block
+    return stats
+
+
+def _counted_mean_resamples(data: np.ndarray, resamples: int, rng: np.random.Generator) -> Optional[np.ndarray]:
+    """Means of ``resamples`` resamples of ``data``, each drawn as multinomial counts of its distinct
+    values; None where it has more than MAX_COUNTED_VALUES of them."""
+    distinct, counts = np.unique(data, return_counts=True)
+    if distinct.size > MAX_COUNTED_VALUES:
+        return None
+    n = data.size
+    rows = max(1, BOOTSTRAP_BLOCK_VALUES // distinct.size)
+    stats = np.empty(resamples, dtype=np.float64)
+    for start in range(0, resamples, rows):
+        drawn = rng.multinomial(n, counts / n, size=min(rows, resamples - start))
+        stats[start : start + len(drawn)] = (drawn @ distinct) / n
+    return stats

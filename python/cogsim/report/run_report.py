@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import stat
 import traceback
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
-from typing import Optional
+from typing import Mapping, Optional, Sequence
 from urllib.parse import urlencode
 
 from cogsim import metrics
@@ -18,6 +18,7 @@ from cogsim.report.papers import add_paper_section
 from cogsim.store.sqlite import Store, open_store
 
 FAILURE_EXAMPLES = 10
+MAX_FRAME_LINES = 20  # ways frames were drawn that the report names (a store is untrusted: it may hold any)
 
 
 def write_report(run_dir: str | Path, title: Optional[str] = None, save_metrics: bool = False) -> tuple[Path, Path]:
@@ -39,9 +40,10 @@ def build_report(run_dir: str | Path, title: Optional[str] = None, save_metrics:
         document = Document(title or Text(f"cogsim run report: {run_dir.name}"))
         document.paragraph(*_config_line(config))
         add_run_tables(document, store)
-        add_paper_tables(document, store, config)
+        finished = store.episode_records(("done",))  # held column by column: any number of episodes
+        add_paper_tables(document, finished, config)
         for suite in _suites(store):
-            add_suite_section(document, store, suite, run_dir)
+            add_suite_section(document, store, finished.where("suite", suite), suite, run_dir)
         add_failure_examples(document, store)
     return document
 
@@ -91,7 +93,7 @@ def add_run_tables(document: Document, store: Store) -> None:
     task_options = {i: _dict(t.get("options")) for i, t in enumerate(tasks) if isinstance(t, dict)}
     rows = store.episode_counts()
     turn_stats = store.turn_stats()
-    rewards = defaultdict(list, store.finished_rewards())
+    rewards = store.finished_rewards()
     table = Table(
         "Episodes and turns",
         [
@@ -131,7 +133,7 @@ def add_run_tables(document: Document, store: Store) -> None:
                 wilson(int(failures or 0), int(turns)) if turns else "n/a",
                 int(invalid or 0),
                 wilson(int(cut or 0), int(reasons)) if reasons else "n/a",
-                bootstrap(rewards[(task, agent)]),
+                bootstrap(rewards.get((task, agent), ())),
                 latency * 1000 if latency is not None else "n/a",
                 f"{tokens_in or 0:,} / {tokens_out or 0:,}" if tokens_in or tokens_out else "n/a",
             ]
@@ -175,12 +177,14 @@ def frames_drawn_by(store: Store) -> Counter:
     CPU, sent as JPEG quality 88 (optimized)"), from the episodes' loop records (untrusted: a damaged
     record is left out). Runs made before frames were sent as their releases send them sent PNG."""
     drawn: Counter = Counter()
-    for (loop,) in store.query("SELECT loop FROM episodes WHERE loop IS NOT NULL"):
+    for loop, count in store.loop_counts():
         try:
             frames = json.loads(loop).get("frames")
-            drawn[_drawn_by(frames)] += 1
+            how = _drawn_by(frames)
         except (TypeError, ValueError, KeyError, AttributeError):  # no frames, or a damaged record
             continue
+        if how in drawn or len(drawn) < MAX_FRAME_LINES:
+            drawn[how] += count
     return drawn
 
 
@@ -217,20 +221,19 @@ def throughput_table(store: Store) -> Table:
     return table
 
 
-def add_paper_tables(document: Document, store: Store, config: dict) -> None:
+def add_paper_tables(document: Document, finished: Sequence[Mapping], config: dict) -> None:
     """A preset run's tables in its paper's layout with the published rows (``cogsim.report.papers``)."""
     preset = config.get("preset")
     if not preset:
         return
     try:
-        add_paper_section(document, str(preset), store.episodes(("done",)), config.get("history"))
+        add_paper_section(document, str(preset), finished, config.get("history"))
     except Exception:  # a malformed record must not hide the rest of the report
         document.paragraph("The paper tables of preset ", Code(str(preset)), " failed:")
         document.code(traceback.format_exc(limit=5))
 
 
-def add_suite_section(document: Document, store: Store, suite: str, run_dir: Path) -> None:
-    episodes = [e for e in store.episodes(("done",)) if e["suite"] == suite]
+def add_suite_section(document: Document, store: Store, episodes: Sequence[Mapping], suite: str, run_dir: Path) -> None:
     document.heading(Text(f"Suite: {suite}"))
     if not episodes:
         document.paragraph("No finished episodes.")

@@ -1,7 +1,10 @@
 """Results store: one SQLite database (WAL) per run directory, plus content-addressed PNG frames.
 
-    DIR/store.sqlite     runs (the config), sessions, episodes, turns, metrics
+    DIR/store.sqlite     runs (the config), sessions, episodes, turns, texts, metrics
     DIR/images/ab/<sha256>.png   every frame a prompt showed, written once
+
+Each prompt and system prompt is stored once in ``texts`` however many turns and episodes showed it
+(``rows.PROMPT_SQL`` reads a turn's prompt, ``Store.turn_texts`` a turn's prompt and reply).
 
 Crash safety: the runner commits each lockstep step in one transaction (its turns, the episodes
 it started and finished); images are written (atomically) before the rows that name them. A

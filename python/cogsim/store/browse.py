@@ -12,7 +12,7 @@ from typing import Any, Optional
 from cogsim.agents.base import Message
 from cogsim.agents.history import HistoryPolicy
 from cogsim.store.queries import StoreQueries
-from cogsim.store.rows import StoredTurn
+from cogsim.store.rows import LOOP_SQL, SYSTEM_PROMPT_SQL, StoredTurn
 from cogsim.store.values import STATUSES, StoreError
 
 MAX_PAGE = 200  # episodes or turns in one page
@@ -34,8 +34,9 @@ _LINE_SPEC = (
     "id:int task:int env_id:text suite:text agent:text episode_index:int seed:int status:status num_turns:count "
     "total_reward:real fault:text?"
 )
-_HEAD_COLUMNS = (
-    f"{_LINE_COLUMNS}, agents, options, system_prompt, history, outcome, error, loop, started, finished, session"
+_HEAD_COLUMNS = (  # the system prompt and the loop record may be stored once for many episodes, in texts
+    f"{_LINE_COLUMNS}, agents, options, {SYSTEM_PROMPT_SQL}, history, outcome, error, {LOOP_SQL}, started, finished, "
+    "session"
 )
 _HEAD_SPEC = (
     f"{_LINE_SPEC} agents:texts options:dict system_prompt:text? history:text outcome:dict? error:text? loop:dict? "

@@ -15,15 +15,20 @@ from cogsim._untrusted import MAX_VALUE_BYTES, printable, shown, size_text
 from cogsim.store.schema import (
     DB_NAME,
     MIGRATIONS,
+    NEW_TABLES,
     SCHEMA,
     SCHEMA_VERSION,
     expected_objects,
+    migration,
     schema_difference,
     schema_objects,
 )
-from cogsim.store.values import BadValue, StoreError, kind_of, row_readers
+from cogsim.store.values import READERS, BadValue, StoreError, kind_of, row_readers
 
 QUERY_TIME_LIMIT_S = 60.0  # any one statement; far above what cogsim's own queries take on large runs
+ROWS_PER_FETCH = 256  # rows of a long result read at a time
+SHARED_VALUES = 4096  # distinct JSON texts read once and shared by the records holding them
+SHARED_TEXT_BYTES = 4096  # the longest of them
 
 
 class StoreConnection:
@@ -148,8 +153,8 @@ class StoreConnection:
                         self._execute(statement)
                 version = 1
             for later in range(version + 1, SCHEMA_VERSION + 1):
-                for table, column, declaration, _ in MIGRATIONS[later]:
-                    self._execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+                for statement in migration(later):
+                    self._execute(statement)
             self._execute("UPDATE runs SET schema_version = ? WHERE id = 1", (SCHEMA_VERSION,))
             self._execute("COMMIT")
         except BaseException:
@@ -158,9 +163,12 @@ class StoreConnection:
 
     def _compatible_views(self, version: int) -> None:
         """Read-only access to an older store: temporary views that show the later columns with the
-        values older rows have, so every reader sees the current schema (the file is not changed)."""
+        values older rows have, and empty ones of the later tables, so every reader sees the current
+        schema (the file is not changed)."""
         added: dict[str, list[str]] = {}
         for later in range(version + 1, SCHEMA_VERSION + 1):
+            for table, (_, names) in NEW_TABLES.get(later, {}).items():
+                self._execute(f"CREATE TEMP VIEW {table} AS SELECT {', '.join(f'NULL AS {c}' for c in names)} WHERE 0")
             for table, column, _, value in MIGRATIONS[later]:
                 added.setdefault(table, []).append(f"{value} AS {column}")
         for table, columns in added.items():
@@ -194,26 +202,53 @@ class StoreConnection:
         return [self._typed(row, columns, what) for row in rows]
 
     def _iter_rows(self, what: str, sql: str, params: Sequence, columns: str) -> Iterator[tuple]:
-        """As _rows, one row at a time (a long result is never held whole)."""
+        """As _rows, a batch of rows at a time (a long result is never held whole). The time bound
+        applies to fetching each batch, however long the reader takes over the rest."""
         try:
             cursor = self._execute(sql, params)
-            for row in cursor:
-                yield self._typed(row, columns, what)
+            while True:
+                self._deadline = time.monotonic() + self.query_time_limit_s
+                batch = cursor.fetchmany(ROWS_PER_FETCH)
+                if not batch:
+                    return
+                for row in batch:
+                    yield self._typed(row, columns, what)
         except sqlite3.Error as error:
             raise self._error(f"reading {what}", error) from None
 
     def _typed(self, row: tuple, columns: str, what: str) -> tuple:
-        readers = row_readers(columns)
         values = []
-        for (name, read), value in zip(readers, row):
+        for (name, read), value in zip(row_readers(columns), row):
             try:
                 values.append(read(value))
             except BadValue as bad:
-                raise StoreError(
-                    f"{self.path}: {what}: column {name} holds {kind_of(value)} where cogsim stores {bad}; "
-                    "the store was not written by cogsim or was damaged"
-                ) from None
+                raise self._bad_value(what, name, value, bad) from None
         return tuple(values)
+
+    def _checked(self, name: str, read, value: Any, what: str) -> Any:
+        """``value`` read by ``read`` (a reader of values.READERS)."""
+        try:
+            return read(value)
+        except BadValue as bad:
+            raise self._bad_value(what, name, value, bad) from None
+
+    def _bad_value(self, what: str, name: str, value: Any, bad: BadValue) -> StoreError:
+        return StoreError(
+            f"{self.path}: {what}: column {name} holds {kind_of(value)} where cogsim stores {bad}; "
+            "the store was not written by cogsim or was damaged"
+        )
+
+    def _shared_value(self, cache: dict, value: Any, name: str, kind: str) -> Any:
+        """A stored JSON value of ``kind`` read once per distinct text (in ``cache``, up to
+        SHARED_VALUES texts of at most SHARED_TEXT_BYTES): equal texts give one shared object."""
+        if type(value) is not str or len(value) > SHARED_TEXT_BYTES:
+            return self._checked(name, READERS[kind], value, "the episodes")
+        held = cache.get((name, value))
+        if held is None:
+            held = self._checked(name, READERS[kind], value, "the episodes")
+            if len(cache) < SHARED_VALUES:
+                cache[(name, value)] = held
+        return held
 
 
 def rollback(db: sqlite3.Connection) -> None:

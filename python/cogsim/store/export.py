@@ -38,11 +38,12 @@ def checked_output(run_dir: str | Path, path: str | Path) -> Path:
 
 
 def export_jsonl(run_dir: str | Path, path: str | Path) -> int:
-    """One JSON line per stored episode: its record (config fields and outcome) and every turn. Turns
-    are read and written one at a time, so a long episode never sits in memory whole."""
+    """One JSON line per stored episode: its record (config fields and outcome) and every turn.
+    Episodes and their turns are read and written one at a time, so neither a long run nor a long
+    episode ever sits in memory whole."""
     count = 0
     with open_store(run_dir) as store, _output(run_dir, path) as out:
-        for episode in store.episodes(("done", "truncated", "error", "running")):
+        for episode in store.iter_episodes(("done", "truncated", "error", "running")):
             out.write(json.dumps(episode)[:-1] + ', "trajectory": [')  # the record, its turns appended
             for index, turn in enumerate(store.iter_turns(episode["episode_id"])):
                 out.write((", " if index else "") + json.dumps(asdict(turn)))
@@ -74,7 +75,7 @@ def export_sft(
     count = 0
     with open_store(run_dir) as store, _output(run_dir, path) as out:
         images = _ImageFiles(run_dir)
-        rows = store.finished_episode_heads()
+        rows = store.finished_episode_heads()  # read one at a time
         for episode_id, env_id, agent, seed, system_prompt, stored_history in rows:
             if agent not in agents:
                 continue

@@ -3,10 +3,12 @@ readers of its columns."""
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Sequence
+from array import array
+from typing import Any, Iterator, Optional, Sequence
 
 from cogsim.store.connection import StoreConnection
-from cogsim.store.rows import SELECT_TURNS, TURN_SPEC, StoredTurn
+from cogsim.store.records import EpisodeRecords
+from cogsim.store.rows import LOOP_SQL, PROMPT_SQL, SELECT_TURNS, SYSTEM_PROMPT_SQL, TURN_SPEC, StoredTurn
 from cogsim.store.values import from_db_text
 
 
@@ -50,56 +52,68 @@ class StoreQueries(StoreConnection):
         rows = self._iter_rows(f"the turns of episode {episode_id}", SELECT_TURNS, (episode_id,), TURN_SPEC)
         return (StoredTurn(*row) for row in rows)
 
+    def turn_texts(self, episode_id: int, turn: int) -> Optional[tuple[str, str]]:
+        """(the prompt as sent, the reply) of one stored turn, None if there is none: how a turn's texts
+        are read wherever they are shown (they may be stored once for many turns, ``rows.PROMPT_SQL``)."""
+        rows = self._rows(
+            "a turn's texts",
+            f"SELECT {PROMPT_SQL}, response FROM turns WHERE episode_id = ? AND turn = ?",
+            (episode_id, turn),
+            "prompt:text response:text",
+        )
+        return rows[0] if rows else None
+
+    def system_prompt(self, episode_id: int) -> Optional[str]:
+        """The system prompt an episode's turns were sent with (None: none, or no such episode)."""
+        rows = self._rows(
+            "an episode's system prompt",
+            f"SELECT {SYSTEM_PROMPT_SQL} FROM episodes WHERE id = ?",
+            (episode_id,),
+            "system_prompt:text?",
+        )
+        return rows[0][0] if rows else None
+
     def episodes(self, statuses: Sequence[str] = ("done",)) -> list[dict]:
         """Episode records as the metrics expect them: the runner's fields plus the env's outcome."""
-        marks = ",".join("?" * len(statuses))
-        rows = self._rows(
-            "the episodes",
-            "SELECT id, task, env_id, suite, agent, agents, episode_index, seed, options, status, num_turns, "
-            f"total_reward, outcome, error, fault FROM episodes WHERE status IN ({marks}) ORDER BY task, agent, episode_index",
-            tuple(statuses),
-            "id:int task:int env_id:text suite:text agent:text agents:texts episode_index:int seed:int options:dict "
-            "status:status num_turns:count total_reward:real outcome:dict? error:text? fault:text?",
-        )
-        records = []
-        for (
-            episode_id,
-            task,
-            env_id,
-            suite,
-            agent,
-            agents,
-            index,
-            seed,
-            options,
-            status,
-            num_turns,
-            total_reward,
-            outcome,
-            error,
-            fault,
-        ) in rows:
-            record = {
-                "env_id": env_id,
-                "options": options,
-                "seed": seed,
-                "agent": agent,
-                "agents": agents,
-                "turns": num_turns,
-                "episode_index": index,
-                "task": task,
-                "suite": suite,
-                "status": status,
-                "total_reward": total_reward,
-                "episode_id": episode_id,
-            }
-            if error:
-                record["error"] = error
-            if fault:
-                record["fault"] = fault
-            record.update(outcome or {})
-            records.append(record)
+        return list(self.iter_episodes(statuses))
+
+    def iter_episodes(self, statuses: Sequence[str] = ("done",)) -> Iterator[dict]:
+        """The records of ``episodes`` one at a time, in the same order (a long run is never held whole).
+
+        The runner's fields are the store's typed columns: an outcome field of the same name (a stored
+        outcome is untrusted) never replaces one, and an episode without an error or a fault has none."""
+        return (_record(row) for row in self._episode_rows(statuses, EPISODE_SPEC))
+
+    def episode_records(self, statuses: Sequence[str] = ("done",)) -> EpisodeRecords:
+        """The records of ``episodes`` held column by column (``store/records.py``): what a report
+        keeps of a run of any size. Records of equal options (agents) share one dict (list), read-only."""
+        records = EpisodeRecords()
+        shared: dict[tuple, Any] = {}
+        for row in self._episode_rows(statuses, EPISODE_SPEC_SHARED):
+            values = list(row)
+            values[5] = self._shared_value(shared, values[5], "agents", "texts")
+            values[8] = self._shared_value(shared, values[8], "options", "dict")
+            records.append(_record(values))
         return records
+
+    def episode_envs(self, statuses: Sequence[str]) -> Iterator[tuple[str, list]]:
+        """(env id, agents) of the episodes ``iter_episodes`` gives, in its order, one at a time."""
+        marks = ",".join("?" * len(statuses))
+        return self._iter_rows(
+            "the episodes",
+            f"SELECT env_id, agents FROM episodes WHERE status IN ({marks}) ORDER BY task, agent, episode_index",
+            tuple(statuses),
+            "env_id:text agents:texts",
+        )
+
+    def _episode_rows(self, statuses: Sequence[str], spec: str) -> Iterator[tuple]:
+        marks = ",".join("?" * len(statuses))
+        return self._iter_rows(
+            "the episodes",
+            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE status IN ({marks}) ORDER BY task, agent, episode_index",
+            tuple(statuses),
+            spec,
+        )
 
     # -- summaries (the runner's progress and summary, the report's tables) ---------------------------
     def progress_counts(self) -> tuple[int, int, int]:
@@ -186,17 +200,29 @@ class StoreQueries(StoreConnection):
         )
         return {(task, agent): tuple(stats) for task, agent, *stats in rows}
 
-    def finished_rewards(self) -> dict[tuple, list[float]]:
-        """(task, agent) -> total rewards of the finished ('done') episodes."""
-        rewards: dict[tuple, list[float]] = {}
-        for task, agent, total in self._rows(
+    def finished_rewards(self) -> dict[tuple, array]:
+        """(task, agent) -> total rewards of the finished ('done') episodes, as an array of doubles."""
+        rewards: dict[tuple, array] = {}
+        for task, agent, total in self._iter_rows(
             "the episodes",
             "SELECT task, agent, total_reward FROM episodes WHERE status = 'done'",
             (),
             "task:int agent:text total_reward:real",
         ):
-            rewards.setdefault((task, agent), []).append(total)
+            column = rewards.get((task, agent))
+            if column is None:
+                column = rewards[(task, agent)] = array("d")
+            column.append(total)
         return rewards
+
+    def loop_counts(self) -> Iterator[tuple]:
+        """(loop record as stored, episodes) for every distinct loop record (untrusted: any value)."""
+        return self._iter_rows(
+            "the episodes",
+            f"SELECT {LOOP_SQL} AS record, COUNT(*) FROM episodes WHERE record IS NOT NULL GROUP BY record",
+            (),
+            "loop:any count:int",
+        )
 
     def failed_episodes(self, limit: int) -> list[tuple]:
         """(env_id, agent, seed, error) of the first episodes that ended in an error."""
@@ -230,11 +256,12 @@ class StoreQueries(StoreConnection):
     def process_count(self) -> int:
         return self._rows("the sessions", "SELECT COUNT(DISTINCT pid) FROM sessions", (), "processes:int")[0][0]
 
-    def finished_episode_heads(self) -> list[tuple]:
-        """(id, env_id, agent, seed, system prompt, history policy) of the finished episodes, in order."""
-        return self._rows(
+    def finished_episode_heads(self) -> Iterator[tuple]:
+        """(id, env_id, agent, seed, system prompt, history policy) of the finished episodes, in order,
+        read one at a time."""
+        return self._iter_rows(
             "the episodes",
-            "SELECT id, env_id, agent, seed, system_prompt, history FROM episodes WHERE status = 'done' ORDER BY id",
+            f"SELECT id, env_id, agent, seed, {SYSTEM_PROMPT_SQL}, history FROM episodes WHERE status = 'done' ORDER BY id",
             (),
             "id:int env_id:text agent:text seed:int system_prompt:text? history:text",
         )
@@ -246,3 +273,79 @@ class StoreQueries(StoreConnection):
             row if not any(type(v) is bytes for v in row) else tuple(from_db_text(v) for v in row)
             for row in self._rows("a query", sql, params)
         ]
+
+
+# The runner's fields of an episode record, as ``Store.episodes`` reads them (then the outcome's).
+EPISODE_COLUMNS = (
+    "id, task, env_id, suite, agent, agents, episode_index, seed, options, status, num_turns, total_reward, "
+    "outcome, error, fault"
+)
+EPISODE_SPEC = (
+    "id:int task:int env_id:text suite:text agent:text agents:texts episode_index:int seed:int options:dict "
+    "status:status num_turns:count total_reward:real outcome:dict? error:text? fault:text?"
+)
+# The same, with agents and options left as stored (read once per distinct text by _shared_value).
+EPISODE_SPEC_SHARED = EPISODE_SPEC.replace("agents:texts", "agents:any").replace("options:dict", "options:any")
+
+
+def _record(row: Sequence) -> dict:
+    """An episode's record: the typed columns, then each outcome field that has no column's name."""
+    (
+        episode_id,
+        task,
+        env_id,
+        suite,
+        agent,
+        agents,
+        index,
+        seed,
+        options,
+        status,
+        num_turns,
+        total_reward,
+        outcome,
+        error,
+        fault,
+    ) = row
+    record = {
+        "env_id": env_id,
+        "options": options,
+        "seed": seed,
+        "agent": agent,
+        "agents": agents,
+        "turns": num_turns,
+        "episode_index": index,
+        "task": task,
+        "suite": suite,
+        "status": status,
+        "total_reward": total_reward,
+        "episode_id": episode_id,
+    }
+    if error:
+        record["error"] = error
+    if fault:
+        record["fault"] = fault
+    for key, value in (outcome or {}).items():
+        if key not in record and key not in RUNNER_FIELDS:
+            record[key] = value
+    return record
+
+
+RUNNER_FIELDS = frozenset(
+    (
+        "env_id",
+        "options",
+        "seed",
+        "agent",
+        "agents",
+        "turns",
+        "episode_index",
+        "task",
+        "suite",
+        "status",
+        "total_reward",
+        "episode_id",
+        "error",
+        "fault",
+    )
+)

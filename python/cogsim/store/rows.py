@@ -88,7 +88,7 @@ TURN_ENCODERS = tuple(
     (
         column,
         {
-            "prompt": to_db_text,
+            "prompt": lambda text: "",  # stored in texts, named by prompt_text
             "response": to_db_text,
             "error": to_db_text,
             "images": json_list,
@@ -120,10 +120,19 @@ TURN_KINDS = {
     "history_dropped": "count",
 }
 TURN_SPEC = " ".join(f"{column}:{TURN_KINDS[column]}" for column in TURN_COLUMNS)
-INSERT_TURN = (
-    f"INSERT INTO turns (episode_id, {', '.join(TURN_COLUMNS)}, session, t) "
-    f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 3))}) ON CONFLICT (episode_id, turn) DO NOTHING"
+# A prompt is stored once in texts (schema 4) and named by turns.prompt_text, with '' in turns.prompt;
+# a turn stored before schema 4 holds its prompt inline (and so an episode its system prompt and loop
+# record). These expressions read either: the one place that knows how those texts are stored.
+PROMPT_SQL = "CASE WHEN prompt_text IS NULL THEN prompt ELSE (SELECT text FROM texts WHERE texts.id = prompt_text) END"
+SYSTEM_PROMPT_SQL = (
+    "CASE WHEN system_text IS NULL THEN system_prompt ELSE (SELECT text FROM texts WHERE texts.id = system_text) END"
 )
-
-
-SELECT_TURNS = f"SELECT {', '.join(TURN_COLUMNS)} FROM turns WHERE episode_id = ? ORDER BY turn"
+LOOP_SQL = "CASE WHEN loop_text IS NULL THEN loop ELSE (SELECT text FROM texts WHERE texts.id = loop_text) END"
+INSERT_TURN = (
+    f"INSERT INTO turns (episode_id, {', '.join(TURN_COLUMNS)}, prompt_text, session, t) "
+    f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 4))}) ON CONFLICT (episode_id, turn) DO NOTHING"
+)
+SELECT_TURNS = (
+    f"SELECT {', '.join(PROMPT_SQL if column == 'prompt' else column for column in TURN_COLUMNS)} FROM turns "
+    "WHERE episode_id = ? ORDER BY turn"
+)

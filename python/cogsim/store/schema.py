@@ -11,9 +11,11 @@ from cogsim._untrusted import printable
 
 DB_NAME = "store.sqlite"
 # 1: the first release; 2: adds episodes.fault and .loop, turns.finish_reason and .history_dropped;
-# 3: adds runs.signature (the run key's HMAC of the config: who created the run, cogsim.harness.trust).
+# 3: adds runs.signature (the run key's HMAC of the config: who created the run, cogsim.harness.trust);
+# 4: adds the table texts, each prompt, system prompt and loop record stored once however many turns and
+# episodes have it (turns.prompt_text, episodes.system_text and .loop_text name it; older rows keep theirs inline).
 # An older store cogsim made is migrated when opened for writing and read as it is otherwise.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -101,7 +103,32 @@ MIGRATIONS = {
         ("turns", "history_dropped", "INTEGER NOT NULL DEFAULT 0", "0"),  # oldest exchanges left out (on_overflow)
     ),
     3: (("runs", "signature", "TEXT", "NULL"),),
+    4: (
+        ("episodes", "system_text", "INTEGER", "NULL"),  # texts.id of the system prompt (NULL: inline or none)
+        ("episodes", "loop_text", "INTEGER", "NULL"),  # texts.id of the loop record (NULL: inline or none)
+        ("turns", "prompt_text", "INTEGER", "NULL"),  # texts.id of the prompt (NULL: inline in turns.prompt)
+    ),
 }
+# The tables each later schema adds (created before its columns): name -> (statement, its columns).
+NEW_TABLES = {
+    4: {
+        # digest: the 16-byte BLAKE2b of the text's UTF-8 (lone surrogates kept, values.to_db_text)
+        "texts": (
+            "CREATE TABLE texts (id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE, text TEXT NOT NULL)",
+            ("id", "digest", "text"),
+        )
+    },
+}
+
+
+def migration(version: int) -> list[str]:
+    """The statements that turn a store of schema ``version - 1`` into one of ``version``."""
+    tables = [statement for statement, _ in NEW_TABLES.get(version, {}).values()]
+    columns = [
+        f"ALTER TABLE {table} ADD COLUMN {column} {declaration}"
+        for table, column, declaration, _ in MIGRATIONS[version]
+    ]
+    return tables + columns
 
 
 def schema_objects(execute: Callable[[str], Any]) -> dict[tuple, Optional[str]]:
@@ -119,8 +146,8 @@ def expected_objects(version: int) -> dict[tuple, Optional[str]]:
     try:
         db.executescript(SCHEMA)
         for later in range(2, version + 1):
-            for table, column, declaration, _ in MIGRATIONS[later]:
-                db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            for statement in migration(later):
+                db.execute(statement)
         return schema_objects(db.execute)
     finally:
         db.close()

@@ -11,12 +11,13 @@ type; a failure is one :class:`StoreError` naming the file and what is wrong.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 from cogsim._files import Folders
 from cogsim._untrusted import shown
@@ -27,6 +28,8 @@ from cogsim.store.schema import DB_NAME, SCHEMA_VERSION
 from cogsim.store.values import StoreError, dumps, image_ref, is_image_ref, to_db_text
 
 CHECKPOINT_INTERVAL_S = 5.0
+INT64_MAX = (1 << 63) - 1
+TEXT_IDS_KEPT = 1 << 16  # ids of texts kept in memory (system prompts and repeated prompts are few)
 
 
 class Store(StoreQueries):
@@ -45,6 +48,7 @@ class Store(StoreQueries):
         self.worker = worker
         self.session: Optional[int] = None
         self._known_images: set[str] = set()  # references written (or found) in this session
+        self._text_ids: dict[bytes, int] = {}  # digest -> id in texts of the texts stored or found lately
         self._image_folders = Folders(self.run_dir)  # images/ and images/ab/, each opened once
 
     def _write(self, sql: str, params: Sequence = ()) -> sqlite3.Cursor:
@@ -139,10 +143,16 @@ class Store(StoreQueries):
         started, turns, finished = list(started), list(turns), list(finished)
         self._execute("BEGIN IMMEDIATE")  # the step's statements share this one's time bound
         try:
+            loops = {id(e): dumps(e.loop) for e in (*started, *finished) if e.loop is not None}
+            texts = self._text_ids_of(
+                [e.system_prompt for e in started if e.system_prompt is not None]
+                + [t.prompt for t in turns]
+                + list(loops.values())
+            )
             for episode in started:
                 episode.id = db.execute(
                     "INSERT INTO episodes (task, env_id, suite, agent, agents, episode_index, seed, options, "
-                    "system_prompt, history, status, started, session, loop) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?) "
+                    "system_text, history, status, started, session, loop_text) VALUES (?,?,?,?,?,?,?,?,?,?,'running',?,?,?) "
                     "ON CONFLICT (task, agent, episode_index) DO UPDATE SET task = excluded.task RETURNING id",
                     (
                         episode.task,
@@ -153,11 +163,11 @@ class Store(StoreQueries):
                         episode.episode_index,
                         episode.seed,
                         dumps(episode.options),
-                        to_db_text(episode.system_prompt),
+                        None if episode.system_prompt is None else texts[episode.system_prompt],
                         episode.history,
                         now,
                         self.session,
-                        dumps(episode.loop) if episode.loop is not None else None,
+                        texts[loops[id(episode)]] if episode.loop is not None else None,
                     ),
                 ).fetchone()[0]
             db.executemany(
@@ -166,6 +176,7 @@ class Store(StoreQueries):
                     (
                         t.episode.id,
                         *[encode(getattr(t, column)) for column, encode in TURN_ENCODERS],
+                        texts[t.prompt],
                         self.session,
                         now,
                     )
@@ -175,7 +186,7 @@ class Store(StoreQueries):
             if finished:
                 db.executemany(
                     "UPDATE episodes SET status=?, num_turns=?, total_reward=?, outcome=?, error=?, finished=?, fault=?, "
-                    "loop=COALESCE(?, loop) WHERE id=?",
+                    "loop_text=COALESCE(?, loop_text) WHERE id=?",
                     [
                         (
                             e.status,
@@ -185,7 +196,7 @@ class Store(StoreQueries):
                             to_db_text(e.error),
                             now if e.status != "running" else None,
                             e.fault,
-                            dumps(e.loop) if e.loop is not None else None,
+                            texts[loops[id(e)]] if e.loop is not None else None,
                             e.id,
                         )
                         for e in finished
@@ -194,6 +205,7 @@ class Store(StoreQueries):
             db.execute("COMMIT")
         except (sqlite3.OperationalError, sqlite3.DataError) as error:
             rollback(db)
+            self._text_ids.clear()  # ids of texts the rolled-back step added are no longer stored
             if "full" in str(error) or "disk I/O" in str(error):
                 raise StoreError(
                     f"cannot write {self.run_dir / DB_NAME}: {error}; free some space, then "
@@ -202,9 +214,53 @@ class Store(StoreQueries):
             raise self._error("writing a step", error) from None
         except BaseException:
             rollback(db)
+            self._text_ids.clear()
             raise
         if time.monotonic() - self._last_checkpoint > CHECKPOINT_INTERVAL_S:
             self._checkpoint("PASSIVE")
+
+    def _text_ids_of(self, texts: list[str]) -> dict[str, int]:
+        """text -> its id in ``texts`` for each of ``texts``, those the store lacks stored (within the
+        step's transaction: one lookup and one insert for the step). StoreError if the store holds
+        another text under the digest of one: it was changed after cogsim wrote it, and a turn must
+        never name a text its model was not shown."""
+        digests: dict[str, tuple[bytes, Any]] = {}
+        for text in texts:
+            if text not in digests:
+                stored = to_db_text(text)
+                raw = stored if isinstance(stored, bytes) else stored.encode("utf-8")
+                digests[text] = (hashlib.blake2b(raw, digest_size=16).digest(), stored)
+        ids = {text: self._text_ids[digest] for text, (digest, _) in digests.items() if digest in self._text_ids}
+        unknown = {digest: (text, stored) for text, (digest, stored) in digests.items() if text not in ids}
+        keys = list(unknown)
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            found = self.db.execute(
+                f"SELECT id, digest, text FROM texts WHERE digest IN ({','.join('?' * len(chunk))})", chunk
+            )
+            for text_id, digest, held in found:
+                text, stored = unknown.pop(digest)
+                if held != stored or type(text_id) is not int:
+                    raise StoreError(
+                        f"{self.path}: the text stored under digest {digest.hex()} is not the text of that digest; "
+                        "the store was changed after cogsim wrote it: restore it or start the run in a new directory"
+                    )
+                ids[text] = text_id
+        if unknown:
+            (next_id,) = self.db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM texts").fetchone()
+            if type(next_id) is not int or next_id + len(unknown) > INT64_MAX:
+                raise StoreError(
+                    f"{self.path}: the table texts holds ids cogsim never gives; the store was not written by cogsim"
+                )
+            rows = [(next_id + i, digest, stored) for i, (digest, (_, stored)) in enumerate(unknown.items())]
+            self.db.executemany("INSERT INTO texts (id, digest, text) VALUES (?, ?, ?)", rows)
+            ids.update(
+                (text, text_id) for text_id, (text, _) in zip(range(next_id, next_id + len(rows)), unknown.values())
+            )
+        if len(self._text_ids) + len(ids) > TEXT_IDS_KEPT:
+            self._text_ids.clear()
+        self._text_ids.update((digests[text][0], text_id) for text, text_id in ids.items())
+        return ids
 
     def _checkpoint(self, mode: str) -> None:
         try:

@@ -9,6 +9,7 @@ from cogsim.agents import Completion, ModelBackend, register_backend
 from cogsim.harness import RunConfig, Task, run
 from cogsim.report import write_report
 from cogsim.store import open_store
+from cogsim.store.rows import PROMPT_SQL
 
 SCRIPT = [
     "Test Case: (1, 2, 3)",
@@ -62,7 +63,7 @@ def test_episodes_match_the_hand_computed_run(wilt_run):
 def test_turns_carry_the_papers_replies(wilt_run):
     with open_store(wilt_run) as store:
         rows = store.query(
-            "SELECT t.turn, t.prompt, t.response, t.parse, t.parsed FROM turns t JOIN episodes e ON e.id = t.episode_id "
+            f"SELECT t.turn, {PROMPT_SQL}, t.response, t.parse, t.parsed FROM turns t JOIN episodes e ON e.id = t.episode_id "
             "WHERE e.agent = 'wiltscript:m' AND e.seed = 0 ORDER BY t.turn"
         )
     assert [r[3] for r in rows] == ["ok", "ok", "parse_failure", "ok"]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections import defaultdict
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -188,9 +188,11 @@ def average_steps_all(steps_used: Sequence[int], solved: Sequence[bool], budgets
 # -- tables -----------------------------------------------------------------------------------------
 
 
-def _flatten(episode: dict) -> dict:
+def _flatten(episode: Mapping) -> Mapping:
+    """A record whose outcome is nested under "episode" (as some earlier records were) with it lifted
+    to the top; any other record as it is (read, never changed: a report may hold a million)."""
     inner = episode.get("episode")
-    return {**episode, **inner} if isinstance(inner, dict) else dict(episode)
+    return {**episode, **inner} if isinstance(inner, dict) else episode
 
 
 def _agent_label(episode: dict) -> str:

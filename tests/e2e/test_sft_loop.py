@@ -1,0 +1,78 @@
+"""End to end on the CPU: ``examples/sft.py`` fine-tunes SmolLM2-135M (the e2e stage's converted
+folder) on cogsim's SFT export of oracle rollouts of cube/move-effect, and ``cogsim run`` with the
+``vllm:`` backend scores the tuned model beside the untuned one and the random agent on held-out
+seeds: the tuned model's 95% interval must lie above the untuned model's (the summary says whether
+it also lies above random's). The examples' shared-prefix forward must give the numbers of running
+every row whole. Needs ``bash scripts/setup_e2e.sh``; run
+with ``pytest -q -m e2e``."""
+
+import json
+import sys
+
+import pytest
+
+from e2e.conftest import EXAMPLES
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+def test_shared_prefix_forward_and_sampling_match_whole_rows():
+    pytest.importorskip("peft", reason="peft is not installed: run scripts/setup_e2e.sh")
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from e2e.test_vllm_loop import smollm2_folder
+
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        from policy import Sampling, add_lora, chat_tokens, generate, token_logprobs
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    folder = smollm2_folder()
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = add_lora(AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32), layers=4, rank=8)
+    torch.manual_seed(0)
+    for name, weight in model.named_parameters():
+        if "lora_B" in name:  # adapters that change the numbers, as after training
+            torch.nn.init.normal_(weight, std=0.02)
+    chats = [("What is 2+2?", "Four."), ("What is 2+2?", "It is 4, of course."), ("Name a colour.", "Blue")]
+    system = {"role": "system", "content": "Answer briefly."}
+    encoded = [
+        chat_tokens(tokenizer, [system, {"role": "user", "content": q}, {"role": "assistant", "content": a}])
+        for q, a in chats
+    ]
+    rows, targets = [ids for ids, _ in encoded], [t for _, t in encoded]
+    shared = token_logprobs(model, rows, targets, pad_id=0)
+    with torch.no_grad():
+        for row, wanted, got in zip(rows, targets, shared):
+            logits = model(torch.tensor([row])).logits[0].float()
+            whole = torch.log_softmax(logits, -1)[torch.tensor(wanted) - 1, torch.tensor([row[t] for t in wanted])]
+            assert torch.allclose(got, whole, atol=1e-4), (got, whole)
+    torch.cat(shared).sum().backward()  # the gradient reaches the adapters through the shared prefix
+    assert all(w.grad is not None and w.grad.abs().sum() > 0 for w in model.parameters() if w.requires_grad)
+    prompts = [rows[0][: targets[0][0]], rows[2][: targets[2][0]], rows[1][: targets[1][0] - 3]]
+    stop = {tokenizer.eos_token_id}
+    replies = generate(model, prompts, Sampling(temperature=0.0, max_tokens=12), stop, 0, torch.Generator())
+    for prompt, reply in zip(prompts, replies):  # greedy, batched with ragged prompts = greedy alone
+        alone = model.generate(torch.tensor([prompt]), max_new_tokens=12, do_sample=False, pad_token_id=0)
+        alone = alone[0, len(prompt) :].tolist()
+        assert reply == (alone[: alone.index(tokenizer.eos_token_id)] if tokenizer.eos_token_id in alone else alone)
+
+
+def test_sft_lifts_the_score_above_the_untuned_model(sft_run):
+    out = sft_run["out"]
+    result = json.loads((out / "summary.json").read_text())
+    records = (out / "sft.jsonl").read_text().splitlines()
+    assert result["train_examples"] == len(records) > 0
+    seeds = {json.loads(line)["seed"] for line in records}
+    assert min(seeds) >= 1_000_000  # trained on seeds the evaluation never uses
+    agents = result["agents"]
+    assert {name: agents[name]["episodes"] for name in agents} == {"random": 100, "untuned": 100, "tuned": 100}
+    tuned = agents["tuned"]
+    # At this size (16 steps of 8) SFT teaches the answer format and lifts the score clearly above the
+    # untuned model's; clearly above random (1/3) it did not reach (docs/guides/train.md has the run).
+    assert tuned["low"] > agents["untuned"]["high"], agents
+    assert result["tuned_above_both"] == (tuned["low"] > agents["random"]["high"])
+    report = (out / "eval" / "report.md").read_text()
+    assert "Causal move-effect" in report and report.count("vllm:") >= 2
+    print(f"\nsft: {json.dumps(result['agents'])}; timings {result['timings']}; total {sft_run['seconds']:.0f}s")

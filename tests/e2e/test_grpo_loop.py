@@ -17,7 +17,7 @@ import pytest
 from cogsim.integrations.episode import Episode, EpisodeSpec
 from e2e.conftest import example, finished
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.train]
 
 # A few steps: enough for groups that score apart and updates that use them, within the e2e stage's
 # time. Whether the held-out reward rises takes longer runs (docs/guides/train.md).

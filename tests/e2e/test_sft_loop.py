@@ -59,6 +59,7 @@ def test_shared_prefix_forward_and_sampling_match_whole_rows():
         assert reply == (alone[: alone.index(tokenizer.eos_token_id)] if tokenizer.eos_token_id in alone else alone)
 
 
+@pytest.mark.train
 def test_sft_lifts_the_score_above_the_untuned_model(sft_run):
     out = sft_run["out"]
     result = json.loads((out / "summary.json").read_text())

@@ -172,12 +172,9 @@ def test_preset_run_and_report(tmp_path, capsys):
 def test_a_malformed_record_in_a_preset_run_is_reported_not_raised():
     from cogsim.report.run_report import add_paper_tables
 
-    class Store:  # a tampered run directory: a WILT episode without its outcome
-        def episodes(self, statuses):
-            return [{"env_id": "wilt/full", "agent": "m", "seed": 0, "options": {}}]
-
+    finished = [{"env_id": "wilt/full", "agent": "m", "seed": 0, "options": {}}]  # a WILT record without its outcome
     document = Document("r")
-    add_paper_tables(document, Store(), {"preset": "paper:wilt"})
+    add_paper_tables(document, finished, {"preset": "paper:wilt"})
     assert "The paper tables of preset" in document.markdown() and "KeyError" in document.markdown()
 
 

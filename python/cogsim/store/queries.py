@@ -34,15 +34,29 @@ class StoreQueries(StoreConnection):
         )
         return rows[0][0] if rows else None
 
-    def episode_states(self) -> dict[tuple, tuple[int, str]]:
-        """(task, agent, episode_index) -> (episode id, status) for every stored episode."""
+    def episode_states_in(self, task: int, agent: str, start: int, stop: int) -> dict[int, tuple[int, str]]:
+        """episode index -> (episode id, status) of the stored episodes of (task, agent) with index in
+        [start, stop): what a runner needs of a chunk of its plan, read by the key's index."""
         rows = self._rows(
             "the episodes",
-            "SELECT task, agent, episode_index, id, status FROM episodes",
-            (),
-            "task:int agent:text episode_index:int id:int status:status",
+            "SELECT episode_index, id, status FROM episodes WHERE task = ? AND agent = ? "
+            "AND episode_index >= ? AND episode_index < ?",
+            (task, agent, start, stop),
+            "episode_index:int id:int status:status",
         )
-        return {(task, agent, index): (episode_id, status) for task, agent, index, episode_id, status in rows}
+        return {index: (episode_id, status) for index, episode_id, status in rows}
+
+    def finished_count(self, task: int, agent: str, stop: int, statuses: Sequence[str]) -> int:
+        """How many stored episodes of (task, agent) with index below ``stop`` have one of ``statuses``."""
+        marks = ",".join("?" * len(statuses))
+        ((count,),) = self._rows(
+            "the episodes",
+            f"SELECT COUNT(*) FROM episodes WHERE task = ? AND agent = ? AND episode_index >= 0 "
+            f"AND episode_index < ? AND status IN ({marks})",
+            (task, agent, stop, *statuses),
+            "count:int",
+        )
+        return count
 
     def turns(self, episode_id: int) -> list[StoredTurn]:
         return list(self.iter_turns(episode_id))

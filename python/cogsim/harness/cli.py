@@ -243,7 +243,8 @@ class _ProgressBar:
     def _open(self, finished_now: int):
         from tqdm import tqdm
 
-        from cogsim.harness import RunConfig, plan
+        from cogsim.harness import RunConfig
+        from cogsim.harness.slots import Plan
         from cogsim.store.sqlite import Store
 
         with Store(self.out) as store:
@@ -251,7 +252,7 @@ class _ProgressBar:
             done = store.progress_counts()[0]
         # the store already counts the episodes of this first report
         self.bar = tqdm(
-            total=len(plan(config)), initial=done - finished_now, unit="ep", file=sys.stderr, dynamic_ncols=True
+            total=len(Plan(config)), initial=done - finished_now, unit="ep", file=sys.stderr, dynamic_ncols=True
         )
 
     def __call__(self, episodes: int, turns: int, failures: int) -> None:

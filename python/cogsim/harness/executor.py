@@ -1,7 +1,8 @@
 """Executors: where the planned episodes run. An executor takes (run dir, config, pending slots,
 progress callback) and plays every slot through ``run_slots``, which any process that can open
 the run directory may call; a cluster executor can ship shards of slots to other machines that
-share the directory.
+share the directory. The pending slots (``slots.PendingSlots``) are made as they are iterated, so
+an executor takes them one at a time or in shards (``slots.shard(i, n)``), never as a list.
 
 ``LocalExecutor(workers)``: in this process, or, for scripted agents, in ``workers`` fresh
 (spawned) processes: episode-level parallelism, each worker writing its own transactions to the
@@ -21,22 +22,23 @@ from typing import Optional, Protocol
 
 from cogsim.harness.config import RunConfig
 from cogsim.harness.lockstep import run_slots
+from cogsim.harness.slots import PendingSlots
 
 
 class Executor(Protocol):
-    def execute(self, out: Path, config: RunConfig, slots: list, progress) -> None: ...
+    def execute(self, out: Path, config: RunConfig, slots: PendingSlots, progress) -> None: ...
 
 
 class LocalExecutor:
     def __init__(self, workers: int = 1):
         self.workers = workers if workers > 0 else (os.cpu_count() or 1)
 
-    def execute(self, out: Path, config: RunConfig, slots: list, progress=None) -> None:
+    def execute(self, out: Path, config: RunConfig, slots: PendingSlots, progress=None) -> None:
         workers = min(self.workers, len(slots))
         if workers <= 1:
             run_slots(out, config, slots, 0, progress)
             return
-        shards = [slots[i::workers] for i in range(workers)]
+        shards = [slots.shard(i, workers) for i in range(workers)]
         context = multiprocessing.get_context("spawn")
         setup = (os.getpid(), registering_modules(config))
         with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=setup) as pool:

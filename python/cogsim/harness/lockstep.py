@@ -35,10 +35,10 @@ from __future__ import annotations
 import time
 import traceback
 import zlib
-from collections import defaultdict, deque
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Iterable, Optional
 
 import numpy as np
 
@@ -51,7 +51,7 @@ from cogsim.agents.human import TurnContext
 from cogsim.envs import spec as env_spec
 from cogsim.envs.base import shared_frame_passes
 from cogsim.harness.config import RunConfig, require_plugins
-from cogsim.harness.slots import Progress, Slot
+from cogsim.harness.slots import PendingSlots, Progress, Slot, with_states
 from cogsim.release_assets import ReleaseFilesError
 from cogsim.store.rows import EpisodeRow, TurnRow
 from cogsim.store.sqlite import Store
@@ -76,9 +76,10 @@ class ReplayMismatch(RuntimeError, ValueError):
 
 
 def run_slots(
-    out: str | Path, config: RunConfig, slots: list[Slot], worker: int = 0, progress: Optional[Progress] = None
+    out: str | Path, config: RunConfig, slots: Iterable[Slot], worker: int = 0, progress: Optional[Progress] = None
 ) -> None:
-    """Play ``slots`` in this process, lockstep, committing every step to the store at ``out``.
+    """Play ``slots`` (a list, or ``PendingSlots`` made one at a time) in this process, lockstep,
+    committing every step to the store at ``out``; those the store holds finished are skipped.
     The modules that register the slots' env ids must be imported already (see require_plugins)."""
     require_plugins(config)
     with Store(out, worker=worker) as store:
@@ -104,8 +105,13 @@ class StepRecorder:
         self.states, self.stored_turns = states, stored_turns
         self.result = ChunkResult([], {}, {}, None)
 
-    def episode_states(self) -> dict:
-        return self.states
+    def episode_states_in(self, task: int, agent: str, start: int, stop: int) -> dict:
+        """As ``Store.episode_states_in``, from the states the chunk was sent with."""
+        return {
+            index: state
+            for (stored_task, stored_agent, index), state in self.states.items()
+            if stored_task == task and stored_agent == agent and start <= index < stop
+        }
 
     def turns(self, episode_id: int) -> list:
         return self.stored_turns.get(episode_id, [])
@@ -126,7 +132,8 @@ class StepRecorder:
 
 def play_chunk(config: RunConfig, slots: list[Slot], states: dict, stored_turns: dict) -> ChunkResult:
     """Play ``slots`` without the store, as a remote worker does: ``states`` and ``stored_turns``
-    hold what the store had of them (``Store.episode_states``, ``Store.turns`` by episode id)."""
+    hold what the store had of them ((task, agent, episode index) -> (episode id, status), and
+    ``Store.turns`` by episode id)."""
     require_plugins(config)
     recorder = StepRecorder(states, stored_turns)
     runner = _LockstepRunner(recorder, config, None)
@@ -201,19 +208,27 @@ class _LockstepRunner:
         self.frames = None  # the FrameEncoder, made when the first frame is shown
         self.drawn: list = []  # SentFrames whose encoding starts once the block that drew them ends
 
-    def run(self, slots: list[Slot]) -> None:
-        pending = deque(slots)
+    def run(self, slots: Iterable[Slot]) -> None:
+        """Play the unfinished ones of ``slots``, taken one at a time as episodes free their place
+        (with their stored states, read a chunk at a time): memory bounded by the concurrency."""
+        if isinstance(slots, PendingSlots):
+            agents, pending = slots.agents, slots.with_states()
+        else:
+            slots = list(slots)  # a caller's list: bounded by the caller
+            agents = list(dict.fromkeys(seat for slot in slots for seat in slot.seats))
+            pending = with_states(slots, self.store.episode_states_in)
+        next_slot = next(pending, None)
         active: list[_Episode] = []
-        stored = self.store.episode_states()
         try:
-            self._start_model_backends(slots)
-            while (pending or active) and self.stopped is None:
+            self._start_model_backends(agents)
+            while (next_slot is not None or active) and self.stopped is None:
                 started, failed = [], []
                 # Inside these blocks the runner reads only frames drawn before them (a step shows the
                 # frames of the step before), so the frames drawn inside may be filled at their end.
                 with shared_frame_passes(self.starts_share_frames):  # the new episodes' first frames
-                    while pending and len(active) < self.config.concurrency:
-                        episode = self._start(pending.popleft(), stored)
+                    while next_slot is not None and len(active) < self.config.concurrency:
+                        episode = self._start(*next_slot)
+                        next_slot = next(pending, None)
                         if episode.new:
                             started.append(episode.row)
                         (failed if episode.finished else active).append(episode)
@@ -233,6 +248,7 @@ class _LockstepRunner:
                 ended = sum(e.row.status != "running" for e in failed + finished)
                 self.progress(ended, len(turns), failures)
         finally:
+            pending.close()  # a store connection of its own, if any
             if self.frames is not None:
                 self.frames.close()
             for agent in self.agents.values():
@@ -242,11 +258,11 @@ class _LockstepRunner:
                 env.close()
 
     # -- starting and replaying ------------------------------------------------------------------------
-    def _start_model_backends(self, slots: list[Slot]) -> None:
-        """Model backends start before any env: an engine that cannot start fails before an episode
-        does, and an in-process engine's libraries load before the renderer's (Triton's LLVM loaded
-        after Mesa llvmpipe's crashes the process; the other order works)."""
-        for spec in dict.fromkeys(seat for slot in slots for seat in slot.seats):
+    def _start_model_backends(self, agents: list[str]) -> None:
+        """Model backends (of the agents of the episodes to play) start before any env: an engine that
+        cannot start fails before an episode does, and an in-process engine's libraries load before the
+        renderer's (Triton's LLVM loaded after Mesa llvmpipe's crashes the process; the other order works)."""
+        for spec in agents:
             if not is_scripted(spec):
                 self._agent(spec)
 
@@ -269,8 +285,8 @@ class _LockstepRunner:
     def _history(self, env) -> HistoryPolicy:
         return HistoryPolicy.parse(self.config.history or env.default_history, self.config.max_images)
 
-    def _start(self, slot: Slot, stored: dict) -> _Episode:
-        episode_id, _status = stored.get(slot.key(), (None, None))
+    def _start(self, slot: Slot, state: Optional[tuple[int, str]]) -> _Episode:
+        episode_id = state[0] if state is not None else None
         entry = env_spec(slot.env_id)
         row = EpisodeRow(
             slot.task,

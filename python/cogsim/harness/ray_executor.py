@@ -1,10 +1,11 @@
 """Runs on a Ray cluster (``cogsim run ... --ray ADDRESS``): the episodes play on the cluster's
 workers, and this process, the driver, owns the run's one SQLite store.
 
-The driver cuts the pending slots into chunks and hands each to a worker (a Ray actor, which keeps
-its agents, so a ``vllm:`` worker loads its engine once). A worker plays its chunk lockstep as a
-local run does (``lockstep.play_chunk``), from what the store held of those episodes, and sends back
-every step; the driver writes them one transaction per step (``lockstep.deliver_chunk``).
+The driver cuts the pending slots into chunks as it goes (the run's slots are never held whole) and
+hands each to a worker (a Ray actor, which keeps its agents, so a ``vllm:`` worker loads its engine
+once). A worker plays its chunk lockstep as a local run does (``lockstep.play_chunk``), from what
+the store held of those episodes, and sends back every step; the driver writes them one transaction
+per step (``lockstep.deliver_chunk``).
 
 What survives what:
 - A worker lost mid-chunk (its process or node died): nothing of that attempt was stored; the chunk
@@ -20,17 +21,18 @@ one GPU per worker). For deterministic agents the stored turns equal a local run
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter, deque
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 from cogsim._ray import connect
 from cogsim.agents.base import parse_agent_spec
 from cogsim.harness.config import RunConfig, all_agents
 from cogsim.harness.executor import import_registering_modules, registering_modules
 from cogsim.harness.lockstep import deliver_chunk, play_chunk
-from cogsim.harness.slots import Progress, Slot
+from cogsim.harness.slots import PendingSlots, Progress, Slot, with_states
 from cogsim.store.sqlite import Store
 
 
@@ -47,9 +49,11 @@ class RayExecutor:
             raise ValueError("RayExecutor: workers and chunk_size must be >= 0 (0: automatic), max_attempts >= 1")
         self.address, self.workers, self.chunk_size, self.max_attempts = address, workers, chunk_size, max_attempts
 
-    def execute(self, out: Path, config: RunConfig, slots: list[Slot], progress: Optional[Progress] = None) -> None:
+    def execute(
+        self, out: Path, config: RunConfig, slots: PendingSlots, progress: Optional[Progress] = None
+    ) -> None:
         ray = connect(self.address)  # before anything else: no cluster, no work done
-        if not slots:
+        if not len(slots):
             return
         with Store(out) as store:
             store.begin_session()
@@ -71,10 +75,11 @@ class _Dispatch:
 
     def __init__(self, ray, executor: RayExecutor, store: Store, config: RunConfig, slots, progress):
         self.ray, self.executor, self.store, self.config, self.progress = ray, executor, store, config, progress
-        self.states = store.episode_states()
         workers = min(executor.worker_count(ray, config), len(slots))
         size = executor.chunk_size or _automatic_chunk_size(len(slots), workers, config.concurrency)
-        self.chunks = deque(enumerate(slots[i : i + size] for i in range(0, len(slots), size)))
+        self.pending = _chunks(slots, size, store)
+        self.chunks = enumerate(self.pending)  # (index, chunk slots, their stored states), made when handed out
+        self.retries: deque = deque()  # chunks whose worker was lost, handed out first
         self.worker_class = ray.remote(max_restarts=0, max_task_retries=0)(_RunWorker)
         self.modules = registering_modules(config)
         self.idle = [self._new_worker() for _ in range(workers)]
@@ -87,25 +92,36 @@ class _Dispatch:
 
     def run(self) -> None:
         try:
-            while self.in_flight or (self.chunks and self.stopped is None):
+            while True:
                 self._hand_out()
+                if not self.in_flight:
+                    break
                 ready, _ = self.ray.wait(list(self.in_flight), num_returns=1)
                 self._collect(ready[0])
         finally:
-            for worker in self.idle + [w for w, _, _ in self.in_flight.values()]:
+            self.pending.close()
+            for worker in self.idle + [w for w, *_ in self.in_flight.values()]:
                 self.ray.kill(worker)
 
+    def _next_chunk(self) -> Optional[tuple]:
+        if self.retries:
+            return self.retries.popleft()
+        index, (chunk, states) = next(self.chunks, (None, (None, None)))
+        return None if chunk is None else (index, chunk, states)
+
     def _hand_out(self) -> None:
-        while self.idle and self.chunks and self.stopped is None:
+        while self.idle and self.stopped is None:
+            taken = self._next_chunk()
+            if taken is None:
+                return
+            index, chunk, states = taken
             worker = self.idle.pop()
-            index, chunk = self.chunks.popleft()
-            states = {s.key(): self.states[s.key()] for s in chunk if s.key() in self.states}
             stored_turns = {episode_id: self.store.turns(episode_id) for episode_id, _status in states.values()}
             ref = worker.play.remote(self.config, chunk, states, stored_turns)
-            self.in_flight[ref] = (worker, index, chunk)
+            self.in_flight[ref] = (worker, index, chunk, states)
 
     def _collect(self, ref) -> None:
-        worker, index, chunk = self.in_flight.pop(ref)
+        worker, index, chunk, states = self.in_flight.pop(ref)
         try:
             result = self.ray.get(ref)
         except self.ray.exceptions.RayActorError as error:  # the worker's process or node is gone
@@ -119,7 +135,7 @@ class _Dispatch:
                 ) from None
             self.ray.kill(worker)
             self.idle.append(self._new_worker())
-            self.chunks.appendleft((index, chunk))
+            self.retries.append((index, chunk, states))
             return
         deliver_chunk(self.store, result, self.progress)
         self.stopped = self.stopped or result.stopped
@@ -134,6 +150,20 @@ class _RunWorker:
 
     def play(self, config: RunConfig, slots: list[Slot], states: dict, stored_turns: dict):
         return play_chunk(config, slots, states, stored_turns)
+
+
+def _chunks(slots: PendingSlots, size: int, store: Store) -> Iterator[tuple[list[Slot], dict]]:
+    """The pending slots in chunks of ``size``, each with the stored states of its episodes
+    ((task, agent, episode index) -> (episode id, status)), read as the chunks are made."""
+    pending = slots.with_states() if isinstance(slots, PendingSlots) else with_states(slots, store.episode_states_in)
+    try:
+        while True:
+            taken = list(itertools.islice(pending, size))
+            if not taken:
+                return
+            yield [slot for slot, _ in taken], {slot.key(): state for slot, state in taken if state is not None}
+    finally:
+        pending.close()
 
 
 def _automatic_chunk_size(slots: int, workers: int, concurrency: int) -> int:

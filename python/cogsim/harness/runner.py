@@ -26,7 +26,7 @@ from cogsim.harness.config import (
 )
 from cogsim.harness.executor import LocalExecutor
 from cogsim.harness.lockstep import RELEASE_FILES_FAULT
-from cogsim.harness.slots import FINAL_STATUSES, Progress, plan
+from cogsim.harness.slots import FINAL_STATUSES, PendingSlots, Plan, Progress
 from cogsim.release_assets import ReleaseFilesError
 from cogsim.store.sqlite import DB_NAME, Store, StoreError
 
@@ -116,8 +116,7 @@ def run(
             store.record_config_change(record, allowed, trust.sign(record) if trusted else None)
         elif given and not trust.verify(stored, store.signature()):
             store.sign(trust.sign(record))  # the caller gave this very config: now it is theirs
-        states = store.episode_states()
-        pending = [s for s in slots if states.get(s.key(), (None, None))[1] not in FINAL_STATUSES]
+        pending = PendingSlots.of(slots, store)
         turns_before = store.turn_count()
         executor = executor or LocalExecutor(config.workers if all(is_scripted(a) for a in all_agents(config)) else 1)
         executor.execute(out, config, pending, progress)
@@ -157,12 +156,12 @@ def _confirm_message(out: Path, unconfirmed: list) -> str:
     )
 
 
-def _plan(config: RunConfig, store: Store, given: bool) -> list:
-    """The run's slots; for a stored config an env that refuses its options is the store's fault."""
+def _plan(config: RunConfig, store: Store, given: bool) -> Plan:
+    """The run's plan; for a stored config an env that refuses its options is the store's fault."""
     if given:
-        return plan(config)
+        return Plan(config)
     try:
-        return plan(config)
+        return Plan(config)
     except ReleaseFilesError:
         raise  # the machine's release files, not the store: one line naming `cogsim assets add`
     except (ValueError, TypeError) as error:

@@ -240,6 +240,55 @@ def test_report_and_exports_stream_a_store_larger_than_their_memory_limit(tmp_pa
     assert outputs["x.jsonl"].stat().st_size > store_bytes * 0.9
 
 
+def _replicate_episodes(run_dir: Path, episodes: int, planned: int) -> None:
+    """Copy the run's first episode in SQL as episodes up to index ``episodes - 1`` (finished, new
+    seeds; no turns: a resume never reads a finished episode's) and make the run plan ``planned``."""
+    with sqlite3.connect(run_dir / "store.sqlite") as db:
+        columns = [c[1] for c in db.execute("PRAGMA table_info(episodes)") if c[1] != "id"]
+        (stored,) = db.execute("SELECT COUNT(*) FROM episodes").fetchone()
+        copied = ", ".join({"episode_index": "i", "seed": "seed + i"}.get(c, c) for c in columns)
+        db.execute(
+            f"WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?) "
+            f"INSERT INTO episodes ({', '.join(columns)}) SELECT {copied} FROM n, episodes WHERE episode_index = 0",
+            (stored, episodes - 1),
+        )
+        config = json.loads(db.execute("SELECT config FROM runs").fetchone()[0])
+        config["tasks"][0]["episodes"] = planned
+        db.execute("UPDATE runs SET config = ?", (json.dumps(config, sort_keys=True),))
+
+
+def test_a_resume_of_many_episodes_holds_a_chunk_of_them_not_all(tmp_path):
+    """A resume reads the stored episodes a chunk at a time: 300,000 of them resume under an
+    address-space limit that a list of the plan and a dict of every stored state (some 0.9 KB an
+    episode) exceed; the unfinished ones are still found and played."""
+    run_dir, episodes = tmp_path / "many", 300_000
+    run(RunConfig([Task("wilt/lite", 2)], ["oracle"], workers=1), run_dir)
+    turns_before = _turns_of(run_dir, 1)
+    with sqlite3.connect(run_dir / "store.sqlite") as db:  # episode 1 met a backend fault: it is played again
+        (episode_id,) = db.execute("SELECT id FROM episodes WHERE episode_index = 1").fetchone()
+        db.execute("DELETE FROM turns WHERE episode_id = ?", (episode_id,))
+        db.execute(
+            "UPDATE episodes SET status = 'running', fault = 'timeout', error = 'turn 0: timed out' WHERE id = ?",
+            (episode_id,),
+        )
+    _replicate_episodes(run_dir, episodes, planned=episodes + 3)  # 3 episodes planned and never started
+    result = _limited([["run", "--resume", str(run_dir)]], 384 << 20)  # the old resume needed 450-510 MB
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open_store(run_dir) as store:
+        assert store.status_counts() == {"done": episodes + 3}
+        assert store.query("SELECT COUNT(*) FROM episodes WHERE fault IS NOT NULL") == [(0,)]
+        assert store.query("SELECT episode_index FROM episodes WHERE session > 1 ORDER BY 1") == [
+            (episodes,), (episodes + 1,), (episodes + 2,)
+        ]
+    assert _turns_of(run_dir, 1) == turns_before
+
+
+def _turns_of(run_dir: Path, index: int) -> list:
+    with open_store(run_dir) as store:
+        (episode_id,) = store.query("SELECT id FROM episodes WHERE episode_index = ?", (index,))[0]
+        return [(t.turn, t.prompt, t.response, t.reward) for t in store.iter_turns(episode_id)]
+
+
 # -- the inspect log, streamed ------------------------------------------------------------------------
 def test_the_eval_log_reads_back_in_inspect_with_every_summary_and_metric(text_run, tmp_path):
     from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries

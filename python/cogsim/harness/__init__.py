@@ -10,7 +10,7 @@ from cogsim.harness.config import RunConfig, Task, import_plugins, parse_option_
 from cogsim.harness.executor import Executor, LocalExecutor
 from cogsim.harness.lockstep import ReplayMismatch, run_slots
 from cogsim.harness.runner import RunSummary, run
-from cogsim.harness.slots import Slot, plan, seat_groups
+from cogsim.harness.slots import PendingSlots, Plan, Slot, plan, seat_groups
 
 __all__ = [
     "RunConfig",
@@ -19,6 +19,8 @@ __all__ = [
     "Executor",
     "LocalExecutor",
     "RunSummary",
+    "PendingSlots",
+    "Plan",
     "Slot",
     "ReplayMismatch",
     "plan",

@@ -49,9 +49,7 @@ class RayExecutor:
             raise ValueError("RayExecutor: workers and chunk_size must be >= 0 (0: automatic), max_attempts >= 1")
         self.address, self.workers, self.chunk_size, self.max_attempts = address, workers, chunk_size, max_attempts
 
-    def execute(
-        self, out: Path, config: RunConfig, slots: PendingSlots, progress: Optional[Progress] = None
-    ) -> None:
+    def execute(self, out: Path, config: RunConfig, slots: PendingSlots, progress: Optional[Progress] = None) -> None:
         ray = connect(self.address)  # before anything else: no cluster, no work done
         if not len(slots):
             return

@@ -7,7 +7,8 @@ import pytest
 
 import loop_envs  # noqa: F401  (registers the looptest envs and metrics)
 from cogsim.agents import Completion, ModelBackend, register_backend
-from cogsim.harness import RunConfig, Task, plan, run
+from cogsim.harness import PendingSlots, Plan, RunConfig, Task, plan, run
+from cogsim.harness import slots as slots_module
 from cogsim.store import open_store
 from cogsim.store.rows import LOOP_SQL, PROMPT_SQL
 
@@ -359,6 +360,45 @@ def test_plan_gives_every_agent_the_same_seeds():
         ("looptest/duel", "oracle vs random", 10),
         ("looptest/duel", "oracle vs random", 11),
     ]
+
+
+def test_the_plan_made_as_iterated_and_its_shards_are_the_planned_slots(tmp_path):
+    config = RunConfig([Task("looptest/count", 5), Task("looptest/duel", 3)], ["oracle", "random"], seed=7)
+    whole = plan(config)
+    lazy = Plan(config)
+    assert len(lazy) == len(whole) == 13 and list(lazy) == whole
+    for shards in (1, 2, 3, 5, 20):
+        parts = [list(lazy.slots(i, shards)) for i in range(shards)]
+        assert parts == [whole[i::shards] for i in range(shards)]
+
+
+def test_pending_slots_are_the_unfinished_ones_read_a_chunk_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(slots_module, "STATES_PER_LOOKUP", 2)
+    config = RunConfig([Task("looptest/count", 5), Task("looptest/duel", 3)], ["oracle", "random"], seed=7)
+    run(config, tmp_path)
+    with sqlite3.connect(tmp_path / "store.sqlite") as db:  # unfinished: running, a backend fault, never started
+        db.execute("UPDATE episodes SET status = 'running' WHERE agent = 'oracle' AND episode_index = 1")
+        db.execute(
+            "UPDATE episodes SET status = 'running', fault = 'timeout' WHERE agent = 'random' AND episode_index = 4"
+        )
+        db.execute("DELETE FROM episodes WHERE task = 1 AND episode_index = 2")
+    with open_store(tmp_path) as store:
+        pending = PendingSlots.of(Plan(config), store)
+        ids = dict(
+            ((task, agent, index), id_)
+            for task, agent, index, id_ in store.query("SELECT task, agent, episode_index, id FROM episodes")
+        )
+    expected = [(0, "oracle", 1), (0, "random", 4), (1, "oracle vs random", 2)]
+    assert len(pending) == 3 and [s.key() for s in pending] == expected
+    assert [(s.key(), state and state[0]) for s, state in pending.with_states()] == [
+        (key, ids.get(key)) for key in expected
+    ]
+    assert pending.agents == ["oracle", "random"]
+    shards = [pending[i::2] for i in range(2)]
+    assert sorted(s.key() for shard in shards for s in shard) == expected
+    assert sum(len(shard) for shard in shards) == 3
+    with pytest.raises(TypeError):
+        pending[0:2]
 
 
 def test_store_rejects_a_duplicate_episode(tmp_path):

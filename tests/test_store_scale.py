@@ -278,7 +278,9 @@ def test_a_resume_of_many_episodes_holds_a_chunk_of_them_not_all(tmp_path):
         assert store.status_counts() == {"done": episodes + 3}
         assert store.query("SELECT COUNT(*) FROM episodes WHERE fault IS NOT NULL") == [(0,)]
         assert store.query("SELECT episode_index FROM episodes WHERE session > 1 ORDER BY 1") == [
-            (episodes,), (episodes + 1,), (episodes + 2,)
+            (episodes,),
+            (episodes + 1,),
+            (episodes + 2,),
         ]
     assert _turns_of(run_dir, 1) == turns_before
 

@@ -285,6 +285,22 @@ def test_a_resume_of_many_episodes_holds_a_chunk_of_them_not_all(tmp_path):
     assert _turns_of(run_dir, 1) == turns_before
 
 
+def test_the_frames_a_session_wrote_are_remembered_up_to_a_bound(tmp_path, monkeypatch):
+    import hashlib
+
+    from cogsim.store import sqlite as store_module
+    from cogsim.store.values import image_ref
+
+    monkeypatch.setattr(store_module, "IMAGES_KNOWN_KEPT", 2)
+    frames = [f"frame {i}".encode() for i in range(5)]
+    refs = [image_ref(hashlib.sha256(data).hexdigest(), ".png") for data in frames]
+    with Store(tmp_path) as store:
+        for ref, data in zip(refs + refs[:2], frames + frames[:2]):
+            assert store.put_encoded(ref, data) == ref
+            assert len(store._known_images) <= 2
+    assert [(tmp_path / ref).read_bytes() for ref in refs] == frames
+
+
 def _turns_of(run_dir: Path, index: int) -> list:
     with open_store(run_dir) as store:
         (episode_id,) = store.query("SELECT id FROM episodes WHERE episode_index = ?", (index,))[0]

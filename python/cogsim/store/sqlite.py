@@ -30,6 +30,7 @@ from cogsim.store.values import StoreError, dumps, image_ref, is_image_ref, to_d
 CHECKPOINT_INTERVAL_S = 5.0
 INT64_MAX = (1 << 63) - 1
 TEXT_IDS_KEPT = 1 << 16  # ids of texts kept in memory (system prompts and repeated prompts are few)
+IMAGES_KNOWN_KEPT = 1 << 16  # references of frames written this session kept in memory (one a frame in a long run)
 
 
 class Store(StoreQueries):
@@ -126,6 +127,8 @@ class Store(StoreQueries):
         if ref not in self._known_images:
             images, folder, name = ref.split("/")
             self._image_folders.write_unless_same((images, folder), name, data)
+            if len(self._known_images) >= IMAGES_KNOWN_KEPT:  # a frame met again later is compared on disk
+                self._known_images.clear()
             self._known_images.add(ref)
         return ref
 

@@ -301,6 +301,53 @@ def test_the_frames_a_session_wrote_are_remembered_up_to_a_bound(tmp_path, monke
     assert [(tmp_path / ref).read_bytes() for ref in refs] == frames
 
 
+def test_progress_read_from_the_tail_equals_the_whole_count(tmp_path):
+    """A watcher's look reads only the store's tail, and counts what a full count does as episodes
+    start, take turns and finish in any order (one left running from an earlier session)."""
+    import random
+
+    rng = random.Random(5)
+    with Store(tmp_path) as store:
+        store.init_run({"tasks": [{"env_id": "bulk/text", "episodes": 60}], "agents": ["oracle"]})
+        store.begin_session()
+        open_rows, mark, next_index = [], None, 0
+        for step in range(40):
+            started = []
+            for _ in range(rng.randrange(4)):
+                row = EpisodeRow(0, "bulk/text", "bulk", "oracle", ("oracle",), next_index, next_index, {}, "s", "full")
+                started.append(row)
+                next_index += 1
+            rows = open_rows + started
+            turns = [
+                TurnRow(
+                    r,
+                    step,
+                    0,
+                    "oracle",
+                    f"p{step}",
+                    [],
+                    [],
+                    "x",
+                    1,
+                    rng.choice(["ok", "parse_failure"]),
+                    0.0,
+                    False,
+                    False,
+                    0.01,
+                )
+                for r in rows
+                if rng.random() < 0.7
+            ]
+            finished = [r for r in rows if r.episode_index != 0 and rng.random() < 0.3]  # episode 0 stays open
+            for r in finished:
+                r.status = rng.choice(["done", "truncated", "error"])
+            store.write_step(started, turns, finished)
+            open_rows = [r for r in rows if r not in finished]
+            counts, mark = store.progress_since(mark)
+            assert counts == store.progress_counts()
+        assert mark[0] == 1  # the episode still running keeps the window open from it
+
+
 def _turns_of(run_dir: Path, index: int) -> list:
     with open_store(run_dir) as store:
         (episode_id,) = store.query("SELECT id FROM episodes WHERE episode_index = ?", (index,))[0]

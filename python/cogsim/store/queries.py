@@ -143,6 +143,36 @@ class StoreQueries(StoreConnection):
         )
         return finished, turns, failures
 
+    def progress_since(self, mark: Optional[tuple] = None) -> tuple[tuple[int, int, int], tuple]:
+        """``progress_counts`` read from where the call that returned ``mark`` left off (None: from
+        the start), and the mark for the next call. Only the store's tail is read each time: turns
+        past the last one counted, and episodes from the first one still running then (every earlier
+        one is finished, and a finished episode stays so while a run writes), so a watcher of a long
+        run spends no more on a look at its millionth episode than at its first."""
+        first_open, settled, last_turn, turns, failures = mark or (0, 0, 0, 0, 0)
+        ((running, finished, last_id),) = self._rows(
+            "the episodes",
+            "SELECT MIN(CASE WHEN status = 'running' THEN id END), COALESCE(SUM(status != 'running'), 0), MAX(id) "
+            "FROM episodes WHERE id >= ?",
+            (first_open,),
+            "running:int? finished:int last:int?",
+        )
+        ((new_turns, new_failures, newest),) = self._rows(
+            "the turns",
+            "SELECT COUNT(*), COALESCE(SUM(parse = 'parse_failure'), 0), MAX(rowid) FROM turns WHERE rowid > ?",
+            (last_turn,),
+            "turns:int failures:int last:int?",
+        )
+        counts = (settled + finished, turns + new_turns, failures + new_failures)
+        next_open = running if running is not None else (first_open if last_id is None else last_id + 1)
+        ((now_settled,),) = self._rows(  # all finished: they are counted from now on without being read
+            "the episodes",
+            "SELECT COUNT(*) FROM episodes WHERE id >= ? AND id < ?",
+            (first_open, next_open),
+            "count:int",
+        )
+        return counts, (next_open, settled + now_settled, last_turn if newest is None else newest, *counts[1:])
+
     def turn_count(self) -> int:
         return self._rows("the turns", "SELECT COUNT(*) FROM turns", (), "turns:int")[0][0]
 

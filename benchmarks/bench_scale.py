@@ -18,8 +18,8 @@ Suites (scripted oracle, one turn an episode): text = `cube/optimal-move` in tex
 (840x620 PNG, some 10 KB; depth 5 makes most frames distinct, so the store holds one per episode).
 
 ``--replicate N``: the text suite's 1,000-episode run copied in SQL to N episodes (new indices and
-seeds, the same texts and frames), then its report and exports measured (``--steps``): what those
-cost at a size whose run would take an hour here. A copy shares its texts, so its store is smaller
+seeds, the same texts and frames; the run's config then plans N), then its report, resume and
+exports measured (``--steps``): what those cost at a size whose run would take an hour here. A copy shares its texts, so its store is smaller
 than a real run's; the report and the exports still read every episode and turn.
 
 ``--ray N``: the text suite's N episodes sent to a local two-node Ray cluster (`cogsim run --ray`,
@@ -180,6 +180,9 @@ def bench_replicated(size: int, work: Path, log: Path, only: frozenset = frozens
         for offset in range(base, size, base):
             db.execute(copy_episodes, {"offset": offset, "last": last})
             db.execute(copy_turns, {"offset": offset, "last": last})
+        config = json.loads(db.execute("SELECT config FROM runs").fetchone()[0])
+        config["tasks"][0]["episodes"] = size  # the run plans what it holds: a resume checks every episode
+        db.execute("UPDATE runs SET config = ?", (json.dumps(config, sort_keys=True),))
     result = bench_size("replicated", size, work, log, only, run_dir=run_dir)
     return result
 
@@ -275,6 +278,9 @@ def main(argv=None) -> int:
             else:
                 result = bench_size(suite, size, work, log, only)
             result["when"] = time.strftime("%Y-%m-%d %H:%M")
+            earlier = [r for r in results if (r["suite"], r["size"]) == (result["suite"], size)]
+            if only and earlier:  # the steps not measured now keep their figures
+                result["steps"] = {**earlier[0]["steps"], **result["steps"]}
             results = [r for r in results if (r["suite"], r["size"]) != (result["suite"], size)] + [result]
             table.write_text(json.dumps(sorted(results, key=lambda r: (r["suite"], r["size"])), indent=1) + "\n")
             print(json.dumps(result), flush=True)

@@ -10,7 +10,9 @@ episodes run as a verifiers trainer runs them: ``env.run_episode`` for every tas
 in flight, inside ``env.serving()``. Time in cogsim is every call into the cogsim episode the env
 drives (making and resetting the env, each step, each prompt the history policy builds, the
 episode's record and its metrics for the reward), measured around the outermost such call on the
-event loop's thread, and the taskset's loading (the first prompts). Results: benchmarks/results_train.md.
+event loop's thread, and the taskset's loading (the first prompts). What cogsim loads once per process
+(WILT's hypothesis space: seconds) is measured before, by one episode outside the clock, and reported
+on its own: a trainer pays it once, not per rollout. Results: benchmarks/results_train.md.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import asyncio
 import functools
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -31,7 +34,7 @@ import verifiers.v1 as vf
 
 import cogsim.integrations.verifiers as adapter
 from cogsim.harness.config import parse_option_values
-from cogsim.integrations.episode import Episode
+from cogsim.integrations.episode import Episode, EpisodeSpec
 
 DEFAULT_ENVS = ["cube/move-effect:depth=1", "wilt/lite:max_attempts=5", "pairs/single:rows=2,cols=4"]
 KEY_VARIABLE = "COGSIM_BENCH_KEY"
@@ -93,7 +96,8 @@ def start_vllm(folder: str, log: Path) -> tuple[subprocess.Popen, str]:
     command += ["--max-model-len", "4096", "--kv-cache-memory-bytes", str(1 << 30)]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     env.pop("VLLM_CPU_KVCACHE_SPACE", None)
-    process = subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env)
+    # its own process group: the engine's worker processes end with the server (stop_vllm)
+    process = subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT, env=env, start_new_session=True)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 900
     while time.monotonic() < deadline:
@@ -105,8 +109,17 @@ def start_vllm(folder: str, log: Path) -> tuple[subprocess.Popen, str]:
         except httpx.HTTPError:
             pass
         time.sleep(2)
-    process.kill()
+    stop_vllm(process)
     raise SystemExit("the vLLM server did not answer within 15 minutes")
+
+
+def stop_vllm(process: subprocess.Popen) -> None:
+    """The server and every process it started (vLLM's engine core outlives a killed server)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 def env_spec(text: str) -> tuple[str, dict]:
@@ -126,8 +139,17 @@ async def run_all(env, tasks: list, context, concurrency: int) -> list:
         return await asyncio.gather(*(one(task) for task in tasks))
 
 
+def warm_up(env_id: str, options: dict) -> float:
+    """Seconds of the process's first episode of ``env_id``: what cogsim loads once per process (WILT's
+    hypothesis space, the release files' check, the first imports), reported beside the rates."""
+    started = time.perf_counter()
+    Episode(EpisodeSpec(env_id, dict(options)), seed=0).close()
+    return time.perf_counter() - started
+
+
 def measure(text: str, args, url: str, clock: CogsimClock) -> dict:
     env_id, options = env_spec(text)
+    once = warm_up(env_id, options)
     clock.reset()
     started = time.perf_counter()
     env = adapter.load_environment(env_id, episodes=args.episodes, seed=0, **options)
@@ -147,6 +169,7 @@ def measure(text: str, args, url: str, clock: CogsimClock) -> dict:
     in_tokens = sum(t.num_input_tokens for t in traces)
     return {
         "env": text,
+        "once_per_process_s": round(once, 2),
         "episodes": len(episodes),
         "ok": sum(e.ok for e in episodes),
         "turns": turns,
@@ -187,9 +210,9 @@ def main(argv=None) -> None:
         results = [measure(text, args, url, clock) for text in args.env or DEFAULT_ENVS]
     finally:
         if server is not None:
-            server.kill()
-            server.wait()
-    columns = ["env", "episodes", "turns", "wall_s", "episodes_per_s", "output_tokens_per_s", "input_tokens_per_s"]
+            stop_vllm(server)
+    columns = ["env", "once_per_process_s", "episodes", "turns", "wall_s", "episodes_per_s", "output_tokens_per_s"]
+    columns += ["input_tokens_per_s"]
     columns += ["cogsim_wall_s", "cogsim_cpu_s", "cogsim_share", "cogsim_ms_per_turn", "mean_reward"]
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))

@@ -151,6 +151,17 @@ def test_test_swap_mode_is_one_turn():
     assert term and reward == 1.0 and info["episode"]["swap"] and info["episode"]["num_tests"] == 2
 
 
+def test_a_numpy_rule_index_picks_the_same_rule_as_an_int():
+    import numpy as np
+
+    by_int = cogsim.make("wilt/lite", rule_index=3)
+    by_int.reset(seed=0)
+    for value in (np.int64(3), np.int32(3)):
+        env = cogsim.make("wilt/lite", rule_index=value)
+        env.reset(seed=0)
+        assert type(env.rule_index) is int and env.hidden_source == by_int.hidden_source
+
+
 def test_options_are_checked():
     with pytest.raises(ValueError, match="rule_index"):
         cogsim.make("wilt/lite", rule_index=10).reset(seed=0)

@@ -156,9 +156,7 @@ class WiltEnv(TextEnv):
         if self.split == "procedural":
             return -1, procedural_rule(seed), "procedural"
         rules = SPLITS[self.split]
-        index = seed % len(rules) if rule_index is None else rule_index
-        if not isinstance(index, int):  # the option check (_checked) has let only a numpy integer through
-            raise ValueError(f"rule_index must be a Python int, got {shown(rule_index)}")
+        index = seed % len(rules) if rule_index is None else int(rule_index)  # the option check let an integer
         return index, rules[index], TIERS[self.split][index]
 
     def _record(self, point) -> bool:

@@ -64,12 +64,14 @@ def measure(args: list[str], log: Path) -> dict:
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise SystemExit(f"cogsim {' '.join(args)} failed ({process.returncode}); see {log}")
-    return {
+    figures = {
         "wall_s": round(wall, 2),
         "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),  # its own and its waited-for children's
         "tree_peak_mb": round(peak[0] / 1e6, 1),
         "peak_mb": round(usage.ru_maxrss / 1e3, 1),
     }
+    print(f"  cogsim {' '.join(args[:2])}: {json.dumps(figures)}", flush=True)  # kept if a later step is stopped
+    return figures
 
 
 def _sample_tree(pid: int, peak: list, done: threading.Event) -> None:

@@ -71,9 +71,35 @@ def batches(examples: list, size: int, rng: random.Random) -> list[list]:
     return cut
 
 
+def reply_lines(tokenizer, ids: list[int], targets: list[int]) -> list[list[int]]:
+    """The reply's target indices cut into lines (a line ends with a token holding a newline)."""
+    lines, line = [], []
+    for index, position in enumerate(targets):
+        line.append(index)
+        if "\n" in tokenizer.decode([ids[position]]):
+            lines.append(line)
+            line = []
+    return lines + [line] if line else lines
+
+
+def answer_indices(tokenizer, examples: list[tuple[list[int], list[int]]]) -> list[list[int]]:
+    """Per example, the target indices where the training replies part ways: in each line, the first
+    token after the prefix that line has in every reply (the label of an ``<A> LABEL </A>`` line, a
+    one-letter answer). The answer's weight applies there; the format's tokens need none."""
+    lines = [reply_lines(tokenizer, ids, targets) for ids, targets in examples]
+    shared = []
+    for i in range(max(len(cut) for cut in lines)):
+        rows = [[ids[targets[k]] for k in cut[i]] for (ids, targets), cut in zip(examples, lines) if len(cut) > i]
+        shared.append(common_prefix(rows))
+    return [[line[shared[i]] for i, line in enumerate(cut) if shared[i] < len(line)] for cut in lines]
+
+
 def train(model, tokenizer, records: list[dict], args) -> list[dict]:
-    """Step 2: LoRA on the assistant's tokens; returns the loss log."""
+    """Step 2: LoRA on the assistant's tokens (the answer's weighted up by ``--answer-weight``); returns the loss log."""
     examples = [chat_tokens(tokenizer, record["messages"]) for record in records]
+    examples = [
+        (ids, targets, answers) for (ids, targets), answers in zip(examples, answer_indices(tokenizer, examples))
+    ]
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=args.learning_rate, weight_decay=0.0)
     rng, log, step = random.Random(args.seed), [], 0
@@ -82,12 +108,13 @@ def train(model, tokenizer, records: list[dict], args) -> list[dict]:
     for epoch in range(args.epochs):
         for batch in batches(examples, args.batch, rng):
             started = time.perf_counter()
-            rows, targets = [ids for ids, _ in batch], [t for _, t in batch]
+            rows, targets = [ids for ids, _, _ in batch], [t for _, t, _ in batch]
             logprobs = token_logprobs(model, rows, targets, tokenizer.pad_token_id or 0)
-            loss = -torch.cat(logprobs).mean()
+            loss = -torch.cat(logprobs).mean() + args.answer_weight * answer_loss(logprobs, [a for _, _, a in batch])
             loss.backward()
-            for group in optimizer.param_groups:  # linear decay to zero
-                group["lr"] = args.learning_rate * (1 - step / total)
+            if args.schedule == "linear":
+                for group in optimizer.param_groups:
+                    group["lr"] = args.learning_rate * (1 - step / total)
             optimizer.step()
             optimizer.zero_grad()
             step += 1
@@ -96,6 +123,12 @@ def train(model, tokenizer, records: list[dict], args) -> list[dict]:
             log.append(entry)
             print(f"sft step {step}/{total}: loss {entry['loss']:.4f} ({entry['seconds']}s)", flush=True)
     return log
+
+
+def answer_loss(logprobs: list, answers: list[list[int]]) -> torch.Tensor:
+    """The mean negative log-probability of the batch's answer tokens (0 if it has none)."""
+    picked = torch.cat([row[answer] for row, answer in zip(logprobs, answers)])
+    return -picked.mean() if len(picked) else picked.sum()
 
 
 def evaluate(args, tuned: Path) -> Path:
@@ -144,6 +177,10 @@ def main(argv=None) -> None:
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--schedule", choices=["linear", "constant"], default="linear", help="linear: decay to 0")
+    parser.add_argument(
+        "--answer-weight", type=float, default=0.0, help="the answer tokens' loss, added with this weight"
+    )
     parser.add_argument("--lora-layers", type=int, default=8, help="adapters on the top N decoder layers")
     parser.add_argument("--lora-rank", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=64, help="the evaluation's reply limit")

@@ -59,6 +59,31 @@ def test_shared_prefix_forward_and_sampling_match_whole_rows():
         assert reply == (alone[: alone.index(tokenizer.eos_token_id)] if tokenizer.eos_token_id in alone else alone)
 
 
+def test_the_answer_weight_falls_where_the_replies_part_ways():
+    from transformers import AutoTokenizer
+
+    from e2e.test_vllm_loop import smollm2_folder
+
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        from policy import chat_tokens
+        from sft import answer_indices
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    tokenizer = AutoTokenizer.from_pretrained(smollm2_folder())
+
+    def picked(replies: list[str]) -> list[list[str]]:
+        chats = [[{"role": "user", "content": "Go."}, {"role": "assistant", "content": r}] for r in replies]
+        examples = [chat_tokens(tokenizer, chat) for chat in chats]
+        answers = answer_indices(tokenizer, examples)
+        return [[tokenizer.decode([ids[targets[i]]]) for i in at] for (ids, targets), at in zip(examples, answers)]
+
+    # line 1: the labels part ways after "<A>"; line 2 is the same in every reply: no weight there
+    labelled = picked(["<A> INCREASE </A>\n<B> DECREASE </B>", "<A> NO_CHANGE </A>\n<B> DECREASE </B>"])
+    assert labelled == [[" IN"], [" NO"]], labelled
+    assert picked(["B", "C", "B"]) == [["B"], ["C"], ["B"]]
+
+
 @pytest.mark.train
 def test_sft_lifts_the_score_above_the_untuned_model(sft_run):
     out = sft_run["out"]

@@ -6,6 +6,7 @@ replies are played again into cogsim: the rewards must be the ones verifiers rec
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -44,7 +45,9 @@ class VllmServer:
         command += ["--host", "127.0.0.1", "--max-model-len", "4096", "--enforce-eager"]
         command += ["--kv-cache-memory-bytes", str(1 << 30)]
         self.log = log
-        self.process = subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT, env=engine_env())
+        self.process = subprocess.Popen(  # its own process group: the engine's processes end with it (kill)
+            command, stdout=log.open("w"), stderr=subprocess.STDOUT, env=engine_env(), start_new_session=True
+        )
         deadline = time.monotonic() + 900
         while time.monotonic() < deadline:
             assert self.process.poll() is None, log.read_text()[-3000:]
@@ -58,7 +61,11 @@ class VllmServer:
         raise AssertionError("the vLLM server did not answer in 15 minutes: " + log.read_text()[-3000:])
 
     def kill(self):
-        self.process.kill()
+        """The server and the engine processes it started (vLLM's engine core outlives a killed server)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.process.wait()
 
 

@@ -67,6 +67,7 @@ def cogsim_process(*args: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         env=engine_env(),
+        start_new_session=True,  # a kill of its group reaches vLLM's engine processes too
     )
 
 
@@ -121,7 +122,7 @@ def test_killed_run_resumes_to_the_uninterrupted_runs_store(model, tmp_path):
         assert process.poll() is None, process.communicate()[1][-3000:]
         assert time.perf_counter() - started < 900, "no turns stored after 15 minutes"
         time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
+    os.killpg(process.pid, signal.SIGKILL)  # engine and all
     process.communicate(timeout=60)
     killed_s = time.perf_counter() - started
     before = stored_turns(killed)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -104,7 +105,9 @@ class VllmServer:
         command = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder)]
         command += ["--served-model-name", name, "--port", port, "--host", "127.0.0.1", *args]
         self.name, self.log = name, log
-        self.process = subprocess.Popen(command, stdout=log.open("w"), stderr=subprocess.STDOUT, env=engine_env())
+        self.process = subprocess.Popen(  # its own process group: the engine's processes end with it (kill)
+            command, stdout=log.open("w"), stderr=subprocess.STDOUT, env=engine_env(), start_new_session=True
+        )
         deadline = time.monotonic() + 900
         while time.monotonic() < deadline:
             assert self.process.poll() is None, log.read_text()[-3000:]
@@ -118,7 +121,11 @@ class VllmServer:
         raise AssertionError("the vLLM server did not answer in 15 minutes: " + log.read_text()[-3000:])
 
     def kill(self):
-        self.process.kill()
+        """The server and the engine processes it started (vLLM's engine core outlives a killed server)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.process.wait()
 
 

@@ -16,6 +16,11 @@ MAX_PLANNED_EPISODES = 10_000_000
 Progress = Callable[[int, int, int], None]  # (episodes finished, turns, parse failures) since last call
 
 
+def seated_agent(seats: tuple) -> str:
+    """The agent name a seating is stored under: one agent's spec, or the seats' joined by " vs "."""
+    return " vs ".join(seats) if len(seats) > 1 else seats[0]
+
+
 @dataclass(frozen=True)
 class Slot:
     """One planned episode: which task, which agents in which seats, which seed."""
@@ -28,7 +33,7 @@ class Slot:
 
     @property
     def agent(self) -> str:
-        return " vs ".join(self.seats) if len(self.seats) > 1 else self.seats[0]
+        return seated_agent(self.seats)
 
     def key(self) -> tuple:
         return (self.task, self.agent, self.episode_index)
@@ -46,7 +51,7 @@ class SeatGroup:
 
     @property
     def agent(self) -> str:
-        return " vs ".join(self.seats) if len(self.seats) > 1 else self.seats[0]
+        return seated_agent(self.seats)
 
 
 class Plan:

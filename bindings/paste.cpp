@@ -58,6 +58,14 @@ void register_paste(py::module_& m) {
                   "op " + std::to_string(i) + ": the source does not fit inside the frame there");
           per_frame[frame].push_back(i);
         }
+        // A frame whose first op copies a source of its size over it (a background) needs no fill.
+        const auto covered_by_first_op = [&](size_t f) {
+          if (per_frame[f].empty()) return false;
+          const py::ssize_t i = per_frame[f].front();
+          const RgbaView& v = views[op[5 * i + 2]];
+          return op[5 * i + 1] == kCopy && op[5 * i + 3] == 0 && op[5 * i + 4] == 0 && v.width == width &&
+                 v.height == height;
+        };
         uint8_t* pixels = out.mutable_data();
         const size_t frame_bytes = static_cast<size_t>(width) * height * 4, stride = static_cast<size_t>(width) * 4;
         {
@@ -66,7 +74,7 @@ void register_paste(py::module_& m) {
               static_cast<size_t>(frames), threads,
               [&](size_t f) {
                 uint8_t* frame = pixels + f * frame_bytes;
-                std::memset(frame, 255, frame_bytes);
+                if (!covered_by_first_op(f)) std::memset(frame, 255, frame_bytes);
                 for (py::ssize_t i : per_frame[f]) {
                   const RgbaView& v = views[op[5 * i + 2]];
                   if (op[5 * i + 1] == kCopy) {

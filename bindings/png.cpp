@@ -56,6 +56,20 @@ void register_png(py::module_& m) {
   m.def("encode_png", &encode_png, py::arg("frames").noconvert(), py::arg("threads") = 0,
         "The PNG files (8-bit RGB or RGBA) of frames (N, H, W, 3 or 4), the same bytes on every machine; over "
         "threads (0: all cores), the GIL released.");
+  m.def("clear_png_band_cache", &cogsim::render::clear_png_band_cache,
+        "Empties the encoder's cache of bands seen before (the bytes never depend on it, only the time).");
+  m.def(
+      "png_band_cache_stats",
+      [] {
+        const auto stats = cogsim::render::png_band_cache_stats();
+        py::dict out;
+        out["hits"] = stats.hits;
+        out["misses"] = stats.misses;
+        out["bytes"] = stats.bytes;
+        out["bands"] = stats.bands;
+        return out;
+      },
+      "The encoder's cache of bands since it was last emptied: hits, misses, and the bytes and bands it holds.");
   m.def("frame_digest", &frame_digest, py::arg("frame").noconvert(),
         "A 64-bit digest of a frame's shape and bytes for finding repeated frames in one process (not "
         "cryptographic: compare the frames before taking them as equal), the GIL released.");

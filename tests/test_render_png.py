@@ -98,13 +98,56 @@ def test_codes_past_15_bits_are_shortened():
     assert_round_trip(row.reshape(1, -1, 3))
 
 
+def sprite_scenes(height: int, width: int, channels: int, count: int, seed: int) -> list[np.ndarray]:
+    """Frames of one noisy background: the first without a sprite, the next with a block of colour that
+    ends on a band's last row (the next band's rows are the background's, the row above them is not),
+    then one that starts a band, then blocks at random places."""
+    rng = np.random.default_rng(seed)
+    background = rng.integers(0, 256, (height, width, channels), dtype=np.uint8)
+    frames = [background.copy()]
+    places = [(7, 0), (16, width // 2)] + [(rng.integers(0, height), rng.integers(0, width)) for _ in range(count)]
+    for y, x in places:
+        frame = background.copy()
+        frame[y : y + 9, x : x + 9] = rng.integers(0, 256, channels, dtype=np.uint8)
+        frames.append(frame)
+    return frames
+
+
+@pytest.mark.parametrize("height", [15, 16, 17, 32, 33, 100])
+@pytest.mark.parametrize("width,channels", [(448, 4), (30, 3), (1, 3)])
+def test_frames_of_many_bands_round_trip(height, width, channels):
+    """Bands of 16 rows (or more, about 16 KiB), each a block of its own: every band boundary decodes."""
+    for frame in sprite_scenes(height, width, channels, 3, height * width):
+        assert_round_trip(frame)
+
+
+def test_the_bytes_never_depend_on_the_bands_kept():
+    """Bands seen before are copied from a cache: a frame's bytes are the same whatever came before it,
+    with the cache cleared, after frames that share its bands, and after enough others to evict them."""
+    frames = sprite_scenes(200, 448, 4, 6, 11)
+    _core.clear_png_band_cache()
+    alone = []
+    for frame in frames:
+        _core.clear_png_band_cache()
+        alone.append(render.to_png_bytes(frame))
+    _core.clear_png_band_cache()
+    in_turn = [render.to_png_bytes(frame) for frame in frames]
+    again = [render.to_png_bytes(frame) for frame in reversed(frames)][::-1]
+    for other in sprite_scenes(200, 448, 4, 60, 12):  # 60 frames of other bands: past the cache's 16 MB
+        render.to_png_bytes(other)
+    evicted = render.to_png_bytes_batch(np.stack(frames), threads=2)
+    assert alone == in_turn == again == evicted
+    for frame, png in zip(frames, alone):
+        assert np.array_equal(np.asarray(Image.open(io.BytesIO(png))), frame)
+
+
 def test_the_bytes_are_fixed_and_a_batch_equals_its_frames():
     frames = np.zeros((3, 20, 30, 3), np.uint8)
     frames[1, 5:15, 10:20] = (255, 128, 0)
     frames[2] = np.arange(20 * 30 * 3, dtype=np.uint8).reshape(20, 30, 3)
     batch = render.to_png_bytes_batch(frames, threads=2)
     assert batch == [render.to_png_bytes(f) for f in frames]
-    assert hashlib.sha256(batch[1]).hexdigest() == "6ce6dfc1d91820b641afd00af754274ec6039043f512fe0e041bcdea00b3dc1c"
+    assert hashlib.sha256(batch[1]).hexdigest() == "b5c55001e211a6dc47261f83c9d492c0bdb8beb46978e289c05d27c2ae9dd1d4"
 
 
 def test_bad_frames_are_refused():

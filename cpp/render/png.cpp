@@ -2,11 +2,17 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstring>
+#include <list>
 #include <memory>
+#include <mutex>
 #include <queue>
 #include <stdexcept>
+#include <unordered_map>
+
+#include "render/digest.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -275,16 +281,26 @@ size_t repeat_length(const uint8_t* data, size_t at, size_t end, size_t distance
   return j - at;
 }
 
-// The filtered rows: filter byte 0 (None) then row 0, filter byte 2 (Up) then each later row's
-// difference from the row above, byte by byte modulo 256. Returns their Adler-32, each row summed
-// while it is in the cache.
-uint32_t filter_rows(const uint8_t* rgb, size_t row_bytes, int32_t height, std::vector<uint8_t>& out) {
-  out.resize((row_bytes + 1) * static_cast<size_t>(height));
+// zlib's adler32_combine: the Adler-32 of two stretches one after the other, from theirs and the
+// second one's length.
+uint32_t adler32_combine(uint32_t first, uint32_t second, size_t second_length) {
+  const uint64_t rem = second_length % kAdlerModulus;
+  const uint64_t s1 = ((first & 0xFFFF) + (second & 0xFFFF) + kAdlerModulus - 1) % kAdlerModulus;
+  const uint64_t s2 = (rem * (first & 0xFFFF) + (first >> 16) + (second >> 16) + kAdlerModulus - rem) % kAdlerModulus;
+  return static_cast<uint32_t>(s2 << 16 | s1);
+}
+
+// The filtered rows of a band of `count` rows from `rows` on: filter byte 0 (None) then the row for
+// the frame's first row, filter byte 2 (Up) then the row's difference from the row above (the one
+// before `rows` for the band's first row), byte by byte modulo 256. Returns their Adler-32, each row
+// summed while it is in the cache.
+uint32_t filter_band(const uint8_t* rows, size_t row_bytes, size_t count, bool frame_start, std::vector<uint8_t>& out) {
+  out.resize((row_bytes + 1) * count);
   uint8_t* target = out.data();
   Adler32 adler;
-  for (int32_t y = 0; y < height; ++y, target += row_bytes + 1) {
-    const uint8_t* row = rgb + static_cast<size_t>(y) * row_bytes;
-    if (y == 0) {
+  for (size_t y = 0; y < count; ++y, target += row_bytes + 1) {
+    const uint8_t* row = rows + y * row_bytes;
+    if (y == 0 && frame_start) {
       target[0] = 0;
       std::memcpy(target + 1, row, row_bytes);
     } else {
@@ -428,8 +444,9 @@ std::vector<LengthSymbol> run_length(const std::vector<uint8_t>& lengths) {
   return out;
 }
 
-// One deflate block with dynamic Huffman codes (RFC 1951, 3.2.7) holding the tokens of `data`.
-// Returns the end of what it wrote from `out` on.
+// One deflate block with dynamic Huffman codes (RFC 1951, 3.2.7) holding the tokens of `data`, not the
+// last, then an empty stored block, so that what it writes ends on a byte boundary (zlib's sync flush)
+// and any band's bytes can follow. Returns the end of what it wrote from `out` on.
 const uint8_t* deflate_dynamic(const uint8_t* data, const std::vector<Token>& tokens,
                                std::vector<uint32_t> literal_freq, const std::vector<uint32_t>& distance_freq,
                                size_t channels, uint8_t* out) {
@@ -450,7 +467,7 @@ const uint8_t* deflate_dynamic(const uint8_t* data, const std::vector<Token>& to
   size_t order_count = 19;
   while (order_count > 4 && lengths_code.lengths[kOrder[order_count - 1]] == 0) --order_count;
 
-  bits.write(0b101, 3);  // BFINAL = 1, BTYPE = 10 (dynamic codes)
+  bits.write(0b100, 3);  // BFINAL = 0, BTYPE = 10 (dynamic codes)
   bits.write(static_cast<uint32_t>(literal_count - 257), 5);
   bits.write(static_cast<uint32_t>(distance_count - 1), 5);
   bits.write(static_cast<uint32_t>(order_count - 4), 4);
@@ -492,7 +509,11 @@ const uint8_t* deflate_dynamic(const uint8_t* data, const std::vector<Token>& to
     at += t.length;
   }
   bits.write(literal.codes[kEndOfBlock], literal.lengths[kEndOfBlock]);
-  return bits.finish();
+  bits.write(0b000, 3);  // BFINAL = 0, BTYPE = 00 (stored), then LEN = 0 and NLEN = ~0 from the next byte on
+  uint8_t* end = bits.finish();
+  const uint8_t empty_stored[4] = {0x00, 0x00, 0xFF, 0xFF};
+  std::memcpy(end, empty_stored, 4);
+  return end + 4;
 }
 
 void put32(std::vector<uint8_t>& out, uint32_t value) {
@@ -515,6 +536,124 @@ void end_chunk(std::vector<uint8_t>& out, size_t start) {
   put32(out, crc32(out.data() + start + 4, data_bytes + 4));
 }
 
+// A band's rows as its deflate block reads them: the raw bytes from the row above the band (none for
+// the frame's first band) to the band's last row, and what else the block depends on.
+struct BandKey {
+  const uint8_t* raw;
+  size_t raw_bytes;
+  uint64_t shape;  // row bytes, channels, and whether the band starts the frame
+};
+
+// Deflate blocks of bands seen before, by their raw bytes (compared whole before one is taken), with
+// the Adler-32 of their filtered rows; shared by the process's threads, at most kBandCacheBytes of
+// raw and deflated bytes, the least recently used dropped first. A frame's unchanged parts (a game's
+// background, an empty grid row) are copied rather than compressed again; the bytes do not depend on
+// what is kept, only the time does.
+class BandCache {
+ public:
+  struct Band {
+    uint64_t shape;
+    std::vector<uint8_t> raw, deflated;
+    uint32_t adler;
+  };
+
+  std::shared_ptr<const Band> find(uint64_t digest, const BandKey& key) {
+    std::shared_ptr<const Band> band;
+    {
+      std::lock_guard lock(mutex_);
+      const auto at = by_digest_.find(digest);
+      if (at == by_digest_.end()) {
+        ++misses_;
+        return nullptr;
+      }
+      order_.splice(order_.begin(), order_, at->second);
+      band = at->second->second;
+    }
+    const bool equal = band->shape == key.shape && band->raw.size() == key.raw_bytes &&
+                       std::memcmp(band->raw.data(), key.raw, key.raw_bytes) == 0;
+    ++(equal ? hits_ : misses_);
+    return equal ? band : nullptr;
+  }
+
+  void keep(uint64_t digest, std::shared_ptr<const Band> band) {
+    const size_t size = band->raw.size() + band->deflated.size();
+    if (size > kBandCacheBytes / 4) return;
+    std::lock_guard lock(mutex_);
+    if (const auto at = by_digest_.find(digest); at != by_digest_.end()) drop(at->second);
+    order_.emplace_front(digest, std::move(band));
+    by_digest_[digest] = order_.begin();
+    bytes_ += size;
+    while (bytes_ > kBandCacheBytes) drop(std::prev(order_.end()));
+  }
+
+  void clear() {
+    std::lock_guard lock(mutex_);
+    order_.clear();
+    by_digest_.clear();
+    bytes_ = 0;
+    hits_ = misses_ = 0;
+  }
+
+  PngBandCacheStats stats() {
+    std::lock_guard lock(mutex_);
+    return {hits_, misses_, bytes_, order_.size()};
+  }
+
+ private:
+  static constexpr size_t kBandCacheBytes = size_t{48} << 20;
+  using Order = std::list<std::pair<uint64_t, std::shared_ptr<const Band>>>;
+
+  void drop(Order::iterator at) {
+    bytes_ -= at->second->raw.size() + at->second->deflated.size();
+    by_digest_.erase(at->first);
+    order_.erase(at);
+  }
+
+  std::mutex mutex_;
+  Order order_;  // most recently used first
+  std::unordered_map<uint64_t, Order::iterator> by_digest_;
+  size_t bytes_ = 0;
+  std::atomic<uint64_t> hits_ = 0, misses_ = 0;
+};
+
+BandCache& band_cache() {
+  static BandCache cache;
+  return cache;
+}
+
+// Rows per band: a multiple of 16 (the tiles of cogsim's and the releases' pictures are multiples of
+// 16 px), about 16 KiB of filtered rows or more, so a band's code tables stay a small share of it.
+size_t rows_per_band(size_t row_bytes) {
+  constexpr size_t kBandBytes = 16 << 10;
+  const size_t sixteen_rows = 16 * (row_bytes + 1);
+  return 16 * std::max<size_t>(1, (kBandBytes + sixteen_rows - 1) / sixteen_rows);
+}
+
+// The deflate block of a band (its matches within the band) and the Adler-32 of its filtered rows.
+std::shared_ptr<const BandCache::Band> deflate_band(const BandKey& key, const uint8_t* rows, size_t row_bytes,
+                                                    size_t count, size_t channels) {
+  thread_local std::vector<uint8_t> filtered;
+  thread_local std::vector<Token> tokens;
+  const bool frame_start = key.raw == rows;
+  auto band = std::make_shared<BandCache::Band>();
+  band->shape = key.shape;
+  band->raw.assign(key.raw, key.raw + key.raw_bytes);
+  band->adler = filter_band(rows, row_bytes, count, frame_start, filtered);
+  std::vector<uint32_t> literal_freq(kLiteralSymbols, 0), distance_freq(kDistanceSymbols, 0);
+  tokenize(filtered.data(), filtered.size(), channels, tokens, literal_freq, distance_freq);
+  // At most 15 bits a literal and 35 a match (its length code, extra bits and distance code), plus
+  // the code tables, the empty stored block and the last word: room enough whatever the codes come
+  // out as, in a buffer kept by the thread (a fresh one per band costs more in page faults).
+  thread_local std::unique_ptr<uint8_t[]> stream;  // never cleared: only what is written is read
+  thread_local size_t stream_size = 0;
+  const size_t room = filtered.size() * 2 + tokens.size() * 5 + 1024;
+  if (stream_size < room) stream.reset(new uint8_t[room]), stream_size = room;
+  const uint8_t* end =
+      deflate_dynamic(filtered.data(), tokens, std::move(literal_freq), distance_freq, channels, stream.get());
+  band->deflated.assign(static_cast<const uint8_t*>(stream.get()), end);
+  return band;
+}
+
 }  // namespace
 
 std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t height, int32_t channels) {
@@ -522,12 +661,7 @@ std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t he
     throw std::invalid_argument("a PNG frame must be 1..16777216 px per side");
   }
   if (channels != 3 && channels != 4) throw std::invalid_argument("a PNG frame must be RGB or RGBA");
-  thread_local std::vector<uint8_t> filtered;
-  thread_local std::vector<Token> tokens;
   const size_t row_bytes = static_cast<size_t>(width) * channels;
-  const uint32_t adler = filter_rows(pixels, row_bytes, height, filtered);
-  std::vector<uint32_t> literal_freq(kLiteralSymbols, 0), distance_freq(kDistanceSymbols, 0);
-  tokenize(filtered.data(), filtered.size(), static_cast<size_t>(channels), tokens, literal_freq, distance_freq);
   std::vector<uint8_t> out;
   const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   out.insert(out.end(), signature, signature + 8);
@@ -541,20 +675,32 @@ std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t he
   chunk = begin_chunk(out, "IDAT");
   out.push_back(0x78);  // zlib: deflate, 32 KiB window
   out.push_back(0x01);  // no dictionary, check bits
-  // At most 15 bits a literal and 35 a match (its length code, extra bits and distance code), plus
-  // the code tables and the last word: room enough whatever the codes come out as, in a buffer kept
-  // by the thread (a fresh one per frame costs more in page faults than the encoding).
-  thread_local std::unique_ptr<uint8_t[]> stream;  // never cleared: only what is written is read
-  thread_local size_t stream_size = 0;
-  const size_t room = filtered.size() * 2 + tokens.size() * 5 + 1024;
-  if (stream_size < room) stream.reset(new uint8_t[room]), stream_size = room;
-  const uint8_t* end = deflate_dynamic(filtered.data(), tokens, std::move(literal_freq), distance_freq,
-                                       static_cast<size_t>(channels), stream.get());
-  out.insert(out.end(), static_cast<const uint8_t*>(stream.get()), end);
+  uint32_t adler = 1;
+  const size_t band_rows = rows_per_band(row_bytes), rows = static_cast<size_t>(height);
+  for (size_t y = 0; y < rows; y += band_rows) {
+    const size_t count = std::min(band_rows, rows - y);
+    const uint8_t* band_rows_at = pixels + y * row_bytes;
+    const BandKey key{y == 0 ? band_rows_at : band_rows_at - row_bytes, (count + (y > 0)) * row_bytes,
+                      (static_cast<uint64_t>(row_bytes) * 8 + channels) * 2 + (y == 0)};
+    const uint64_t digest = digest64(key.raw, key.raw_bytes, key.shape);
+    std::shared_ptr<const BandCache::Band> band = band_cache().find(digest, key);
+    if (!band) {
+      band = deflate_band(key, band_rows_at, row_bytes, count, static_cast<size_t>(channels));
+      band_cache().keep(digest, band);
+    }
+    out.insert(out.end(), band->deflated.begin(), band->deflated.end());
+    adler = adler32_combine(adler, band->adler, count * (row_bytes + 1));
+  }
+  out.push_back(0x03);  // the last block: fixed codes, nothing but its end (zlib's Z_FINISH after a flush)
+  out.push_back(0x00);
   put32(out, adler);
   end_chunk(out, chunk);
   end_chunk(out, begin_chunk(out, "IEND"));
   return out;
 }
+
+void clear_png_band_cache() { band_cache().clear(); }
+
+PngBandCacheStats png_band_cache_stats() { return band_cache().stats(); }
 
 }  // namespace cogsim::render

@@ -23,6 +23,7 @@ __all__: list[str] = [
     "WiltProgram",
     "WiltProgramSet",
     "WiltReference",
+    "clear_png_band_cache",
     "cube_apply",
     "cube_coset_build",
     "cube_coset_sizes",
@@ -64,6 +65,7 @@ __all__: list[str] = [
     "pairs_play_optimal",
     "paste_frames",
     "paste_tiles",
+    "png_band_cache_stats",
     "rgb_tiles",
     "wilt_check",
     "wilt_compare",
@@ -412,6 +414,11 @@ class MazeReleaseFrames:
     @property
     def stamp_count(self) -> int: ...
 
+def clear_png_band_cache() -> None:
+    """
+    Empties the encoder's cache of bands seen before (the bytes never depend on it, only the time).
+    """
+
 def cube_apply(arg0: bytes, arg1: str) -> bytes: ...
 def cube_coset_build(
     size: str,
@@ -647,6 +654,11 @@ def paste_tiles(
 ) -> None:
     """
     Writes outs[i] = bases[base_ids[i]] with tiles[t] pasted at (x, y) for each (t, x, y) of placements[i] (t = -1: none). Tiles must lie inside the frame.
+    """
+
+def png_band_cache_stats() -> dict:
+    """
+    The encoder's cache of bands since it was last emptied: hits, misses, and the bytes and bands it holds.
     """
 
 def rgb_tiles(image: numpy.typing.NDArray[numpy.uint8], out: numpy.typing.NDArray[numpy.uint8]) -> None:

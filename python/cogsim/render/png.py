@@ -1,10 +1,11 @@
 """PNG output, the format models get most frames in (``cogsim.render.frames`` sends each env's frames
 as its release does: PNG, or JPEG where a release sends JPEG).
 
-Frames are encoded by the core (``_core.encode_png``): Up-filtered rows, byte and pixel repeats in
-Huffman codes built per frame, the same bytes on every machine, 5-75x faster than Pillow on cogsim's
-frames with files 1.05-1.3x the size of Pillow's (benchmarks/results_render_cubebench_release.md);
-any decoder gives the frame back exactly."""
+Frames are encoded by the core (``_core.encode_png``): Up-filtered rows cut into bands of 16 rows or
+more, each band's byte and pixel repeats in Huffman codes built for it, a band seen before copied
+from a bounded cache; the same bytes on every machine, 25-100x faster than Pillow on the envs'
+frames with files 0.96-1.7x the size of Pillow's (benchmarks/results_scale.md, the PNG section); any
+decoder gives the frame back exactly."""
 
 from __future__ import annotations
 

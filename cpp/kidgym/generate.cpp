@@ -123,29 +123,43 @@ void place_objects(Builder& b) {
   b.s.agent_y = static_cast<uint8_t>(free.back() % kSide);
 }
 
-// task.check_grid: every object touches the part of the grid the agent can walk.
-bool every_object_touched(const State& s) {
-  bool occupied[kSide][kSide] = {}, seen[kSide][kSide] = {};
-  for (int i = 0; i < s.count; ++i) occupied[s.objects[i].x][s.objects[i].y] = true;
-  int queue[kSide * kSide][2], head = 0, tail = 0, touched = 0;
-  queue[tail][0] = s.agent_x;
-  queue[tail++][1] = s.agent_y;
-  seen[s.agent_x][s.agent_y] = true;
-  constexpr int kStep[4][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}};
+// The release's neighbour orders: its bfs functions look right, left, down, up (in (x, y) cells);
+// Maze.check_grid's wall check looks up, down, left, right.
+constexpr int kRightLeftDownUp[4][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}};
+constexpr int kUpDownLeftRight[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+
+// A breadth-first fill of the grid from (x, y), marked seen, in the given neighbour order: each
+// neighbour inside the grid and not seen yet is marked seen and handed to reach(nx, ny), and the fill
+// goes on from it where reach says so.
+template <typename Reach>
+void fill_from(int x, int y, const int (&order)[4][2], bool (&seen)[kSide][kSide], Reach&& reach) {
+  int queue[kSide * kSide][2], head = 0, tail = 0;
+  queue[tail][0] = x;
+  queue[tail++][1] = y;
+  seen[x][y] = true;
   while (head < tail) {
-    const int x = queue[head][0], y = queue[head++][1];
-    for (const auto& d : kStep) {
-      const int nx = x + d[0], ny = y + d[1];
+    const int cx = queue[head][0], cy = queue[head++][1];
+    for (const auto& d : order) {
+      const int nx = cx + d[0], ny = cy + d[1];
       if (nx < 0 || nx >= kSide || ny < 0 || ny >= kSide || seen[nx][ny]) continue;
       seen[nx][ny] = true;
-      if (occupied[nx][ny]) {
-        touched++;
-      } else {
+      if (reach(nx, ny)) {
         queue[tail][0] = nx;
         queue[tail++][1] = ny;
       }
     }
   }
+}
+
+// task.check_grid: every object touches the part of the grid the agent can walk.
+bool every_object_touched(const State& s) {
+  bool occupied[kSide][kSide] = {}, seen[kSide][kSide] = {};
+  for (int i = 0; i < s.count; ++i) occupied[s.objects[i].x][s.objects[i].y] = true;
+  int touched = 0;
+  fill_from(s.agent_x, s.agent_y, kRightLeftDownUp, seen, [&](int x, int y) {
+    touched += occupied[x][y];
+    return !occupied[x][y];
+  });
   return touched == s.count;
 }
 
@@ -157,52 +171,28 @@ struct MazeCheck {
   // Its bfs: floor cells spread from the agent; keys, doors and the diamond next to them are noted.
   void explore(std::vector<int>& keys, std::vector<int>& doors, int& diamond) const {
     bool seen[kSide][kSide] = {};
-    int queue[kSide * kSide][2], head = 0, tail = 0;
-    queue[tail][0] = s.agent_x;
-    queue[tail++][1] = s.agent_y;
-    seen[s.agent_x][s.agent_y] = true;
-    constexpr int kStep[4][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}};
-    while (head < tail) {
-      const int x = queue[head][0], y = queue[head++][1];
-      for (const auto& d : kStep) {
-        const int nx = x + d[0], ny = y + d[1];
-        if (nx < 0 || nx >= kSide || ny < 0 || ny >= kSide || seen[nx][ny] || grid[nx][ny] == 0) continue;
-        const int code = grid[nx][ny];
-        if (code == 2) keys.push_back(nx * kSide + ny);
-        if (code == 3) doors.push_back(nx * kSide + ny);
-        if (code == 4) diamond++;
-        if (code == 1) {
-          queue[tail][0] = nx;
-          queue[tail++][1] = ny;
-        }
-        seen[nx][ny] = true;
-      }
-    }
+    fill_from(s.agent_x, s.agent_y, kRightLeftDownUp, seen, [&](int x, int y) {
+      const int code = grid[x][y];
+      if (code == 2) keys.push_back(x * kSide + y);
+      if (code == 3) doors.push_back(x * kSide + y);
+      if (code == 4) diamond++;
+      return code == 1;
+    });
   }
 
   // Every group of walls touches the border of the grid.
   bool walls_reach_border() const {
     bool seen[kSide][kSide] = {};
+    const auto on_border = [](int x, int y) { return x == 0 || x == kSide - 1 || y == 0 || y == kSide - 1; };
     for (int x = 0; x < kSide; ++x) {
       for (int y = 0; y < kSide; ++y) {
         if (grid[x][y] != 0 || seen[x][y]) continue;
-        int queue[kSide * kSide][2], head = 0, tail = 0;
-        queue[tail][0] = x;
-        queue[tail++][1] = y;
-        seen[x][y] = true;
-        bool border = false;
-        while (head < tail) {
-          const int cx = queue[head][0], cy = queue[head++][1];
-          border = border || cx == 0 || cx == kSide - 1 || cy == 0 || cy == kSide - 1;
-          constexpr int kStep[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
-          for (const auto& d : kStep) {
-            const int nx = cx + d[0], ny = cy + d[1];
-            if (nx < 0 || nx >= kSide || ny < 0 || ny >= kSide || grid[nx][ny] != 0 || seen[nx][ny]) continue;
-            seen[nx][ny] = true;
-            queue[tail][0] = nx;
-            queue[tail++][1] = ny;
-          }
-        }
+        bool border = on_border(x, y);
+        fill_from(x, y, kUpDownLeftRight, seen, [&](int nx, int ny) {
+          const bool wall = grid[nx][ny] == 0;
+          border = border || (wall && on_border(nx, ny));
+          return wall;
+        });
         if (!border) return false;
       }
     }
@@ -212,24 +202,13 @@ struct MazeCheck {
   // Every cell that is not a wall is connected to the agent's.
   bool open_cells_connected() const {
     bool seen[kSide][kSide] = {};
-    int queue[kSide * kSide][2], head = 0, tail = 0, count = 1, open = 0;
+    int count = 1, open = 0;
     for (const auto& column : grid)
       for (int code : column) open += code != 0;
-    queue[tail][0] = s.agent_x;
-    queue[tail++][1] = s.agent_y;
-    seen[s.agent_x][s.agent_y] = true;
-    constexpr int kStep[4][2] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}};
-    while (head < tail) {
-      const int x = queue[head][0], y = queue[head++][1];
-      for (const auto& d : kStep) {
-        const int nx = x + d[0], ny = y + d[1];
-        if (nx < 0 || nx >= kSide || ny < 0 || ny >= kSide || seen[nx][ny] || grid[nx][ny] == 0) continue;
-        seen[nx][ny] = true;
-        count++;
-        queue[tail][0] = nx;
-        queue[tail++][1] = ny;
-      }
-    }
+    fill_from(s.agent_x, s.agent_y, kRightLeftDownUp, seen, [&](int x, int y) {
+      count += grid[x][y] != 0;
+      return grid[x][y] != 0;
+    });
     return count == open;
   }
 

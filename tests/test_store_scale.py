@@ -165,7 +165,7 @@ def test_a_store_of_schema_3_reports_and_exports_as_it_did_and_resumes(tmp_path)
     summary = run(None, old, resume=True)
     assert summary.statuses == {"done": 20}
     with open_store(old) as store:
-        assert store.query("SELECT schema_version FROM runs") == [(4,)]
+        assert store.query("SELECT schema_version FROM runs") == [(5,)]
         inline = store.query("SELECT COUNT(*) FROM turns WHERE prompt_text IS NULL")[0][0]
         assert inline == 37 and store.query("SELECT COUNT(*) FROM turns WHERE prompt_text IS NOT NULL")[0][0] > 0
         for record in store.iter_episodes(("done",)):

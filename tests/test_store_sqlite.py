@@ -114,8 +114,9 @@ def test_turn_rows_and_stored_turns_follow_the_one_column_list():
     from cogsim.store.rows import StoredTurn, TurnRow
     from cogsim.store.schema import TURN_COLUMNS
 
-    assert tuple(f.name for f in fields(StoredTurn)) == TURN_COLUMNS
-    assert tuple(f.name for f in fields(TurnRow)) == ("episode", *TURN_COLUMNS)
+    # then the texts a turn names by id beside its columns (schema 5: its own system prompt)
+    assert tuple(f.name for f in fields(StoredTurn)) == (*TURN_COLUMNS, "system_prompt")
+    assert tuple(f.name for f in fields(TurnRow)) == ("episode", *TURN_COLUMNS, "system_prompt")
 
 
 def test_an_older_store_is_read_as_it_is_and_migrated_when_opened_for_writing(tmp_path):
@@ -140,9 +141,42 @@ def test_an_older_store_is_read_as_it_is_and_migrated_when_opened_for_writing(tm
         assert store.query("SELECT schema_version FROM runs")[0][0] == 1
     assert (run_dir / "store.sqlite").read_bytes() == before
     with Store(run_dir) as store:
-        assert store.query("SELECT schema_version FROM runs")[0][0] == SCHEMA_VERSION == 4
+        assert store.query("SELECT schema_version FROM runs")[0][0] == SCHEMA_VERSION == 5
         turn_columns = {row[1] for row in store.query("PRAGMA table_info(turns)")}
-        assert {"finish_reason", "history_dropped", "prompt_text"} <= turn_columns
+        assert {"finish_reason", "history_dropped", "prompt_text", "system_text"} <= turn_columns
         assert "signature" in {row[1] for row in store.query("PRAGMA table_info(runs)")}
         assert "system_text" in {row[1] for row in store.query("PRAGMA table_info(episodes)")}
         assert store.query("SELECT COUNT(*) FROM texts") == [(0,)]
+
+
+def test_a_system_prompt_that_changes_by_turn_is_stored_with_its_turn(tmp_path):
+    """Cube Bench's reflection sends each of its three calls its own system prompt: the store keeps
+    what each turn was sent (the first as the episode's, a later one with its turn), and the per-turn
+    SFT export and the viewer's rebuilt prompt carry each turn's own."""
+    from cogsim import make
+    from cogsim.store.browse import episode_head, prompt_at
+
+    options = {"depth": 1, "modality": "text"}
+    run(RunConfig([Task("cube/reflection", 2, options)], ["random_then_hint"]), tmp_path / "run")
+    sent_by_turn = []
+    with open_store(tmp_path / "run") as store:
+        for episode_id, _, _, seed, episode_system, _ in list(store.finished_episode_heads()):
+            env = make("cube/reflection", **options)
+            env.reset(seed=seed)
+            turns = store.turns(episode_id)
+            sent = []
+            for stored in turns:  # replay: the system prompt in force when each reply was asked for
+                sent.append(env.system_prompt)
+                env.step(stored.response)
+            assert store.system_prompt(episode_id) == episode_system
+            assert len(turns) == 3 and len(set(sent)) == 3 and episode_system == sent[0]
+            assert [t.system_prompt for t in turns] == [None, sent[1], sent[2]]
+            assert [t.system(episode_system) for t in turns] == sent
+            head = episode_head(store, episode_id)
+            assert [prompt_at(store, head, t, None).messages[0].text for t in range(3)] == sent
+            sent_by_turn += sent
+    count = export_sft(tmp_path / "run", tmp_path / "turns.jsonl", agents=("random_then_hint",), per_turn=True)
+    examples = [json.loads(line) for line in (tmp_path / "turns.jsonl").read_text().splitlines()]
+    assert count == 6 and [e["messages"][0] for e in examples] == [
+        {"role": "system", "content": text} for text in sent_by_turn
+    ]

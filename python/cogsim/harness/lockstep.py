@@ -497,6 +497,7 @@ class _LockstepRunner:
         response = completion.text
         dropped = episode.dropped[episode.player]
         obs, sent, player, turn = episode.obs, episode.sent, episode.player, episode.turn
+        system = episode.env.system_prompt  # the one this turn was sent (an env may change it as it steps)
         try:
             reward, info, terminated, truncated = self._advance(episode, response)
         except ReleaseFilesError as error:
@@ -526,6 +527,7 @@ class _LockstepRunner:
             completion.attempts,
             completion.finish_reason,
             dropped,
+            None if system == episode.row.system_prompt else system,
         )
 
     def _advance(self, episode: _Episode, response: str, live: bool = True) -> tuple[float, dict, bool, bool]:

@@ -237,7 +237,7 @@ def prompt_at(store: StoreQueries, head: EpisodeHead, turn: int, max_images: Opt
         user = Message("user", stored.prompt, tuple(stored.images))
         exchanges = past.setdefault(stored.player, [])
         if stored.turn == turn:
-            messages = policy.messages(head.system_prompt, exchanges, user, stored.history_dropped)
+            messages = policy.messages(stored.system(head.system_prompt), exchanges, user, stored.history_dropped)
             return SentPrompt(messages, stored, policy)
         exchanges.append((user, stored.response))
         held += len(stored.prompt) + len(stored.response)

@@ -38,7 +38,8 @@ def checked_output(run_dir: str | Path, path: str | Path) -> Path:
 
 
 def export_jsonl(run_dir: str | Path, path: str | Path) -> int:
-    """One JSON line per stored episode: its record (config fields and outcome) and every turn.
+    """One JSON line per stored episode: its record (config fields and outcome) and every turn (with
+    ``system_prompt`` where the turn was sent a system prompt other than its episode's first).
     Episodes and their turns are read and written one at a time, so neither a long run nor a long
     episode ever sits in memory whole."""
     count = 0
@@ -46,7 +47,10 @@ def export_jsonl(run_dir: str | Path, path: str | Path) -> int:
         for episode in store.iter_episodes(("done", "truncated", "error", "running")):
             out.write(json.dumps(episode)[:-1] + ', "trajectory": [')  # the record, its turns appended
             for index, turn in enumerate(store.iter_turns(episode["episode_id"])):
-                out.write((", " if index else "") + json.dumps(asdict(turn)))
+                record = asdict(turn)
+                if record["system_prompt"] is None:
+                    del record["system_prompt"]
+                out.write((", " if index else "") + json.dumps(record))
             out.write("]}\n")
             count += 1
     return count
@@ -94,7 +98,8 @@ def export_sft(
                 user = Message("user", turn.prompt, tuple(images.path(ref, where, store.path) for ref in turn.images))
                 seat_past = past.setdefault(turn.player, [])
                 if per_turn:
-                    messages = policy.messages(system_prompt, seat_past, user) + [Message("assistant", turn.response)]
+                    sent = policy.messages(turn.system(system_prompt), seat_past, user)
+                    messages = sent + [Message("assistant", turn.response)]
                     out.write(json.dumps({"messages": _chat(messages), **meta, "turn": turn.turn}) + "\n")
                     count += 1
                 seat_past.append((user, turn.response))

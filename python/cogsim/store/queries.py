@@ -8,7 +8,7 @@ from typing import Any, Iterator, Optional, Sequence
 
 from cogsim.store.connection import StoreConnection
 from cogsim.store.records import EpisodeRecords
-from cogsim.store.rows import LOOP_SQL, PROMPT_SQL, SELECT_TURNS, SYSTEM_PROMPT_SQL, TURN_SPEC, StoredTurn
+from cogsim.store.rows import LOOP_SQL, PROMPT_SQL, SELECT_TURNS, SELECT_TURNS_SPEC, SYSTEM_PROMPT_SQL, StoredTurn
 from cogsim.store.values import from_db_text
 
 
@@ -63,7 +63,7 @@ class StoreQueries(StoreConnection):
 
     def iter_turns(self, episode_id: int) -> Iterator[StoredTurn]:
         """The stored turns of an episode in order, read one at a time."""
-        rows = self._iter_rows(f"the turns of episode {episode_id}", SELECT_TURNS, (episode_id,), TURN_SPEC)
+        rows = self._iter_rows(f"the turns of episode {episode_id}", SELECT_TURNS, (episode_id,), SELECT_TURNS_SPEC)
         return (StoredTurn(*row) for row in rows)
 
     def turn_texts(self, episode_id: int, turn: int) -> Optional[tuple[str, str]]:
@@ -78,7 +78,8 @@ class StoreQueries(StoreConnection):
         return rows[0] if rows else None
 
     def system_prompt(self, episode_id: int) -> Optional[str]:
-        """The system prompt an episode's turns were sent with (None: none, or no such episode)."""
+        """The system prompt an episode's first turn was sent with (None: none, or no such episode); a
+        later turn sent another one holds it (``StoredTurn.system_prompt``, ``StoredTurn.system``)."""
         rows = self._rows(
             "an episode's system prompt",
             f"SELECT {SYSTEM_PROMPT_SQL} FROM episodes WHERE id = ?",

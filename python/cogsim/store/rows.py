@@ -57,6 +57,7 @@ class TurnRow:
     attempts: int = 1
     finish_reason: Optional[str] = None
     history_dropped: int = 0
+    system_prompt: Optional[str] = None  # the system prompt this turn was sent, where it is not the episode's
 
 
 @dataclass
@@ -82,6 +83,11 @@ class StoredTurn:
     attempts: int
     finish_reason: Optional[str] = None
     history_dropped: int = 0
+    system_prompt: Optional[str] = None  # the system prompt this turn was sent, where it is not the episode's
+
+    def system(self, episode_system_prompt: Optional[str]) -> Optional[str]:
+        """The system prompt this turn was sent: its own, or its episode's."""
+        return episode_system_prompt if self.system_prompt is None else self.system_prompt
 
 
 TURN_ENCODERS = tuple(
@@ -128,11 +134,13 @@ SYSTEM_PROMPT_SQL = (
     "CASE WHEN system_text IS NULL THEN system_prompt ELSE (SELECT text FROM texts WHERE texts.id = system_text) END"
 )
 LOOP_SQL = "CASE WHEN loop_text IS NULL THEN loop ELSE (SELECT text FROM texts WHERE texts.id = loop_text) END"
+TURN_SYSTEM_SQL = "(SELECT text FROM texts WHERE texts.id = system_text)"  # NULL: the episode's (schema 5)
 INSERT_TURN = (
-    f"INSERT INTO turns (episode_id, {', '.join(TURN_COLUMNS)}, prompt_text, session, t) "
-    f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 4))}) ON CONFLICT (episode_id, turn) DO NOTHING"
+    f"INSERT INTO turns (episode_id, {', '.join(TURN_COLUMNS)}, prompt_text, system_text, session, t) "
+    f"VALUES ({', '.join('?' * (len(TURN_COLUMNS) + 5))}) ON CONFLICT (episode_id, turn) DO NOTHING"
 )
 SELECT_TURNS = (
-    f"SELECT {', '.join(PROMPT_SQL if column == 'prompt' else column for column in TURN_COLUMNS)} FROM turns "
-    "WHERE episode_id = ? ORDER BY turn"
+    f"SELECT {', '.join(PROMPT_SQL if column == 'prompt' else column for column in TURN_COLUMNS)}, "
+    f"{TURN_SYSTEM_SQL} FROM turns WHERE episode_id = ? ORDER BY turn"
 )
+SELECT_TURNS_SPEC = TURN_SPEC + " system_prompt:text?"

@@ -13,9 +13,11 @@ DB_NAME = "store.sqlite"
 # 1: the first release; 2: adds episodes.fault and .loop, turns.finish_reason and .history_dropped;
 # 3: adds runs.signature (the run key's HMAC of the config: who created the run, cogsim.harness.trust);
 # 4: adds the table texts, each prompt, system prompt and loop record stored once however many turns and
-# episodes have it (turns.prompt_text, episodes.system_text and .loop_text name it; older rows keep theirs inline).
+# episodes have it (turns.prompt_text, episodes.system_text and .loop_text name it; older rows keep theirs inline);
+# 5: adds turns.system_text, the system prompt a turn was sent where it is not its episode's (an env whose
+# system prompt changes from turn to turn, as Cube Bench's reflection).
 # An older store cogsim made is migrated when opened for writing and read as it is otherwise.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -108,6 +110,7 @@ MIGRATIONS = {
         ("episodes", "loop_text", "INTEGER", "NULL"),  # texts.id of the loop record (NULL: inline or none)
         ("turns", "prompt_text", "INTEGER", "NULL"),  # texts.id of the prompt (NULL: inline in turns.prompt)
     ),
+    5: (("turns", "system_text", "INTEGER", "NULL"),),  # texts.id of the turn's own system prompt (NULL: the episode's)
 }
 # The tables each later schema adds (created before its columns): name -> (statement, its columns).
 NEW_TABLES = {

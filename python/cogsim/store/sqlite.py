@@ -150,6 +150,7 @@ class Store(StoreQueries):
             texts = self._text_ids_of(
                 [e.system_prompt for e in started if e.system_prompt is not None]
                 + [t.prompt for t in turns]
+                + [t.system_prompt for t in turns if t.system_prompt is not None]
                 + list(loops.values())
             )
             for episode in started:
@@ -180,6 +181,7 @@ class Store(StoreQueries):
                         t.episode.id,
                         *[encode(getattr(t, column)) for column, encode in TURN_ENCODERS],
                         texts[t.prompt],
+                        None if t.system_prompt is None else texts[t.system_prompt],
                         self.session,
                         now,
                     )

@@ -51,7 +51,9 @@ def test_sft_then_grpo_run_end_to_end(tmp_path):
         rewards = [e["total_reward"] for e in episodes if e["agent"] == agent["agent"]]
         assert sorted(e["seed"] for e in episodes if e["agent"] == agent["agent"]) == list(range(EVAL_EPISODES))
         estimate = mean_ci(rewards, bounds=(0.0, 1.0))
-        assert (agent["mean"], agent["low"], agent["high"]) == pytest.approx((estimate.value, estimate.low, estimate.high))
+        assert (agent["mean"], agent["low"], agent["high"]) == pytest.approx(
+            (estimate.value, estimate.low, estimate.high)
+        )
     assert (sft_out / "eval" / "report.md").read_text().count("vllm:") >= 2
 
     grpo_out = tmp_path / "grpo"

@@ -45,6 +45,25 @@ def test_a_run_exports_as_an_inspect_log(tmp_path, capsys):
     assert dumped.returncode == 0 and '"cogsim_run"' in dumped.stdout
 
 
+def test_a_turn_sent_its_own_system_prompt_shows_it_before_its_prompt(tmp_path):
+    """Cube Bench's reflection sends each of its three calls its own system prompt: the sample shows
+    each where it was first sent, so a reader sees the instructions every reply answered."""
+    from cogsim import make
+
+    out, options = tmp_path / "run", {"depth": 1, "modality": "text"}
+    run(RunConfig([Task("cube/reflection", 1, options)], ["random_then_hint"], workers=1), out)
+    assert main(["export", str(out), "--format", "inspect", "--out", str(tmp_path / "run.eval")]) == 0
+    (sample,) = read_eval_log(str(tmp_path / "run.eval"), resolve_attachments=True).samples
+    env = make("cube/reflection", **options)
+    env.reset(seed=sample.metadata["seed"])
+    expected = []
+    for reply in [m.text for m in sample.messages if m.role == "assistant"]:
+        expected += [("system", env.system_prompt), "user", "assistant"]
+        env.step(reply)
+    shown = [(m.role, m.text) if m.role == "system" else m.role for m in sample.messages]
+    assert shown == expected and len({text for role, text in expected[::3]}) == 3
+
+
 def test_backend_faults_export_as_errored_samples_with_token_usage(tmp_path):
     def reply(body):
         said = sum(m["role"] == "assistant" for m in body["messages"])

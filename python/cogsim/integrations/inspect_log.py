@@ -230,6 +230,9 @@ class _SampleWriter:
         first_prompt, last_turn, latency = None, None, 0.0
         for turn in self.store.iter_turns(episode_id):
             self._hold(len(turn.prompt) + len(turn.response), episode_id)
+            if turn.system_prompt is not None:  # this turn was sent its own (Cube Bench's reflection)
+                self._hold(len(turn.system_prompt), episode_id)
+                messages.append(ChatMessageSystem(content=turn.system_prompt))
             messages.append(self._user_message(turn.prompt, turn.images, episode_id))
             model = inspect_model_name(turn.agent)
             messages.append(

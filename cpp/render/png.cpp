@@ -631,10 +631,9 @@ size_t rows_per_band(size_t row_bytes) {
 
 // The deflate block of a band (its matches within the band) and the Adler-32 of its filtered rows.
 std::shared_ptr<const BandCache::Band> deflate_band(const BandKey& key, const uint8_t* rows, size_t row_bytes,
-                                                    size_t count, size_t channels) {
+                                                    size_t count, bool frame_start, size_t channels) {
   thread_local std::vector<uint8_t> filtered;
   thread_local std::vector<Token> tokens;
-  const bool frame_start = key.raw == rows;
   auto band = std::make_shared<BandCache::Band>();
   band->shape = key.shape;
   band->raw.assign(key.raw, key.raw + key.raw_bytes);
@@ -685,7 +684,7 @@ std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t he
     const uint64_t digest = digest64(key.raw, key.raw_bytes, key.shape);
     std::shared_ptr<const BandCache::Band> band = band_cache().find(digest, key);
     if (!band) {
-      band = deflate_band(key, band_rows_at, row_bytes, count, static_cast<size_t>(channels));
+      band = deflate_band(key, band_rows_at, row_bytes, count, y == 0, static_cast<size_t>(channels));
       band_cache().keep(digest, band);
     }
     out.insert(out.end(), band->deflated.begin(), band->deflated.end());

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/parallel.hpp"
@@ -58,13 +59,13 @@ void register_paste(py::module_& m) {
                   "op " + std::to_string(i) + ": the source does not fit inside the frame there");
           per_frame[frame].push_back(i);
         }
-        // A frame whose first op copies a source of its size over it (a background) needs no fill.
-        const auto covered_by_first_op = [&](size_t f) {
-          if (per_frame[f].empty()) return false;
+        // The rows a frame's first op copies over whole (a background as wide as the frame) need no fill.
+        const auto rows_covered_by_first_op = [&](size_t f) -> std::pair<int, int> {
+          if (per_frame[f].empty()) return {0, 0};
           const py::ssize_t i = per_frame[f].front();
           const RgbaView& v = views[op[5 * i + 2]];
-          return op[5 * i + 1] == kCopy && op[5 * i + 3] == 0 && op[5 * i + 4] == 0 && v.width == width &&
-                 v.height == height;
+          if (op[5 * i + 1] != kCopy || op[5 * i + 3] != 0 || v.width != width) return {0, 0};
+          return {op[5 * i + 4], op[5 * i + 4] + v.height};
         };
         uint8_t* pixels = out.mutable_data();
         const size_t frame_bytes = static_cast<size_t>(width) * height * 4, stride = static_cast<size_t>(width) * 4;
@@ -74,7 +75,10 @@ void register_paste(py::module_& m) {
               static_cast<size_t>(frames), threads,
               [&](size_t f) {
                 uint8_t* frame = pixels + f * frame_bytes;
-                if (!covered_by_first_op(f)) std::memset(frame, 255, frame_bytes);
+                const auto [top, bottom] = rows_covered_by_first_op(f);
+                std::memset(frame, 255, static_cast<size_t>(top) * stride);
+                std::memset(frame + static_cast<size_t>(bottom) * stride, 255,
+                            static_cast<size_t>(height - bottom) * stride);
                 for (py::ssize_t i : per_frame[f]) {
                   const RgbaView& v = views[op[5 * i + 2]];
                   if (op[5 * i + 1] == kCopy) {

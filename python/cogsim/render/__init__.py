@@ -18,7 +18,7 @@ and the ``FrameEncoder`` that the model loop encodes each distinct frame with, o
 
 from __future__ import annotations
 
-from cogsim.render._assets import atlases as _atlases
+from cogsim.render._assets import sprite_names as _sprite_names
 from cogsim.render._canvas import PATTERNS, SHAPES, Canvas
 from cogsim.render._context import BACKENDS, ContextError
 from cogsim.render._renderer import (
@@ -44,8 +44,8 @@ from cogsim.render.frames import (
 )
 from cogsim.render.png import save_png, to_png_bytes, to_png_bytes_batch
 
-SPRITES: tuple[str, ...] = tuple(_atlases().sprite_uv)
-SPRITE_CATEGORIES: dict[str, tuple[str, ...]] = _atlases().sprite_categories
+SPRITES: tuple[str, ...] = _sprite_names()[0]
+SPRITE_CATEGORIES: dict[str, tuple[str, ...]] = _sprite_names()[1]
 
 __all__ = [
     "BACKENDS",

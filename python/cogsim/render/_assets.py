@@ -45,6 +45,14 @@ def atlases() -> AtlasSet:
     return AtlasSet(*_load_sprites(), *_load_glyphs())
 
 
+@lru_cache(maxsize=1)
+def sprite_names() -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """The atlas's sprite names in its order, and its categories, without decoding its pixels (which
+    only cogsim's own look draws with)."""
+    meta = json.loads(_read("sprites.json"))
+    return tuple(meta["sprites"]), {category: tuple(names) for category, names in meta["categories"].items()}
+
+
 def _load_sprites():
     with resources.as_file(resources.files("cogsim.render").joinpath("assets", "sprites.png")) as path:
         rgba = np.asarray(Image.open(path).convert("RGBA"), dtype=np.float32)
@@ -56,8 +64,7 @@ def _load_sprites():
         name: (x / width, y / height, (x + w) / width, (y + h) / height)
         for name, (x, y, w, h) in meta["sprites"].items()
     }
-    categories = {category: tuple(names) for category, names in meta["categories"].items()}
-    return pixels, uv, categories
+    return pixels, uv, sprite_names()[1]
 
 
 def _load_glyphs():

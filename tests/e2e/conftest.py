@@ -34,5 +34,5 @@ def sft_run(tmp_path_factory) -> dict:
     folder = smollm2_folder()
     out = tmp_path_factory.mktemp("sft")
     started = time.perf_counter()
-    output = finished(example("sft.py", "--model", str(folder), "--out", str(out)), timeout=3600)
+    output = finished(example("sft.py", "--model", str(folder), "--out", str(out)), timeout=5400)
     return {"model": folder, "out": out, "output": output, "seconds": time.perf_counter() - started}

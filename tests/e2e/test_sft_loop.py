@@ -1,10 +1,9 @@
 """End to end on the CPU: ``examples/sft.py`` fine-tunes SmolLM2-135M (the e2e stage's converted
 folder) on cogsim's SFT export of oracle rollouts of cube/move-effect, and ``cogsim run`` with the
 ``vllm:`` backend scores the tuned model beside the untuned one and the random agent on held-out
-seeds: the tuned model's 95% interval must lie above the untuned model's (the summary says whether
-it also lies above random's). The examples' shared-prefix forward must give the numbers of running
-every row whole. Needs ``bash scripts/setup_e2e.sh``; run
-with ``pytest -q -m e2e``."""
+seeds: the tuned model's 95% interval must lie above the untuned model's and the random agent's.
+The examples' shared-prefix forward must give the numbers of running every row whole. Needs ``bash
+scripts/setup_e2e.sh``; run with ``pytest -q -m e2e``."""
 
 import json
 import sys
@@ -95,10 +94,11 @@ def test_sft_lifts_the_score_above_the_untuned_model(sft_run):
     agents = result["agents"]
     assert {name: agents[name]["episodes"] for name in agents} == {"random": 100, "untuned": 100, "tuned": 100}
     tuned = agents["tuned"]
-    # At this size (16 steps of 8) SFT teaches the answer format and lifts the score clearly above the
-    # untuned model's; clearly above random (1/3) it did not reach (docs/guides/train.md has the run).
+    # At this size (256 steps of 8) the tuned model's interval lies above both others' (docs/guides/
+    # train.md has the run); a few hundred examples teach only the answer format and the labels' prior.
     assert tuned["low"] > agents["untuned"]["high"], agents
-    assert result["tuned_above_both"] == (tuned["low"] > agents["random"]["high"])
+    assert tuned["low"] > agents["random"]["high"], agents
+    assert result["tuned_above_both"]
     report = (out / "eval" / "report.md").read_text()
     assert "Causal move-effect" in report and report.count("vllm:") >= 2
     print(f"\nsft: {json.dumps(result['agents'])}; timings {result['timings']}; total {sft_run['seconds']:.0f}s")

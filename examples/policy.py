@@ -129,6 +129,12 @@ def generate(model, prompts: Sequence[Sequence[int]], sampling: Sampling, stop_i
     return out
 
 
+class _Listener(ThreadingHTTPServer):
+    # A held-out evaluation connects every episode at once; with the default backlog of 5 the
+    # connections beyond it wait on SYN retries and the client's 30 s connect timeout fails them.
+    request_queue_size = 1024
+
+
 class PolicyServer:
     """OpenAI-compatible chat completions on loopback, sampled from ``model`` as it is now. Requests
     that arrive together (a GRPO group, a held-out evaluation) are answered by one batched
@@ -160,7 +166,7 @@ class PolicyServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Listener(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()

@@ -50,8 +50,9 @@ uint32_t load_le32(const uint8_t* p) {
          static_cast<uint32_t>(p[3]) << 24;
 }
 
-uint32_t crc32(const uint8_t* bytes, size_t n) {
-  uint32_t c = 0xFFFFFFFFu;
+// The CRC-32 of `n` bytes after stretches whose CRC-32 is `crc` (0 for none), as zlib's crc32().
+uint32_t crc32(const uint8_t* bytes, size_t n, uint32_t crc = 0) {
+  uint32_t c = crc ^ 0xFFFFFFFFu;
   const auto& t = kCrc.of;
   for (; n >= 8; bytes += 8, n -= 8) {
     const uint32_t lo = load_le32(bytes) ^ c, hi = load_le32(bytes + 4);
@@ -279,6 +280,40 @@ size_t repeat_length(const uint8_t* data, size_t at, size_t end, size_t distance
   }
   while (j < limit && data[j] == data[j - distance]) ++j;
   return j - at;
+}
+
+// a(x) b(x) modulo the CRC-32 polynomial, bit 31 the coefficient of x^0 (zlib's multmodp).
+constexpr uint32_t crc_multiply(uint32_t a, uint32_t b) {
+  uint32_t product = 0;
+  for (uint32_t m = 1u << 31; m != 0; m >>= 1) {
+    if (a & m) {
+      product ^= b;
+      if ((a & (m - 1)) == 0) break;
+    }
+    b = (b & 1) ? (b >> 1) ^ 0xEDB88320u : b >> 1;
+  }
+  return product;
+}
+
+// x^(2^k) modulo the CRC-32 polynomial for k = 0..31 (zlib's x2n_table).
+struct CrcPowers {
+  std::array<uint32_t, 32> of{};
+  constexpr CrcPowers() {
+    uint32_t p = 1u << 30;  // x^1
+    for (auto& power : of) power = p, p = crc_multiply(p, p);
+  }
+};
+constexpr CrcPowers kCrcPowers;
+
+// zlib's crc32_combine: the CRC-32 of two stretches one after the other, from theirs and the second
+// one's length (x^(8 n) times the first's, plus the second's), so a cached band's CRC is reused
+// instead of its bytes read again.
+uint32_t crc32_combine(uint32_t first, uint32_t second, size_t second_length) {
+  uint32_t shift = 1u << 31;  // x^0
+  for (size_t n = second_length, k = 3; n != 0; n >>= 1, ++k) {
+    if (n & 1) shift = crc_multiply(kCrcPowers.of[k & 31], shift);
+  }
+  return crc_multiply(shift, first) ^ second;
 }
 
 // zlib's adler32_combine: the Adler-32 of two stretches one after the other, from theirs and the
@@ -554,7 +589,7 @@ class BandCache {
   struct Band {
     uint64_t shape;
     std::vector<uint8_t> raw, deflated;
-    uint32_t adler;
+    uint32_t adler, crc;  // of the filtered rows, and of the deflated bytes
   };
 
   std::shared_ptr<const Band> find(uint64_t digest, const BandKey& key) {
@@ -650,6 +685,7 @@ std::shared_ptr<const BandCache::Band> deflate_band(const BandKey& key, const ui
   const uint8_t* end =
       deflate_dynamic(filtered.data(), tokens, std::move(literal_freq), distance_freq, channels, stream.get());
   band->deflated.assign(static_cast<const uint8_t*>(stream.get()), end);
+  band->crc = crc32(band->deflated.data(), band->deflated.size());
   return band;
 }
 
@@ -661,19 +697,10 @@ std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t he
   }
   if (channels != 3 && channels != 4) throw std::invalid_argument("a PNG frame must be RGB or RGBA");
   const size_t row_bytes = static_cast<size_t>(width) * channels;
-  std::vector<uint8_t> out;
-  const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-  out.insert(out.end(), signature, signature + 8);
-  size_t chunk = begin_chunk(out, "IHDR");
-  put32(out, static_cast<uint32_t>(width));
-  put32(out, static_cast<uint32_t>(height));
-  const uint8_t colour_type = channels == 4 ? 6 : 2;    // RGBA or RGB
-  const uint8_t format[5] = {8, colour_type, 0, 0, 0};  // 8 bits, deflate, adaptive filters, no interlace
-  out.insert(out.end(), format, format + 5);
-  end_chunk(out, chunk);
-  chunk = begin_chunk(out, "IDAT");
-  out.push_back(0x78);  // zlib: deflate, 32 KiB window
-  out.push_back(0x01);  // no dictionary, check bits
+  // The bands first, so that the file is written into one buffer of its exact size.
+  thread_local std::vector<std::shared_ptr<const BandCache::Band>> bands;
+  bands.clear();
+  size_t deflated_bytes = 0;
   uint32_t adler = 1;
   const size_t band_rows = rows_per_band(row_bytes), rows = static_cast<size_t>(height);
   for (size_t y = 0; y < rows; y += band_rows) {
@@ -687,13 +714,39 @@ std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t he
       band = deflate_band(key, band_rows_at, row_bytes, count, y == 0, static_cast<size_t>(channels));
       band_cache().keep(digest, band);
     }
-    out.insert(out.end(), band->deflated.begin(), band->deflated.end());
     adler = adler32_combine(adler, band->adler, count * (row_bytes + 1));
+    deflated_bytes += band->deflated.size();
+    bands.push_back(std::move(band));
   }
+  constexpr size_t kSignature = 8, kHeaderChunk = 25, kZlibFraming = 2 + 2 + 4, kChunkFraming = 12, kEndChunk = 12;
+  std::vector<uint8_t> out;
+  out.reserve(kSignature + kHeaderChunk + kChunkFraming + kZlibFraming + deflated_bytes + kEndChunk);
+  const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  out.insert(out.end(), signature, signature + 8);
+  size_t chunk = begin_chunk(out, "IHDR");
+  put32(out, static_cast<uint32_t>(width));
+  put32(out, static_cast<uint32_t>(height));
+  const uint8_t colour_type = channels == 4 ? 6 : 2;    // RGBA or RGB
+  const uint8_t format[5] = {8, colour_type, 0, 0, 0};  // 8 bits, deflate, adaptive filters, no interlace
+  out.insert(out.end(), format, format + 5);
+  end_chunk(out, chunk);
+  chunk = begin_chunk(out, "IDAT");
+  out.push_back(0x78);                              // zlib: deflate, 32 KiB window
+  out.push_back(0x01);                              // no dictionary, check bits
+  uint32_t crc = crc32(out.data() + chunk + 4, 6);  // the chunk's CRC covers its type and data
+  for (const auto& band : bands) {
+    out.insert(out.end(), band->deflated.begin(), band->deflated.end());
+    crc = crc32_combine(crc, band->crc, band->deflated.size());
+  }
+  bands.clear();
+  const size_t tail = out.size();
   out.push_back(0x03);  // the last block: fixed codes, nothing but its end (zlib's Z_FINISH after a flush)
   out.push_back(0x00);
   put32(out, adler);
-  end_chunk(out, chunk);
+  crc = crc32(out.data() + tail, out.size() - tail, crc);
+  const size_t data_bytes = out.size() - chunk - 8;
+  for (int k = 0; k < 4; ++k) out[chunk + k] = static_cast<uint8_t>(data_bytes >> (24 - 8 * k));
+  put32(out, crc);
   end_chunk(out, begin_chunk(out, "IEND"));
   return out;
 }

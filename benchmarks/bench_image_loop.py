@@ -1,11 +1,14 @@
 """KidGym's scripted image loop against a text suite's, and the floor PNG encoding puts under it.
 
     python benchmarks/bench_image_loop.py [--rounds 3] [--kidgym-episodes 2000] [--wilt-episodes 260]
+        [--runs-dir FOLDER]
 
 1. Throughput: `cogsim run kidgym/classification --agent random` (the release's pictures: needs the
    release's files, `cogsim assets add kidgym`) and `cogsim run wilt/lite --agent random` with about
    as many turns, alternating, each in a fresh process with the default workers; turns/s = stored
-   turns / wall time of the whole command. The ratio is taken round by round.
+   turns / wall time of the whole command. The ratio is taken round by round. KidGym makes a file
+   per distinct frame, so its runs also measure the file system's cost of a new file: ``--runs-dir``
+   on a tmpfs (``/dev/shm``) leaves that out, and each KidGym run's kernel share of its CPU is shown.
 2. Where a KidGym turn's CPU goes, in one process: the env's reset and step (the release's picture
    drawn), and the PNG encoding of each frame shown (576x448 RGBA, cogsim's core encoder: the bytes
    the model gets).
@@ -28,6 +31,7 @@ import tempfile
 import time
 import zlib
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -35,8 +39,9 @@ import cogsim
 from cogsim.render import encode_frames
 
 
-def run_turns_per_s(args: list[str], out: Path) -> tuple[float, float]:
-    """(turns/s, CPU seconds of the command and its waited-for children) of ``cogsim run ARGS``."""
+def run_turns_per_s(args: list[str], out: Path) -> tuple[float, float, float]:
+    """(turns/s, CPU seconds in user mode, CPU seconds in the kernel) of ``cogsim run ARGS`` and its
+    waited-for children."""
     started = time.monotonic()
     process = subprocess.Popen(
         [sys.executable, "-m", "cogsim.cli", "run", *args, "--out", str(out)],
@@ -49,25 +54,49 @@ def run_turns_per_s(args: list[str], out: Path) -> tuple[float, float]:
         raise SystemExit(f"cogsim run {' '.join(args)} failed")
     with sqlite3.connect(out / "store.sqlite") as db:
         turns = db.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
-    return turns / wall, usage.ru_utime + usage.ru_stime
+    return turns / wall, usage.ru_utime, usage.ru_stime
 
 
-def throughput(rounds: int, kidgym_episodes: int, wilt_episodes: int) -> list[tuple[float, float]]:
+def throughput(
+    rounds: int, kidgym_episodes: int, wilt_episodes: int, runs_dir: Optional[Path]
+) -> list[tuple[float, float]]:
+    """turns/s of both runs, round by round. The kernel's share of KidGym's CPU is printed too: it is
+    mostly making one file per distinct frame, and what that costs depends on the file system the
+    runs go to (and on what was deleted from it in the last half minute: ext4 skips the inodes of
+    recently deleted files while it looks for a free one)."""
     results = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=runs_dir) as tmp:
         for r in range(rounds):
-            kidgym, _ = run_turns_per_s(
+            kidgym, user, kernel = run_turns_per_s(
                 ["kidgym/classification", "--agent", "random", "--episodes", str(kidgym_episodes)], Path(tmp) / f"k{r}"
             )
-            wilt, _ = run_turns_per_s(
+            wilt, _, _ = run_turns_per_s(
                 ["wilt/lite", "--agent", "random", "--episodes", str(wilt_episodes)], Path(tmp) / f"w{r}"
             )
             results.append((kidgym, wilt))
             print(
-                f"round {r}: kidgym {kidgym:.0f} turns/s, wilt {wilt:.0f} turns/s, ratio {kidgym / wilt:.3f}",
+                f"round {r}: kidgym {kidgym:.0f} turns/s ({kernel / (user + kernel):.0%} of its CPU in the kernel), "
+                f"wilt {wilt:.0f} turns/s, ratio {kidgym / wilt:.3f}",
                 flush=True,
             )
     return results
+
+
+def file_system(folder: Path) -> str:
+    """The type of the file system ``folder`` is on (Linux's mount table), or "unknown"."""
+    best, kind = "", "unknown"
+    try:
+        mounts = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return kind
+    resolved = str(folder.resolve())
+    for line in mounts:
+        fields = line.split()
+        point = fields[1]
+        inside = resolved == point or resolved.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, kind = point, fields[2]
+    return kind
 
 
 def components(episodes: int) -> dict:
@@ -164,8 +193,14 @@ def main() -> None:
     parser.add_argument("--kidgym-episodes", type=int, default=2000)  # 4 turns each
     parser.add_argument("--wilt-episodes", type=int, default=260)  # 31 turns each
     parser.add_argument("--components-episodes", type=int, default=300)
+    parser.add_argument(
+        "--runs-dir", type=Path, help="where the runs are written (default: the temporary folder), e.g. a tmpfs"
+    )
     args = parser.parse_args()
-    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    runs_dir = args.runs_dir or Path(tempfile.gettempdir())
+    print(
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, runs in {runs_dir} ({file_system(runs_dir)})"
+    )
     parts = components(args.components_episodes)
     floor = floors(parts.pop("sample"))
     print(
@@ -174,7 +209,7 @@ def main() -> None:
         f"{parts['encode_ms_per_frame']:.2f} ms each ({parts['png_bytes'] / 1e3:.0f} KB)"
     )
     print("PNG of one frame, ms:", {k: (round(v, 3) if isinstance(v, float) else v) for k, v in floor.items()})
-    rounds = throughput(args.rounds, args.kidgym_episodes, args.wilt_episodes)
+    rounds = throughput(args.rounds, args.kidgym_episodes, args.wilt_episodes, args.runs_dir)
     ratios = [k / w for k, w in rounds]
     if ratios:
         print(

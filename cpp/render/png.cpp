@@ -8,7 +8,6 @@
 #include <list>
 #include <memory>
 #include <mutex>
-#include <queue>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -187,37 +186,37 @@ std::vector<uint8_t> code_lengths(std::vector<uint32_t> freq, int max_bits) {
        used < 2 && s < n; ++s) {
     if (freq[s] == 0) freq[s] = 1, ++used;
   }
-  struct Node {
-    uint64_t weight;
-    int order;  // ties: earlier first
-    int index;
-    bool operator>(const Node& other) const {
-      return weight != other.weight ? weight > other.weight : order > other.order;
-    }
+  // The optimal tree, merging the two lightest nodes (ties: a leaf before a merged node, leaves by
+  // symbol, merged nodes by age), from two queues: the leaves sorted once, and the merged nodes, which
+  // come out no lighter than the one before.
+  thread_local std::vector<uint64_t> keys, weight;
+  thread_local std::vector<int> parent, depth;
+  keys.clear();
+  for (int s = 0; s < n; ++s) {
+    if (freq[s]) keys.push_back(static_cast<uint64_t>(freq[s]) << 16 | static_cast<uint64_t>(s));
+  }
+  std::sort(keys.begin(), keys.end());
+  const int leaves = static_cast<int>(keys.size());
+  weight.assign(n + leaves, 0);
+  parent.assign(n + leaves, -1);
+  for (int s = 0; s < n; ++s) weight[s] = freq[s];
+  int leaf = 0, merged = n, next = n;
+  const auto lightest = [&]() {
+    const bool take_leaf = leaf < leaves && (merged == next || weight[keys[leaf] & 0xFFFF] <= weight[merged]);
+    return take_leaf ? static_cast<int>(keys[leaf++] & 0xFFFF) : merged++;
   };
-  std::priority_queue<Node, std::vector<Node>, std::greater<>> heap;
-  std::vector<int> parent(2 * n, -1);
-  for (int s = 0; s < n; ++s) {
-    if (freq[s]) heap.push({freq[s], s, s});
+  for (int joins = 0; joins < leaves - 1; ++joins) {
+    const int a = lightest(), b = lightest();
+    weight[next] = weight[a] + weight[b];
+    parent[a] = parent[b] = next++;
   }
-  int next = n, order = n;
-  while (heap.size() > 1) {
-    const Node a = heap.top();
-    heap.pop();
-    const Node b = heap.top();
-    heap.pop();
-    parent[a.index] = parent[b.index] = next;
-    heap.push({a.weight + b.weight, order++, next++});
-  }
-  // Depth of every leaf, counted per length (lengths past max_bits folded onto it).
-  std::vector<int> count(64, 0);
-  std::vector<int> symbols;
-  for (int s = 0; s < n; ++s) {
-    if (!freq[s]) continue;
-    int depth = 0;
-    for (int p = parent[s]; p != -1; p = parent[p]) ++depth;
-    ++count[std::min(depth, max_bits)];
-    symbols.push_back(s);
+  // Depths from the root (the last node made) down: a node's parent is made after it.
+  depth.assign(next, 0);
+  for (int node = next - 2; node >= n; --node) depth[node] = depth[parent[node]] + 1;
+  std::array<int, 64> count{};
+  for (int k = 0; k < leaves; ++k) {
+    const int s = static_cast<int>(keys[k] & 0xFFFF);
+    ++count[std::min(leaves > 1 ? depth[parent[s]] + 1 : 0, max_bits)];
   }
   uint64_t kraft = 0;
   for (int l = 1; l <= max_bits; ++l) kraft += static_cast<uint64_t>(count[l]) << (max_bits - l);
@@ -232,12 +231,13 @@ std::vector<uint8_t> code_lengths(std::vector<uint32_t> freq, int max_bits) {
     }
     --kraft;
   }
-  // The most frequent symbols get the shortest lengths.
-  std::stable_sort(symbols.begin(), symbols.end(), [&](int a, int b) { return freq[a] > freq[b]; });
+  // The most frequent symbols get the shortest lengths (ties: the lower symbol first).
+  for (auto& key : keys) key = static_cast<uint64_t>(0xFFFFFFFFu - (key >> 16)) << 16 | (key & 0xFFFF);
+  std::sort(keys.begin(), keys.end());
   std::vector<uint8_t> lengths(n, 0);
   size_t at = 0;
   for (int l = 1; l <= max_bits; ++l) {
-    for (int k = 0; k < count[l]; ++k) lengths[symbols[at++]] = static_cast<uint8_t>(l);
+    for (int k = 0; k < count[l]; ++k) lengths[keys[at++] & 0xFFFF] = static_cast<uint8_t>(l);
   }
   return lengths;
 }

@@ -2,6 +2,9 @@
 errors, determinism and resume."""
 
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -438,3 +441,19 @@ def test_a_pluggable_executor_gives_the_same_results(tmp_path):
     assert turns_of(tmp_path / "sharded") == turns_of(tmp_path / "local")
     assert outcomes_of(tmp_path / "sharded") == outcomes_of(tmp_path / "local")
     assert rows(tmp_path / "sharded", "SELECT COUNT(DISTINCT worker) FROM sessions") == [(3,)]
+
+
+@pytest.mark.parametrize("worker", [False, True])
+def test_only_a_worker_process_freezes_what_its_first_step_left_alive(tmp_path, worker):
+    # gc.freeze in a process someone else owns would keep their objects from ever being collected
+    script = (
+        "import gc, sys; sys.path.insert(0, sys.argv[1]); import loop_envs\n"
+        "from cogsim.harness import RunConfig, Task, run, lockstep\n"
+        f"if {worker}: lockstep.in_worker_process()\n"
+        "run(RunConfig([Task('looptest/count', 3)], ['oracle']), sys.argv[2])\n"
+        "print(gc.get_freeze_count())\n"
+    )
+    tests = str(Path(__file__).parent)
+    done = subprocess.run([sys.executable, "-c", script, tests, str(tmp_path / "run")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (int(done.stdout) > 1000) == worker

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Optional, Protocol
 
 from cogsim.harness.config import RunConfig
-from cogsim.harness.lockstep import run_slots
+from cogsim.harness.lockstep import in_worker_process, run_slots
 from cogsim.harness.slots import PendingSlots
 
 
@@ -71,6 +71,7 @@ def registering_modules(config: RunConfig) -> list[tuple[str, Optional[str]]]:
 
 def _start_worker(parent_pid: int, modules: list) -> None:
     _die_with_parent(parent_pid)
+    in_worker_process()
     import_registering_modules(modules)
 
 

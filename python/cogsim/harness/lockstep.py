@@ -32,6 +32,7 @@ replays and continues exactly these episodes.
 
 from __future__ import annotations
 
+import gc
 import time
 import traceback
 import zlib
@@ -73,6 +74,17 @@ RELEASE_FILES_FAULT = "release_files"  # the fault kind of damaged or missing re
 class ReplayMismatch(RuntimeError, ValueError):
     """The env or a scripted agent did not reproduce a stored turn: the env is not deterministic, or the
     store holds turns cogsim did not write (a ValueError too: the CLI reports it as bad input)."""
+
+
+_in_worker_process = False
+
+
+def in_worker_process() -> None:
+    """Tells the runner that this process is a worker cogsim started for a run (nothing else lives in
+    it): after the first step it moves every object then alive (modules, envs, their pictures) out of
+    the garbage collector's passes (``gc.freeze``), which otherwise traverse them again and again."""
+    global _in_worker_process
+    _in_worker_process = True
 
 
 def run_slots(
@@ -219,6 +231,7 @@ class _LockstepRunner:
             pending = with_states(slots, self.store.episode_states_in)
         next_slot = next(pending, None)
         active: list[_Episode] = []
+        frozen = False
         try:
             self._start_model_backends(agents)
             while (next_slot is not None or active) and self.stopped is None:
@@ -238,6 +251,9 @@ class _LockstepRunner:
                     turns, finished = self._step(active)
                 self._encode_drawn()
                 self.store.write_step(started, turns, [e.row for e in failed + finished])
+                if _in_worker_process and not frozen:
+                    gc.freeze()
+                    frozen = True
                 for episode in finished:
                     if episode.row.status not in ("error", "running"):  # an env that raised may be in any state
                         self.free_envs[episode.slot.task].append(episode.env)

@@ -13,10 +13,9 @@
 // without), literals are written three to a flush of a 64-bit bit buffer, and the Adler-32 and CRC-32
 // are computed 32 and 8 bytes a step, a cached band's kept with it and combined (zlib's *_combine), so
 // a frame made of cached bands is neither read twice nor copied into a growing buffer; every path
-// gives the same bytes, whatever the cache holds. No
-// compression library is involved, so the bytes are the same on every machine, and any PNG decoder
-// gives back the frame's pixels exactly. Without LZ77 matches at other distances it compresses noisy
-// frames less than zlib does.
+// gives the same bytes, whatever the cache holds. No compression library is involved, so the bytes
+// are the same on every machine, and any PNG decoder gives back the frame's pixels exactly. Without
+// LZ77 matches at other distances it compresses noisy frames less than zlib does.
 #pragma once
 
 #include <cstddef>

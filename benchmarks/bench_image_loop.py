@@ -61,7 +61,7 @@ def throughput(
     rounds: int, kidgym_episodes: int, wilt_episodes: int, runs_dir: Optional[Path]
 ) -> list[tuple[float, float]]:
     """turns/s of both runs, round by round. The kernel's share of KidGym's CPU is printed too: it is
-    mostly making one file per distinct frame, and what that costs depends on the file system the
+    mostly writing one file per distinct frame, and what that costs depends on the file system the
     runs go to (and on what was deleted from it in the last half minute: ext4 skips the inodes of
     recently deleted files while it looks for a free one)."""
     results = []

@@ -4,6 +4,7 @@ the episodes that scored above the group's mean. The mean reward on held-out see
 measured before the first step and every ``--eval-every`` steps: OUT/curve.json and OUT/curve.png.
 
     python examples/grpo.py --model FOLDER --out runs/grpo [--env cube/move-effect] [--steps 30] [--group 8]
+        [--prompts 1]
 
 FOLDER is a transformers chat model folder: best a model that scores sometimes, so that a group's
 episodes score apart from the first step (a group that scores alike has no advantage to learn
@@ -16,12 +17,14 @@ multi-turn envs must keep every turn in their prompts (history "full", as WILT a
   answers through an OpenAI-compatible endpoint served from this process (``policy.PolicyServer``:
   the group's requests sampled as one batch, their shared prompt run once). Every finished episode
   is appended to OUT/rollouts.jsonl and synced before the step uses it: a crash loses no rollout.
-- Update: advantage = (reward - group mean) / group std, every token the model wrote weighted by its
-  episode's advantage (one on-policy step, so the ratio of GRPO's clipped objective is 1 and its
-  gradient is the policy gradient below); no KL term. A group that scored alike is skipped (its
-  advantages are all zero). LoRA on the top layers, as in ``sft.py``.
-- OUT/steps.jsonl: per step the seed, rewards, advantages, loss, gradient norm and how far the
-  weights moved; OUT/model: the final weights, merged.
+- A step's batch is ``--prompts`` training seeds, each played ``--group`` times (one group per seed).
+- Update: advantage = (reward - group mean) / group std within each group, every token the model wrote
+  weighted by its episode's advantage, averaged over the batch's tokens (one on-policy step, so the
+  ratio of GRPO's clipped objective is 1 and its gradient is the policy gradient below); no KL term.
+  A group that scored alike adds nothing (its advantages are all zero); a step whose groups all did is
+  skipped. LoRA on the top layers, as in ``sft.py``.
+- OUT/steps.jsonl: per step the seeds, rewards and advantages (group by group, in the seeds' order),
+  loss, gradient norm and how far the weights moved; OUT/model: the final weights, merged.
 
 Why not TRL's GRPOTrainer: it runs every episode of a group whole, while here the prompt is most of
 each sequence and the same for the whole group (cube/move-effect: about 520 prompt tokens before a
@@ -114,12 +117,25 @@ def held_out_reward(model, tokenizer, env, args) -> dict:
     return {"mean": estimate.value, "low": estimate.low, "high": estimate.high, "episodes": len(traces)}
 
 
-def grpo_step(model, tokenizer, optimizer, traces: list, args) -> dict:
-    """One policy-gradient step on a group's episodes; nothing when the group scored alike."""
-    rewards = [t.reward for t in traces]
+def group_advantages(rewards: list) -> list:
+    """(reward - the group's mean) / the group's standard deviation; all 0 when the group scored alike."""
     mean, spread = statistics.fmean(rewards), statistics.pstdev(rewards)
-    advantages = [(r - mean) / spread if spread > 0 else 0.0 for r in rewards]
-    entry = {"rewards": rewards, "reward_mean": mean, "reward_std": spread, "advantages": advantages}
+    return [(r - mean) / spread if spread > 0 else 0.0 for r in rewards]
+
+
+def grpo_step(model, tokenizer, optimizer, traces: list, args) -> dict:
+    """One policy-gradient step on a batch of groups (``args.group`` episodes of one seed each, in
+    order); nothing when every group scored alike."""
+    rewards = [t.reward for t in traces]
+    advantages = [
+        a for start in range(0, len(rewards), args.group) for a in group_advantages(rewards[start : start + args.group])
+    ]
+    entry = {
+        "rewards": rewards,
+        "reward_mean": statistics.fmean(rewards),
+        "reward_std": statistics.pstdev(rewards),
+        "advantages": advantages,
+    }
     if not any(advantages):
         return {**entry, "loss": 0.0, "grad_norm": 0.0, "weight_change": 0.0, "updated": False}
     rows, targets = zip(*(chat_tokens(tokenizer, conversation(t)) for t in traces))
@@ -163,7 +179,8 @@ def main(argv=None) -> None:
     parser.add_argument("--env", default="cube/move-effect")
     parser.add_argument("--env-option", action="append", metavar="KEY=VALUE", help="default: depth=1")
     parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--group", type=int, default=8, help="episodes of one seed per step (GRPO's group)")
+    parser.add_argument("--group", type=int, default=8, help="episodes of one seed (GRPO's group)")
+    parser.add_argument("--prompts", type=int, default=1, help="training seeds per step, a group each")
     parser.add_argument("--eval-every", type=int, default=10)
     parser.add_argument("--eval-episodes", type=int, default=48)
     parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature of the rollouts")
@@ -185,7 +202,7 @@ def main(argv=None) -> None:
     model = AutoModelForCausalLM.from_pretrained(args.model, dtype=torch.float32)
     model = add_lora(model, args.lora_layers, args.lora_rank)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.learning_rate)
-    train_env = load_environment(args.env, episodes=args.steps, seed=TRAIN_SEED, **options)
+    train_env = load_environment(args.env, episodes=args.steps * args.prompts, seed=TRAIN_SEED, **options)
     eval_env = load_environment(args.env, episodes=args.eval_episodes, seed=0, **options)
     tasks = list(train_env.taskset)
     log, sampling = (
@@ -199,15 +216,17 @@ def main(argv=None) -> None:
     for step in range(1, args.steps + 1):
         began = time.perf_counter()
         server = PolicyServer(model, tokenizer, seed=args.seed * 100_003 + step)
+        batch = tasks[(step - 1) * args.prompts : step * args.prompts]
         try:
             with torch.no_grad():
-                traces = asyncio.run(play(train_env, [tasks[step - 1]] * args.group, server, sampling, log, step))
+                groups = [task for task in batch for _ in range(args.group)]
+                traces = asyncio.run(play(train_env, groups, server, sampling, log, step))
         finally:
             server.close()
         rollout_s = time.perf_counter() - began
         entry = {
             "step": step,
-            "seed": tasks[step - 1].data.seed,
+            "seeds": [task.data.seed for task in batch],
             **grpo_step(model, tokenizer, optimizer, traces, args),
         }
         entry.update(rollout_s=round(rollout_s, 2), update_s=round(time.perf_counter() - began - rollout_s, 2))
@@ -219,7 +238,7 @@ def main(argv=None) -> None:
         if step % args.eval_every == 0 or step == args.steps:
             curve.append({"step": step, **held_out_reward(model, tokenizer, eval_env, args)})
             print(f"grpo: step {step} held-out mean reward {curve[-1]['mean']:.3f}", flush=True)
-    summary = {"env": args.env, "options": options, "group": args.group, "curve": curve}
+    summary = {"env": args.env, "options": options, "group": args.group, "prompts": args.prompts, "curve": curve}
     summary["seconds"] = round(time.perf_counter() - started, 1)
     (args.out / "curve.json").write_text(json.dumps(summary, indent=1) + "\n")
     plot(curve, steps, args.out / "curve.png")

@@ -50,9 +50,9 @@ def test_grpo_from_the_sft_model_learns_from_groups_that_score_apart(sft_run, tm
     assert len(recorded) == len(steps) * group and all(r["ok"] for r in recorded)
     for entry in steps:  # the rewards the step learned from are cogsim's for the replies the model gave
         mine = [r["trace"] for r in recorded if r["step"] == entry["step"]]
-        assert [t["rewards"]["episode_reward"]["score"] for t in mine] == pytest.approx(entry["rewards"])
+        assert sorted(t["rewards"]["episode_reward"]["score"] for t in mine) == pytest.approx(sorted(entry["rewards"]))
         assert all(t["rewards"]["episode_reward"]["score"] == replayed_reward(t) for t in mine)
-        assert {t["task"]["data"]["seed"] for t in mine} == {entry["seed"]}
+        assert {t["task"]["data"]["seed"] for t in mine} == set(entry["seeds"])
     apart = [s for s in steps if any(s["advantages"])]
     assert apart, "no group scored apart: no step had a learning signal"
     for entry in steps:  # a nonzero advantage reached the loss and moved the weights; none, nothing moved

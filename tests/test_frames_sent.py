@@ -112,6 +112,19 @@ def test_a_frame_seen_before_is_not_encoded_again():
     encoder.close()
 
 
+def test_frames_that_differ_only_between_the_rows_the_digest_samples_are_each_encoded():
+    encoder = FrameEncoder(threads=1)
+    frame = picture(5)
+    for row in (1, 7, frame.shape[0] - 1):  # rows the digest leaves out (it takes every eighth from 0)
+        changed = frame.copy()
+        changed[row, 3, 0] ^= 1
+        assert _core.frame_digest(changed) == _core.frame_digest(frame)
+        sent, original = encoder.frames([changed, frame])
+        assert sent.data == encode_frames([changed])[0] != original.data == encode_frames([frame])[0]
+    assert encoder.encoded == 4
+    encoder.close()
+
+
 @pytest.mark.timeout(60)
 def test_a_frame_started_from_many_threads_at_once_is_encoded_by_one_work(monkeypatch):
     """A frame is started by the runner and, when an equal frame finds it, by the encoder's own

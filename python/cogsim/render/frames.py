@@ -192,8 +192,9 @@ class FrameEncoder:
     threads (0: one per core) unless ``eager=False``, when it runs the first time the bytes are asked
     for (frames replayed on resume, which a scripted agent never sends). A frame seen before is not
     encoded again: the same array object (with the same format) gives the same SentFrame, and equal
-    pixels (found by a 64-bit digest of shape and bytes, then compared whole) take the bytes already made. The frames kept
-    for that comparison are bounded by ``cache_bytes`` of pixels, oldest dropped first."""
+    pixels (found by a 64-bit digest of the shape and every eighth row, then compared whole) take the
+    bytes already made. The frames kept for that comparison are bounded by ``cache_bytes`` of pixels,
+    oldest dropped first."""
 
     def __init__(self, threads: int = 0, cache_bytes: int = 64 << 20):
         self.threads = threads or os.cpu_count() or 1

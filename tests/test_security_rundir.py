@@ -174,25 +174,15 @@ def test_disk_full_while_storing_an_image_leaves_no_temporary_file_and_says_so(t
 
     store = Store(tmp_path / "run")
 
-    monkeypatch.setattr(_files.os, "fdopen", lambda fd, mode, **kw: _FullFile(fd))
+    monkeypatch.setattr(_files.os, "write", _no_space_left)
     with pytest.raises(ValueError, match="no space left"):
         store.put_image(np.zeros((4, 4, 3), np.uint8))
     store.close()
     assert not [p for p in (tmp_path / "run").rglob("*.tmp")]
 
 
-class _FullFile:
-    def __init__(self, fd):
-        self.fd = fd
-
-    def write(self, data):
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        os.close(self.fd)
+def _no_space_left(fd, data):
+    raise OSError(errno.ENOSPC, "No space left on device")
 
 
 def test_resume_and_report_never_import_modules_named_by_the_run_directory(tmp_path):

@@ -15,7 +15,7 @@ import secrets
 import stat
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterator, Optional, Union
+from typing import IO, Callable, Iterator, Optional, Union
 
 from cogsim._untrusted import file_kind
 
@@ -120,6 +120,7 @@ class Folders:
     def __init__(self, root: PathLike):
         self.root = Path(root)
         self._fds: dict[tuple[str, ...], int] = {}
+        self._tag_pid, self._tag, self._written = 0, "", 0
 
     def fd(self, *names: str) -> int:
         """The descriptor of ``root/names...``, opened (and made) the first time; WriteError for a link
@@ -160,27 +161,36 @@ class Folders:
         one). Whether it wrote."""
         fd = self.fd(*folder)
         content = data() if callable(data) else data
-        path = self.root.joinpath(*folder, name)
-        if _holds(fd, name, content, path):
+        if _holds(fd, name, content, lambda: self.root.joinpath(*folder, name)):
             return False
-        temporary = f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        temporary = f".{name}.{self._temporary_tag()}.tmp"
         try:
             out = os.open(
                 temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=fd
             )
         except OSError as error:
-            raise WriteError(f"cannot write {path}: {_reason(error)}") from None
+            raise WriteError(f"cannot write {self.root.joinpath(*folder, name)}: {_reason(error)}") from None
         try:
-            with os.fdopen(out, "wb") as handle:
-                handle.write(content)
+            try:
+                _write_all(out, content)
+            finally:
+                os.close(out)
             os.replace(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
         except OSError as error:
             _remove_quietly(temporary, fd)
-            raise WriteError(f"cannot write {path}: {_reason(error)}") from None
+            raise WriteError(f"cannot write {self.root.joinpath(*folder, name)}: {_reason(error)}") from None
         except BaseException:
             _remove_quietly(temporary, fd)
             raise
         return True
+
+    def _temporary_tag(self) -> str:
+        """The process id, a random token drawn once per process and a count: a temporary name no
+        other writer uses, without drawing random bytes for every file."""
+        if self._tag_pid != os.getpid():  # drawn again in a forked child
+            self._tag_pid, self._tag, self._written = os.getpid(), secrets.token_hex(4), 0
+        self._written += 1
+        return f"{self._tag_pid}.{self._tag}.{self._written}"
 
     def close(self) -> None:
         for fd in self._fds.values():
@@ -188,15 +198,15 @@ class Folders:
         self._fds.clear()
 
 
-def _holds(folder: int, name: str, data: bytes, path: Path) -> bool:
+def _holds(folder: int, name: str, data: bytes, path: Callable[[], Path]) -> bool:
     """Whether ``name`` in ``folder`` is a regular file holding exactly ``data`` (opened without following
-    a link or blocking). WriteError for a folder there, which a file cannot replace."""
+    a link or blocking). WriteError for a folder there (at ``path()``), which a file cannot replace."""
     try:
         info = os.stat(name, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         return False
     if stat.S_ISDIR(info.st_mode):
-        raise WriteError(f"{path} is a directory where cogsim keeps a file; remove it")
+        raise WriteError(f"{path()} is a directory where cogsim keeps a file; remove it")
     if not stat.S_ISREG(info.st_mode) or info.st_size != len(data):
         return False
     try:
@@ -208,6 +218,13 @@ def _holds(folder: int, name: str, data: bytes, path: Path) -> bool:
         if not stat.S_ISREG(found.st_mode) or found.st_size != len(data) or found.st_nlink != 1:
             return False  # a hard link's other name could change these bytes later: written anew
         return handle.read(len(data) + 1) == data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """All of ``data`` into the file ``fd`` (a write may take only part of it)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def refuse_links(*paths: PathLike) -> None:

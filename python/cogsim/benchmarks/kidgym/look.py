@@ -28,7 +28,9 @@ from PIL import Image
 from cogsim import _core, release_assets
 from cogsim.benchmarks._moved import names_moved_to
 from cogsim.benchmarks.kidgym import catalog as rc
+from cogsim.benchmarks.kidgym import release_files as rf
 from cogsim.benchmarks.kidgym.release_files import BENCHMARK, read_image_file
+from cogsim.release_assets.prepared import prepared
 
 PILLOW = PIL.__version__  # the frames' sprites are resampled by this Pillow, as the release's are by its
 HEIGHT, MAIN_WIDTH, SIDE_WIDTH = 576, 448, 128
@@ -99,6 +101,7 @@ class ReleaseLook:
     def __init__(self, assets_root: Path, threads: int = 0):
         self.root = Path(assets_root)
         self.threads = threads
+        self._data: dict[str, bytes] = {}  # the checked bytes of each release file read
         self._files: dict[str, np.ndarray] = {}
         self._sized: dict[tuple[str, int], np.ndarray] = {}
         self._cells: dict[tuple[str, Optional[int]], np.ndarray] = {}
@@ -112,10 +115,8 @@ class ReleaseLook:
         """The release file at ``path`` as RGBA, at its own size."""
         pixels = self._files.get(path)
         if pixels is None:
-            data = read_image_file(self.root, path)
-            with release_assets.opened_picture(BENCHMARK, path, data, MAX_SIDE) as image:
-                pixels = _array(image)
-            self._files[path] = pixels
+            sha256 = self._checked(path)
+            pixels = self._files[path] = prepared(BENCHMARK, sha256, "rgba", lambda: self._decoded(path))
         return pixels
 
     def sized(self, path: str, size: int) -> np.ndarray:
@@ -123,8 +124,23 @@ class ReleaseLook:
         key = (path, size)
         pixels = self._sized.get(key)
         if pixels is None:
-            pixels = self._sized[key] = _resize(self.file(path), size, size)
+            sha256 = self._checked(path)
+            make = lambda: _resize(self._decoded(path), size, size)  # noqa: E731
+            pixels = self._sized[key] = prepared(BENCHMARK, sha256, f"rgba-lanczos-{size}", make, (size, size, 4))
         return pixels
+
+    def _checked(self, path: str) -> str:
+        """The SHA-256 of the release file at ``path``, its bytes read and checked against the
+        manifest once in this process (before anything is drawn from it, prepared or not)."""
+        if path not in self._data:
+            self._data[path] = read_image_file(self.root, path)
+        return rf.manifest()["files"][path]["sha256"]
+
+    def _decoded(self, path: str) -> np.ndarray:
+        """The checked file decoded by Pillow as RGBA (not kept between processes: only what is drawn
+        from is, by ``file`` and ``sized``)."""
+        with release_assets.opened_picture(BENCHMARK, path, self._data[path], MAX_SIDE) as image:
+            return _array(image)
 
     def zoomed(self, path: str, size: int, factor: float) -> np.ndarray:
         """A file at ``size`` (0: its own), zoomed by ``factor`` (the side bars' pieces)."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -74,6 +75,8 @@ def throughput(
                 ["wilt/lite", "--agent", "random", "--episodes", str(wilt_episodes)], Path(tmp) / f"w{r}"
             )
             results.append((kidgym, wilt))
+            for name in (f"k{r}", f"w{r}"):  # about 1.4 GB of frames a KidGym run at the default size
+                shutil.rmtree(Path(tmp) / name)
             print(
                 f"round {r}: kidgym {kidgym:.0f} turns/s ({kernel / (user + kernel):.0%} of its CPU in the kernel), "
                 f"wilt {wilt:.0f} turns/s, ratio {kidgym / wilt:.3f}",

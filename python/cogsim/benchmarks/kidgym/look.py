@@ -101,7 +101,7 @@ class ReleaseLook:
     def __init__(self, assets_root: Path, threads: int = 0):
         self.root = Path(assets_root)
         self.threads = threads
-        self._data: dict[str, bytes] = {}  # the checked bytes of each release file read
+        self._checked_paths: set[str] = set()  # release files read and checked in this process
         self._files: dict[str, np.ndarray] = {}
         self._sized: dict[tuple[str, int], np.ndarray] = {}
         self._cells: dict[tuple[str, Optional[int]], np.ndarray] = {}
@@ -132,14 +132,16 @@ class ReleaseLook:
     def _checked(self, path: str) -> str:
         """The SHA-256 of the release file at ``path``, its bytes read and checked against the
         manifest once in this process (before anything is drawn from it, prepared or not)."""
-        if path not in self._data:
-            self._data[path] = read_image_file(self.root, path)
+        if path not in self._checked_paths:
+            read_image_file(self.root, path)
+            self._checked_paths.add(path)
         return rf.manifest()["files"][path]["sha256"]
 
     def _decoded(self, path: str) -> np.ndarray:
-        """The checked file decoded by Pillow as RGBA (not kept between processes: only what is drawn
-        from is, by ``file`` and ``sized``)."""
-        with release_assets.opened_picture(BENCHMARK, path, self._data[path], MAX_SIDE) as image:
+        """The file decoded by Pillow as RGBA, read again (only when a prepared picture is not in the
+        cache, so its bytes are not held meanwhile)."""
+        data = read_image_file(self.root, path)
+        with release_assets.opened_picture(BENCHMARK, path, data, MAX_SIDE) as image:
             return _array(image)
 
     def zoomed(self, path: str, size: int, factor: float) -> np.ndarray:

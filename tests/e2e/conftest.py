@@ -36,3 +36,19 @@ def sft_run(tmp_path_factory) -> dict:
     started = time.perf_counter()
     output = finished(example("sft.py", "--model", str(folder), "--out", str(out)), timeout=5400)
     return {"model": folder, "out": out, "output": output, "seconds": time.perf_counter() - started}
+
+
+FIGURES: list[str] = []
+
+
+@pytest.fixture
+def figures() -> list[str]:
+    """Lines a test measured, printed at the end of the session (a passing test's output is hidden)."""
+    return FIGURES
+
+
+def pytest_terminal_summary(terminalreporter):
+    if FIGURES:
+        terminalreporter.section("figures measured by the e2e tests")
+        for line in FIGURES:
+            terminalreporter.write_line(line)

@@ -12,6 +12,8 @@ several times less work. TRL's trainers run every row whole.
 
 from __future__ import annotations
 
+import collections
+import hashlib
 import json
 import queue
 import threading
@@ -88,10 +90,27 @@ class Sampling:
     max_tokens: int = 64
 
 
+def row_generator(seed: int, prompt: Sequence[int], occurrence: int) -> torch.Generator:
+    """The draws of one request: a generator seeded by the server's seed, the prompt's tokens and
+    how many times the server has answered that prompt before, so that what a request samples does
+    not depend on which other requests shared its batch (a matter of timing)."""
+    digest = hashlib.sha256(f"{seed}:{occurrence}:{','.join(map(str, prompt))}".encode()).digest()
+    return torch.Generator().manual_seed(int.from_bytes(digest[:8], "little") >> 1)
+
+
+def sample_rows(probs: torch.Tensor, generators: Sequence[torch.Generator]) -> torch.Tensor:
+    """One token a row by inverse transform sampling, each row with its own uniform draw."""
+    uniforms = torch.cat([torch.rand(1, generator=g, dtype=torch.float64) for g in generators])
+    cumulative = probs.double().cumsum(dim=-1)
+    tokens = torch.searchsorted(cumulative, (uniforms * cumulative[:, -1])[:, None])[:, 0]
+    return tokens.clamp(max=probs.shape[-1] - 1)
+
+
 @torch.no_grad()
-def generate(model, prompts: Sequence[Sequence[int]], sampling: Sampling, stop_ids: set, pad_id: int, generator):
-    """Samples a completion for every prompt (greedy at temperature 0), all rows stepped together.
-    Returns the new tokens of each row, up to and without its stop token."""
+def generate(model, prompts: Sequence[Sequence[int]], sampling: Sampling, stop_ids: set, pad_id: int, generators):
+    """Samples a completion for every prompt (greedy at temperature 0), all rows stepped together,
+    row i drawing from ``generators[i]``. Returns the new tokens of each row, up to and without its
+    stop token."""
     _, head = decoder_and_head(model)
     decoder, _ = decoder_and_head(model)
     shared = min(common_prefix(prompts), min(len(p) for p in prompts) - 1)
@@ -104,7 +123,7 @@ def generate(model, prompts: Sequence[Sequence[int]], sampling: Sampling, stop_i
     for _ in range(sampling.max_tokens):
         if sampling.temperature > 0:
             probs = torch.softmax(logits / sampling.temperature, dim=-1)
-            tokens = torch.multinomial(probs, 1, generator=generator)[:, 0]
+            tokens = sample_rows(probs, generators)
         else:
             tokens = logits.argmax(dim=-1)
         for i, token in enumerate(tokens.tolist()):
@@ -138,11 +157,13 @@ class _Listener(ThreadingHTTPServer):
 class PolicyServer:
     """OpenAI-compatible chat completions on loopback, sampled from ``model`` as it is now. Requests
     that arrive together (a GRPO group, a held-out evaluation) are answered by one batched
-    ``generate``: the server gathers requests until none has come for ``gather_s`` seconds."""
+    ``generate``: the server gathers requests until none has come for ``gather_s`` seconds. Each
+    request draws from its own generator (``row_generator``): the same seed gives the same replies
+    whichever requests the timing put into one batch, up to the last bits of the batched logits."""
 
     def __init__(self, model, tokenizer, seed: int, gather_s: float = 0.05, max_batch: int = 64):
         self.model, self.tokenizer = model, tokenizer
-        self.generator = torch.Generator().manual_seed(seed)
+        self.seed, self.answered = seed, collections.Counter()
         self.gather_s, self.max_batch = gather_s, max_batch
         self.stop_ids = {tokenizer.eos_token_id} | set(tokenizer.convert_tokens_to_ids(["<|im_end|>"]) or [])
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
@@ -200,7 +221,11 @@ class PolicyServer:
         for body, _ in members:
             ids = self.tokenizer.apply_chat_template(body["messages"], add_generation_prompt=True, tokenize=True)
             prompts.append(list(ids["input_ids"] if hasattr(ids, "keys") else ids))
-        completions = generate(self.model, prompts, sampling, self.stop_ids, self.pad_id, self.generator)
+        generators = []
+        for prompt in prompts:
+            generators.append(row_generator(self.seed, prompt, self.answered[tuple(prompt)]))
+            self.answered[tuple(prompt)] += 1
+        completions = generate(self.model, prompts, sampling, self.stop_ids, self.pad_id, generators)
         for (body, answer), prompt, tokens in zip(members, prompts, completions):
             self.prompt_tokens += len(prompt)
             self.completion_tokens += len(tokens)

@@ -24,7 +24,7 @@ def test_shared_prefix_forward_and_sampling_match_whole_rows():
 
     sys.path.insert(0, str(EXAMPLES))
     try:
-        from policy import Sampling, add_lora, chat_tokens, generate, token_logprobs
+        from policy import Sampling, add_lora, chat_tokens, generate, row_generator, token_logprobs
     finally:
         sys.path.remove(str(EXAMPLES))
     folder = smollm2_folder()
@@ -51,11 +51,39 @@ def test_shared_prefix_forward_and_sampling_match_whole_rows():
     assert all(w.grad is not None and w.grad.abs().sum() > 0 for w in model.parameters() if w.requires_grad)
     prompts = [rows[0][: targets[0][0]], rows[2][: targets[2][0]], rows[1][: targets[1][0] - 3]]
     stop = {tokenizer.eos_token_id}
-    replies = generate(model, prompts, Sampling(temperature=0.0, max_tokens=12), stop, 0, torch.Generator())
+    replies = generate(model, prompts, Sampling(temperature=0.0, max_tokens=12), stop, 0, [None] * 3)
     for prompt, reply in zip(prompts, replies):  # greedy, batched with ragged prompts = greedy alone
         alone = model.generate(torch.tensor([prompt]), max_new_tokens=12, do_sample=False, pad_token_id=0)
         alone = alone[0, len(prompt) :].tolist()
         assert reply == (alone[: alone.index(tokenizer.eos_token_id)] if tokenizer.eos_token_id in alone else alone)
+    # sampled: a request's reply is its own draws', whichever requests share its batch
+    hot = Sampling(temperature=1.5, max_tokens=24)
+    batched = generate(model, prompts, hot, stop, 0, [row_generator(7, p, 0) for p in prompts])
+    for prompt, reply in zip(prompts, batched):
+        assert generate(model, [prompt], hot, stop, 0, [row_generator(7, prompt, 0)]) == [reply]
+    again = generate(model, prompts[:1] * 2, hot, stop, 0, [row_generator(7, prompts[0], k) for k in range(2)])
+    assert again[0] == batched[0] and again[1] != again[0]  # the same prompt's next request draws anew
+
+
+def test_each_row_samples_its_own_distribution():
+    pytest.importorskip("peft", reason="peft is not installed: run scripts/setup_e2e.sh")
+    import torch
+
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        from policy import sample_rows
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    probs = torch.tensor([[0.5, 0.3, 0.2, 0.0], [0.0, 0.0, 0.1, 0.9]])
+    generators = [torch.Generator().manual_seed(1), torch.Generator().manual_seed(2)]
+    draws = torch.stack([sample_rows(probs, generators) for _ in range(20_000)])
+    for row in range(2):
+        counts = torch.bincount(draws[:, row], minlength=4).double()
+        expected = probs[row].double() * len(draws)
+        assert counts[probs[row] == 0].sum() == 0  # a token of probability 0 is never drawn
+        kept = expected > 0
+        chi2 = (((counts - expected)[kept] ** 2) / expected[kept]).sum().item()
+        assert chi2 < 16.3, (counts, expected)  # chi-square, 3 degrees of freedom at most: p < 0.001
 
 
 def test_the_answer_weight_falls_where_the_replies_part_ways():

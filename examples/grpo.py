@@ -123,9 +123,22 @@ def group_advantages(rewards: list) -> list:
     return [(r - mean) / spread if spread > 0 else 0.0 for r in rewards]
 
 
+def canonical_order(traces: list, group: int) -> list:
+    """Each group's episodes sorted by what the model wrote. Which of a group's requests got which
+    reply is a matter of arrival; the update must not be, since Adam's first steps move every weight
+    by about the learning rate whatever the size of its gradient, so that the last bits of a sum
+    taken in another order would change the model."""
+
+    def written(trace) -> str:
+        return json.dumps(conversation(trace), sort_keys=True)
+
+    return [t for start in range(0, len(traces), group) for t in sorted(traces[start : start + group], key=written)]
+
+
 def grpo_step(model, tokenizer, optimizer, traces: list, args) -> dict:
     """One policy-gradient step on a batch of groups (``args.group`` episodes of one seed each, in
     order); nothing when every group scored alike."""
+    traces = canonical_order(traces, args.group)
     rewards = [t.reward for t in traces]
     advantages = [
         a for start in range(0, len(rewards), args.group) for a in group_advantages(rewards[start : start + args.group])

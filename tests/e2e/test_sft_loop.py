@@ -5,6 +5,7 @@ seeds: the tuned model's 95% interval must lie above the untuned model's and the
 The examples' shared-prefix forward must give the numbers of running every row whole. Needs ``bash
 scripts/setup_e2e.sh``; run with ``pytest -q -m e2e``."""
 
+import importlib
 import json
 import sys
 
@@ -15,6 +16,15 @@ from e2e.conftest import EXAMPLES
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
+def example_module(name: str):
+    """A module of the examples folder (its scripts import one another by plain name)."""
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(EXAMPLES))
+
+
 def test_shared_prefix_forward_and_sampling_match_whole_rows():
     pytest.importorskip("peft", reason="peft is not installed: run scripts/setup_e2e.sh")
     import torch
@@ -22,11 +32,9 @@ def test_shared_prefix_forward_and_sampling_match_whole_rows():
 
     from e2e.test_vllm_loop import smollm2_folder
 
-    sys.path.insert(0, str(EXAMPLES))
-    try:
-        from policy import Sampling, add_lora, chat_tokens, generate, row_generator, token_logprobs
-    finally:
-        sys.path.remove(str(EXAMPLES))
+    policy = example_module("policy")
+    Sampling, add_lora, chat_tokens, generate = policy.Sampling, policy.add_lora, policy.chat_tokens, policy.generate
+    row_generator, token_logprobs = policy.row_generator, policy.token_logprobs
     folder = smollm2_folder()
     tokenizer = AutoTokenizer.from_pretrained(folder)
     model = add_lora(AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32), layers=4, rank=8)
@@ -69,11 +77,7 @@ def test_each_row_samples_its_own_distribution():
     pytest.importorskip("peft", reason="peft is not installed: run scripts/setup_e2e.sh")
     import torch
 
-    sys.path.insert(0, str(EXAMPLES))
-    try:
-        from policy import sample_rows
-    finally:
-        sys.path.remove(str(EXAMPLES))
+    sample_rows = example_module("policy").sample_rows
     probs = torch.tensor([[0.5, 0.3, 0.2, 0.0], [0.0, 0.0, 0.1, 0.9]])
     generators = [torch.Generator().manual_seed(1), torch.Generator().manual_seed(2)]
     draws = torch.stack([sample_rows(probs, generators) for _ in range(20_000)])
@@ -91,12 +95,7 @@ def test_the_answer_weight_falls_where_the_replies_part_ways():
 
     from e2e.test_vllm_loop import smollm2_folder
 
-    sys.path.insert(0, str(EXAMPLES))
-    try:
-        from policy import chat_tokens
-        from sft import answer_indices
-    finally:
-        sys.path.remove(str(EXAMPLES))
+    chat_tokens, answer_indices = example_module("policy").chat_tokens, example_module("sft").answer_indices
     tokenizer = AutoTokenizer.from_pretrained(smollm2_folder())
 
     def picked(replies: list[str]) -> list[list[str]]:

@@ -112,6 +112,20 @@ def test_a_frame_seen_before_is_not_encoded_again():
     encoder.close()
 
 
+def test_an_inline_encoder_encodes_in_the_calling_thread_with_the_same_bytes():
+    pooled, inline = FrameEncoder(threads=2), FrameEncoder(inline=True)
+    frames = [picture(5), picture(6), picture(5)]
+    started = inline.frames(frames, eager=False)
+    for sent in started:
+        sent.start()
+        assert sent._future.done()  # done when start returns: no thread took it
+    assert inline._pool is None and inline.encoded == 2  # the repeated frame found again
+    expected = pooled.frames(frames)
+    assert [(s.data, s.key) for s in started] == [(s.data, s.key) for s in expected]
+    pooled.close()
+    inline.close()
+
+
 def test_frames_that_differ_only_between_the_rows_the_digest_samples_are_each_encoded():
     encoder = FrameEncoder(threads=1)
     frame = picture(5)

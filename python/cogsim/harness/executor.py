@@ -40,7 +40,7 @@ class LocalExecutor:
             return
         shards = [slots.shard(i, workers) for i in range(workers)]
         context = multiprocessing.get_context("spawn")
-        setup = (os.getpid(), registering_modules(config))
+        setup = (os.getpid(), registering_modules(config), max(1, (os.cpu_count() or 1) // workers))
         with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=setup) as pool:
             futures = [pool.submit(run_slots, str(out), config, shard, index + 1) for index, shard in enumerate(shards)]
             watcher = _StoreWatcher(out) if progress else None
@@ -69,9 +69,9 @@ def registering_modules(config: RunConfig) -> list[tuple[str, Optional[str]]]:
     )
 
 
-def _start_worker(parent_pid: int, modules: list) -> None:
+def _start_worker(parent_pid: int, modules: list, cores: int) -> None:
     _die_with_parent(parent_pid)
-    in_worker_process()
+    in_worker_process(cores)
     import_registering_modules(modules)
 
 

@@ -77,14 +77,19 @@ class ReplayMismatch(RuntimeError, ValueError):
 
 
 _in_worker_process = False
+_worker_cores = 0  # the cores a worker process has to itself (0: not a worker, all of the machine's)
 
 
-def in_worker_process() -> None:
+def in_worker_process(cores: int = 0) -> None:
     """Tells the runner that this process is a worker cogsim started for a run (nothing else lives in
     it): after the first step it moves every object then alive (modules, envs, their pictures) out of
-    the garbage collector's passes (``gc.freeze``), which otherwise traverse them again and again."""
-    global _in_worker_process
+    the garbage collector's passes (``gc.freeze``), which otherwise traverse them again and again.
+    ``cores``: the machine's cores divided among the run's workers (0: all of them). The frames are
+    encoded over that many threads, and with one, in the runner's own thread: threads beside it would
+    only take turns with it on that core, and hand each frame from one core's cache to another's."""
+    global _in_worker_process, _worker_cores
     _in_worker_process = True
+    _worker_cores = cores
 
 
 def run_slots(
@@ -357,7 +362,7 @@ class _LockstepRunner:
         if self.frames is None:
             from cogsim.render.frames import FrameEncoder  # the renderer's package only when frames are shown
 
-            self.frames = FrameEncoder()
+            self.frames = FrameEncoder(threads=_worker_cores, inline=_worker_cores == 1)
         frame_format = episode.env.frame_format() if hasattr(episode.env, "frame_format") else {"format": "png"}
         episode.sent = self.frames.frames(images, frame_format, eager=False)
         if encode_now:

@@ -194,10 +194,12 @@ class FrameEncoder:
     encoded again: the same array object (with the same format) gives the same SentFrame, and equal
     pixels (found by a 64-bit digest of the shape and every eighth row, then compared whole) take the
     bytes already made. The frames kept for that comparison are bounded by ``cache_bytes`` of pixels,
-    oldest dropped first."""
+    oldest dropped first. ``inline=True``: no pool, a frame is encoded in the thread that starts it
+    (for a process that has one core to itself, where threads would only take turns on it)."""
 
-    def __init__(self, threads: int = 0, cache_bytes: int = 64 << 20):
+    def __init__(self, threads: int = 0, cache_bytes: int = 64 << 20, inline: bool = False):
         self.threads = threads or os.cpu_count() or 1
+        self.inline = inline
         self.cache_bytes = cache_bytes
         self._pool: Optional[ThreadPoolExecutor] = None
         self._lock = threading.Lock()
@@ -240,10 +242,13 @@ class FrameEncoder:
                 return sent._future
             future: Future = Future()
             sent._future = future
-            if self._pool is None:
+            if self._pool is None and not self.inline:
                 self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="cogsim-frames")
             pool = self._pool
-        pool.submit(self._fill, sent, future)
+        if pool is None:
+            self._fill(sent, future)
+        else:
+            pool.submit(self._fill, sent, future)
         return future
 
     def _fill(self, sent: SentFrame, future: Future) -> None:

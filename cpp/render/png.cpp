@@ -231,13 +231,20 @@ std::vector<uint8_t> code_lengths(std::vector<uint32_t> freq, int max_bits) {
     }
     --kraft;
   }
-  // The most frequent symbols get the shortest lengths (ties: the lower symbol first).
-  for (auto& key : keys) key = static_cast<uint64_t>(0xFFFFFFFFu - (key >> 16)) << 16 | (key & 0xFFFF);
-  std::sort(keys.begin(), keys.end());
+  // The most frequent symbols get the shortest lengths (ties: the lower symbol first): the leaves'
+  // order reversed a weight at a time, each weight's symbols kept in their rising order.
   std::vector<uint8_t> lengths(n, 0);
-  size_t at = 0;
-  for (int l = 1; l <= max_bits; ++l) {
-    for (int k = 0; k < count[l]; ++k) lengths[keys[at++] & 0xFFFF] = static_cast<uint8_t>(l);
+  int l = 1, left_at_l = count[1];
+  const auto assign = [&](uint64_t key) {
+    while (left_at_l == 0) left_at_l = count[++l];
+    lengths[key & 0xFFFF] = static_cast<uint8_t>(l);
+    --left_at_l;
+  };
+  for (size_t end = keys.size(); end > 0;) {
+    size_t begin = end - 1;
+    while (begin > 0 && keys[begin - 1] >> 16 == keys[end - 1] >> 16) --begin;
+    for (size_t k = begin; k < end; ++k) assign(keys[k]);
+    end = begin;
   }
   return lengths;
 }

@@ -71,6 +71,7 @@ def registering_modules(config: RunConfig) -> list[tuple[str, Optional[str]]]:
 
 def _start_worker(parent_pid: int, modules: list, cores: int) -> None:
     _die_with_parent(parent_pid)
+    keep_freed_memory()
     in_worker_process(cores)
     import_registering_modules(modules)
 
@@ -101,6 +102,22 @@ def _die_with_parent(parent_pid: int) -> None:
         pass
     if os.getppid() != parent_pid:  # the parent died before the request took effect
         os._exit(1)
+
+
+def keep_freed_memory() -> None:
+    """glibc's malloc gives a freed block of a megabyte or so back to the kernel (it was mapped on its
+    own, or it ends the heap), so the next one is mapped, faulted in and zeroed again page by page.
+    An image env draws such a frame every turn, so a worker keeps what it frees for its next
+    allocations (its peak memory is unchanged). Elsewhere (no glibc) nothing changes."""
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    mallopt(m_mmap_threshold, 32 << 20)  # blocks below 32 MB come from the heap
+    mallopt(m_trim_threshold, 512 << 20)  # and its top is given back only past 512 MB free
 
 
 class _StoreWatcher:

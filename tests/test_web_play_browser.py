@@ -20,6 +20,11 @@ def _turn_shown(page, number: int) -> None:
     expect(page.locator("header")).to_contain_text(f"turn {number}", timeout=60_000)
 
 
+def _keys_work(page) -> None:
+    """Waits for the page's script: a page submitted by a key shows the next one before that runs."""
+    expect(page.locator("html")).to_have_attribute("data-keys", "on", timeout=60_000)
+
+
 def _frames_on_page(page) -> list[bytes]:
     sources = page.locator("#current .frames img").evaluate_all("images => images.map(i => i.src)")
     return [page.request.get(source).body() for source in sources]
@@ -40,6 +45,7 @@ def test_play_kidgym_maze_to_success_with_the_oracles_keys(tmp_path, page):
             assert [sha256(b) for b in _frames_on_page(page)] == [sha256(b) for b in sent]
             expect(page.locator("#current pre")).to_have_text(obs["text"])
             letter = twin.scripted_response("oracle", rng)
+            _keys_work(page)
             page.keyboard.press(letter)
             obs, reward, terminated, truncated, _ = twin.step(letter)
             turn, done = turn + 1, terminated or truncated
@@ -81,6 +87,7 @@ def test_play_wilt_by_typing_and_continue_after_a_stop(tmp_path, page):
         page.goto(cmd.url)
         _turn_shown(page, 2)
         page.fill("textarea", guess)
+        _keys_work(page)
         page.keyboard.press("Control+Enter")
         expect(page.locator("h1")).to_have_text("Every episode is played", timeout=60_000)
         assert cmd.wait() == 0

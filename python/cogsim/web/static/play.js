@@ -1,6 +1,7 @@
 // cogsim play: a key presses the quick-reply button that names it (A-D for options, the arrow keys for
 // the maze's moves); Ctrl+Enter (or Cmd+Enter) in the text box sends it. Keys typed into the text box
-// stay there. The page works without this script: buttons and the form post by themselves.
+// stay there. The page works without this script: buttons and the form post by themselves. The page's
+// root element gets data-keys="on" once the keys work (a page is shown before its script has run).
 "use strict";
 var sent = false; // one answer per page: a second press before the next page comes does nothing
 document.addEventListener("submit", function () {
@@ -33,3 +34,4 @@ document.addEventListener("keydown", function (event) {
     }
   }
 });
+document.documentElement.setAttribute("data-keys", "on");

@@ -8,7 +8,7 @@ import pytest
 import cogsim
 from cogsim import cube
 from cogsim.benchmarks.cubebench import cogsim_look as cube_net
-from cogsim.benchmarks.cubebench import items, views
+from cogsim.benchmarks.cubebench import items, seed_lists, views
 from cogsim.benchmarks.cubebench import metrics as cube_metrics
 from cogsim.cube import Cube
 from cogsim.metrics import summarize
@@ -384,7 +384,9 @@ def test_move_effect_labels_every_option_and_parse_failures_score_nothing():
 
 
 def test_seed_list_option_replays_exported_items(tmp_path):
-    path = items.export_seed_list(items.build_seed_list("move-effect", 2, 3, first_seed=100), tmp_path / "list.json")
+    path = seed_lists.export_seed_list(
+        seed_lists.build_seed_list("move-effect", 2, 3, first_seed=100), tmp_path / "list.json"
+    )
     env = make("cube/move-effect", depth=2, modality="text", seed_list=str(path))
     env.reset(seed=1)
     assert env.item == items.make_item("move-effect", 2, 101, 1)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import cogsim
-from cogsim.benchmarks.cubebench import items, views
+from cogsim.benchmarks.cubebench import items, seed_lists, views
 from cogsim.cube import Cube
 
 DATA = json.loads((Path(__file__).parent / "data" / "cube_scrambles.json").read_text())
@@ -70,10 +70,10 @@ def test_release_seed_lists_export_and_verify(tmp_path):
 
     out = tmp_path / "om.json"
     assert main(["export", "--test", "optimal-move", "--depth", "2", "--count", "4", "--out", str(out)]) == 0
-    data = items.load_seed_list(str(out))
+    data = seed_lists.load_seed_list(str(out))
     assert data["episodes"]["1"]["scramble"] == " ".join(items.release_exact_scramble(2, 1))
     assert data["episodes"]["1"]["layout"] == "release"
-    items.verify_seed_list(data)
+    seed_lists.verify_seed_list(data)
     env = cogsim.make("cube/optimal-move", depth=2, seed_list=str(out))
     env.reset(seed=1)
     assert env.item["scramble"] == " ".join(items.release_exact_scramble(2, 1))
@@ -81,11 +81,11 @@ def test_release_seed_lists_export_and_verify(tmp_path):
 
 def test_seed_lists_of_the_previous_format_still_verify(tmp_path):
     """Lists written before the newest line was followed name the older sampler "release"."""
-    data = items.build_seed_list("closed-loop", 2, 3, scrambles="release-1ca7d58")
+    data = seed_lists.build_seed_list("closed-loop", 2, 3, scrambles="release-1ca7d58")
     legacy = {
         **data,
         "format": "cogsim-cubebench-seed-list/1",
         "episodes": {k: {**v, "scrambles": "release"} for k, v in data["episodes"].items()},
     }
-    items.verify_seed_list(legacy)
-    assert items.load_seed_list(legacy)["episodes"]["0"]["scrambles"] == "release-1ca7d58"
+    seed_lists.verify_seed_list(legacy)
+    assert seed_lists.load_seed_list(legacy)["episodes"]["0"]["scrambles"] == "release-1ca7d58"

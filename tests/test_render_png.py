@@ -141,6 +141,22 @@ def test_the_bytes_never_depend_on_the_bands_kept():
         assert np.array_equal(np.asarray(Image.open(io.BytesIO(png))), frame)
 
 
+def test_a_sprite_moved_by_whole_stripes_is_found_again_in_both_places():
+    """On a plain background a block moved by 16 px (64 bytes, the digest's stripe) leaves its rows
+    the same 64-byte pieces in another order: the digests still tell the two frames apart, so both
+    frames' bands stay cached and are found again (a digest blind to the order would make each frame
+    push the other's band out)."""
+    frames = np.full((2, 64, 448, 4), 200, np.uint8)
+    frames[0, 16:32, 0:16] = frames[1, 16:32, 16:32] = (10, 20, 30, 255)
+    assert _core.frame_digest(frames[0]) != _core.frame_digest(frames[1])
+    _core.clear_png_band_cache()
+    first = [render.to_png_bytes(frame) for frame in frames]
+    before = _core.png_band_cache_stats()
+    assert [render.to_png_bytes(frame) for frame in frames] == first
+    after = _core.png_band_cache_stats()
+    assert after["misses"] == before["misses"] and after["hits"] - before["hits"] == 2 * 4  # 4 bands a frame
+
+
 def test_the_bytes_are_fixed_and_a_batch_equals_its_frames():
     frames = np.zeros((3, 20, 30, 3), np.uint8)
     frames[1, 5:15, 10:20] = (255, 128, 0)

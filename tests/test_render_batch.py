@@ -56,6 +56,17 @@ def test_nested_blocks_draw_when_the_outermost_ends():
     assert np.array_equal(alone, inner)
 
 
+def test_frames_pending_says_whether_a_batch_holds_draws_not_yet_filled():
+    scene = kidgym_look.example_grid(9, cell_size=32)
+    assert not render.frames_pending()
+    with render.frame_batch():
+        assert not render.frames_pending()  # a frame drawn without the renderer is filled at once
+        with render.frame_batch():
+            shared_renderer().grid(scene)
+        assert render.frames_pending()  # the inner block's end fills nothing
+    assert not render.frames_pending()
+
+
 def test_a_scene_changed_after_the_call_does_not_change_its_frame():
     scene = kidgym_look.example_grid(8, cell_size=32)
     alone = shared_renderer().grid(scene)

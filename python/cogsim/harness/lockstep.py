@@ -351,21 +351,25 @@ class _LockstepRunner:
         return episode
 
     def _show(self, episode: _Episode, obs: dict, encode_now: bool = True) -> None:
-        """Makes ``obs`` the episode's observation, its frames handed to the encoder: encoded in the
-        background from now on, or (``encode_now`` False: frames replayed on resume, whose turns are
-        stored already) only when a model's prompt shows them again."""
+        """Makes ``obs`` the episode's observation, its frames handed to the encoder: encoded from now
+        on (at once, while the frames are still in the core's cache, unless a block of shared render
+        passes has yet to fill them: then when it ends), or (``encode_now`` False: frames replayed on
+        resume, whose turns are stored already) only when a model's prompt shows them again."""
         episode.obs = obs
         images = obs.get("images", ())
         if not len(images):
             episode.sent = ()
             return
-        if self.frames is None:
-            from cogsim.render.frames import FrameEncoder  # the renderer's package only when frames are shown
+        from cogsim.render import FrameEncoder, frames_pending  # the renderer's package only when frames are shown
 
+        if self.frames is None:
             self.frames = FrameEncoder(threads=_worker_cores, inline=_worker_cores == 1)
         frame_format = episode.env.frame_format() if hasattr(episode.env, "frame_format") else {"format": "png"}
         episode.sent = self.frames.frames(images, frame_format, eager=False)
-        if encode_now:
+        if encode_now and not frames_pending():
+            for frame in episode.sent:
+                frame.start()
+        elif encode_now:
             self.drawn.extend(episode.sent)
 
     def _encode_drawn(self) -> None:

@@ -102,6 +102,12 @@ def frame_batch() -> Iterator[None]:
                 raise failures[0]
 
 
+def frames_pending() -> bool:
+    """Whether a frame batch open in this thread holds draws not yet filled in (any array a renderer
+    returned inside it may be one of them); False outside a batch."""
+    return bool(_batch_state().waiting)
+
+
 def _batch_state():
     if not hasattr(_BATCH_STATE, "depth"):
         _BATCH_STATE.depth, _BATCH_STATE.waiting = 0, []

@@ -1,7 +1,7 @@
 """KidGym's scripted image loop against a text suite's, and the floor PNG encoding puts under it.
 
     python benchmarks/bench_image_loop.py [--rounds 3] [--kidgym-episodes 2000] [--wilt-episodes 260]
-        [--runs-dir FOLDER]
+        [--runs-dir FOLDER] [--decompose]
 
 1. Throughput: `cogsim run kidgym/classification --agent random` (the release's pictures: needs the
    release's files, `cogsim assets add kidgym`) and `cogsim run wilt/lite --agent random` with about
@@ -16,6 +16,12 @@
    the same filtered rows, and as a PNG whose deflate stream only stores the rows (no compression at
    all: copying, Adler-32 and CRC-32, the least any valid PNG of those pixels costs), and by Pillow
    at its default level (what the release itself does with a frame).
+4. With ``--decompose``: where a KidGym turn's CPU goes in the run itself. The same `cogsim run` is
+   timed again with one more part of the frame's way switched off in every process each time (a
+   module that replaces it, imported at start through ``sitecustomize`` on ``PYTHONPATH``): the
+   frame file written to the store, its SHA-256, its encoding (the frame cache's digest and the
+   PNG), its drawing. CPU ms per stored turn (user and kernel, all processes) of each, beside a
+   `wilt/lite` run's, and what a KidGym turn may cost for the 0.62 goal.
 """
 
 from __future__ import annotations
@@ -190,6 +196,93 @@ def floors(frames: list[np.ndarray]) -> dict:
     }
 
 
+# Each switch-off replaces one internal of the frame's way; each is imported with the ones before it.
+SWITCH_OFFS = {
+    "store_write": """
+from cogsim.store import sqlite
+sqlite.Store.put_encoded = lambda self, ref, data: ref
+""",
+    "sha256": """
+import itertools
+from cogsim import _core
+from cogsim.render import frames
+_names = itertools.count()
+def _encode(self, sent):
+    _core.frame_digest(sent.pixels)
+    return frames._encode_one(sent.pixels, sent.frame_format), "%064x" % next(_names)
+frames.FrameEncoder._encode = _encode
+""",
+    "encoding": """
+from cogsim.render import frames
+frames.FrameEncoder._encode = lambda self, sent: (b"", "0" * 64)
+""",
+    "drawing": """
+import numpy as np
+from cogsim.benchmarks.kidgym import look
+_drawn = {}
+def _draw(self, scenes):
+    width, height = scenes[0]["size"]
+    key = (len(scenes), height, width)
+    if key not in _drawn:
+        _drawn[key] = np.zeros((len(scenes), height, width, 4), np.uint8)
+    return _drawn[key]
+look.ReleaseLook.draw = _draw
+""",
+}
+
+
+def cpu_ms_per_turn(args: list[str], out: Path, switched_off: list[str], patches: Path) -> float:
+    """CPU ms (user and kernel, the command and its children) per stored turn of ``cogsim run ARGS``
+    with the named parts of the frame's way switched off in every process."""
+    env = dict(os.environ)
+    if switched_off:
+        env["PYTHONPATH"] = os.pathsep.join([str(patches), *filter(None, [env.get("PYTHONPATH")])])
+        env["COGSIM_BENCH_SWITCHED_OFF"] = ",".join(switched_off)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cogsim.cli", "run", *args, "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"cogsim run {' '.join(args)} failed with {switched_off or 'nothing'} switched off")
+    with sqlite3.connect(out / "store.sqlite") as db:
+        turns = db.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+    shutil.rmtree(out)
+    return 1000 * (usage.ru_utime + usage.ru_stime) / turns
+
+
+def decompose(rounds: int, kidgym_episodes: int, wilt_episodes: int, runs_dir: Optional[Path]) -> None:
+    """The in-run cost of each part of a KidGym turn's frame (medians over rounds), beside WILT's turn."""
+    parts = list(SWITCH_OFFS)
+    steps: dict[str, list[float]] = {name: [] for name in ["nothing", *parts, "wilt"]}
+    with tempfile.TemporaryDirectory(dir=runs_dir) as tmp, tempfile.TemporaryDirectory() as patches:
+        for name, code in SWITCH_OFFS.items():
+            (Path(patches) / f"bench_switch_off_{name}.py").write_text(code)
+        (Path(patches) / "sitecustomize.py").write_text(
+            "import os\n"
+            "for _name in filter(None, os.environ.get('COGSIM_BENCH_SWITCHED_OFF', '').split(',')):\n"
+            "    __import__('bench_switch_off_' + _name)\n"
+        )
+        kidgym = ["kidgym/classification", "--agent", "random", "--episodes", str(kidgym_episodes)]
+        for r in range(rounds):
+            for k, name in enumerate(["nothing", *parts]):
+                steps[name].append(cpu_ms_per_turn(kidgym, Path(tmp) / f"d{r}{k}", parts[:k], Path(patches)))
+            wilt = ["wilt/lite", "--agent", "random", "--episodes", str(wilt_episodes)]
+            steps["wilt"].append(cpu_ms_per_turn(wilt, Path(tmp) / f"w{r}", [], Path(patches)))
+    median = {name: statistics.median(values) for name, values in steps.items()}
+    print(f"CPU ms per turn, medians of {rounds} rounds (each: {', '.join(f'{v:.3f}' for v in steps['nothing'])})")
+    print(f"  kidgym/classification, whole: {median['nothing']:.3f}")
+    before = "nothing"
+    for name in parts:
+        print(f"  - {name.replace('_', ' ')}: {median[before] - median[name]:.3f}")
+        before = name
+    print(f"  - the rest (the env's rules and scene, the runner, the store's rows): {median[parts[-1]]:.3f}")
+    print(f"  wilt/lite, whole: {median['wilt']:.3f}")
+    print(f"  a KidGym turn at 0.62 of WILT's turns/s, at the same CPU per wall second: {median['wilt'] / 0.62:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -198,6 +291,9 @@ def main() -> None:
     parser.add_argument("--components-episodes", type=int, default=300)
     parser.add_argument(
         "--runs-dir", type=Path, help="where the runs are written (default: the temporary folder), e.g. a tmpfs"
+    )
+    parser.add_argument(
+        "--decompose", action="store_true", help="also time the runs with parts of the frame's way switched off"
     )
     args = parser.parse_args()
     runs_dir = args.runs_dir or Path(tempfile.gettempdir())
@@ -218,6 +314,8 @@ def main() -> None:
         print(
             f"kidgym / wilt turns/s: median {statistics.median(ratios):.3f} (rounds: {', '.join(f'{r:.3f}' for r in ratios)})"
         )
+    if args.decompose:
+        decompose(args.rounds, args.kidgym_episodes, args.wilt_episodes, args.runs_dir)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 

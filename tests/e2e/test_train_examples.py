@@ -7,9 +7,9 @@ verifiers taskset, updates, the greedy held-out curve). Every stage must run and
 guide says, the summary must be the store's figures, every reward GRPO learned from must be the one
 cogsim gives the recorded replies, and the held-out reward after the last step must lie above the
 interval it started from (where it started below the random agent's 1/3, as the guide's run does).
-The figures are printed at the end of the test session. The 2,048-example SFT run that lifts the
-score on its own takes half an hour and more (``pytest -m train``). Needs ``bash
-scripts/setup_e2e.sh``; run with ``pytest -q -m e2e``."""
+The figures are printed at the end of the test session. The SFT run that lifts the score on its own
+(``sft.py``'s defaults) is ``test_sft_loop.py``'s. Needs ``bash scripts/setup_e2e.sh``; run with
+``pytest -q -m e2e``."""
 
 import json
 import time

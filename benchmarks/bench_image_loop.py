@@ -46,14 +46,15 @@ import cogsim
 from cogsim.render import encode_frames
 
 
-def run_turns_per_s(args: list[str], out: Path) -> tuple[float, float, float]:
-    """(turns/s, CPU seconds in user mode, CPU seconds in the kernel) of ``cogsim run ARGS`` and its
-    waited-for children."""
+def run_turns_per_s(args: list[str], out: Path, env: Optional[dict] = None) -> tuple[float, float, float, int]:
+    """(turns/s, CPU seconds in user mode, CPU seconds in the kernel, turns) of ``cogsim run ARGS``
+    and its waited-for children, in ``env`` (default: this process's environment)."""
     started = time.monotonic()
     process = subprocess.Popen(
         [sys.executable, "-m", "cogsim.cli", "run", *args, "--out", str(out)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env=env,
     )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.monotonic() - started
@@ -61,7 +62,7 @@ def run_turns_per_s(args: list[str], out: Path) -> tuple[float, float, float]:
         raise SystemExit(f"cogsim run {' '.join(args)} failed")
     with sqlite3.connect(out / "store.sqlite") as db:
         turns = db.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
-    return turns / wall, usage.ru_utime, usage.ru_stime
+    return turns / wall, usage.ru_utime, usage.ru_stime, turns
 
 
 def throughput(
@@ -74,10 +75,10 @@ def throughput(
     results = []
     with tempfile.TemporaryDirectory(dir=runs_dir) as tmp:
         for r in range(rounds):
-            kidgym, user, kernel = run_turns_per_s(
+            kidgym, user, kernel, _ = run_turns_per_s(
                 ["kidgym/classification", "--agent", "random", "--episodes", str(kidgym_episodes)], Path(tmp) / f"k{r}"
             )
-            wilt, _, _ = run_turns_per_s(
+            wilt, _, _, _ = run_turns_per_s(
                 ["wilt/lite", "--agent", "random", "--episodes", str(wilt_episodes)], Path(tmp) / f"w{r}"
             )
             results.append((kidgym, wilt))
@@ -238,19 +239,9 @@ def cpu_ms_per_turn(args: list[str], out: Path, switched_off: list[str], patches
     if switched_off:
         env["PYTHONPATH"] = os.pathsep.join([str(patches), *filter(None, [env.get("PYTHONPATH")])])
         env["COGSIM_BENCH_SWITCHED_OFF"] = ",".join(switched_off)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cogsim.cli", "run", *args, "--out", str(out)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"cogsim run {' '.join(args)} failed with {switched_off or 'nothing'} switched off")
-    with sqlite3.connect(out / "store.sqlite") as db:
-        turns = db.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+    _, user, kernel, turns = run_turns_per_s(args, out, env)
     shutil.rmtree(out)
-    return 1000 * (usage.ru_utime + usage.ru_stime) / turns
+    return 1000 * (user + kernel) / turns
 
 
 def decompose(rounds: int, kidgym_episodes: int, wilt_episodes: int, runs_dir: Optional[Path]) -> None:

@@ -2,8 +2,10 @@
 // GIL released; and the digest that finds a frame seen before (cpp/render/digest.hpp).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "common/parallel.hpp"
@@ -39,6 +41,24 @@ py::list encode_png(const Pixels& frames, unsigned threads) {
   return out;
 }
 
+// One frame's PNG, its bands first compared with those of the frame shown before it in the same place
+// (an episode's previous frame), and this frame's bands for the next one.
+py::tuple encode_png_after(const Pixels& frame, const std::optional<cogsim::render::SharedPngBands>& previous) {
+  require(frame.ndim() == 3 && (frame.shape(2) == 3 || frame.shape(2) == 4) && frame.shape(0) > 0 &&
+              frame.shape(1) > 0 && frame.shape(0) <= 65535 && frame.shape(1) <= 65535,
+          "frame must be an (H, W, 3) or (H, W, 4) uint8 array, 1..65535 px per side");
+  const auto height = static_cast<int32_t>(frame.shape(0)), width = static_cast<int32_t>(frame.shape(1));
+  const auto channels = static_cast<int32_t>(frame.shape(2));
+  cogsim::render::SharedPngBands kept;
+  std::vector<uint8_t> png;
+  {
+    py::gil_scoped_release release;
+    png = cogsim::render::encode_png_after(frame.data(), width, height, channels, previous ? previous->get() : nullptr,
+                                           &kept);
+  }
+  return py::make_tuple(py::bytes(reinterpret_cast<const char*>(png.data()), png.size()), kept);
+}
+
 // Rows apart in the sample a frame's digest is taken over. A frame found again by its digest is
 // compared whole, so the sample only decides how often two frames are compared: an env's frames
 // differ from one another in a sprite, a tile or a line of text, all taller than this.
@@ -61,6 +81,12 @@ uint64_t frame_digest(const Pixels& frame) {
 }  // namespace
 
 void register_png(py::module_& m) {
+  py::class_<cogsim::render::PngBands, cogsim::render::SharedPngBands>(
+      m, "PngBands", "A frame's encoded bands, for encode_png_after of the frame shown after it (opaque).");
+  m.def("encode_png_after", &encode_png_after, py::arg("frame").noconvert(), py::arg("previous") = py::none(),
+        "(PNG file, its bands) of one frame (H, W, 3 or 4): the bytes of encode_png, each band first compared "
+        "with the one in the same place of `previous` (the bands of the frame shown before it) before the cache "
+        "is asked; the GIL released.");
   m.def("encode_png", &encode_png, py::arg("frames").noconvert(), py::arg("threads") = 0,
         "The PNG files (8-bit RGB or RGBA) of frames (N, H, W, 3 or 4), the same bytes on every machine; over "
         "threads (0: all cores), the GIL released.");

@@ -126,6 +126,25 @@ def test_an_inline_encoder_encodes_in_the_calling_thread_with_the_same_bytes():
     inline.close()
 
 
+def test_a_frame_shown_after_another_has_the_bytes_of_its_pixels():
+    """frames(after=...) takes unchanged bands from the frame shown before in the same place: the bytes
+    are still those of the pixels, for a frame of another size after it too, and a frame never asked
+    for is not kept as the one before."""
+    encoder = FrameEncoder(threads=1, inline=True)
+    rng = np.random.default_rng(3)
+    first = rng.integers(0, 256, (64, 448, 4), dtype=np.uint8)
+    second = first.copy()
+    second[20:30, 100:140] = 7
+    third = rng.integers(0, 256, (20, 30, 3), dtype=np.uint8)
+    shown = encoder.frames([first])
+    for pixels in (second, third):
+        shown = encoder.frames([pixels], after=shown)
+        assert shown[0].data == encode_frames([pixels])[0]
+    lazy = encoder.frames([first], eager=False)
+    later = encoder.frames([second], after=lazy)
+    assert later[0]._after is None
+
+
 def test_frames_that_differ_only_between_the_rows_the_digest_samples_are_each_encoded():
     encoder = FrameEncoder(threads=1)
     frame = picture(5)

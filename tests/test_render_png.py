@@ -141,6 +141,33 @@ def test_the_bytes_never_depend_on_the_bands_kept():
         assert np.array_equal(np.asarray(Image.open(io.BytesIO(png))), frame)
 
 
+def test_bands_taken_from_the_frame_before_give_the_same_bytes():
+    """encode_png_after takes a band from the frame before when its rows (and the row above) are the
+    same: the bytes equal encode_png's for every frame, after a frame of another size or band count, and
+    the bands it takes are the ones that did not change (no cache lookup for them)."""
+    frames = sprite_scenes(200, 448, 4, 6, 13) + sprite_scenes(40, 30, 3, 2, 14) + sprite_scenes(200, 448, 4, 2, 15)
+    previous = None
+    for frame in frames:
+        png, bands = _core.encode_png_after(frame, previous)
+        assert png == render.to_png_bytes(frame)
+        previous = bands
+    _core.clear_png_band_cache()
+    background, moved = sprite_scenes(64, 448, 4, 0, 16)[:2]  # a block in rows 7..15: the first band only
+    _, bands = _core.encode_png_after(background, None)
+    before = _core.png_band_cache_stats()
+    png, _ = _core.encode_png_after(moved, bands)
+    after = _core.png_band_cache_stats()
+    assert png == render.to_png_bytes(moved)
+    assert after["misses"] - before["misses"] == 2 and after["hits"] == before["hits"]  # bands 0 and 1 changed
+
+
+def test_bad_previous_bands_are_refused():
+    with pytest.raises(TypeError):
+        _core.encode_png_after(np.zeros((4, 4, 3), np.uint8), b"bands")
+    with pytest.raises(ValueError, match="frame must be an"):
+        _core.encode_png_after(np.zeros((4, 4, 2), np.uint8), None)
+
+
 def test_a_sprite_moved_by_whole_stripes_is_found_again_in_both_places():
     """On a plain background a block moved by 16 px (64 bytes, the digest's stripe) leaves its rows
     the same 64-byte pieces in another order: the digests still tell the two frames apart, so both

@@ -578,6 +578,16 @@ void end_chunk(std::vector<uint8_t>& out, size_t start) {
   put32(out, crc32(out.data() + start + 4, data_bytes + 4));
 }
 
+}  // namespace
+
+struct PngBand {
+  uint64_t shape;
+  std::vector<uint8_t> raw, deflated;
+  uint32_t adler, crc;  // of the filtered rows, and of the deflated bytes
+};
+
+namespace {
+
 // A band's rows as its deflate block reads them: the raw bytes from the row above the band (none for
 // the frame's first band) to the band's last row, and what else the block depends on.
 struct BandKey {
@@ -593,11 +603,7 @@ struct BandKey {
 // what is kept, only the time does.
 class BandCache {
  public:
-  struct Band {
-    uint64_t shape;
-    std::vector<uint8_t> raw, deflated;
-    uint32_t adler, crc;  // of the filtered rows, and of the deflated bytes
-  };
+  using Band = PngBand;
 
   std::shared_ptr<const Band> find(uint64_t digest, const BandKey& key) {
     std::shared_ptr<const Band> band;
@@ -696,30 +702,48 @@ std::shared_ptr<const BandCache::Band> deflate_band(const BandKey& key, const ui
   return band;
 }
 
+// The band in the same place of the previous frame when its rows are the same bytes, else null.
+std::shared_ptr<const BandCache::Band> same_as_before(const PngBands* previous, size_t index, const BandKey& key) {
+  if (previous == nullptr || index >= previous->of.size()) return nullptr;
+  const auto& band = previous->of[index];
+  const bool equal = band->shape == key.shape && band->raw.size() == key.raw_bytes &&
+                     std::memcmp(band->raw.data(), key.raw, key.raw_bytes) == 0;
+  return equal ? band : nullptr;
+}
+
 }  // namespace
 
 std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t height, int32_t channels) {
+  return encode_png_after(pixels, width, height, channels, nullptr, nullptr);
+}
+
+std::vector<uint8_t> encode_png_after(const uint8_t* pixels, int32_t width, int32_t height, int32_t channels,
+                                      const PngBands* previous, SharedPngBands* kept) {
   if (width <= 0 || height <= 0 || width > (1 << 24) || height > (1 << 24)) {
     throw std::invalid_argument("a PNG frame must be 1..16777216 px per side");
   }
   if (channels != 3 && channels != 4) throw std::invalid_argument("a PNG frame must be RGB or RGBA");
   const size_t row_bytes = static_cast<size_t>(width) * channels;
   // The bands first, so that the file is written into one buffer of its exact size.
-  thread_local std::vector<std::shared_ptr<const BandCache::Band>> bands;
-  bands.clear();
+  auto frame_bands = std::make_shared<PngBands>();
+  auto& bands = frame_bands->of;
   size_t deflated_bytes = 0;
   uint32_t adler = 1;
   const size_t band_rows = rows_per_band(row_bytes), rows = static_cast<size_t>(height);
+  bands.reserve((rows + band_rows - 1) / band_rows);
   for (size_t y = 0; y < rows; y += band_rows) {
     const size_t count = std::min(band_rows, rows - y);
     const uint8_t* band_rows_at = pixels + y * row_bytes;
     const BandKey key{y == 0 ? band_rows_at : band_rows_at - row_bytes, (count + (y > 0)) * row_bytes,
                       (static_cast<uint64_t>(row_bytes) * 8 + channels) * 2 + (y == 0)};
-    const uint64_t digest = digest64(key.raw, key.raw_bytes, key.shape);
-    std::shared_ptr<const BandCache::Band> band = band_cache().find(digest, key);
+    std::shared_ptr<const BandCache::Band> band = same_as_before(previous, bands.size(), key);
     if (!band) {
-      band = deflate_band(key, band_rows_at, row_bytes, count, y == 0, static_cast<size_t>(channels));
-      band_cache().keep(digest, band);
+      const uint64_t digest = digest64(key.raw, key.raw_bytes, key.shape);
+      band = band_cache().find(digest, key);
+      if (!band) {
+        band = deflate_band(key, band_rows_at, row_bytes, count, y == 0, static_cast<size_t>(channels));
+        band_cache().keep(digest, band);
+      }
     }
     adler = adler32_combine(adler, band->adler, count * (row_bytes + 1));
     deflated_bytes += band->deflated.size();
@@ -745,7 +769,7 @@ std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t he
     out.insert(out.end(), band->deflated.begin(), band->deflated.end());
     crc = crc32_combine(crc, band->crc, band->deflated.size());
   }
-  bands.clear();
+  if (kept != nullptr) *kept = std::move(frame_bands);
   const size_t tail = out.size();
   out.push_back(0x03);  // the last block: fixed codes, nothing but its end (zlib's Z_FINISH after a flush)
   out.push_back(0x00);

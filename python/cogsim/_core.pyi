@@ -17,6 +17,7 @@ __all__: list[str] = [
     "KidCatalog",
     "KidState",
     "MazeReleaseFrames",
+    "PngBands",
     "SearchLimitError",
     "TableMemoryError",
     "WiltCases",
@@ -43,6 +44,7 @@ __all__: list[str] = [
     "cube_to_facelets",
     "cube_validate",
     "encode_png",
+    "encode_png_after",
     "frame_digest",
     "kidgym_default_budget",
     "kidgym_generate",
@@ -386,6 +388,11 @@ class Compositor:
     @property
     def stamp_count(self) -> int: ...
 
+class PngBands:
+    """
+    A frame's encoded bands, for encode_png_after of the frame shown after it (opaque).
+    """
+
 class MazeReleaseFrames:
     """
     Frames of the released RNG-Bench maze: raycast views and opaque stamps (cpp/maze/release_frames.hpp).
@@ -470,6 +477,11 @@ def encode_png(
 ) -> list:
     """
     The PNG files (8-bit RGB or RGBA) of frames (N, H, W, 3 or 4), the same bytes on every machine; over threads (0: all cores), the GIL released.
+    """
+
+def encode_png_after(frame: numpy.typing.NDArray[numpy.uint8], previous: PngBands | None = None) -> tuple:
+    """
+    (PNG file, its bands) of one frame (H, W, 3 or 4): the bytes of encode_png, each band first compared with the one in the same place of `previous` (the bands of the frame shown before it) before the cache is asked; the GIL released.
     """
 
 def frame_digest(frame: numpy.typing.NDArray[numpy.uint8]) -> int:

@@ -365,7 +365,7 @@ class _LockstepRunner:
         if self.frames is None:
             self.frames = FrameEncoder(threads=_worker_cores, inline=_worker_cores == 1)
         frame_format = episode.env.frame_format() if hasattr(episode.env, "frame_format") else {"format": "png"}
-        episode.sent = self.frames.frames(images, frame_format, eager=False)
+        episode.sent = self.frames.frames(images, frame_format, eager=False, after=episode.sent)
         if encode_now and not frames_pending():
             for frame in episode.sent:
                 frame.start()

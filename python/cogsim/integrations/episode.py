@@ -124,7 +124,8 @@ class Episode:
         """This turn's message, its frames as ``cogsim run`` sends them (the env's ``frame_format()``)."""
         if self._sent[0] is not self.obs:
             images = self.obs.get("images", ())
-            self._sent = (self.obs, frame_encoder().frames(images, self.env.frame_format()) if len(images) else ())
+            shown = frame_encoder().frames(images, self.env.frame_format(), after=self._sent[1]) if len(images) else ()
+            self._sent = (self.obs, shown)
         return Message("user", self.obs["text"], self._sent[1])
 
     def prompt(self) -> list[Message]:

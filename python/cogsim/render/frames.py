@@ -129,14 +129,22 @@ class SentFrame:
     from the encoder's threads; asking for them waits until they are there. ``numpy.asarray`` of a
     SentFrame is its pixels."""
 
-    __slots__ = ("pixels", "frame_format", "_future", "_start", "_url", "__weakref__")
+    __slots__ = ("pixels", "frame_format", "_future", "_start", "_url", "_after", "_bands", "__weakref__")
 
-    def __init__(self, pixels: np.ndarray, frame_format: dict, start: Callable[["SentFrame"], Future]):
+    def __init__(
+        self,
+        pixels: np.ndarray,
+        frame_format: dict,
+        start: Callable[["SentFrame"], Future],
+        after: Optional["SentFrame"] = None,
+    ):
         self.pixels = pixels
         self.frame_format = frame_format
         self._start = start
         self._future: Optional[Future] = None
         self._url: Optional[str] = None
+        self._after = after  # the frame shown before it in its place, until this one is encoded
+        self._bands: Any = None  # the core's bands of its PNG, for the frame shown after it
 
     def _begin(self) -> Future:
         future = self._future
@@ -188,14 +196,17 @@ class SentFrame:
 class FrameEncoder:
     """Makes :class:`SentFrame` objects of an env's frames and encodes each distinct one once.
 
-    ``frames(images, frame_format)`` returns at once; the encoding runs in a pool of ``threads``
+    ``frames(images, frame_format, after=...)`` returns at once; the encoding runs in a pool of ``threads``
     threads (0: one per core) unless ``eager=False``, when it runs the first time the bytes are asked
     for (frames replayed on resume, which a scripted agent never sends). A frame seen before is not
     encoded again: the same array object (with the same format) gives the same SentFrame, and equal
     pixels (found by a 64-bit digest of the shape and every eighth row, then compared whole) take the
     bytes already made. The frames kept for that comparison are bounded by ``cache_bytes`` of pixels,
-    oldest dropped first. ``inline=True``: no pool, a frame is encoded in the thread that starts it
-    (for a process that has one core to itself, where threads would only take turns on it)."""
+    oldest dropped first. ``after``: the frames shown before these in the same places (an episode's
+    previous observation): a PNG's bands equal to those in the same place of the frame before are taken
+    from it, compared directly, not looked up (the bytes are the same either way). ``inline=True``: no
+    pool, a frame is encoded in the thread that starts it (for a process that has one core to itself,
+    where threads would only take turns on it)."""
 
     def __init__(self, threads: int = 0, cache_bytes: int = 64 << 20, inline: bool = False):
         self.threads = threads or os.cpu_count() or 1
@@ -209,11 +220,16 @@ class FrameEncoder:
         self._cached_bytes = 0
         self.encoded = 0  # frames actually encoded (the others were found again)
 
-    def frames(self, images: Sequence[Any], frame_format: dict = PNG, eager: bool = True) -> tuple[SentFrame, ...]:
+    def frames(
+        self, images: Sequence[Any], frame_format: dict = PNG, eager: bool = True, after: Sequence[SentFrame] = ()
+    ) -> tuple[SentFrame, ...]:
         frame_format = check_frame_format(frame_format)
-        return tuple(self._frame(image, frame_format, eager) for image in images)
+        # Only a frame whose encoding has started: one never asked for would keep the frames before it.
+        before = [frame if frame._future is not None else None for frame in list(after)[: len(images)]]
+        before += [None] * (len(images) - len(before))
+        return tuple(self._frame(image, frame_format, eager, shown) for image, shown in zip(images, before))
 
-    def _frame(self, image: Any, frame_format: dict, eager: bool) -> SentFrame:
+    def _frame(self, image: Any, frame_format: dict, eager: bool, after: Optional[SentFrame] = None) -> SentFrame:
         if isinstance(image, SentFrame):
             if image.frame_format == frame_format:
                 return image
@@ -225,7 +241,7 @@ class FrameEncoder:
             if again is not None:
                 return again
         pixels = _checked(image)
-        sent = SentFrame(pixels, frame_format, self._submit)
+        sent = SentFrame(pixels, frame_format, self._submit, after if frame_format["format"] == "png" else None)
         if isinstance(image, np.ndarray):
             ident = id(image)
             forget = lambda _, i=ident: self._by_id.pop(i, None)  # noqa: E731
@@ -266,8 +282,16 @@ class FrameEncoder:
             self._remember(slot, sent)
         for other in earlier:  # registered before this one: its work is running or done, never queued
             if other.pixels is pixels or np.array_equal(other.pixels, pixels):
-                return other._begin().result()
-        data = _encode_one(pixels, sent.frame_format)
+                found = other._begin().result()
+                sent._after, sent._bands = None, other._bands
+                return found
+        if sent.frame_format["format"] == "png":
+            # The frame before is encoded by now unless it was never asked for (its bands are None then).
+            before = sent._after._bands if sent._after is not None and sent._after.shape == sent.shape else None
+            data, sent._bands = _core.encode_png_after(pixels, before)
+            sent._after = None
+        else:
+            data = _encode_one(pixels, sent.frame_format)
         with self._lock:
             self.encoded += 1
         return data, hashlib.sha256(data).hexdigest()
@@ -301,7 +325,7 @@ class _DirectEncoder(FrameEncoder):
     def __init__(self):
         super().__init__(threads=1, cache_bytes=0)
 
-    def _frame(self, image: Any, frame_format: dict, eager: bool) -> SentFrame:
+    def _frame(self, image: Any, frame_format: dict, eager: bool, after: Optional[SentFrame] = None) -> SentFrame:
         return SentFrame(_checked(image), frame_format, self._run_here)
 
     def _run_here(self, sent: SentFrame) -> Future:

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include "render/digest.hpp"
 
@@ -177,6 +178,21 @@ struct Code {
   std::vector<uint16_t> codes;
 };
 
+// Sorts keys (a weight above 16 bits of symbol, in the symbols' order) by weight, a stable radix sort
+// on its bytes (`bits`: the weights' bits or'ed, so that no pass sorts on zeros): keys of one weight
+// keep the symbols' order, the order std::sort gives, in fewer steps than its comparisons.
+void sort_by_weight(std::vector<uint64_t>& keys, uint32_t bits) {
+  thread_local std::vector<uint64_t> sorted;
+  sorted.resize(keys.size());
+  for (int shift = 16; bits != 0; shift += 8, bits >>= 8) {
+    std::array<uint32_t, 256> start{};
+    for (uint64_t key : keys) ++start[(key >> shift) & 0xFF];
+    for (uint32_t digit = 0, total = 0; digit < 256; ++digit) total += std::exchange(start[digit], total);
+    for (uint64_t key : keys) sorted[start[(key >> shift) & 0xFF]++] = key;
+    keys.swap(sorted);
+  }
+}
+
 // Huffman code lengths for `freq`, none longer than max_bits (miniz's rebalancing of an optimal
 // tree), each used symbol at least 1 bit; at least two symbols get a length so that the code is
 // complete. Ties are broken by symbol number, so the lengths are the same everywhere.
@@ -192,10 +208,11 @@ std::vector<uint8_t> code_lengths(std::vector<uint32_t> freq, int max_bits) {
   thread_local std::vector<uint64_t> keys, weight;
   thread_local std::vector<int> parent, depth;
   keys.clear();
+  uint32_t most = 0;
   for (int s = 0; s < n; ++s) {
-    if (freq[s]) keys.push_back(static_cast<uint64_t>(freq[s]) << 16 | static_cast<uint64_t>(s));
+    if (freq[s]) keys.push_back(static_cast<uint64_t>(freq[s]) << 16 | static_cast<uint64_t>(s)), most |= freq[s];
   }
-  std::sort(keys.begin(), keys.end());
+  sort_by_weight(keys, most);
   const int leaves = static_cast<int>(keys.size());
   weight.assign(n + leaves, 0);
   parent.assign(n + leaves, -1);
@@ -249,6 +266,17 @@ std::vector<uint8_t> code_lengths(std::vector<uint32_t> freq, int max_bits) {
   return lengths;
 }
 
+// Each byte with its bits in reverse order (deflate sends a code's bits from the most significant on).
+struct ReversedBytes {
+  std::array<uint32_t, 256> of{};
+  constexpr ReversedBytes() {
+    for (uint32_t b = 0; b < 256; ++b) {
+      for (int i = 0; i < 8; ++i) of[b] |= ((b >> i) & 1u) << (7 - i);
+    }
+  }
+};
+constexpr ReversedBytes kReversed;
+
 // The canonical code of the lengths (RFC 1951, 3.2.2).
 Code canonical(std::vector<uint8_t> lengths) {
   std::array<uint16_t, 17> per_length{}, next{};
@@ -264,9 +292,7 @@ Code canonical(std::vector<uint8_t> lengths) {
     const int l = out.lengths[s];
     if (!l) continue;
     const uint32_t code = next[l]++;
-    uint32_t rev = 0;
-    for (int i = 0; i < l; ++i) rev |= ((code >> i) & 1u) << (l - 1 - i);
-    out.codes[s] = static_cast<uint16_t>(rev);
+    out.codes[s] = static_cast<uint16_t>((kReversed.of[code & 0xFF] << 8 | kReversed.of[code >> 8]) >> (16 - l));
   }
   return out;
 }

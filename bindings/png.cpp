@@ -43,7 +43,8 @@ py::list encode_png(const Pixels& frames, unsigned threads) {
 
 // One frame's PNG, its bands first compared with those of the frame shown before it in the same place
 // (an episode's previous frame), and this frame's bands for the next one.
-py::tuple encode_png_after(const Pixels& frame, const std::optional<cogsim::render::SharedPngBands>& previous) {
+py::tuple encode_png_after(const Pixels& frame, const std::optional<cogsim::render::SharedPngBands>& previous,
+                           const std::optional<std::vector<std::pair<int32_t, int32_t>>>& changed_rows) {
   require(frame.ndim() == 3 && (frame.shape(2) == 3 || frame.shape(2) == 4) && frame.shape(0) > 0 &&
               frame.shape(1) > 0 && frame.shape(0) <= 65535 && frame.shape(1) <= 65535,
           "frame must be an (H, W, 3) or (H, W, 4) uint8 array, 1..65535 px per side");
@@ -54,7 +55,7 @@ py::tuple encode_png_after(const Pixels& frame, const std::optional<cogsim::rend
   {
     py::gil_scoped_release release;
     png = cogsim::render::encode_png_after(frame.data(), width, height, channels, previous ? previous->get() : nullptr,
-                                           &kept);
+                                           &kept, changed_rows ? &*changed_rows : nullptr);
   }
   return py::make_tuple(py::bytes(reinterpret_cast<const char*>(png.data()), png.size()), kept);
 }
@@ -84,9 +85,11 @@ void register_png(py::module_& m) {
   py::class_<cogsim::render::PngBands, cogsim::render::SharedPngBands>(
       m, "PngBands", "A frame's encoded bands, for encode_png_after of the frame shown after it (opaque).");
   m.def("encode_png_after", &encode_png_after, py::arg("frame").noconvert(), py::arg("previous") = py::none(),
+        py::arg("changed_rows") = py::none(),
         "(PNG file, its bands) of one frame (H, W, 3 or 4): the bytes of encode_png, each band first compared "
         "with the one in the same place of `previous` (the bands of the frame shown before it) before the cache "
-        "is asked; the GIL released.");
+        "is asked; with changed_rows ([(start, end), ...]: where the frame can differ from the one `previous` was "
+        "made of) the bands outside them are taken without reading them; the GIL released.");
   m.def("encode_png", &encode_png, py::arg("frames").noconvert(), py::arg("threads") = 0,
         "The PNG files (8-bit RGB or RGBA) of frames (N, H, W, 3 or 4), the same bytes on every machine; over "
         "threads (0: all cores), the GIL released.");

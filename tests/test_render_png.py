@@ -161,6 +161,18 @@ def test_bands_taken_from_the_frame_before_give_the_same_bytes():
     assert after["misses"] - before["misses"] == 2 and after["hits"] == before["hits"]  # bands 0 and 1 changed
 
 
+def test_bands_outside_the_changed_rows_are_taken_unread():
+    """With the rows where a frame can differ from the one before, the bands outside them are taken
+    from that frame's without reading them: right rows give the bytes of the pixels, and rows that
+    leave out a change give the band before (which is why only what drew the frame may name them)."""
+    background, moved = sprite_scenes(64, 448, 4, 0, 17)[:2]  # a block in rows 7..15
+    _, bands = _core.encode_png_after(background, None)
+    assert _core.encode_png_after(moved, bands, [(7, 16)])[0] == render.to_png_bytes(moved)
+    assert _core.encode_png_after(moved, bands, [(0, 64)])[0] == render.to_png_bytes(moved)
+    assert _core.encode_png_after(moved, bands, [])[0] == render.to_png_bytes(background)
+    assert _core.encode_png_after(moved, None, [])[0] == render.to_png_bytes(moved)  # nothing to take them from
+
+
 def test_bad_previous_bands_are_refused():
     with pytest.raises(TypeError):
         _core.encode_png_after(np.zeros((4, 4, 3), np.uint8), b"bands")

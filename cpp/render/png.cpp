@@ -728,12 +728,23 @@ std::shared_ptr<const BandCache::Band> deflate_band(const BandKey& key, const ui
   return band;
 }
 
-// The band in the same place of the previous frame when its rows are the same bytes, else null.
-std::shared_ptr<const BandCache::Band> same_as_before(const PngBands* previous, size_t index, const BandKey& key) {
+// Whether any of the rows [first, end) is among `changed` (every row when it is not known).
+bool may_have_changed(const std::vector<std::pair<int32_t, int32_t>>* changed, size_t first, size_t end) {
+  if (changed == nullptr) return true;
+  return std::any_of(changed->begin(), changed->end(), [&](const auto& rows) {
+    return rows.first < rows.second && static_cast<size_t>(std::max(rows.first, 0)) < end &&
+           first < static_cast<size_t>(std::max(rows.second, 0));
+  });
+}
+
+// The band in the same place of the previous frame when its rows are the same bytes (compared unless
+// `unchanged` says so), else null.
+std::shared_ptr<const BandCache::Band> same_as_before(const PngBands* previous, size_t index, const BandKey& key,
+                                                      bool unchanged) {
   if (previous == nullptr || index >= previous->of.size()) return nullptr;
   const auto& band = previous->of[index];
-  const bool equal = band->shape == key.shape && band->raw.size() == key.raw_bytes &&
-                     std::memcmp(band->raw.data(), key.raw, key.raw_bytes) == 0;
+  const bool same_shape = band->shape == key.shape && band->raw.size() == key.raw_bytes;
+  const bool equal = same_shape && (unchanged || std::memcmp(band->raw.data(), key.raw, key.raw_bytes) == 0);
   return equal ? band : nullptr;
 }
 
@@ -744,7 +755,8 @@ std::vector<uint8_t> encode_png(const uint8_t* pixels, int32_t width, int32_t he
 }
 
 std::vector<uint8_t> encode_png_after(const uint8_t* pixels, int32_t width, int32_t height, int32_t channels,
-                                      const PngBands* previous, SharedPngBands* kept) {
+                                      const PngBands* previous, SharedPngBands* kept,
+                                      const std::vector<std::pair<int32_t, int32_t>>* changed) {
   if (width <= 0 || height <= 0 || width > (1 << 24) || height > (1 << 24)) {
     throw std::invalid_argument("a PNG frame must be 1..16777216 px per side");
   }
@@ -762,7 +774,8 @@ std::vector<uint8_t> encode_png_after(const uint8_t* pixels, int32_t width, int3
     const uint8_t* band_rows_at = pixels + y * row_bytes;
     const BandKey key{y == 0 ? band_rows_at : band_rows_at - row_bytes, (count + (y > 0)) * row_bytes,
                       (static_cast<uint64_t>(row_bytes) * 8 + channels) * 2 + (y == 0)};
-    std::shared_ptr<const BandCache::Band> band = same_as_before(previous, bands.size(), key);
+    const bool unchanged = !may_have_changed(changed, y == 0 ? 0 : y - 1, y + count);
+    std::shared_ptr<const BandCache::Band> band = same_as_before(previous, bands.size(), key, unchanged);
     if (!band) {
       const uint64_t digest = digest64(key.raw, key.raw_bytes, key.shape);
       band = band_cache().find(digest, key);

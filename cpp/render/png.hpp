@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace cogsim::render {
@@ -42,8 +43,12 @@ using SharedPngBands = std::shared_ptr<PngBands>;
 // encode_png, each band first compared with the band in the same place of `previous` (may be null:
 // none) before the cache is asked; `kept` (may be null) receives this frame's bands. The bytes are
 // those of encode_png: only the time depends on `previous`.
+// `changed` (may be null: not known) lists the rows [start, end) outside which the frame is known to
+// equal the one `previous` was made of: a band outside them (its row above included) is then taken
+// without reading its rows. A wrong list gives a wrong PNG: it must come from what was drawn.
 std::vector<uint8_t> encode_png_after(const uint8_t* pixels, int32_t width, int32_t height, int32_t channels,
-                                      const PngBands* previous, SharedPngBands* kept);
+                                      const PngBands* previous, SharedPngBands* kept,
+                                      const std::vector<std::pair<int32_t, int32_t>>* changed = nullptr);
 
 // Empties the cache of encoded bands (the bytes of a frame never depend on it; tests show that).
 void clear_png_band_cache();

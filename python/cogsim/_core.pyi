@@ -479,9 +479,16 @@ def encode_png(
     The PNG files (8-bit RGB or RGBA) of frames (N, H, W, 3 or 4), the same bytes on every machine; over threads (0: all cores), the GIL released.
     """
 
-def encode_png_after(frame: numpy.typing.NDArray[numpy.uint8], previous: PngBands | None = None) -> tuple:
+def encode_png_after(
+    frame: numpy.typing.NDArray[numpy.uint8],
+    previous: PngBands | None = None,
+    changed_rows: collections.abc.Sequence[
+        tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]
+    ]
+    | None = None,
+) -> tuple:
     """
-    (PNG file, its bands) of one frame (H, W, 3 or 4): the bytes of encode_png, each band first compared with the one in the same place of `previous` (the bands of the frame shown before it) before the cache is asked; the GIL released.
+    (PNG file, its bands) of one frame (H, W, 3 or 4): the bytes of encode_png, each band first compared with the one in the same place of `previous` (the bands of the frame shown before it) before the cache is asked; with changed_rows ([(start, end), ...]: where the frame can differ from the one `previous` was made of) the bands outside them are taken without reading them; the GIL released.
     """
 
 def frame_digest(frame: numpy.typing.NDArray[numpy.uint8]) -> int:

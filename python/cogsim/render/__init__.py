@@ -42,6 +42,7 @@ from cogsim.render.frames import (
     decode_frame,
     encode_frames,
     media_type,
+    note_changed_rows,
 )
 from cogsim.render.png import save_png, to_png_bytes, to_png_bytes_batch
 
@@ -70,6 +71,7 @@ __all__ = [
     "frame_batch",
     "frames_pending",
     "media_type",
+    "note_changed_rows",
     "render_path",
     "same_across",
     "save_png",

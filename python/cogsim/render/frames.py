@@ -119,6 +119,28 @@ def decode_frame(data: bytes) -> np.ndarray:
         return np.asarray(image)
 
 
+# id of a frame -> (the frame, the frame it was drawn after, the rows where they can differ), held weakly
+_CHANGED_ROWS: dict[int, tuple[weakref.ref, weakref.ref, tuple]] = {}
+
+
+def note_changed_rows(frame: np.ndarray, before: np.ndarray, rows: Sequence[tuple[int, int]]) -> None:
+    """Notes that ``frame`` equals ``before`` (the frame shown before it in the same place) outside
+    ``rows`` ((start, end) pairs): an env that knows what it redrew says so, and the encoder then takes
+    the PNG bands of the other rows from ``before``'s without reading them. Neither array may be
+    changed afterwards (no frame handed to the encoder may)."""
+    ident = id(frame)
+    forget = lambda _, i=ident: _CHANGED_ROWS.pop(i, None)  # noqa: E731
+    _CHANGED_ROWS[ident] = (weakref.ref(frame, forget), weakref.ref(before), tuple(rows))
+
+
+def _changed_rows(frame: np.ndarray, before: np.ndarray) -> Optional[list[tuple[int, int]]]:
+    """The rows noted for ``frame`` drawn after exactly ``before``, or None (nothing noted)."""
+    noted = _CHANGED_ROWS.get(id(frame))
+    if noted is None or noted[0]() is not frame or noted[1]() is not before:
+        return None
+    return list(noted[2])
+
+
 def _format_key(frame_format: dict) -> tuple:
     return tuple(sorted(frame_format.items()))
 
@@ -287,8 +309,10 @@ class FrameEncoder:
                 return found
         if sent.frame_format["format"] == "png":
             # The frame before is encoded by now unless it was never asked for (its bands are None then).
-            before = sent._after._bands if sent._after is not None and sent._after.shape == sent.shape else None
-            data, sent._bands = _core.encode_png_after(pixels, before)
+            after = sent._after
+            before = after._bands if after is not None and after.shape == sent.shape else None
+            rows = _changed_rows(pixels, after.pixels) if before is not None else None
+            data, sent._bands = _core.encode_png_after(pixels, before, rows)
             sent._after = None
         else:
             data = _encode_one(pixels, sent.frame_format)

@@ -36,6 +36,7 @@ import numpy as np
 from cogsim import release_assets
 from cogsim.benchmarks import kidgym
 from cogsim.benchmarks.kidgym import cogsim_scene, game, look, prompts, release_files
+from cogsim.benchmarks.kidgym.look import Drawn
 from cogsim.benchmarks.kidgym.parser import TAG_MODES, decode_answer
 from cogsim.benchmarks.kidgym.tasks import GOAL_TEXTS, TASKS
 from cogsim.envs import register
@@ -154,6 +155,7 @@ class KidGymEnv(TextEnv):
         self.game = game.Game(self.task, self.level, max_steps, actions)
         self.look, self.actions, self.images, self.cell_size = look, actions, bool(images), cell_size
         self.drawing = _release_look() if look == "release" and self.images else None
+        self._drawn: Optional[Drawn] = None  # the frame drawn last, for the next one's PNG
         # the release files the pictures come from, as episodes record them
         self.assets_used = release_assets.used(release_files.BENCHMARK) if self.drawing is not None else None
         self.max_steps = max_steps
@@ -185,7 +187,8 @@ class KidGymEnv(TextEnv):
             return ()
         scene = self.game.scene(state)
         if self.drawing is not None:
-            return (self.drawing.frame(scene),)
+            self._drawn = self.drawing.frame_after(scene, self._drawn if self.turn else None)
+            return (self._drawn.frame,)
         return (self.renderer().grid([cogsim_scene.grid_scene(scene, self.cell_size)])[0],)
 
     def _observe(self, feedback: str) -> dict:

@@ -17,9 +17,9 @@ composes that alpha).
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 import PIL
@@ -31,6 +31,7 @@ from cogsim.benchmarks.kidgym import catalog as rc
 from cogsim.benchmarks.kidgym import release_files as rf
 from cogsim.benchmarks.kidgym.release_files import BENCHMARK, read_image_file
 from cogsim.release_assets.prepared import prepared
+from cogsim.render import note_changed_rows
 
 PILLOW = PIL.__version__  # the frames' sprites are resampled by this Pillow, as the release's are by its
 HEIGHT, MAIN_WIDTH, SIDE_WIDTH = 576, 448, 128
@@ -247,8 +248,38 @@ class ReleaseLook:
         return pixels
 
     # -- frames -------------------------------------------------------------------------------------
+    def ops(self, scene: dict) -> list[tuple[int, np.ndarray, int, int]]:
+        """How the release composes a scene's frame: (COPY or BLEND, image, x, y) in drawing order, the
+        copies first (they cover the whole frame)."""
+        ops: list[tuple[int, np.ndarray, int, int]] = []
+        left = 0
+        if scene["side_bar"] is not None:
+            ops.append((COPY, self.side_bar(scene["side_bar"]), 0, 0))
+            left = SIDE_WIDTH
+        ops.append((COPY, self.file(scene["background"]), left, 0))
+        gx, gy = scene["grid_at"][0] + left, scene["grid_at"][1]
+        for o in scene["objects"]:
+            if o["shown"]:
+                x, y = o["cell"]
+                ops.append(
+                    (
+                        BLEND,
+                        self.cell(o["image"], o["label"] if scene["labels"] else None),
+                        gx + TILE * x,
+                        gy + TILE * y,
+                    )
+                )
+        ax, ay = scene["agent"]["cell"]
+        ops.append((BLEND, self.agent(scene["agent"]["direction"]), gx + TILE * ax, gy + TILE * ay))
+        for k, path in enumerate(scene["backpack"]):
+            ops.append((BLEND, self.slot(k, path), left + BAG_LEFT + SLOT_STEP * k, BAG_ROW))
+        return ops
+
     def draw(self, scenes: Sequence[dict]) -> np.ndarray:
         """Frames of scenes of one size: uint8 (N, 576, W, 4), W = 448, or 576 with a side bar."""
+        return self._compose([self.ops(s) for s in scenes], scenes)
+
+    def _compose(self, frames_ops: Sequence[list], scenes: Sequence[dict]) -> np.ndarray:
         if not scenes:
             raise ValueError("draw needs at least one scene")
         sizes = {tuple(s["size"]) for s in scenes}
@@ -257,44 +288,68 @@ class ReleaseLook:
         width, height = sizes.pop()
         sources: list[np.ndarray] = []
         index: dict[int, int] = {}
-        ops: list[tuple[int, int, int, int, int]] = []
-
-        def source(pixels: np.ndarray) -> int:
-            at = index.get(id(pixels))
-            if at is None:
-                at = index[id(pixels)] = len(sources)
-                sources.append(pixels)
-            return at
-
-        for f, s in enumerate(scenes):
-            left = 0
-            if s["side_bar"] is not None:
-                ops.append((f, COPY, source(self.side_bar(s["side_bar"])), 0, 0))
-                left = SIDE_WIDTH
-            ops.append((f, COPY, source(self.file(s["background"])), left, 0))
-            gx, gy = s["grid_at"][0] + left, s["grid_at"][1]
-            for o in s["objects"]:
-                if o["shown"]:
-                    x, y = o["cell"]
-                    ops.append(
-                        (
-                            f,
-                            BLEND,
-                            source(self.cell(o["image"], o["label"] if s["labels"] else None)),
-                            gx + TILE * x,
-                            gy + TILE * y,
-                        )
-                    )
-            ax, ay = s["agent"]["cell"]
-            ops.append((f, BLEND, source(self.agent(s["agent"]["direction"])), gx + TILE * ax, gy + TILE * ay))
-            for k, path in enumerate(s["backpack"]):
-                ops.append((f, BLEND, source(self.slot(k, path)), left + BAG_LEFT + SLOT_STEP * k, BAG_ROW))
+        table: list[tuple[int, int, int, int, int]] = []
+        for f, ops in enumerate(frames_ops):
+            for kind, pixels, x, y in ops:
+                at = index.get(id(pixels))
+                if at is None:
+                    at = index[id(pixels)] = len(sources)
+                    sources.append(pixels)
+                table.append((f, kind, at, x, y))
         out = np.empty((len(scenes), height, width, 4), np.uint8)
-        _core.paste_frames(out, sources, np.asarray(ops, np.int32).reshape(-1, 5), self.threads)
+        _core.paste_frames(out, sources, np.asarray(table, np.int32).reshape(-1, 5), self.threads)
         return out
 
     def frame(self, scene: dict) -> np.ndarray:
         return self.draw([scene])[0]
+
+    def frame_after(self, scene: dict, before: Optional["Drawn"]) -> "Drawn":
+        """A scene's frame and how it was composed. After ``before`` (the frame drawn before it for the
+        same episode) the rows where the two frames can differ are noted for the frame's PNG
+        (``cogsim.render.note_changed_rows``): its other bands are then taken from that frame's."""
+        ops = self.ops(scene)
+        frame = self._compose([ops], [scene])[0]
+        if before is not None and before.frame.shape == frame.shape:
+            note_changed_rows(frame, before.frame, changed_rows(before.ops, ops, frame.shape[0]))
+        return Drawn(frame, ops)
+
+
+class Drawn(NamedTuple):
+    """A frame and the ops that composed it (holding their images, so that none is replaced by another
+    at the same address while the next frame is compared with it)."""
+
+    frame: np.ndarray
+    ops: list
+
+
+def changed_rows(before: Sequence[tuple], after: Sequence[tuple], height: int) -> list[tuple[int, int]]:
+    """The rows (start, end) where a frame composed by ``after`` can differ from one composed by
+    ``before``: those of the ops that only one of them has (an image is the same when it is the same
+    array). The ops both have draw in the same order over every pixel outside those rows, unless their
+    order changed: then every row."""
+    key = lambda op: (op[0], id(op[1]), op[2], op[3])  # noqa: E731
+    old, new = Counter(map(key, before)), Counter(map(key, after))
+    common = old & new
+    if _in_order(before, common, key) != _in_order(after, common, key):
+        return [(0, height)]
+    rows = []
+    for ops, only in ((before, old - common), (after, new - common)):
+        for op in ops:
+            if only[key(op)] > 0:
+                only[key(op)] -= 1
+                rows.append((max(op[3], 0), min(op[3] + op[1].shape[0], height)))
+    return rows
+
+
+def _in_order(ops: Sequence[tuple], common: Counter, key) -> list:
+    left = Counter(common)
+    kept = []
+    for op in ops:
+        k = key(op)
+        if left[k] > 0:
+            left[k] -= 1
+            kept.append(k)
+    return kept
 
 
 # The names of cogsim's own look, which this module held before the release's picture took its name.

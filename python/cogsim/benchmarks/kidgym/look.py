@@ -17,7 +17,7 @@ composes that alpha).
 
 from __future__ import annotations
 
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
@@ -324,32 +324,22 @@ class Drawn(NamedTuple):
 
 def changed_rows(before: Sequence[tuple], after: Sequence[tuple], height: int) -> list[tuple[int, int]]:
     """The rows (start, end) where a frame composed by ``after`` can differ from one composed by
-    ``before``: those of the ops that only one of them has (an image is the same when it is the same
-    array). The ops both have draw in the same order over every pixel outside those rows, unless their
-    order changed: then every row."""
-    key = lambda op: (op[0], id(op[1]), op[2], op[3])  # noqa: E731
-    old, new = Counter(map(key, before)), Counter(map(key, after))
-    common = old & new
-    if _in_order(before, common, key) != _in_order(after, common, key):
-        return [(0, height)]
+    ``before``: those of the ops between the ones both lists start and end with (an image is the same
+    when it is the same array). Every pixel outside them is drawn by those shared ops alone, in the
+    same order."""
+    old = [(op[0], id(op[1]), op[2], op[3]) for op in before]
+    new = [(op[0], id(op[1]), op[2], op[3]) for op in after]
+    first, shared_end = 0, min(len(old), len(new))
+    while first < shared_end and old[first] == new[first]:
+        first += 1
+    last = 0  # ops both end with
+    while last < shared_end - first and old[-1 - last] == new[-1 - last]:
+        last += 1
     rows = []
-    for ops, only in ((before, old - common), (after, new - common)):
-        for op in ops:
-            if only[key(op)] > 0:
-                only[key(op)] -= 1
-                rows.append((max(op[3], 0), min(op[3] + op[1].shape[0], height)))
+    for ops in (before, after):
+        for _, image, _, y in ops[first : len(ops) - last]:
+            rows.append((max(y, 0), min(y + image.shape[0], height)))
     return rows
-
-
-def _in_order(ops: Sequence[tuple], common: Counter, key) -> list:
-    left = Counter(common)
-    kept = []
-    for op in ops:
-        k = key(op)
-        if left[k] > 0:
-            left[k] -= 1
-            kept.append(k)
-    return kept
 
 
 # The names of cogsim's own look, which this module held before the release's picture took its name.

@@ -3,7 +3,8 @@ as its release does: PNG, or JPEG where a release sends JPEG).
 
 Frames are encoded by the core (``_core.encode_png``): Up-filtered rows cut into bands of 16 rows or
 more, each band's byte and pixel repeats in Huffman codes built for it, a band seen before copied
-from a bounded cache; the same bytes on every machine, 25-100x faster than Pillow on the envs'
+from a bounded cache (or, for an episode's next frame, from the frame before:
+``_core.encode_png_after``); the same bytes on every machine, 25-100x faster than Pillow on the envs'
 frames with files 0.96-1.7x the size of Pillow's (benchmarks/results_scale.md, the PNG section); any
 decoder gives the frame back exactly."""
 

@@ -1,22 +1,23 @@
 // PNG encoding of RGB and RGBA frames, fast on the frames cogsim draws (flat areas, repeated rows)
-// and on the photo-like pictures of the releases.  Every row but the first is Up-filtered (its
-// difference from the row above), so a row that repeats the one above is all zeros and an area of
-// one colour is a run. The rows are cut into bands (16 rows, or a multiple of 16 holding about 16
-// KiB), each one deflate block ending on a byte boundary (an empty stored block after it, as zlib's
-// sync flush), its literals and matches within the band: at distance 1 (a byte repeated) or one
-// pixel (3 or 4 bytes), taken greedily (the longer at the first position where one of 3 bytes or
-// more starts), in Huffman codes built for the band (ties broken by symbol number). A band's bytes
-// so depend only on its rows and the row above, and a band seen before in the process (a game's
-// background, an empty row of the grid) is copied from a bounded cache instead of compressed again,
-// or, for the next frame of a scene, taken from the frame before when its rows are equal (compared
-// in place, no digest or lookup). The search for the next match compares 16 bytes a step (SSE2; 8
-// without), literals are written three to a flush of a 64-bit bit buffer, and the Adler-32 and
-// CRC-32 are computed 32 and 8 bytes a step, a cached band's kept with it and combined (zlib's
-// *_combine), so a frame made of cached bands is neither read twice nor copied into a growing
-// buffer; every path gives the same bytes, whatever the cache holds. No compression library is
-// involved, so the bytes are the same on every machine, and any PNG decoder gives back the frame's
-// pixels exactly. Without LZ77 matches at other distances it compresses noisy frames less than zlib
-// does.
+// and on the photo-like pictures of the releases.
+//
+// Every row but the first is Up-filtered (its difference from the row above), so a row that repeats
+// the one above is all zeros and an area of one colour is a run. The rows are cut into bands (16
+// rows, or a multiple of 16 holding about 16 KiB), each one deflate block ending on a byte boundary
+// (an empty stored block after it, as zlib's sync flush), its literals and matches within the band:
+// at distance 1 (a byte repeated) or one pixel (3 or 4 bytes), taken greedily (the longer at the
+// first position where one of 3 bytes or more starts), in Huffman codes built for the band (ties
+// broken by symbol number). A band's bytes so depend only on its rows and the row above, and a band
+// seen before in the process (a game's background, an empty row of the grid) is copied from a
+// bounded cache instead of compressed again, or, for the next frame of a scene, taken from the
+// frame before when its rows are equal (compared in place, no digest or lookup). The search for the
+// next match compares 16 bytes a step (SSE2; 8 without), literals are written three to a flush of a
+// 64-bit bit buffer, and the Adler-32 and CRC-32 are computed 32 and 8 bytes a step, a cached
+// band's kept with it and combined (zlib's *_combine), so a frame made of cached bands is neither
+// read twice nor copied into a growing buffer; every path gives the same bytes, whatever the cache
+// holds. No compression library is involved, so the bytes are the same on every machine, and any
+// PNG decoder gives back the frame's pixels exactly. Without LZ77 matches at other distances it
+// compresses noisy frames less than zlib does.
 #pragma once
 
 #include <cstddef>

@@ -115,6 +115,11 @@ class TextEnv(gym.Env):
         scripted_policies:  names accepted by ``scripted_response``
         num_players:        agents taking turns in one episode (2 for duels)
         batches_frames:     its frames may be drawn in passes shared with other envs (see below)
+
+    Attribute a caller sets:
+        final_frames:       whether the observation that ends an episode carries the final state's
+                            frames (True by default, as Gymnasium's final observation). A caller that
+                            never shows it sets False, and the env does not draw them.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}  # Gymnasium declares it this way
@@ -126,6 +131,7 @@ class TextEnv(gym.Env):
     # while it resets or steps: callers that step several envs together may then draw all their frames
     # in shared passes (render.frame_batch), which fills the arrays after the last env has stepped.
     batches_frames: ClassVar[bool] = False
+    final_frames: bool = True
     # Options whose value names a file, by option name: "text" (a template, read as UTF-8 text) or "json".
     # A run records such a file's content instead of its path (cogsim.harness.config.record_file_options),
     # so a resume never opens a path read from a run directory.

@@ -301,7 +301,9 @@ class _LockstepRunner:
         pool = self.free_envs[slot.task]
         if pool:
             return pool.pop()
-        return cogsim.make(slot.env_id, **self.config.tasks[slot.task].options)
+        env = cogsim.make(slot.env_id, **self.config.tasks[slot.task].options)
+        env.final_frames = False  # the last observation is never shown to an agent: not drawn
+        return env
 
     def _history(self, env) -> HistoryPolicy:
         return HistoryPolicy.parse(self.config.history or env.default_history, self.config.max_images)

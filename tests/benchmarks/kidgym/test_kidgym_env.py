@@ -262,3 +262,28 @@ def test_release_templates_for_counting_and_sorting():
     assert " by speed in position I, II." in obs["text"] or " by weight in position I, II." in obs["text"]
     assert "Rank the animal in the backpack from " in obs["text"]
     assert all(text.startswith("place animal from backpack ") for text in obs["options"])
+
+
+def test_the_final_observation_shows_the_final_state_unless_the_caller_never_shows_it():
+    env = cogsim.make("kidgym/classification", level=1)
+    observations = play(env, "oracle", seed=4)[0]
+    last = observations[-1]["images"]
+    assert len(last) == 1 and not np.array_equal(last[0], observations[-2]["images"][0])
+    env.final_frames = False
+    assert play(env, "oracle", seed=4)[0][-1]["images"] == ()
+
+
+def test_a_run_draws_no_frame_that_no_agent_is_shown(tmp_path, monkeypatch):
+    from cogsim.harness import RunConfig, Task, run
+
+    drawn = {False: 0, True: 0}  # frames drawn, by whether the state had ended
+    draw = KidGymEnv._frame
+
+    def counted(self, state):
+        frames = draw(self, state)
+        drawn[bool(state.done)] += len(frames)
+        return frames
+
+    monkeypatch.setattr(KidGymEnv, "_frame", counted)
+    summary = run(RunConfig([Task("kidgym/classification", 6)], ["random"], concurrency=3), tmp_path)
+    assert summary.finished == 6 and drawn == {False: summary.turns, True: 0}

@@ -183,7 +183,8 @@ class KidGymEnv(TextEnv):
         return f"Backpack: {game.backpack_text(state)}" if self.describe_backpack else ""
 
     def _frame(self, state) -> tuple:
-        if not self.images:
+        if not self.images or (state.done and not self.final_frames):
+            self._drawn = None
             return ()
         scene = self.game.scene(state)
         if self.drawing is not None:

@@ -58,23 +58,11 @@ def test_env_contract(env_id):
     env.close()
 
 
-def _play_out(env, seed: int, most: int = 1000) -> list:
-    """Every observation of a random episode, to its end."""
-    obs, _ = env.reset(seed=seed)
-    trace, rng = [obs], np.random.default_rng(seed)
-    for _ in range(most):
-        obs, _, terminated, truncated, _ = env.step(env.scripted_response("random", rng))
-        trace.append(obs)
-        if terminated or truncated:
-            return trace
-    raise AssertionError(f"{env.env_id}: no end in {most} random steps")
-
-
 @pytest.mark.parametrize("env_id", ENV_IDS)
 def test_the_final_observation_has_frames_only_for_a_caller_that_shows_it(env_id):
-    shown = _play_out(cogsim.make(env_id), seed=3)
+    shown = envs.play_scripted(cogsim.make(env_id), "random", seed=3).observations
     env = cogsim.make(env_id)
     env.final_frames = False
-    unshown = _play_out(env, seed=3)
+    unshown = envs.play_scripted(env, "random", seed=3).observations
     assert len(shown) == len(unshown) and all(_same(a, b) for a, b in zip(shown[:-1], unshown[:-1]))
     assert unshown[-1]["text"] == shown[-1]["text"] and unshown[-1]["images"] == ()
